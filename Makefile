@@ -1,0 +1,81 @@
+# Makefile - builds everything into build/:
+#   build/clrprobe        the command
+#   build/libclrprobe.so  the in-process agent
+#   build/sample/         the bundled C# sample program
+#   build/unit_tests      unit tests of the pure parts
+# Targets: all (default), demo, check, test, unit, bench, setup, clean.
+
+CC      ?= gcc
+BUILD   := build
+WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -MMD -MP
+LDLIBS  := -lz -lpthread
+
+# The agent: position independent, only DllGetClassObject exported.
+AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
+             src/trace/writer.c
+# The command.
+CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) src/common/config.c \
+             src/common/clock.c src/trace/reader.c
+# Unit tests: the pure parts plus the tests themselves.
+UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
+             src/trace/writer.c src/trace/reader.c src/agent/names_format.c \
+             $(filter-out src/report/main_%.c,$(wildcard src/report/*.c))
+
+AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o)
+
+SAMPLE_SRC := $(wildcard sample/*.cs) sample/Sample.csproj
+SAMPLE_DLL := $(BUILD)/sample/Sample.dll
+
+.PHONY: all demo check test unit bench setup clean
+all: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so $(SAMPLE_DLL)
+
+$(BUILD)/obj/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/obj/std/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/libclrprobe.so: $(AGENT_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,--version-script=src/agent/exports.map -o $@ $^ $(LDLIBS)
+
+$(BUILD)/clrprobe: $(CLI_OBJ)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit_tests: $(UNIT_OBJ)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(SAMPLE_DLL): $(SAMPLE_SRC)
+	dotnet build sample/Sample.csproj -c Release -o $(BUILD)/sample --nologo -v q -clp:ErrorsOnly
+	@touch $@
+
+# The README's first command: set up, build, profile the sample, write a report.
+demo: setup all
+	./scripts/demo.sh
+
+# The README's second command (and .ci/run): set up, build, run every test.
+check: setup
+	$(MAKE) all $(BUILD)/unit_tests
+	./tests/run.sh
+
+test: all $(BUILD)/unit_tests
+	./tests/run.sh
+
+unit: $(BUILD)/unit_tests
+	./$(BUILD)/unit_tests
+
+bench: all
+	./bench/run.sh
+
+setup:
+	./scripts/setup.sh
+
+clean:
+	rm -rf $(BUILD) sample/bin sample/obj
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,179 @@
+// Program.cs: entry point of the clrprobe sample target; parses the scenario name and its arguments and dispatches.
+// Everything written to stdout must be deterministic (tests diff it with and without the profiler).
+using System.Globalization;
+
+namespace ClrProbe.Sample;
+
+internal static class Program
+{
+    internal const int ExitOk = 0;
+    internal const int ExitFailure = 1;
+    internal const int ExitUsage = 2;
+
+    private const string UsageText =
+        """
+        usage: Sample <scenario> [args]
+        scenarios:
+          jit               call uniquely named JIT-compiled methods (ClrProbe.Sample.JitTargets)
+          generics          generic classes/methods, a nested type, Dictionary<int,string>
+          threads           4 named worker threads (clrprobe-worker-0..3)
+          exceptions [N]    throw/catch N SampleException (default 25) plus 3 InvalidOperationException
+          gc [N]            N induced garbage collections (default 5)
+          collectible       collectible AssemblyLoadContext + RunAndCollect dynamic assembly, then unload
+          all               jit, generics, threads, exceptions 25, gc 5, collectible
+          work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
+          spin [SECONDS]    busy loop with allocation for SECONDS (default 5), then "spin done"
+          exit CODE         print "exiting with CODE" and exit with CODE
+          echo              copy stdin to stdout line by line
+          help              print this text (exit code 2)
+        """;
+
+    // Number of first-chance exceptions seen by this process (used to check that the
+    // exceptions scenario throws exactly what it claims to throw).
+    private static int s_firstChanceExceptions;
+
+    internal static int FirstChanceExceptions => Volatile.Read(ref s_firstChanceExceptions);
+
+    private static int Main(string[] args)
+    {
+        AppDomain.CurrentDomain.FirstChanceException += (_, _) => Interlocked.Increment(ref s_firstChanceExceptions);
+
+        if (args.Length == 0)
+        {
+            Console.Error.WriteLine(UsageText);
+            return ExitUsage;
+        }
+
+        string scenario = args[0];
+        string[] rest = args[1..];
+        switch (scenario)
+        {
+            case "help":
+            case "-h":
+            case "--help":
+                Console.WriteLine(UsageText);
+                return ExitUsage;
+
+            case "jit":
+                return NoArgs(scenario, rest) ?? JitScenario.Run();
+            case "generics":
+                return NoArgs(scenario, rest) ?? GenericsScenario.Run();
+            case "threads":
+                return NoArgs(scenario, rest) ?? ThreadsScenario.Run();
+            case "exceptions":
+                return OptionalInt(scenario, rest, ExceptionsScenario.DefaultCount, out int exceptions) ?? ExceptionsScenario.Run(exceptions);
+            case "gc":
+                return OptionalInt(scenario, rest, GcScenario.DefaultCount, out int gcs) ?? GcScenario.Run(gcs);
+            case "collectible":
+                return NoArgs(scenario, rest) ?? CollectibleScenario.Run();
+            case "all":
+                return NoArgs(scenario, rest) ?? RunAll();
+            case "work":
+                return OptionalInt(scenario, rest, WorkScenario.DefaultRounds, out int rounds) ?? WorkScenario.Run(rounds);
+            case "spin":
+                return OptionalSeconds(scenario, rest, out double seconds) ?? ProcessScenarios.Spin(seconds);
+            case "exit":
+                return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
+            case "echo":
+                return NoArgs(scenario, rest) ?? ProcessScenarios.Echo();
+
+            default:
+                Console.Error.WriteLine($"Sample: unknown scenario '{scenario}'");
+                Console.Error.WriteLine(UsageText);
+                return ExitUsage;
+        }
+    }
+
+    private static int RunAll()
+    {
+        int firstChanceBefore = FirstChanceExceptions;
+        (string Name, Func<int> Run)[] scenarios =
+        [
+            ("jit", JitScenario.Run),
+            ("generics", GenericsScenario.Run),
+            ("threads", ThreadsScenario.Run),
+            ("exceptions", () => ExceptionsScenario.Run(ExceptionsScenario.DefaultCount)),
+            ("gc", () => GcScenario.Run(GcScenario.DefaultCount)),
+            ("collectible", CollectibleScenario.Run),
+        ];
+        foreach ((string name, Func<int> run) in scenarios)
+        {
+            Console.WriteLine($"== {name} ==");
+            int rc = run();
+            if (rc != ExitOk)
+            {
+                Console.Error.WriteLine($"Sample: scenario '{name}' failed with exit code {rc}");
+                return rc;
+            }
+        }
+
+        int expected = ExceptionsScenario.DefaultCount + ExceptionsScenario.InvalidOperationCount;
+        int seen = FirstChanceExceptions - firstChanceBefore;
+        if (seen != expected)
+        {
+            // Diagnostic only (stderr): stdout and the exit code stay the same.
+            Console.Error.WriteLine($"Sample: warning: 'all' saw {seen} first-chance exceptions, expected {expected}");
+        }
+        return ExitOk;
+    }
+
+    // Argument helpers: each returns null when the arguments are fine, otherwise the exit code to return.
+
+    private static int? NoArgs(string scenario, string[] rest)
+    {
+        if (rest.Length == 0)
+        {
+            return null;
+        }
+        return UsageError($"scenario '{scenario}' takes no arguments");
+    }
+
+    private static int? OptionalInt(string scenario, string[] rest, int defaultValue, out int value)
+    {
+        value = defaultValue;
+        if (rest.Length > 1)
+        {
+            return UsageError($"scenario '{scenario}' takes at most one argument");
+        }
+        if (rest.Length == 1 &&
+            (!int.TryParse(rest[0], NumberStyles.None, CultureInfo.InvariantCulture, out value) || value > 1_000_000))
+        {
+            return UsageError($"scenario '{scenario}': expected a count between 0 and 1000000, got '{rest[0]}'");
+        }
+        return null;
+    }
+
+    private static int? OptionalSeconds(string scenario, string[] rest, out double seconds)
+    {
+        seconds = ProcessScenarios.DefaultSpinSeconds;
+        if (rest.Length > 1)
+        {
+            return UsageError($"scenario '{scenario}' takes at most one argument");
+        }
+        if (rest.Length == 1 &&
+            (!double.TryParse(rest[0], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out seconds) ||
+             !(seconds >= 0 && seconds <= 86_400)))
+        {
+            return UsageError($"scenario '{scenario}': expected a number of seconds, got '{rest[0]}'");
+        }
+        return null;
+    }
+
+    private static int? ExitCodeArg(string[] rest, out int code)
+    {
+        code = 0;
+        if (rest.Length != 1 ||
+            !int.TryParse(rest[0], NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out code))
+        {
+            return UsageError("scenario 'exit' takes exactly one integer argument");
+        }
+        return null;
+    }
+
+    private static int UsageError(string message)
+    {
+        Console.Error.WriteLine($"Sample: {message}");
+        Console.Error.WriteLine(UsageText);
+        return ExitUsage;
+    }
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# setup.sh - installs what clrprobe needs to build and test, idempotently:
+# Debian packages (compiler, make, zlib headers, jq for the tests) and a check
+# that the .NET SDK is present.  Safe to run again; does nothing when all is
+# already there.
+set -euo pipefail
+
+PACKAGES=(gcc make libc6-dev zlib1g-dev jq)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if ((${#missing[@]})); then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    if [[ $(id -u) -ne 0 ]]; then
+        if command -v sudo >/dev/null; then SUDO=sudo; else
+            echo "setup: need root to install ${missing[*]}: run 'apt-get install ${missing[*]}' as root" >&2
+            exit 1
+        fi
+    else
+        SUDO=
+    fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v dotnet >/dev/null; then
+    echo "setup: the .NET SDK ('dotnet') is not on PATH; install the .NET SDK 8 or newer and run again" >&2
+    exit 1
+fi
+if ! dotnet --list-sdks 2>/dev/null | grep -q .; then
+    echo "setup: 'dotnet' is present but no .NET SDK is installed; install the .NET SDK 8 or newer" >&2
+    exit 1
+fi

@@ -1,0 +1,56 @@
+/* cb_exceptions.c - exceptions thrown (their type) and the function whose
+ * catch clause runs. */
+#include "agent/callbacks.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void exception_type(profiler *p, ObjectID obj, char *buf, size_t cap, ClassID *cls)
+{
+    *cls = 0;
+    if (obj && SUCCEEDED(INFO(p)->GetClassFromObject(p->info, obj, cls)) && *cls)
+        names_class(p->names, *cls, buf, cap);
+    else
+        snprintf(buf, cap, "?");
+}
+
+HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj)
+{
+    profiler *p = profiler_from(This);
+    char type[1024];
+    ClassID cls;
+    emit e;
+
+    if (!atomic_load(&p->recording))
+        return S_OK;
+    exception_type(p, obj, type, sizeof(type), &cls);
+    if (emit_begin(p, &e, TK_EXCEPTION_THROWN)) {
+        trace_rec_u64(&e.r, cls);
+        trace_rec_str(&e.r, type);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, ObjectID obj)
+{
+    profiler *p = profiler_from(This);
+    char type[1024], function[1024];
+    ClassID cls;
+    ModuleID module;
+    emit e;
+
+    if (!atomic_load(&p->recording))
+        return S_OK;
+    exception_type(p, obj, type, sizeof(type), &cls);
+    names_function(p->names, fid, function, sizeof(function), &module);
+    if (emit_begin(p, &e, TK_EXCEPTION_CATCH)) {
+        trace_rec_u64(&e.r, fid);
+        trace_rec_str(&e.r, type);
+        trace_rec_str(&e.r, function);
+        emit_end(&e);
+    }
+    return S_OK;
+}

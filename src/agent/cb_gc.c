@@ -1,0 +1,65 @@
+/* cb_gc.c - garbage collections (COR_PRF_HIGH_BASIC_GC: which generations,
+ * why) and runtime suspensions (why, and how long until the runtime resumed). */
+#include "agent/callbacks.h"
+#include "agent/profiler.h"
+
+HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGenerations, BOOL *collected,
+                                    COR_PRF_GC_REASON reason)
+{
+    profiler *p = profiler_from(This);
+    uint32_t mask = 0;
+    emit e;
+
+    for (int g = 0; collected && g < cGenerations && g < 32; g++)
+        if (collected[g])
+            mask |= 1u << g;
+    if (emit_begin(p, &e, TK_GC_START)) {
+        trace_rec_u32(&e.r, mask);
+        trace_rec_u32(&e.r, (uint32_t)reason);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    if (emit_begin(p, &e, TK_GC_END))
+        emit_end(&e);
+    return S_OK;
+}
+
+HRESULT cb_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON reason)
+{
+    profiler *p = profiler_from(This);
+
+    /* Suspensions do not overlap: one thread suspends, the same resumes. */
+    p->suspend_start = cp_monotonic_ns();
+    p->suspend_reason = (uint32_t)reason;
+    p->suspend_open = 1;
+    return S_OK;
+}
+
+HRESULT cb_RuntimeSuspendAborted(ICorProfilerCallback11 *This)
+{
+    profiler_from(This)->suspend_open = 0;
+    return S_OK;
+}
+
+HRESULT cb_RuntimeResumeFinished(ICorProfilerCallback11 *This)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    if (!p->suspend_open)
+        return S_OK;
+    p->suspend_open = 0;
+    if (emit_begin(p, &e, TK_SUSPEND)) {
+        trace_rec_u32(&e.r, p->suspend_reason);
+        trace_rec_u64(&e.r, cp_monotonic_ns() - p->suspend_start);
+        emit_end(&e);
+    }
+    return S_OK;
+}

@@ -1,0 +1,142 @@
+/* cb_loader.c - app domain, assembly, module and class load/unload events.
+ * Names are resolved before the record is started (never call the runtime
+ * while holding the thread's buffer).  On an unload the name cache forgets
+ * the IDs that die with it, since the runtime reuses their addresses. */
+#include "agent/callbacks.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+
+HRESULT cb_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID id, HRESULT hr)
+{
+    profiler *p = profiler_from(This);
+    char name[512];
+    emit e;
+
+    if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_APPDOMAINS))
+        return S_OK;
+    names_appdomain(p->names, id, name, sizeof(name));
+    if (emit_begin(p, &e, TK_APPDOMAIN_CREATE)) {
+        trace_rec_u64(&e.r, id);
+        trace_rec_str(&e.r, name);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID id)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    if ((p->cfg.collect & CP_COLLECT_APPDOMAINS) && emit_begin(p, &e, TK_APPDOMAIN_SHUTDOWN)) {
+        trace_rec_u64(&e.r, id);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID id, HRESULT hr)
+{
+    profiler *p = profiler_from(This);
+    char name[512], version[64];
+    AppDomainID domain;
+    ModuleID module;
+    emit e;
+
+    if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_ASSEMBLIES))
+        return S_OK;
+    names_assembly(p->names, id, name, sizeof(name), version, sizeof(version), &domain, &module);
+    if (emit_begin(p, &e, TK_ASSEMBLY_LOAD)) {
+        trace_rec_u64(&e.r, id);
+        trace_rec_u64(&e.r, domain);
+        trace_rec_u64(&e.r, module);
+        trace_rec_str(&e.r, name);
+        trace_rec_str(&e.r, version);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID id)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    if ((p->cfg.collect & CP_COLLECT_ASSEMBLIES) && emit_begin(p, &e, TK_ASSEMBLY_UNLOAD)) {
+        trace_rec_u64(&e.r, id);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT hr)
+{
+    profiler *p = profiler_from(This);
+    char path[2048];
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
+    emit e;
+
+    if (!(p->cfg.collect & CP_COLLECT_MODULES))
+        return S_OK;
+    path[0] = '\0';
+    if (SUCCEEDED(hr))
+        names_module(p->names, id, path, sizeof(path), &assembly, &flags);
+    if (emit_begin(p, &e, TK_MODULE_LOAD)) {
+        trace_rec_u64(&e.r, id);
+        trace_rec_u64(&e.r, assembly);
+        trace_rec_u32(&e.r, flags);
+        trace_rec_u32(&e.r, (uint32_t)hr);
+        trace_rec_str(&e.r, path);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    names_forget_module(p->names, id);
+    if (emit_begin(p, &e, TK_MODULE_UNLOAD)) {
+        trace_rec_u64(&e.r, id);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT hr)
+{
+    profiler *p = profiler_from(This);
+    char name[1024];
+    ModuleID module = 0;
+    mdTypeDef td;
+    emit e;
+
+    if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_CLASSES))
+        return S_OK;
+    if (FAILED(INFO(p)->GetClassIDInfo(p->info, id, &module, &td)))
+        module = 0;
+    names_class(p->names, id, name, sizeof(name));
+    if (emit_begin(p, &e, TK_CLASS_LOAD)) {
+        trace_rec_u64(&e.r, id);
+        trace_rec_u64(&e.r, module);
+        trace_rec_str(&e.r, name);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID id)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    names_forget_class(p->names, id);
+    if ((p->cfg.collect & CP_COLLECT_CLASSES) && emit_begin(p, &e, TK_CLASS_UNLOAD)) {
+        trace_rec_u64(&e.r, id);
+        emit_end(&e);
+    }
+    return S_OK;
+}

@@ -1,0 +1,56 @@
+/* cb_threads.c - managed thread lifetime: created, destroyed, the OS thread
+ * it runs on, and name changes. */
+#include "agent/callbacks.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+
+static void thread_record(profiler *p, int kind, ThreadID id)
+{
+    emit e;
+    if (emit_begin(p, &e, kind)) {
+        trace_rec_u64(&e.r, id);
+        emit_end(&e);
+    }
+}
+
+HRESULT cb_ThreadCreated(ICorProfilerCallback11 *This, ThreadID id)
+{
+    thread_record(profiler_from(This), TK_THREAD_CREATE, id);
+    return S_OK;
+}
+
+HRESULT cb_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID id)
+{
+    thread_record(profiler_from(This), TK_THREAD_DESTROY, id);
+    return S_OK;
+}
+
+HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, DWORD os_tid)
+{
+    profiler *p = profiler_from(This);
+    emit e;
+
+    if (emit_begin(p, &e, TK_THREAD_OS)) {
+        trace_rec_u64(&e.r, id);
+        trace_rec_u32(&e.r, os_tid);
+        emit_end(&e);
+    }
+    return S_OK;
+}
+
+HRESULT cb_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID id, ULONG cch, WCHAR *name)
+{
+    profiler *p = profiler_from(This);
+    char utf8[512];
+    emit e;
+
+    if (!(p->cfg.collect & CP_COLLECT_THREADS))
+        return S_OK;
+    names_utf16_to_utf8(name ? name : (WCHAR *)u"", name ? cch : 0, utf8, sizeof(utf8));
+    if (emit_begin(p, &e, TK_THREAD_NAME)) {
+        trace_rec_u64(&e.r, id);
+        trace_rec_str(&e.r, utf8);
+        emit_end(&e);
+    }
+    return S_OK;
+}

@@ -1,0 +1,94 @@
+/* manager.c - the agent's entry point and its one piece of process-wide
+ * state.  The runtime dlopens libclrprobe.so, calls DllGetClassObject for
+ * our CLSID and asks the class factory for an instance.  Every runtime in
+ * the process gets its own profiler instance; the manager only keeps the
+ * list of live instances (for teardown) and never holds per-runtime data. */
+#include "agent/manager.h"
+#include "agent/callbacks.h"
+#include "agent/profiler.h"
+#include "agent/names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* {8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}: must match CLRPROBE_CLSID_STRING in src/cli/cli.h. */
+const GUID CLSID_clrprobe = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
+
+static struct {
+    pthread_mutex_t lock;
+    profiler *instances;
+} manager = { PTHREAD_MUTEX_INITIALIZER, NULL };
+
+void manager_add(profiler *p)
+{
+    pthread_mutex_lock(&manager.lock);
+    p->next = manager.instances;
+    manager.instances = p;
+    pthread_mutex_unlock(&manager.lock);
+}
+
+void manager_remove(profiler *p)
+{
+    pthread_mutex_lock(&manager.lock);
+    for (profiler **pp = &manager.instances; *pp; pp = &(*pp)->next) {
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&manager.lock);
+}
+
+/* ---- the class factory (a static object: it holds no state) ---- */
+
+static HRESULT factory_QueryInterface(IClassFactory *This, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    if (guid_equal(riid, &IID_IUnknown) || guid_equal(riid, &IID_IClassFactory)) {
+        *ppv = This;
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG factory_AddRef(IClassFactory *This) { return 2; }
+static ULONG factory_Release(IClassFactory *This) { return 1; }
+
+static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **ppv)
+{
+    profiler *p;
+    HRESULT hr;
+
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (outer)
+        return CLASS_E_NOAGGREGATION;
+    p = profiler_create();
+    if (!p)
+        return E_OUTOFMEMORY;
+    manager_add(p);
+    hr = p->iface.lpVtbl->QueryInterface(&p->iface, riid, ppv);
+    p->iface.lpVtbl->Release(&p->iface);     /* drop the creation reference */
+    return hr;
+}
+
+static HRESULT factory_LockServer(IClassFactory *This, BOOL lock) { return S_OK; }
+
+static const IClassFactoryVtbl factory_vtbl = {
+    factory_QueryInterface, factory_AddRef, factory_Release, factory_CreateInstance, factory_LockServer,
+};
+static IClassFactory factory = { &factory_vtbl };
+
+__attribute__((visibility("default")))
+HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+{
+    if (!ppv || !rclsid || !riid)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!guid_equal(rclsid, &CLSID_clrprobe))
+        return CLASS_E_CLASSNOTAVAILABLE;
+    return factory.lpVtbl->QueryInterface(&factory, riid, ppv);
+}

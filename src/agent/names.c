@@ -1,0 +1,449 @@
+/* names.c - resolving FunctionIDs, ClassIDs, modules, assemblies and app
+ * domains to names through ICorProfilerInfo and IMetaDataImport, with a
+ * cache per profiler instance (see names.h).  Algorithm: metadata-facts.md
+ * section 2: GetFunctionInfo2 / GetClassIDInfo2 for the exact instantiation,
+ * GetTypeDefProps and GetNestedClassProps for the declaring type chain, with
+ * the flattened type arguments shared out by each level's arity. */
+#include "agent/names.h"
+#include "api/cormetadata.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NESTING 8
+#define MAX_TYPE_ARGS 16
+#define MAX_DEPTH 4          /* generic arguments nested this deep are shown as "..." */
+#define WNAME 512
+
+/* ---- the cache: id -> name, with the module and class each belongs to ---- */
+
+typedef struct entry {
+    uintptr_t id;            /* 0 empty, 1 deleted */
+    uintptr_t module, cls;
+    char *name;
+} entry;
+
+typedef struct table {
+    entry *slots;
+    size_t cap, used;
+} table;
+
+struct names {
+    ICorProfilerInfo15 *info;
+    int info_version;
+    pthread_mutex_t lock;
+    table functions, classes;
+};
+
+#define EMPTY 0
+#define DELETED 1
+
+static size_t slot_of(uintptr_t id, size_t cap)
+{
+    uint64_t k = id;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 29;
+    return (size_t)k & (cap - 1);
+}
+
+static const char *table_get(const table *t, uintptr_t id)
+{
+    if (!t->cap)
+        return NULL;
+    for (size_t i = slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
+        if (t->slots[i].id == EMPTY)
+            return NULL;
+        if (t->slots[i].id == id)
+            return t->slots[i].name;
+    }
+}
+
+static int table_put(table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name);
+
+static int table_grow(table *t)
+{
+    table n = { calloc(t->cap ? t->cap * 2 : 1024, sizeof(entry)), t->cap ? t->cap * 2 : 1024, 0 };
+    if (!n.slots)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        entry *e = &t->slots[i];
+        if (e->id > DELETED) {
+            size_t j = slot_of(e->id, n.cap);
+            while (n.slots[j].id != EMPTY)
+                j = (j + 1) & (n.cap - 1);
+            n.slots[j] = *e;
+            n.used++;
+        }
+    }
+    free(t->slots);
+    *t = n;
+    return 0;
+}
+
+static int table_put(table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name)
+{
+    size_t i;
+    char *copy;
+
+    if (id <= DELETED)
+        return -1;
+    if ((t->used + 1) * 10 >= t->cap * 7 && table_grow(t) < 0)
+        return -1;
+    for (i = slot_of(id, t->cap); t->slots[i].id > DELETED; i = (i + 1) & (t->cap - 1))
+        if (t->slots[i].id == id)
+            return 0;                         /* another thread got there first */
+    copy = strdup(name);
+    if (!copy)
+        return -1;
+    if (t->slots[i].id == EMPTY)
+        t->used++;
+    t->slots[i] = (entry){ id, module, cls, copy };
+    return 0;
+}
+
+/* Drops entries matching id, or belonging to module or class (0 = no match). */
+static void table_forget(table *t, uintptr_t id, uintptr_t module, uintptr_t cls)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        entry *e = &t->slots[i];
+        if (e->id <= DELETED)
+            continue;
+        if ((id && e->id == id) || (module && e->module == module) || (cls && e->cls == cls)) {
+            free(e->name);
+            e->name = NULL;
+            e->id = DELETED;
+        }
+    }
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].id > DELETED)
+            free(t->slots[i].name);
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->used = 0;
+}
+
+/* Copies a cached name into sb; 1 if found. */
+static int cached(names *n, table *t, uintptr_t id, sbuf *sb)
+{
+    const char *s;
+    pthread_mutex_lock(&n->lock);
+    s = table_get(t, id);
+    if (s)
+        sb_add(sb, s);
+    pthread_mutex_unlock(&n->lock);
+    return s != NULL;
+}
+
+static void remember(names *n, table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name)
+{
+    pthread_mutex_lock(&n->lock);
+    table_put(t, id, module, cls, name);
+    pthread_mutex_unlock(&n->lock);
+}
+
+int names_create(names **out, ICorProfilerInfo15 *info, int info_version)
+{
+    names *n = calloc(1, sizeof(*n));
+    if (!n)
+        return -1;
+    n->info = info;
+    n->info_version = info_version;
+    pthread_mutex_init(&n->lock, NULL);
+    *out = n;
+    return 0;
+}
+
+void names_free(names *n)
+{
+    if (!n)
+        return;
+    table_free(&n->functions);
+    table_free(&n->classes);
+    pthread_mutex_destroy(&n->lock);
+    free(n);
+}
+
+void names_forget_module(names *n, ModuleID m)
+{
+    pthread_mutex_lock(&n->lock);
+    table_forget(&n->functions, 0, m, 0);
+    table_forget(&n->classes, 0, m, 0);
+    pthread_mutex_unlock(&n->lock);
+}
+
+void names_forget_class(names *n, ClassID c)
+{
+    pthread_mutex_lock(&n->lock);
+    table_forget(&n->classes, c, 0, 0);
+    table_forget(&n->functions, 0, 0, c);
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* ---- resolution ---- */
+
+static IMetaDataImport *open_import(names *n, ModuleID m)
+{
+    IUnknown *unk = NULL;
+    HRESULT hr = n->info->lpVtbl->GetModuleMetaData(n->info, m, ofRead, &IID_IMetaDataImport, &unk);
+    if (FAILED(hr) || hr == S_FALSE || !unk)
+        return NULL;
+    return (IMetaDataImport *)unk;
+}
+
+static void class_append(names *n, sbuf *sb, ClassID c, int depth);
+
+/* Appends the declaring-type chain of td (Outer+Inner), giving each level
+ * its share of args (NULL: placeholders). */
+static void typedef_append(names *n, sbuf *sb, IMetaDataImport *imp, mdTypeDef td, const ClassID *args,
+                           ULONG32 nargs, int depth)
+{
+    mdTypeDef chain[MAX_NESTING];
+    int levels = 0;
+    ULONG32 next_arg = 0;
+
+    for (mdTypeDef cur = td; levels < MAX_NESTING;) {
+        mdTypeDef outer = 0;
+        chain[levels++] = cur;
+        if (FAILED(imp->lpVtbl->GetNestedClassProps(imp, cur, &outer)) || outer == 0)
+            break;
+        cur = outer;
+    }
+    for (int i = levels - 1; i >= 0; i--) {
+        WCHAR w[WNAME];
+        char u[WNAME * 3];
+        ULONG len = 0;
+        DWORD flags = 0;
+        mdToken extends = 0;
+        unsigned arity;
+        size_t base;
+
+        if (i != levels - 1)
+            sb_addc(sb, '+');
+        if (FAILED(imp->lpVtbl->GetTypeDefProps(imp, chain[i], w, WNAME, &len, &flags, &extends))) {
+            sb_add(sb, "?");
+            continue;
+        }
+        names_utf16_to_utf8(w, len, u, sizeof(u));
+        if (!args) {
+            names_add_type_level(sb, u, NULL, 0);
+            continue;
+        }
+        base = names_strip_arity(u, &arity);
+        sb_addn(sb, u, base);
+        if (arity == 0)
+            continue;
+        sb_addc(sb, '<');
+        for (unsigned a = 0; a < arity; a++) {
+            if (a)
+                sb_addc(sb, ',');
+            if (next_arg < nargs)
+                class_append(n, sb, args[next_arg++], depth + 1);
+            else
+                sb_addc(sb, '?');
+        }
+        sb_addc(sb, '>');
+    }
+}
+
+/* Element type name of an array class. */
+static void array_append(names *n, sbuf *sb, ClassID c, int depth)
+{
+    CorElementType et = 0;
+    ClassID elem = 0;
+    ULONG rank = 0;
+    HRESULT hr = n->info->lpVtbl->IsArrayClass(n->info, c, &et, &elem, &rank);
+    const char *prim;
+
+    if (hr != S_OK) {
+        sb_add(sb, "?");
+        return;
+    }
+    if (elem)
+        class_append(n, sb, elem, depth + 1);
+    else if ((prim = names_primitive(et)) != NULL)
+        sb_add(sb, prim);
+    else
+        sb_add(sb, "?");
+    names_add_array_suffix(sb, rank ? rank : 1);
+}
+
+static void class_append(names *n, sbuf *sb, ClassID c, int depth)
+{
+    ModuleID mod = 0;
+    mdTypeDef td = 0;
+    ClassID parent = 0, args[MAX_TYPE_ARGS];
+    ULONG32 nargs = 0;
+    IMetaDataImport *imp;
+    char buf[1024];
+    sbuf own;
+    HRESULT hr;
+
+    if (!c) {
+        sb_add(sb, "?");
+        return;
+    }
+    if (depth > MAX_DEPTH) {
+        sb_add(sb, "...");
+        return;
+    }
+    if (cached(n, &n->classes, c, sb))
+        return;
+    sb_init(&own, buf, sizeof(buf));
+    hr = n->info->lpVtbl->GetClassIDInfo2(n->info, c, &mod, &td, &parent, MAX_TYPE_ARGS, &nargs, args);
+    if (hr == CORPROF_E_CLASSID_IS_ARRAY) {
+        array_append(n, &own, c, depth);
+    } else if (FAILED(hr)) {
+        sb_add(sb, "?");
+        return;                                   /* not cached: may resolve later */
+    } else if ((imp = open_import(n, mod)) == NULL) {
+        sb_add(sb, "?");
+        return;
+    } else {
+        if (nargs > MAX_TYPE_ARGS)
+            nargs = MAX_TYPE_ARGS;
+        typedef_append(n, &own, imp, td, args, nargs, depth);
+        imp->lpVtbl->Release(imp);
+    }
+    sb_add(sb, own.buf);
+    if (!own.truncated)
+        remember(n, &n->classes, c, mod, 0, own.buf);
+}
+
+void names_class(names *n, ClassID c, char *buf, size_t cap)
+{
+    sbuf sb;
+    sb_init(&sb, buf, cap);
+    class_append(n, &sb, c, 0);
+}
+
+void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module)
+{
+    ClassID cls = 0, margs[MAX_TYPE_ARGS];
+    ModuleID mod = 0;
+    mdToken tk = 0;
+    mdTypeDef td = 0;
+    ULONG32 nmargs = 0;
+    IMetaDataImport *imp;
+    WCHAR w[WNAME];
+    char u[WNAME * 3];
+    ULONG len = 0;
+    sbuf sb;
+    HRESULT hr;
+
+    sb_init(&sb, buf, cap);
+    *module = 0;
+    hr = n->info->lpVtbl->GetFunctionInfo2(n->info, f, 0, &cls, &mod, &tk, MAX_TYPE_ARGS, &nmargs, margs);
+    if (FAILED(hr)) {
+        nmargs = 0;
+        hr = n->info->lpVtbl->GetFunctionInfo(n->info, f, &cls, &mod, &tk);
+        if (FAILED(hr)) {
+            snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
+            return;
+        }
+    }
+    *module = mod;
+    if (cached(n, &n->functions, f, &sb))
+        return;
+    imp = open_import(n, mod);
+    if (!imp) {
+        snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
+        return;
+    }
+    hr = imp->lpVtbl->GetMethodProps(imp, tk, &td, w, WNAME, &len, NULL, NULL, NULL, NULL, NULL);
+    if (FAILED(hr)) {
+        imp->lpVtbl->Release(imp);
+        snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
+        return;
+    }
+    if (cls)
+        class_append(n, &sb, cls, 0);
+    else
+        typedef_append(n, &sb, imp, td, NULL, 0, 0);
+    imp->lpVtbl->Release(imp);
+    sb_addc(&sb, '.');
+    names_utf16_to_utf8(w, len, u, sizeof(u));
+    sb_add(&sb, u);
+    if (nmargs > MAX_TYPE_ARGS)
+        nmargs = MAX_TYPE_ARGS;
+    if (nmargs) {
+        sb_addc(&sb, '<');
+        for (ULONG32 i = 0; i < nmargs; i++) {
+            if (i)
+                sb_addc(&sb, ',');
+            class_append(n, &sb, margs[i], 1);
+        }
+        sb_addc(&sb, '>');
+    }
+    if (!sb.truncated && !strchr(sb.buf, '?'))
+        remember(n, &n->functions, f, mod, cls, sb.buf);
+}
+
+void names_module(names *n, ModuleID m, char *buf, size_t cap, AssemblyID *assembly, DWORD *flags)
+{
+    WCHAR w[1024];
+    ULONG len = 0;
+    LPCBYTE base = NULL;
+    HRESULT hr;
+
+    *assembly = 0;
+    *flags = 0;
+    buf[0] = '\0';
+    hr = n->info->lpVtbl->GetModuleInfo2(n->info, m, &base, 1024, &len, w, assembly, flags);
+    if (SUCCEEDED(hr) && len > 0)
+        names_utf16_to_utf8(w, len, buf, cap);
+    if (buf[0] == '\0') {
+        /* no file (dynamic or in-memory module): use the metadata scope name */
+        IMetaDataImport *imp = open_import(n, m);
+        if (imp) {
+            if (SUCCEEDED(imp->lpVtbl->GetScopeProps(imp, w, 1024, &len, NULL)))
+                names_utf16_to_utf8(w, len, buf, cap);
+            imp->lpVtbl->Release(imp);
+        }
+    }
+}
+
+void names_assembly(names *n, AssemblyID a, char *name, size_t cap, char *version, size_t vcap,
+                    AppDomainID *appdomain, ModuleID *module)
+{
+    WCHAR w[WNAME];
+    ULONG len = 0;
+    IUnknown *unk = NULL;
+
+    name[0] = '\0';
+    version[0] = '\0';
+    *appdomain = 0;
+    *module = 0;
+    if (FAILED(n->info->lpVtbl->GetAssemblyInfo(n->info, a, WNAME, &len, w, appdomain, module)))
+        return;
+    names_utf16_to_utf8(w, len, name, cap);
+    if (*module && SUCCEEDED(n->info->lpVtbl->GetModuleMetaData(n->info, *module, ofRead,
+                                                                &IID_IMetaDataAssemblyImport, &unk)) && unk) {
+        IMetaDataAssemblyImport *ai = (IMetaDataAssemblyImport *)unk;
+        mdAssembly tk = 0;
+        ASSEMBLYMETADATA md;
+        memset(&md, 0, sizeof(md));
+        if (SUCCEEDED(ai->lpVtbl->GetAssemblyFromScope(ai, &tk)) &&
+            SUCCEEDED(ai->lpVtbl->GetAssemblyProps(ai, tk, NULL, NULL, NULL, NULL, 0, NULL, &md, NULL)))
+            snprintf(version, vcap, "%u.%u.%u.%u", md.usMajorVersion, md.usMinorVersion, md.usBuildNumber,
+                     md.usRevisionNumber);
+        ai->lpVtbl->Release(ai);
+    }
+}
+
+void names_appdomain(names *n, AppDomainID d, char *buf, size_t cap)
+{
+    WCHAR w[WNAME];
+    ULONG len = 0;
+    ProcessID pid = 0;
+
+    buf[0] = '\0';
+    if (SUCCEEDED(n->info->lpVtbl->GetAppDomainInfo(n->info, d, WNAME, &len, w, &pid)))
+        names_utf16_to_utf8(w, len, buf, cap);
+}

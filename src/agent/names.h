@@ -1,0 +1,44 @@
+/* names.h - readable names for runtime IDs, resolved in-process through
+ * ICorProfilerInfo and the metadata interfaces, once per ID and cached.
+ * IDs are addresses and are reused after an unload, so the cache forgets
+ * every function and class of a module (or a class) when it unloads: a name
+ * is never attributed to the wrong ID across an unload/reload.
+ *
+ * All functions are for callback threads (they call into the runtime); none
+ * may be used from a signal handler or while holding a trace buffer. */
+#ifndef CLRPROBE_AGENT_NAMES_H
+#define CLRPROBE_AGENT_NAMES_H
+
+#include <stddef.h>
+
+#include "api/corprof.h"
+#include "agent/names_format.h"
+
+typedef struct names names;
+
+int names_create(names **out, ICorProfilerInfo15 *info, int info_version);
+void names_free(names *n);
+
+/* "Namespace.Type.Method" with generic arguments, into buf; *module gets
+ * the function's module (0 if unknown).  Always NUL-terminates. */
+void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module);
+
+/* "Namespace.Outer+Inner<System.Int32>" for a ClassID. */
+void names_class(names *n, ClassID c, char *buf, size_t cap);
+
+/* A module's file path (or its name when it has no file), its assembly and
+ * COR_PRF_MODULE_* flags. */
+void names_module(names *n, ModuleID m, char *buf, size_t cap, AssemblyID *assembly, DWORD *flags);
+
+/* An assembly's simple name and "major.minor.build.revision" version. */
+void names_assembly(names *n, AssemblyID a, char *name, size_t cap, char *version, size_t vcap,
+                    AppDomainID *appdomain, ModuleID *module);
+
+/* An app domain's name. */
+void names_appdomain(names *n, AppDomainID d, char *buf, size_t cap);
+
+/* Forget cached names when their IDs die. */
+void names_forget_module(names *n, ModuleID m);
+void names_forget_class(names *n, ClassID c);
+
+#endif

@@ -1,0 +1,141 @@
+/* profiler.c - the profiler instance as a COM object: creation, IUnknown
+ * (QueryInterface answers IUnknown and ICorProfilerCallback..Callback11 with
+ * the same object), reference counting, teardown, and the vtable that puts
+ * our callback methods over the do-nothing defaults. */
+#include "agent/callbacks.h"
+#include "agent/manager.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int info_slots(int version)
+{
+    static const int slots[] = { 0, CORPROF_INFO_SLOTS_V1, CORPROF_INFO_SLOTS_V2, CORPROF_INFO_SLOTS_V3,
+        CORPROF_INFO_SLOTS_V4, CORPROF_INFO_SLOTS_V5, CORPROF_INFO_SLOTS_V6, CORPROF_INFO_SLOTS_V7,
+        CORPROF_INFO_SLOTS_V8, CORPROF_INFO_SLOTS_V9, CORPROF_INFO_SLOTS_V10, CORPROF_INFO_SLOTS_V11,
+        CORPROF_INFO_SLOTS_V12, CORPROF_INFO_SLOTS_V13, CORPROF_INFO_SLOTS_V14, CORPROF_INFO_SLOTS_V15 };
+    if (version < 0 || version > 15)
+        return 0;
+    return slots[version];
+}
+
+static const GUID *const callback_iids[] = {
+    &IID_ICorProfilerCallback,  &IID_ICorProfilerCallback2, &IID_ICorProfilerCallback3,
+    &IID_ICorProfilerCallback4, &IID_ICorProfilerCallback5, &IID_ICorProfilerCallback6,
+    &IID_ICorProfilerCallback7, &IID_ICorProfilerCallback8, &IID_ICorProfilerCallback9,
+    &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11,
+};
+
+static HRESULT prof_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    int ok = guid_equal(riid, &IID_IUnknown);
+    for (size_t i = 0; !ok && i < sizeof(callback_iids) / sizeof(callback_iids[0]); i++)
+        ok = guid_equal(riid, callback_iids[i]);
+    if (!ok)
+        return E_NOINTERFACE;
+    This->lpVtbl->AddRef(This);
+    *ppv = This;
+    return S_OK;
+}
+
+static ULONG prof_AddRef(ICorProfilerCallback11 *This)
+{
+    return atomic_fetch_add(&profiler_from(This)->refcount, 1) + 1;
+}
+
+/* Frees an instance once the runtime has let go of it.  By then no callback
+ * is running and recording has stopped (Shutdown, a cancelled activation,
+ * or a detach), so no thread can reach the per-thread state: the TLS key is
+ * deleted first so that thread exits no longer touch it. */
+static void profiler_destroy(profiler *p)
+{
+    manager_remove(p);
+    if (p->tls_key_ok) {
+        pthread_key_delete(p->tls_key);
+        p->tls_key_ok = 0;
+    }
+    thread_state_free_all(p);
+    if (p->writer)
+        trace_writer_free(p->writer);
+    names_free(p->names);
+    if (p->info)
+        p->info->lpVtbl->Release(p->info);
+    pthread_mutex_destroy(&p->threads_lock);
+    pthread_mutex_destroy(&p->flusher_lock);
+    pthread_cond_destroy(&p->flusher_cond);
+    free(p);
+}
+
+static ULONG prof_Release(ICorProfilerCallback11 *This)
+{
+    profiler *p = profiler_from(This);
+    unsigned n = atomic_fetch_sub(&p->refcount, 1) - 1;
+    if (n == 0)
+        profiler_destroy(p);
+    return n;
+}
+
+static ICorProfilerCallbackVtbl vtable;
+static pthread_once_t vtable_once = PTHREAD_ONCE_INIT;
+
+static void build_vtable(void)
+{
+    ICorProfilerCallbackVtbl *v = &vtable;
+
+    callbacks_fill_defaults(v);
+    v->QueryInterface = prof_QueryInterface;
+    v->AddRef = prof_AddRef;
+    v->Release = prof_Release;
+    v->Initialize = cb_Initialize;
+    v->Shutdown = cb_Shutdown;
+    v->AppDomainCreationFinished = cb_AppDomainCreationFinished;
+    v->AppDomainShutdownStarted = cb_AppDomainShutdownStarted;
+    v->AssemblyLoadFinished = cb_AssemblyLoadFinished;
+    v->AssemblyUnloadStarted = cb_AssemblyUnloadStarted;
+    v->ModuleLoadFinished = cb_ModuleLoadFinished;
+    v->ModuleUnloadStarted = cb_ModuleUnloadStarted;
+    v->ClassLoadFinished = cb_ClassLoadFinished;
+    v->ClassUnloadStarted = cb_ClassUnloadStarted;
+    v->JITCompilationStarted = cb_JITCompilationStarted;
+    v->JITCompilationFinished = cb_JITCompilationFinished;
+    v->JITCachedFunctionSearchStarted = cb_JITCachedFunctionSearchStarted;
+    v->JITCachedFunctionSearchFinished = cb_JITCachedFunctionSearchFinished;
+    v->ThreadCreated = cb_ThreadCreated;
+    v->ThreadDestroyed = cb_ThreadDestroyed;
+    v->ThreadAssignedToOSThread = cb_ThreadAssignedToOSThread;
+    v->ThreadNameChanged = cb_ThreadNameChanged;
+    v->GarbageCollectionStarted = cb_GarbageCollectionStarted;
+    v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
+    v->RuntimeSuspendStarted = cb_RuntimeSuspendStarted;
+    v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
+    v->RuntimeResumeFinished = cb_RuntimeResumeFinished;
+    v->ExceptionThrown = cb_ExceptionThrown;
+    v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
+}
+
+const ICorProfilerCallbackVtbl *profiler_vtable(void)
+{
+    pthread_once(&vtable_once, build_vtable);
+    return &vtable;
+}
+
+profiler *profiler_create(void)
+{
+    profiler *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->iface.lpVtbl = profiler_vtable();
+    atomic_init(&p->refcount, 1);
+    atomic_init(&p->recording, 0);
+    pthread_mutex_init(&p->threads_lock, NULL);
+    pthread_mutex_init(&p->flusher_lock, NULL);
+    pthread_cond_init(&p->flusher_cond, NULL);
+    return p;
+}

@@ -1,0 +1,92 @@
+/* profiler.h - one profiler instance: the callback object the runtime talks
+ * to, with everything that belongs to that runtime (Info interface,
+ * configuration, trace writer, name cache, per-thread state).  Nothing
+ * per-runtime lives in globals; see manager.c for the one process-wide list. */
+#ifndef CLRPROBE_AGENT_PROFILER_H
+#define CLRPROBE_AGENT_PROFILER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "api/corprof.h"
+#include "common/config.h"
+#include "common/clock.h"
+#include "trace/format.h"
+#include "trace/writer.h"
+
+typedef struct names names;
+typedef struct thread_state thread_state;
+
+typedef struct profiler {
+    ICorProfilerCallback11 iface;        /* must stay first: the runtime's pointer */
+    atomic_uint refcount;
+    struct profiler *next;               /* manager's list */
+
+    ICorProfilerInfo15 *info;            /* highest version the runtime gave us */
+    int info_version;                    /* N of ICorProfilerInfoN */
+    cp_config cfg;
+    char runtime_version[64];
+
+    trace_writer *writer;
+    names *names;
+    pthread_key_t tls_key;
+    int tls_key_ok;
+    pthread_mutex_t threads_lock;        /* guards the thread_state list */
+    thread_state *threads;
+
+    pthread_t flusher;
+    int flusher_running;
+    pthread_mutex_t flusher_lock;
+    pthread_cond_t flusher_cond;
+    int flusher_stop;
+
+    atomic_int recording;                /* 1 between Initialize and Shutdown */
+
+    /* Runtime suspensions are process-wide and serialized. */
+    uint64_t suspend_start;
+    uint32_t suspend_reason;
+    int suspend_open;
+} profiler;
+
+/* Per thread (and per profiler instance): its trace buffer and the JIT
+ * compilations in progress on it. */
+#define JIT_STACK_MAX 8
+struct thread_state {
+    profiler *p;
+    thread_state *next;
+    trace_buffer *buf;
+    uint32_t tid;
+    int jit_depth;
+    struct { FunctionID fid; uint64_t t0; } jit[JIT_STACK_MAX];
+};
+
+static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }
+
+/* Is method m present in the Info interface the runtime gave us? */
+#define INFO_HAS(p, m) (CORPROF_SLOT(ICorProfilerInfoVtbl, m) < (size_t)info_slots((p)->info_version))
+#define INFO(p) ((p)->info->lpVtbl)
+int info_slots(int version);
+
+/* The calling thread's state, created on first use; NULL if unavailable. */
+thread_state *thread_state_get(profiler *p);
+/* Frees every thread state (instance teardown, after the TLS key is gone). */
+void thread_state_free_all(profiler *p);
+
+/* Appending one record from a callback:
+ *     emit e;
+ *     if (emit_begin(p, &e, TK_X)) { trace_rec_u64(&e.r, ...); emit_end(&e); }
+ * Between begin and end the thread's buffer is locked: never call into the
+ * runtime there (resolve names before emit_begin). */
+typedef struct emit {
+    thread_state *ts;
+    trace_rec r;
+} emit;
+
+int emit_begin(profiler *p, emit *e, int kind);
+void emit_end(emit *e);
+
+/* A note in the trace (the agent telling the reader something). */
+void profiler_note(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,114 @@
+/* thread_state.c - per-thread agent state, found through a pthread key of
+ * the profiler instance, and the emit helpers that append a record to the
+ * calling thread's own trace buffer (no lock shared between threads). */
+#include "agent/profiler.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Thread exit: hand the buffer back to the writer (it flushes it). */
+static void thread_state_destroy(void *arg)
+{
+    thread_state *ts = arg;
+    profiler *p = ts->p;
+
+    if (ts->buf) {
+        trace_writer_buffer_put(p->writer, ts->buf);
+        ts->buf = NULL;
+    }
+    pthread_mutex_lock(&p->threads_lock);
+    for (thread_state **pp = &p->threads; *pp; pp = &(*pp)->next) {
+        if (*pp == ts) {
+            *pp = ts->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&p->threads_lock);
+    free(ts);
+}
+
+int thread_state_key_create(profiler *p)
+{
+    if (pthread_key_create(&p->tls_key, thread_state_destroy) != 0)
+        return -1;
+    p->tls_key_ok = 1;
+    return 0;
+}
+
+thread_state *thread_state_get(profiler *p)
+{
+    thread_state *ts;
+
+    if (!p->tls_key_ok)
+        return NULL;
+    ts = pthread_getspecific(p->tls_key);
+    if (ts)
+        return ts;
+    ts = calloc(1, sizeof(*ts));
+    if (!ts)
+        return NULL;
+    ts->p = p;
+    ts->tid = cp_gettid();
+    ts->buf = trace_writer_buffer_get(p->writer);
+    if (!ts->buf || pthread_setspecific(p->tls_key, ts) != 0) {
+        if (ts->buf)
+            trace_writer_buffer_put(p->writer, ts->buf);
+        free(ts);
+        return NULL;
+    }
+    pthread_mutex_lock(&p->threads_lock);
+    ts->next = p->threads;
+    p->threads = ts;
+    pthread_mutex_unlock(&p->threads_lock);
+    return ts;
+}
+
+void thread_state_free_all(profiler *p)
+{
+    thread_state *ts, *next;
+
+    pthread_mutex_lock(&p->threads_lock);
+    for (ts = p->threads; ts; ts = next) {
+        next = ts->next;
+        free(ts);
+    }
+    p->threads = NULL;
+    pthread_mutex_unlock(&p->threads_lock);
+}
+
+int emit_begin(profiler *p, emit *e, int kind)
+{
+    uint8_t *buf;
+
+    if (!atomic_load_explicit(&p->recording, memory_order_relaxed))
+        return 0;
+    e->ts = thread_state_get(p);
+    if (!e->ts)
+        return 0;
+    buf = trace_buffer_begin(e->ts->buf);
+    if (!buf)
+        return 0;
+    trace_rec_begin(&e->r, buf, TRACE_MAX_RECORD, kind, e->ts->tid, cp_monotonic_ns());
+    return 1;
+}
+
+void emit_end(emit *e)
+{
+    trace_buffer_end(e->ts->buf, trace_rec_finish(&e->r));
+}
+
+void profiler_note(profiler *p, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    emit e;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (emit_begin(p, &e, TK_NOTE)) {
+        trace_rec_str(&e.r, text);
+        emit_end(&e);
+    }
+}

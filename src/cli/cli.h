@@ -1,0 +1,32 @@
+/* cli.h - shared pieces of the clrprobe command: subcommand entry points,
+ * error reporting and small helpers. */
+#ifndef CLRPROBE_CLI_H
+#define CLRPROBE_CLI_H
+
+#include <stddef.h>
+
+#define CLRPROBE_VERSION "0.1.0"
+
+/* The profiler's CLSID, as CORECLR_PROFILER expects it. */
+#define CLRPROBE_CLSID_STRING "{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}"
+
+/* Exit status for usage errors and for problems the user can fix. */
+#define EXIT_USAGE 2
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Prints "clrprobe: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Full path of the agent beside this executable, or -1 with a message. */
+int cli_find_agent(char *buf, size_t len);
+
+/* Makes path absolute (relative to the working directory) into buf. */
+int cli_absolute_path(const char *path, char *buf, size_t len);
+
+/* Checks that a file can be created or overwritten at path, before any work
+ * is done.  Returns 0, or -1 after printing why not. */
+int cli_check_writable(const char *path, const char *what);
+
+#endif

@@ -1,0 +1,243 @@
+/* cmd_run.c - `clrprobe run`: launches a program with the agent loaded at
+ * startup.  The profiling environment variables are set for the child only;
+ * stdin/stdout/stderr are inherited, signals sent to clrprobe are passed on,
+ * and the child's exit status (code or signal) becomes clrprobe's own. */
+#include "cli/cli.h"
+#include "common/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char run_usage[] =
+    "usage: clrprobe run [-o FILE] [--collect LIST] [--] PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
+    "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
+    "signals and exit status pass through unchanged; where the trace went is printed on\n"
+    "stderr when it ends.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE     trace file (default: clrprobe-PROGRAM-YYYYMMDD-HHMMSS.clrp)\n"
+    "  -c, --collect LIST    what to record, comma-separated (default: all):\n"
+    "                        appdomains, assemblies, modules, classes, jit, threads, gc,\n"
+    "                        suspensions, exceptions, or all\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "Child processes that PROGRAM starts are not profiled.  Read the trace with\n"
+    "'clrprobe report FILE'.\n";
+
+static volatile pid_t child_pid;
+
+/* Passes signals on to the child.  SIGINT and SIGQUIT typed at a terminal
+ * already reach the child (same process group); forward those only when
+ * they were sent to clrprobe alone (kill), so the child sees each once. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (child_pid <= 0)
+        return;
+    if ((sig == SIGINT || sig == SIGQUIT) && si && si->si_code == SI_KERNEL)
+        return;
+    kill(child_pid, sig);
+}
+
+static void default_output(const char *program, char *buf, size_t len)
+{
+    const char *base = strrchr(program, '/');
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    base = base ? base + 1 : program;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    snprintf(buf, len, "clrprobe-%.64s-%s.clrp", base, stamp);
+}
+
+/* In the child: set the profiling variables and exec.  On failure writes
+ * errno to the pipe and exits 127. */
+static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd)
+{
+    char text[CP_CONFIG_MAX_TEXT + 1];
+    int e;
+
+    cfg->pid = (long)getpid();
+    if (cp_config_format(cfg, text, sizeof(text)) < 0) {
+        e = ENAMETOOLONG;
+        goto fail;
+    }
+    if (setenv("CORECLR_ENABLE_PROFILING", "1", 1) || setenv("CORECLR_PROFILER", CLRPROBE_CLSID_STRING, 1) ||
+        setenv("CORECLR_PROFILER_PATH", agent, 1) || setenv("CORECLR_PROFILER_PATH_64", agent, 1) ||
+        setenv("CLRPROBE_CONFIG", text, 1)) {
+        e = errno;
+        goto fail;
+    }
+    /* .NET 11 also reads DOTNET_-prefixed aliases; keep them consistent. */
+    setenv("DOTNET_ENABLE_PROFILING", "1", 1);
+    setenv("DOTNET_PROFILER", CLRPROBE_CLSID_STRING, 1);
+    setenv("DOTNET_PROFILER_PATH", agent, 1);
+    setenv("DOTNET_PROFILER_PATH_64", agent, 1);
+    execvp(argv[0], argv);
+    e = errno;
+fail:
+    if (write(errfd, &e, sizeof(e)) < 0) { /* nothing more we can do */ }
+    _exit(127);
+}
+
+static void reraise(int sig)
+{
+    struct rlimit no_core = { 0, 0 };
+    sigset_t set;
+
+    setrlimit(RLIMIT_CORE, &no_core);   /* the child already dumped, if anything */
+    signal(sig, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "collect", required_argument, NULL, 'c' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH };
+    char agent[PATH_MAX], out_abs[PATH_MAX], def_out[256], err[512];
+    const char *output = NULL;
+    cp_config cfg;
+    int c, pipefd[2], status, e;
+    ssize_t n;
+    pid_t pid;
+    struct stat st;
+
+    cp_config_init(&cfg);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:c:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'c':
+            if (cp_collect_parse(optarg, &cfg.collect, err, sizeof(err)) < 0) {
+                cli_error("%s", err);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            fputs(run_usage, stdout);
+            return 0;
+        default:
+            if (optopt)
+                cli_error("run: option '-%c' needs a value or is unknown (see clrprobe run --help)", optopt);
+            else
+                cli_error("run: unknown option '%s' (see clrprobe run --help)", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        cli_error("run: no program given; usage: clrprobe run [-o FILE] -- PROGRAM [ARGS...]");
+        return EXIT_USAGE;
+    }
+    argv += optind;
+
+    if (cli_find_agent(agent, sizeof(agent)) < 0)
+        return 1;
+    if (!output) {
+        default_output(argv[0], def_out, sizeof(def_out));
+        output = def_out;
+    }
+    if (cli_absolute_path(output, out_abs, sizeof(out_abs)) < 0 || strlen(out_abs) >= CP_PATH_MAX) {
+        cli_error("output path %s is too long", output);
+        return EXIT_USAGE;
+    }
+    if (cli_check_writable(out_abs, "trace file") < 0)
+        return 1;
+    snprintf(cfg.output, sizeof(cfg.output), "%s", out_abs);
+
+    if (pipe2(pipefd, O_CLOEXEC) < 0) {
+        cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        return 1;
+    }
+    /* Block forwarded signals until the child exists and handlers are set. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+        sigaddset(&block, forwarded[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+
+    pid = fork();
+    if (pid < 0) {
+        cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(pipefd[0]);
+        exec_child(argv, agent, &cfg, pipefd[1]);
+    }
+    child_pid = pid;
+    for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = forward_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(forwarded[i], &sa, NULL);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+
+    close(pipefd[1]);
+    do {
+        n = read(pipefd[0], &e, sizeof(e));
+    } while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            cli_error("lost track of %s: %s", argv[0], strerror(errno));
+            return 1;
+        }
+    }
+    child_pid = 0;
+
+    if (n == (ssize_t)sizeof(e)) {
+        cli_error("cannot run %s: %s", argv[0], strerror(e));
+        unlink(out_abs);
+        return 127;
+    }
+
+    if (stat(out_abs, &st) == 0 && st.st_size == 0) {
+        cli_error("no trace was recorded: %s did not load the .NET runtime with the agent "
+                  "(not a .NET program, or profiling disabled with DOTNET_EnableDiagnostics=0)", argv[0]);
+        unlink(out_abs);
+    } else if (WIFSIGNALED(status)) {
+        cli_error("trace written to %s (the program was killed by signal %d: the trace ends at the agent's "
+                  "last flush)", out_abs, WTERMSIG(status));
+    } else {
+        cli_error("trace written to %s", out_abs);
+    }
+
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) {
+        reraise(WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return 1;
+}

@@ -1,0 +1,82 @@
+/* util.c - error messages, paths and the output-writability check used by
+ * several subcommands. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("clrprobe: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_find_agent(char *buf, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    char *slash;
+
+    if (n < 0) {
+        cli_error("cannot find where clrprobe is installed (/proc/self/exe: %s)", strerror(errno));
+        return -1;
+    }
+    exe[n] = '\0';
+    slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    if ((size_t)snprintf(buf, len, "%s/libclrprobe.so", exe) >= len) {
+        cli_error("installation path is too long");
+        return -1;
+    }
+    if (access(buf, R_OK) != 0) {
+        cli_error("the agent %s was not found beside the clrprobe command (%s); "
+                  "rebuild with 'make' or reinstall clrprobe and libclrprobe.so together",
+                  buf, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_absolute_path(const char *path, char *buf, size_t len)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/') {
+        if ((size_t)snprintf(buf, len, "%s", path) >= len)
+            return -1;
+        return 0;
+    }
+    if (!getcwd(cwd, sizeof(cwd)))
+        return -1;
+    if ((size_t)snprintf(buf, len, "%s/%s", cwd, path) >= len)
+        return -1;
+    return 0;
+}
+
+int cli_check_writable(const char *path, const char *what)
+{
+    struct stat st;
+    int fd;
+
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("cannot write %s %s: it is a directory; give a file name", what, path);
+        return -1;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_error("cannot write %s %s: %s; choose another path with -o", what, path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}

@@ -1,0 +1,266 @@
+/* config.c - parsing and formatting of the agent configuration text
+ * (format described in config.h and docs/config.md).  Pure code: no
+ * allocation, no I/O, so the agent can call it from Initialize. */
+#include "common/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { const char *name; uint32_t bit; } collect_kinds[] = {
+    { "appdomains",  CP_COLLECT_APPDOMAINS },
+    { "assemblies",  CP_COLLECT_ASSEMBLIES },
+    { "modules",     CP_COLLECT_MODULES },
+    { "classes",     CP_COLLECT_CLASSES },
+    { "jit",         CP_COLLECT_JIT },
+    { "threads",     CP_COLLECT_THREADS },
+    { "gc",          CP_COLLECT_GC },
+    { "suspensions", CP_COLLECT_SUSPENSIONS },
+    { "exceptions",  CP_COLLECT_EXCEPTIONS },
+};
+#define NKINDS (sizeof(collect_kinds) / sizeof(collect_kinds[0]))
+
+const char *cp_collect_valid_names(void)
+{
+    return "all, appdomains, assemblies, modules, classes, jit, threads, gc, suspensions, exceptions";
+}
+
+void cp_config_init(cp_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->version = CP_CONFIG_VERSION;
+    cfg->collect = CP_COLLECT_ALL;
+}
+
+int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
+{
+    uint32_t m = 0;
+    const char *p = list;
+
+    if (!list || !*list) {
+        snprintf(err, errlen, "empty collect list (valid kinds: %s)", cp_collect_valid_names());
+        return -1;
+    }
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        size_t i;
+
+        while (n && *p == ' ') { p++; n--; }
+        while (n && p[n - 1] == ' ') n--;
+        if (n == 3 && memcmp(p, "all", 3) == 0) {
+            m |= CP_COLLECT_ALL;
+        } else {
+            for (i = 0; i < NKINDS; i++) {
+                if (strlen(collect_kinds[i].name) == n && memcmp(p, collect_kinds[i].name, n) == 0)
+                    break;
+            }
+            if (i == NKINDS) {
+                snprintf(err, errlen, "unknown collect kind '%.*s' (valid kinds: %s)",
+                         (int)(n > 64 ? 64 : n), p, cp_collect_valid_names());
+                return -1;
+            }
+            m |= collect_kinds[i].bit;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+        if (!*p) {
+            snprintf(err, errlen, "collect list ends with ',' (valid kinds: %s)", cp_collect_valid_names());
+            return -1;
+        }
+    }
+    *mask = m;
+    return 0;
+}
+
+void cp_collect_format(uint32_t mask, char *buf, size_t buflen)
+{
+    size_t used = 0;
+
+    if (buflen == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NKINDS; i++) {
+        if (!(mask & collect_kinds[i].bit))
+            continue;
+        int n = snprintf(buf + used, buflen - used, "%s%s", used ? "," : "", collect_kinds[i].name);
+        if (n < 0 || (size_t)n >= buflen - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes the percent-encoded value [p, p+n) into out. */
+static int decode_value(const char *p, size_t n, char *out, size_t outlen, const char *key,
+                        char *err, size_t errlen)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)p[i];
+        if (c == '%') {
+            if (i + 2 >= n) {
+                snprintf(err, errlen, "bad %%-escape in value of '%s'", key);
+                return -1;
+            }
+            int h = hexval((unsigned char)p[i + 1]), l = hexval((unsigned char)p[i + 2]);
+            if (h < 0 || l < 0) {
+                snprintf(err, errlen, "bad %%-escape in value of '%s'", key);
+                return -1;
+            }
+            c = h * 16 + l;
+            if (c == 0) {
+                snprintf(err, errlen, "NUL byte in value of '%s'", key);
+                return -1;
+            }
+            i += 2;
+        }
+        if (o + 1 >= outlen) {
+            snprintf(err, errlen, "value of '%s' is too long (limit %zu bytes)", key, outlen - 1);
+            return -1;
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
+{
+    char value[CP_PATH_MAX];
+    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0;
+    const char *p = text;
+
+    cp_config_init(cfg);
+    if (!text || !*text) {
+        snprintf(err, errlen, "configuration is empty (expected e.g. 'output=/tmp/app.clrp')");
+        return -1;
+    }
+    if (strlen(text) > CP_CONFIG_MAX_TEXT) {
+        snprintf(err, errlen, "configuration is longer than %d bytes", CP_CONFIG_MAX_TEXT);
+        return -1;
+    }
+    while (*p) {
+        const char *end = strchr(p, ';');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        char key[32];
+        size_t klen;
+
+        if (n == 0) {               /* tolerate empty entries: "a=1;;b=2;" */
+            p = end ? end + 1 : p + n;
+            continue;
+        }
+        if (!eq) {
+            snprintf(err, errlen, "entry '%.*s' is not key=value", (int)(n > 64 ? 64 : n), p);
+            return -1;
+        }
+        klen = (size_t)(eq - p);
+        if (klen == 0 || klen >= sizeof(key)) {
+            snprintf(err, errlen, "bad key in entry '%.*s'", (int)(n > 64 ? 64 : n), p);
+            return -1;
+        }
+        memcpy(key, p, klen);
+        key[klen] = '\0';
+        if (decode_value(eq + 1, n - klen - 1, value, sizeof(value), key, err, errlen) < 0)
+            return -1;
+
+        if (strcmp(key, "v") == 0) {
+            if (seen_v++) goto duplicate;
+            if (strcmp(value, "1") != 0) {
+                snprintf(err, errlen, "configuration version '%.16s' is not supported (this agent reads v=1)",
+                         value);
+                return -1;
+            }
+        } else if (strcmp(key, "output") == 0) {
+            if (seen_output++) goto duplicate;
+            if (value[0] != '/') {
+                snprintf(err, errlen, "output '%.200s' is not an absolute path", value);
+                return -1;
+            }
+            memcpy(cfg->output, value, strlen(value) + 1);
+        } else if (strcmp(key, "collect") == 0) {
+            if (seen_collect++) goto duplicate;
+            if (cp_collect_parse(value, &cfg->collect, err, errlen) < 0)
+                return -1;
+        } else if (strcmp(key, "pid") == 0) {
+            char *e;
+            if (seen_pid++) goto duplicate;
+            long v = strtol(value, &e, 10);
+            if (!value[0] || *e || v <= 0) {
+                snprintf(err, errlen, "pid '%.32s' is not a positive number", value);
+                return -1;
+            }
+            cfg->pid = v;
+        } else {
+            snprintf(err, errlen, "unknown key '%s' (valid keys: v, output, collect, pid)", key);
+            return -1;
+        }
+        p = end ? end + 1 : p + n;
+        continue;
+duplicate:
+        snprintf(err, errlen, "key '%s' given twice", key);
+        return -1;
+    }
+    if (!seen_output) {
+        snprintf(err, errlen, "no output path (expected 'output=/absolute/path')");
+        return -1;
+    }
+    return 0;
+}
+
+/* Appends s percent-encoded; returns new length or -1 on overflow. */
+static int put_encoded(char *buf, size_t buflen, size_t used, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        int plain = c > 0x20 && c < 0x7f && c != '%' && c != ';' && c != '=';
+        size_t need = plain ? 1 : 3;
+        if (used + need >= buflen)
+            return -1;
+        if (plain) {
+            buf[used++] = (char)c;
+        } else {
+            buf[used++] = '%';
+            buf[used++] = hex[c >> 4];
+            buf[used++] = hex[c & 15];
+        }
+    }
+    buf[used] = '\0';
+    return (int)used;
+}
+
+int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
+{
+    char collect[256];
+    int n = snprintf(buf, buflen, "v=%d;output=", CP_CONFIG_VERSION);
+
+    if (n < 0 || (size_t)n >= buflen)
+        return -1;
+    n = put_encoded(buf, buflen, (size_t)n, cfg->output);
+    if (n < 0)
+        return -1;
+    cp_collect_format(cfg->collect, collect, sizeof(collect));
+    int m = snprintf(buf + n, buflen - (size_t)n, ";collect=%s", collect);
+    if (m < 0 || (size_t)m >= buflen - (size_t)n)
+        return -1;
+    n += m;
+    if (cfg->pid > 0) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";pid=%ld", cfg->pid);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    return n;
+}

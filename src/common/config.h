@@ -1,0 +1,62 @@
+/* config.h - the agent's configuration: one line of text that travels in the
+ * CLRPROBE_CONFIG environment variable (launch) and, later, in the attach
+ * client data.  The CLI formats it, the agent parses it.  Format (see
+ * docs/config.md):
+ *
+ *     v=1;output=/tmp/app.clrp;collect=jit,gc,threads;pid=1234
+ *
+ * Entries are separated by ';', each is key=value.  Values are
+ * percent-encoded: '%', ';', '=' and bytes outside printable ASCII are written
+ * as %XX.  Unknown keys, duplicate keys and bad values are errors: the agent
+ * then cancels its activation and the program runs unprofiled. */
+#ifndef CLRPROBE_COMMON_CONFIG_H
+#define CLRPROBE_COMMON_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CP_CONFIG_VERSION 1
+#define CP_CONFIG_MAX_TEXT 8192     /* longest configuration text accepted */
+#define CP_PATH_MAX 4096
+
+/* What the agent records; chosen with --collect. */
+enum cp_collect {
+    CP_COLLECT_APPDOMAINS  = 1u << 0,
+    CP_COLLECT_ASSEMBLIES  = 1u << 1,
+    CP_COLLECT_MODULES     = 1u << 2,
+    CP_COLLECT_CLASSES     = 1u << 3,
+    CP_COLLECT_JIT         = 1u << 4,
+    CP_COLLECT_THREADS     = 1u << 5,
+    CP_COLLECT_GC          = 1u << 6,
+    CP_COLLECT_SUSPENSIONS = 1u << 7,
+    CP_COLLECT_EXCEPTIONS  = 1u << 8,
+};
+#define CP_COLLECT_ALL 0x1ffu
+
+typedef struct cp_config {
+    int version;                 /* format version of the text, 1 */
+    char output[CP_PATH_MAX];    /* absolute path of the trace file */
+    uint32_t collect;            /* CP_COLLECT_* mask */
+    long pid;                    /* profile only this pid (0: any) */
+} cp_config;
+
+/* Fills *cfg with defaults (collect everything, no output). */
+void cp_config_init(cp_config *cfg);
+
+/* Parses text into *cfg.  Returns 0, or -1 with a one-line reason in err. */
+int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen);
+
+/* Writes cfg as text.  Returns the length, or -1 if buf is too small. */
+int cp_config_format(const cp_config *cfg, char *buf, size_t buflen);
+
+/* Parses a comma-separated list of collect kinds ("all" allowed) into *mask.
+ * Returns 0, or -1 with a reason (naming the valid kinds) in err. */
+int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
+
+/* Writes the kinds in mask as a comma-separated list. */
+void cp_collect_format(uint32_t mask, char *buf, size_t buflen);
+
+/* "appdomains, assemblies, ..." - the valid kind names, for messages. */
+const char *cp_collect_valid_names(void);
+
+#endif

@@ -1,0 +1,104 @@
+/* json.c - JSON string escaping and one-line objects (see json.h). */
+#include "report/json.h"
+
+#include <inttypes.h>
+
+/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+    int n;
+    uint32_t cp;
+    if (s[0] < 0x80) return 1;
+    if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
+    else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
+    else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void json_string(FILE *out, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    putc('"', out);
+    while (*s) {
+        unsigned char c = *s;
+        int n;
+        if (c == '"' || c == '\\') {
+            putc('\\', out);
+            putc(c, out);
+            s++;
+        } else if (c < 0x20) {
+            switch (c) {
+            case '\n': fputs("\\n", out); break;
+            case '\r': fputs("\\r", out); break;
+            case '\t': fputs("\\t", out); break;
+            default: fprintf(out, "\\u%04x", c); break;
+            }
+            s++;
+        } else if ((n = utf8_len(s)) > 0) {
+            fwrite(s, 1, (size_t)n, out);
+            s += n;
+        } else {
+            fputs("\\ufffd", out);
+            s++;
+        }
+    }
+    putc('"', out);
+}
+
+void json_begin(json_obj *o, FILE *out)
+{
+    o->out = out;
+    o->n = 0;
+    putc('{', out);
+}
+
+static void key(json_obj *o, const char *k)
+{
+    if (o->n++)
+        putc(',', o->out);
+    json_string(o->out, k);
+    putc(':', o->out);
+}
+
+void json_str(json_obj *o, const char *k, const char *val)
+{
+    key(o, k);
+    json_string(o->out, val ? val : "");
+}
+
+void json_u64(json_obj *o, const char *k, uint64_t val)
+{
+    key(o, k);
+    fprintf(o->out, "%" PRIu64, val);
+}
+
+void json_hex(json_obj *o, const char *k, uint64_t val)
+{
+    key(o, k);
+    fprintf(o->out, "\"0x%" PRIx64 "\"", val);
+}
+
+void json_bool(json_obj *o, const char *k, int val)
+{
+    key(o, k);
+    fputs(val ? "true" : "false", o->out);
+}
+
+void json_raw(json_obj *o, const char *k, const char *raw)
+{
+    key(o, k);
+    fputs(raw, o->out);
+}
+
+void json_end(json_obj *o)
+{
+    fputs("}\n", o->out);
+}

@@ -1,0 +1,274 @@
+/* text.c - `report --format text`: a readable summary of a trace: runtime,
+ * duration, events by kind, modules, the slowest JIT compilations, threads
+ * with names, garbage collections per generation with their pauses, and
+ * exceptions by type. */
+#include "report/report.h"
+#include "trace/format.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TOP_JIT 15
+#define MAX_MODULES_SHOWN 60
+
+static void fmt_ms(char *buf, size_t len, uint64_t ns)
+{
+    if (ns >= 10000000000ULL)
+        snprintf(buf, len, "%.1f s", (double)ns / 1e9);
+    else if (ns >= 1000000)
+        snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+}
+
+/* A counted name (exception types, catch sites). */
+typedef struct tally { const char *a, *b; uint64_t n; } tally;
+
+static void tally_add(tally **v, size_t *n, size_t *cap, const char *a, const char *b)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].a, a) == 0 && strcmp((*v)[i].b, b) == 0) {
+            (*v)[i].n++;
+            return;
+        }
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        tally *nv = realloc(*v, c * sizeof(*nv));
+        if (!nv)
+            return;
+        *v = nv;
+        *cap = c;
+    }
+    (*v)[(*n)++] = (tally){ a, b, 1 };
+}
+
+static int tally_cmp(const void *x, const void *y)
+{
+    const tally *a = x, *b = y;
+    if (a->n != b->n)
+        return a->n < b->n ? 1 : -1;
+    int c = strcmp(a->a, b->a);
+    return c ? c : strcmp(a->b, b->b);
+}
+
+static const rp_trace *sort_tr;
+static int jit_cmp(const void *x, const void *y)
+{
+    const rp_event *a = &sort_tr->ev[*(const size_t *)x], *b = &sort_tr->ev[*(const size_t *)y];
+    if (a->duration_ns != b->duration_ns)
+        return a->duration_ns < b->duration_ns ? 1 : -1;
+    return strcmp(a->s1, b->s1);
+}
+
+static void section(FILE *out, const char *title)
+{
+    fprintf(out, "\n%s\n", title);
+}
+
+static void print_modules(const rp_trace *tr, FILE *out)
+{
+    size_t loads = 0, unloads = 0, shown = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        if (tr->ev[i].kind == TK_MODULE_LOAD) loads++;
+        if (tr->ev[i].kind == TK_MODULE_UNLOAD) unloads++;
+    }
+    fprintf(out, "\nModules (%zu loaded, %zu unloaded)\n", loads, unloads);
+    for (size_t i = 0; i < tr->nev && shown < MAX_MODULES_SHOWN; i++) {
+        const rp_event *e = &tr->ev[i];
+        int unloaded = 0;
+        if (e->kind != TK_MODULE_LOAD)
+            continue;
+        for (size_t j = i + 1; j < tr->nev; j++) {
+            if (tr->ev[j].kind == TK_MODULE_UNLOAD && tr->ev[j].id == e->id) { unloaded = 1; break; }
+            if (tr->ev[j].kind == TK_MODULE_LOAD && tr->ev[j].id == e->id) break;
+        }
+        fprintf(out, "  %s%s%s%s\n", e->s1[0] ? e->s1 : "(no name)",
+                (e->u1 & 0x4) ? "  [dynamic]" : "", (e->u1 & 0x8) ? "  [collectible]" : "",
+                unloaded ? "  [unloaded]" : "");
+        shown++;
+    }
+    if (loads > shown)
+        fprintf(out, "  ... and %zu more\n", loads - shown);
+}
+
+static void print_jit(const rp_trace *tr, FILE *out)
+{
+    size_t n = 0, pre = 0, *idx;
+    uint64_t total = 0;
+    char a[32], b[32];
+
+    for (size_t i = 0; i < tr->nev; i++) {
+        if (tr->ev[i].kind == TK_JIT) { n++; total += tr->ev[i].duration_ns; }
+        if (tr->ev[i].kind == TK_PRECOMPILED) pre++;
+    }
+    fmt_ms(a, sizeof(a), total);
+    fprintf(out, "\nJIT: %zu compilations, %s in total; %zu precompiled (ReadyToRun) methods used\n",
+            n, a, pre);
+    if (!n)
+        return;
+    idx = malloc(n * sizeof(*idx));
+    if (!idx)
+        return;
+    n = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_JIT)
+            idx[n++] = i;
+    sort_tr = tr;
+    qsort(idx, n, sizeof(*idx), jit_cmp);
+    fprintf(out, "  Slowest to compile:\n");
+    for (size_t i = 0; i < n && i < TOP_JIT; i++) {
+        const rp_event *e = &tr->ev[idx[i]];
+        fmt_ms(b, sizeof(b), e->duration_ns);
+        fprintf(out, "  %12s  %s  (%s)\n", b, e->s1, e->s2[0] ? e->s2 : "?");
+    }
+    free(idx);
+}
+
+static void print_threads(const rp_trace *tr, FILE *out)
+{
+    fprintf(out, "\nThreads (%zu)\n", tr->nthreads);
+    if (!tr->nthreads)
+        return;
+    fprintf(out, "  %8s  %-32s  %s\n", "os tid", "name", "lifetime");
+    for (size_t i = 0; i < tr->nthreads; i++) {
+        const rp_thread *th = &tr->threads[i];
+        char from[32], to[32];
+        fmt_ms(from, sizeof(from), th->created_t);
+        fmt_ms(to, sizeof(to), th->destroyed_t);
+        fprintf(out, "  %8" PRIu32 "  %-32s  %s .. %s\n", th->os_tid, th->name[0] ? th->name : "(unnamed)",
+                from, th->destroyed ? to : "end");
+    }
+}
+
+/* Generation a GC is reported under: the oldest of 0..2 it collected. */
+static int gc_generation(uint32_t mask)
+{
+    if (mask & 0x1c) return 2;   /* gen2, LOH or POH */
+    if (mask & 0x2) return 1;
+    return 0;
+}
+
+static void print_gcs(const rp_trace *tr, FILE *out)
+{
+    uint64_t count[3] = { 0 }, total[3] = { 0 }, longest[3] = { 0 }, induced = 0, n = 0;
+    int have_suspend = 0;
+    char a[32], b[32];
+
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_SUSPEND)
+            have_suspend = 1;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        uint64_t pause = 0;
+        int g;
+        if (e->kind != TK_GC_START)
+            continue;
+        n++;
+        g = gc_generation(e->u1);
+        count[g]++;
+        if (e->u2 == 1)
+            induced++;
+        if (have_suspend) {
+            /* the pause: the GC suspension that contains the start of this GC */
+            for (size_t j = i + 1; j < tr->nev; j++) {
+                const rp_event *s = &tr->ev[j];
+                if (s->kind == TK_SUSPEND && (s->u1 == 1 || s->u1 == 7)) {
+                    if (s->t - s->duration_ns <= e->t)
+                        pause = s->duration_ns;
+                    break;
+                }
+                if (s->kind == TK_GC_START)
+                    break;
+            }
+        } else {
+            for (size_t j = i + 1; j < tr->nev; j++) {
+                if (tr->ev[j].kind == TK_GC_END) { pause = tr->ev[j].t - e->t; break; }
+                if (tr->ev[j].kind == TK_GC_START) break;
+            }
+        }
+        total[g] += pause;
+        if (pause > longest[g])
+            longest[g] = pause;
+    }
+    fprintf(out, "\nGarbage collections: %" PRIu64 " (%" PRIu64 " induced)%s\n", n, induced,
+            have_suspend ? "" : "  [pauses are GC start..end: suspensions were not collected]");
+    if (!n)
+        return;
+    fprintf(out, "  %-5s %8s  %14s  %14s\n", "gen", "count", "total pause", "longest pause");
+    for (int g = 0; g < 3; g++) {
+        fmt_ms(a, sizeof(a), total[g]);
+        fmt_ms(b, sizeof(b), longest[g]);
+        fprintf(out, "  %-5d %8" PRIu64 "  %14s  %14s\n", g, count[g], a, b);
+    }
+}
+
+static void print_exceptions(const rp_trace *tr, FILE *out)
+{
+    tally *types = NULL, *catches = NULL;
+    size_t nt = 0, ct = 0, nc = 0, cc = 0;
+    uint64_t thrown = 0;
+
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        if (e->kind == TK_EXCEPTION_THROWN) {
+            thrown++;
+            tally_add(&types, &nt, &ct, e->s1, "");
+        } else if (e->kind == TK_EXCEPTION_CATCH) {
+            tally_add(&catches, &nc, &cc, e->s1, e->s2);
+        }
+    }
+    fprintf(out, "\nExceptions: %" PRIu64 " thrown\n", thrown);
+    qsort(types, nt, sizeof(*types), tally_cmp);
+    qsort(catches, nc, sizeof(*catches), tally_cmp);
+    for (size_t i = 0; i < nt; i++)
+        fprintf(out, "  %8" PRIu64 "  %s\n", types[i].n, types[i].a);
+    if (nc) {
+        fprintf(out, "  Caught:\n");
+        for (size_t i = 0; i < nc && i < 20; i++)
+            fprintf(out, "  %8" PRIu64 "  %s in %s\n", catches[i].n, catches[i].a, catches[i].b);
+    }
+    free(types);
+    free(catches);
+}
+
+int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
+{
+    uint64_t counts[TK_KIND_MAX + 1] = { 0 };
+    char buf[64], problem[512];
+    time_t start = (time_t)(tr->file.start_realtime_ns / 1000000000ULL);
+    struct tm tm;
+    const char *p;
+
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind > 0 && tr->ev[i].kind <= TK_KIND_MAX)
+            counts[tr->ev[i].kind]++;
+    gmtime_r(&start, &tm);
+    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+
+    fprintf(out, "clrprobe trace %s\n", path);
+    fprintf(out, "  runtime    .NET %s (CoreCLR)\n", tr->file.runtime_version);
+    fprintf(out, "  process    pid %" PRIu32 ": %s\n", tr->file.pid, tr->file.command_line);
+    fprintf(out, "  mode       %s\n", (tr->file.flags & TRACE_FLAG_ATTACHED) ? "attached" : "launched");
+    fprintf(out, "  started    %s\n", buf);
+    fmt_ms(buf, sizeof(buf), tr->end_t);
+    fprintf(out, "  duration   %s\n", buf);
+    p = rp_problem(tr, problem, sizeof(problem));
+    fprintf(out, "  trace      %s\n", p ? p : "complete");
+
+    section(out, "Events by kind");
+    for (int k = 1; k <= TK_KIND_MAX; k++)
+        if (counts[k])
+            fprintf(out, "  %-20s %10" PRIu64 "\n", rp_kind_name(k), counts[k]);
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_NOTE)
+            fprintf(out, "  note: %s\n", tr->ev[i].s1);
+
+    print_modules(tr, out);
+    print_jit(tr, out);
+    print_threads(tr, out);
+    print_gcs(tr, out);
+    print_exceptions(tr, out);
+    return ferror(out) ? -1 : 0;
+}

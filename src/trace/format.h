@@ -1,0 +1,154 @@
+/* format.h - the clrprobe trace file format (version 1), shared by the
+ * agent's writer and the report's reader.  docs/trace-format.md is the prose
+ * description; this file is the source of truth for numbers.
+ *
+ * A trace is a file header followed by chunks, appended and never rewritten:
+ *
+ *   header:  "CLRPROBE" u32 version, u32 header_len, u32 pid, u32 flags,
+ *            u64 start_realtime_ns, u64 start_monotonic_ns,
+ *            str runtime_version, str command_line, u32 crc32(all before)
+ *   chunk:   u32 magic "CPCK", u32 payload_len, u64 seq, u32 nrecords,
+ *            u32 crc32(the 20 header bytes before it + payload), payload
+ *   record:  u8 kind, u8 reserved, u16 length (whole record), u32 tid,
+ *            u64 t (CLOCK_MONOTONIC ns), then the kind's fields
+ *
+ * Integers are little-endian; a "str" is a u16 byte count then UTF-8 bytes.
+ * A chunk holds the records one thread buffered, in time order; chunks from
+ * different threads interleave, so readers sort records by t. */
+#ifndef CLRPROBE_TRACE_FORMAT_H
+#define CLRPROBE_TRACE_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define TRACE_MAGIC "CLRPROBE"
+#define TRACE_MAGIC_LEN 8
+#define TRACE_FORMAT_VERSION 1
+#define TRACE_CHUNK_MAGIC 0x4b435043u        /* "CPCK" little-endian */
+#define TRACE_CHUNK_HEADER_LEN 24
+#define TRACE_RECORD_HEADER_LEN 16
+#define TRACE_MAX_RECORD 8192                /* longest record the writer makes */
+#define TRACE_MAX_CHUNK_PAYLOAD (1u << 20)   /* readers reject larger chunks */
+#define TRACE_MAX_STR 2048                   /* strings are cut to this many bytes */
+#define TRACE_HEADER_FIXED_LEN 40            /* magic..start_monotonic_ns */
+
+/* Header flags. */
+#define TRACE_FLAG_ATTACHED 0x1u             /* the agent attached to a running process */
+
+/* Record kinds.  Fields follow the record header in the order listed
+ * (id = u64 runtime ID, as the runtime gave it; hr = u32 HRESULT). */
+enum trace_kind {
+    TK_RUNTIME_START = 1,     /* u16 clr_instance, u16 runtime_type, u16 major, u16 minor, u16 build,
+                                 u16 qfe, str version */
+    TK_RUNTIME_SHUTDOWN = 2,  /* (nothing) */
+    TK_APPDOMAIN_CREATE = 3,  /* id appdomain, str name */
+    TK_APPDOMAIN_SHUTDOWN = 4,/* id appdomain */
+    TK_ASSEMBLY_LOAD = 5,     /* id assembly, id appdomain, id module, str name, str version */
+    TK_ASSEMBLY_UNLOAD = 6,   /* id assembly */
+    TK_MODULE_LOAD = 7,       /* id module, id assembly, u32 flags (COR_PRF_MODULE_*), u32 hr,
+                                 str path (or the scope name when the module has no file) */
+    TK_MODULE_UNLOAD = 8,     /* id module */
+    TK_CLASS_LOAD = 9,        /* id class, id module, str name */
+    TK_CLASS_UNLOAD = 10,     /* id class */
+    TK_JIT = 11,              /* id function, id module, u64 duration_ns, u32 hr, str name;
+                                 t is when compilation finished */
+    TK_PRECOMPILED = 12,      /* id function, id module, str name (ReadyToRun code was used) */
+    TK_THREAD_CREATE = 13,    /* id thread */
+    TK_THREAD_DESTROY = 14,   /* id thread */
+    TK_THREAD_OS = 15,        /* id thread, u32 os_tid */
+    TK_THREAD_NAME = 16,      /* id thread, str name */
+    TK_GC_START = 17,         /* u32 generation mask (bit n = gen n collected; 3 LOH, 4 POH),
+                                 u32 reason (0 other, 1 induced) */
+    TK_GC_END = 18,           /* (nothing) */
+    TK_SUSPEND = 19,          /* u32 reason (COR_PRF_SUSPEND_REASON), u64 duration_ns;
+                                 t is when the runtime resumed */
+    TK_EXCEPTION_THROWN = 20, /* id class, str type */
+    TK_EXCEPTION_CATCH = 21,  /* id function, str type, str function */
+    TK_NOTE = 22,             /* str text: the agent telling the reader something */
+    TK_TRACE_END = 23,        /* (nothing): the agent closed the trace normally */
+    TK_KIND_MAX = 23
+};
+
+/* --- little-endian helpers ------------------------------------------- */
+
+static inline void trace_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void trace_put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void trace_put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t trace_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t trace_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t trace_get_u64(const uint8_t *p)
+{
+    return (uint64_t)trace_get_u32(p) | (uint64_t)trace_get_u32(p + 4) << 32;
+}
+
+/* --- record encoding --------------------------------------------------
+ * A cursor over space reserved for one record.  Writers call
+ * trace_rec_begin(), then the field functions in the documented order, then
+ * trace_rec_finish() which stores the length.  Strings that do not fit are
+ * cut at a UTF-8 boundary; the cursor never writes past end. */
+typedef struct trace_rec {
+    uint8_t *start, *p, *end;
+} trace_rec;
+
+static inline void trace_rec_begin(trace_rec *r, uint8_t *buf, size_t cap, int kind, uint32_t tid,
+                                   uint64_t t)
+{
+    r->start = buf;
+    r->p = buf + TRACE_RECORD_HEADER_LEN;
+    r->end = buf + cap;
+    buf[0] = (uint8_t)kind;
+    buf[1] = 0;
+    trace_put_u16(buf + 2, 0);
+    trace_put_u32(buf + 4, tid);
+    trace_put_u64(buf + 8, t);
+}
+static inline void trace_rec_u16(trace_rec *r, uint16_t v)
+{
+    if (r->end - r->p >= 2) { trace_put_u16(r->p, v); r->p += 2; }
+}
+static inline void trace_rec_u32(trace_rec *r, uint32_t v)
+{
+    if (r->end - r->p >= 4) { trace_put_u32(r->p, v); r->p += 4; }
+}
+static inline void trace_rec_u64(trace_rec *r, uint64_t v)
+{
+    if (r->end - r->p >= 8) { trace_put_u64(r->p, v); r->p += 8; }
+}
+static inline void trace_rec_strn(trace_rec *r, const char *s, size_t n)
+{
+    size_t room, full = n;
+    if (r->end - r->p < 2)
+        return;
+    room = (size_t)(r->end - r->p) - 2;
+    if (!s) full = n = 0;
+    if (n > TRACE_MAX_STR) n = TRACE_MAX_STR;
+    if (n > room) n = room;
+    /* do not cut a UTF-8 sequence in half */
+    if (n < full)
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) n--;
+    trace_put_u16(r->p, (uint16_t)n);
+    if (n) memcpy(r->p + 2, s, n);
+    r->p += 2 + n;
+}
+static inline void trace_rec_str(trace_rec *r, const char *s)
+{
+    trace_rec_strn(r, s, s ? strlen(s) : 0);
+}
+/* Returns the record's length. */
+static inline size_t trace_rec_finish(trace_rec *r)
+{
+    size_t len = (size_t)(r->p - r->start);
+    trace_put_u16(r->start + 2, (uint16_t)len);
+    return len;
+}
+
+#endif

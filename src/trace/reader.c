@@ -1,0 +1,287 @@
+/* reader.c - validating reader for the trace format in format.h.
+ *
+ * Recovery rules: a chunk whose checksum or header is wrong is skipped by
+ * scanning forward for the next chunk magic whose checksum holds; whatever
+ * lies between is counted as corrupt.  If no valid chunk follows and the
+ * damaged chunk claims to run past the end of the file, the file was cut
+ * short (the writer died mid-write) rather than corrupted. */
+#include "trace/reader.h"
+#include "trace/format.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+static char *dup_field(const uint8_t *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+int trace_open_memory(uint8_t *data, size_t size, trace_file *tf, char *err, size_t errlen)
+{
+    uint32_t hlen;
+    size_t off, n;
+
+    memset(tf, 0, sizeof(*tf));
+    tf->data = data;
+    tf->size = size;
+    if (size < TRACE_MAGIC_LEN || memcmp(data, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0) {
+        snprintf(err, errlen, "not a clrprobe trace (it does not start with the trace magic)");
+        return TRACE_E_NOT_TRACE;
+    }
+    if (size < TRACE_HEADER_FIXED_LEN + 4) {
+        snprintf(err, errlen, "the trace header is incomplete (%zu bytes)", size);
+        return TRACE_E_BAD_HEADER;
+    }
+    tf->version = trace_get_u32(data + 8);
+    if (tf->version > TRACE_FORMAT_VERSION) {
+        snprintf(err, errlen, "trace format version %u is newer than this clrprobe reads (%d): "
+                 "use a newer clrprobe", tf->version, TRACE_FORMAT_VERSION);
+        return TRACE_E_NEWER;
+    }
+    if (tf->version == 0) {
+        snprintf(err, errlen, "trace format version 0 is not valid");
+        return TRACE_E_BAD_HEADER;
+    }
+    hlen = trace_get_u32(data + 12);
+    if (hlen < TRACE_HEADER_FIXED_LEN + 2 + 2 + 4 || hlen > size || hlen > 64 * 1024) {
+        snprintf(err, errlen, "the trace header is damaged (length %u)", hlen);
+        return TRACE_E_BAD_HEADER;
+    }
+    if (trace_get_u32(data + hlen - 4) != (uint32_t)crc32(0L, data, hlen - 4)) {
+        snprintf(err, errlen, "the trace header is damaged (checksum mismatch)");
+        return TRACE_E_BAD_HEADER;
+    }
+    tf->pid = trace_get_u32(data + 16);
+    tf->flags = trace_get_u32(data + 20);
+    tf->start_realtime_ns = trace_get_u64(data + 24);
+    tf->start_monotonic_ns = trace_get_u64(data + 32);
+    off = TRACE_HEADER_FIXED_LEN;
+    n = trace_get_u16(data + off);
+    if (off + 2 + n + 2 > hlen - 4) goto damaged;
+    tf->runtime_version = dup_field(data + off + 2, n);
+    off += 2 + n;
+    n = trace_get_u16(data + off);
+    if (off + 2 + n > hlen - 4) goto damaged;
+    tf->command_line = dup_field(data + off + 2, n);
+    if (!tf->runtime_version || !tf->command_line) {
+        snprintf(err, errlen, "out of memory");
+        return TRACE_E_IO;
+    }
+    tf->body_offset = hlen;
+    return TRACE_OK;
+damaged:
+    snprintf(err, errlen, "the trace header is damaged (bad string length)");
+    return TRACE_E_BAD_HEADER;
+}
+
+int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    uint8_t *data;
+    int rc;
+
+    memset(tf, 0, sizeof(*tf));
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return TRACE_E_IO;
+    }
+    if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file", path);
+        fclose(f);
+        return TRACE_E_IO;
+    }
+    data = malloc(st.st_size ? (size_t)st.st_size : 1);
+    if (!data) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        fclose(f);
+        return TRACE_E_IO;
+    }
+    if (st.st_size && fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        snprintf(err, errlen, "cannot read %s: %s", path, ferror(f) ? strerror(errno) : "short read");
+        free(data);
+        fclose(f);
+        return TRACE_E_IO;
+    }
+    fclose(f);
+    rc = trace_open_memory(data, (size_t)st.st_size, tf, err, errlen);
+    if (rc != TRACE_OK) {
+        trace_close(tf);
+    }
+    return rc;
+}
+
+void trace_close(trace_file *tf)
+{
+    free(tf->data);
+    free(tf->runtime_version);
+    free(tf->command_line);
+    memset(tf, 0, sizeof(*tf));
+}
+
+void trace_scan_init(const trace_file *tf, trace_scan *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->pos = tf->body_offset;
+}
+
+/* Is there a complete chunk with a valid checksum at off? */
+static int chunk_valid_at(const trace_file *tf, size_t off, trace_chunk *c)
+{
+    const uint8_t *h = tf->data + off;
+    uint32_t len;
+    uLong crc;
+
+    if (tf->size - off < TRACE_CHUNK_HEADER_LEN || trace_get_u32(h) != TRACE_CHUNK_MAGIC)
+        return 0;
+    len = trace_get_u32(h + 4);
+    if (len > TRACE_MAX_CHUNK_PAYLOAD || len > tf->size - off - TRACE_CHUNK_HEADER_LEN)
+        return 0;
+    crc = crc32(0L, h, 20);
+    crc = crc32(crc, h + TRACE_CHUNK_HEADER_LEN, len);
+    if ((uint32_t)crc != trace_get_u32(h + 20))
+        return 0;
+    c->payload = h + TRACE_CHUNK_HEADER_LEN;
+    c->len = len;
+    c->seq = trace_get_u64(h + 8);
+    c->nrecords = trace_get_u32(h + 16);
+    c->offset = off;
+    return 1;
+}
+
+int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
+{
+    size_t bad_start, off;
+
+    if (s->pos >= tf->size)
+        return 0;
+    if (chunk_valid_at(tf, s->pos, c)) {
+        s->pos += TRACE_CHUNK_HEADER_LEN + c->len;
+        s->chunks++;
+        return 1;
+    }
+    /* Damaged or incomplete.  Look for the next good chunk. */
+    bad_start = s->pos;
+    for (off = bad_start + 1; off + TRACE_CHUNK_HEADER_LEN <= tf->size; off++) {
+        if (tf->data[off] == 'C' && chunk_valid_at(tf, off, c)) {
+            if (s->corrupt_chunks == 0)
+                s->first_corrupt_offset = bad_start;
+            s->corrupt_chunks++;
+            s->corrupt_bytes += off - bad_start;
+            s->pos = off + TRACE_CHUNK_HEADER_LEN + c->len;
+            s->chunks++;
+            return 1;
+        }
+    }
+    /* Nothing valid follows.  A chunk header whose length runs past the end
+     * of the file (or a header that is itself incomplete) means the writer was
+     * stopped mid-write; anything else is damage at the tail. */
+    {
+        size_t rest = tf->size - bad_start;
+        const uint8_t *h = tf->data + bad_start;
+        int cut = rest < TRACE_CHUNK_HEADER_LEN
+                  ? memcmp(h, "CPCK", rest < 4 ? rest : 4) == 0
+                  : trace_get_u32(h) == TRACE_CHUNK_MAGIC &&
+                    trace_get_u32(h + 4) > rest - TRACE_CHUNK_HEADER_LEN;
+        if (cut) {
+            s->truncated = 1;
+            s->truncated_bytes = rest;
+        } else {
+            if (s->corrupt_chunks == 0)
+                s->first_corrupt_offset = bad_start;
+            s->corrupt_chunks++;
+            s->corrupt_bytes += rest;
+        }
+    }
+    s->pos = tf->size;
+    return 0;
+}
+
+int trace_next_record(const trace_chunk *c, size_t *off, trace_record *r)
+{
+    const uint8_t *p;
+    uint16_t len;
+
+    if (*off >= c->len)
+        return 0;
+    if (c->len - *off < TRACE_RECORD_HEADER_LEN)
+        return -1;
+    p = c->payload + *off;
+    len = trace_get_u16(p + 2);
+    if (len < TRACE_RECORD_HEADER_LEN || len > c->len - *off)
+        return -1;
+    r->kind = p[0];
+    r->tid = trace_get_u32(p + 4);
+    r->t = trace_get_u64(p + 8);
+    r->fields = p + TRACE_RECORD_HEADER_LEN;
+    r->fields_len = len - TRACE_RECORD_HEADER_LEN;
+    *off += len;
+    return 1;
+}
+
+void trace_fields_init(trace_fields *f, const trace_record *r)
+{
+    f->p = r->fields;
+    f->end = r->fields + r->fields_len;
+    f->bad = 0;
+}
+
+static int need(trace_fields *f, size_t n)
+{
+    if ((size_t)(f->end - f->p) < n) {
+        f->bad = 1;
+        f->p = f->end;
+        return 0;
+    }
+    return 1;
+}
+
+uint16_t trace_field_u16(trace_fields *f)
+{
+    uint16_t v;
+    if (!need(f, 2)) return 0;
+    v = trace_get_u16(f->p);
+    f->p += 2;
+    return v;
+}
+
+uint32_t trace_field_u32(trace_fields *f)
+{
+    uint32_t v;
+    if (!need(f, 4)) return 0;
+    v = trace_get_u32(f->p);
+    f->p += 4;
+    return v;
+}
+
+uint64_t trace_field_u64(trace_fields *f)
+{
+    uint64_t v;
+    if (!need(f, 8)) return 0;
+    v = trace_get_u64(f->p);
+    f->p += 8;
+    return v;
+}
+
+const char *trace_field_str(trace_fields *f, size_t *len)
+{
+    const char *s;
+    uint16_t n = trace_field_u16(f);
+    if (f->bad || !need(f, n)) {
+        *len = 0;
+        return "";
+    }
+    s = (const char *)f->p;
+    f->p += n;
+    *len = n;
+    return s;
+}

@@ -1,0 +1,92 @@
+/* reader.h - reading a clrprobe trace: validates the header, walks the
+ * chunks checking each checksum, and says what was wrong with the file: a
+ * corrupted chunk is skipped (and counted) and the rest read; a file that
+ * ends inside a chunk, or without the end record, was cut short. */
+#ifndef CLRPROBE_TRACE_READER_H
+#define CLRPROBE_TRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct trace_file {
+    uint8_t *data;               /* the whole file */
+    size_t size;
+    uint32_t version;
+    uint32_t pid;
+    uint32_t flags;              /* TRACE_FLAG_* */
+    uint64_t start_realtime_ns;
+    uint64_t start_monotonic_ns;
+    char *runtime_version;       /* NUL-terminated copies */
+    char *command_line;
+    size_t body_offset;          /* first chunk */
+} trace_file;
+
+/* Errors trace_open() can give, so callers can choose words and exit codes. */
+enum trace_open_error {
+    TRACE_OK = 0,
+    TRACE_E_IO = 1,              /* cannot open or read the file */
+    TRACE_E_NOT_TRACE = 2,       /* wrong magic: not a clrprobe trace */
+    TRACE_E_NEWER = 3,           /* a format version newer than this reader */
+    TRACE_E_BAD_HEADER = 4,      /* the header is damaged */
+};
+
+/* Reads path into memory.  Returns TRACE_OK or an error with a message. */
+int trace_open(const char *path, trace_file *tf, char *err, size_t errlen);
+
+/* Parses a trace already in memory (takes ownership of data, a malloc'd block). */
+int trace_open_memory(uint8_t *data, size_t size, trace_file *tf, char *err, size_t errlen);
+
+void trace_close(trace_file *tf);
+
+typedef struct trace_chunk {
+    const uint8_t *payload;
+    uint32_t len;
+    uint32_t nrecords;
+    uint64_t seq;
+    size_t offset;               /* of the chunk header in the file */
+} trace_chunk;
+
+/* State of a walk over the chunks, with what went wrong on the way. */
+typedef struct trace_scan {
+    size_t pos;
+    uint64_t chunks;             /* good chunks returned */
+    uint64_t corrupt_chunks;     /* damaged regions skipped */
+    uint64_t corrupt_bytes;
+    size_t first_corrupt_offset;
+    int truncated;               /* the file ends inside a chunk */
+    size_t truncated_bytes;      /* bytes of that incomplete chunk */
+} trace_scan;
+
+void trace_scan_init(const trace_file *tf, trace_scan *s);
+
+/* Next good chunk into *c: 1, or 0 at the end of the file. */
+int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c);
+
+/* A record inside a chunk payload. */
+typedef struct trace_record {
+    int kind;
+    uint32_t tid;
+    uint64_t t;
+    const uint8_t *fields;       /* after the record header */
+    size_t fields_len;
+} trace_record;
+
+/* Walks the records of a chunk: *off starts at 0.  1 = got one, 0 = end,
+ * -1 = a malformed record (the rest of the chunk is unusable). */
+int trace_next_record(const trace_chunk *c, size_t *off, trace_record *r);
+
+/* Field cursor over a record; reads past the end yield zeros / empty
+ * strings and set the bad flag, so a short record never reads out of bounds. */
+typedef struct trace_fields {
+    const uint8_t *p, *end;
+    int bad;
+} trace_fields;
+
+void trace_fields_init(trace_fields *f, const trace_record *r);
+uint16_t trace_field_u16(trace_fields *f);
+uint32_t trace_field_u32(trace_fields *f);
+uint64_t trace_field_u64(trace_fields *f);
+/* A string field: pointer into the record (not NUL-terminated) and length. */
+const char *trace_field_str(trace_fields *f, size_t *len);
+
+#endif

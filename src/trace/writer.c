@@ -1,0 +1,301 @@
+/* writer.c - append-only, chunked, checksummed trace writer (see writer.h
+ * for the contract, format.h for the bytes).
+ *
+ * Locking: each buffer has its own mutex, taken by its thread for every
+ * record (uncontended) and by the flusher about once a second.  The file
+ * mutex is taken only to write a whole chunk.  The registry mutex guards the
+ * list of buffers and is taken when a thread appears or goes away. */
+#include "trace/writer.h"
+#include "trace/format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define BUFFER_CAPACITY (32u * 1024u)   /* chunk payload bytes per thread buffer */
+
+struct trace_buffer {
+    pthread_mutex_t lock;
+    trace_writer *w;
+    trace_buffer *next;          /* registry list */
+    int in_use;                  /* owned by a live thread (registry mutex) */
+    uint32_t nrecords;
+    size_t used;
+    uint8_t data[TRACE_CHUNK_HEADER_LEN + BUFFER_CAPACITY];
+};
+
+struct trace_writer {
+    int fd;
+    atomic_int stopped;          /* a write failed, or the trace is closed */
+    int write_errno;
+    pthread_mutex_t file_lock;
+    uint64_t next_seq;
+    pthread_mutex_t registry_lock;
+    trace_buffer *buffers;
+    pthread_mutex_t flush_lock;  /* serializes flushers; guards scratch */
+    uint8_t scratch[TRACE_CHUNK_HEADER_LEN + BUFFER_CAPACITY];
+};
+
+size_t trace_writer_buffer_capacity(void) { return BUFFER_CAPACITY; }
+
+int trace_writer_stopped(const trace_writer *w) { return atomic_load(&w->stopped); }
+
+/* Writes all of buf, retrying on EINTR and short writes. */
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Makes a chunk of the payload that follows the header space in chunk[]
+ * and appends it.  Stops the writer if the write fails. */
+static void write_chunk(trace_writer *w, uint8_t *chunk, size_t payload_len, uint32_t nrecords)
+{
+    uLong crc;
+
+    if (payload_len == 0)
+        return;
+    pthread_mutex_lock(&w->file_lock);
+    if (w->fd < 0 || atomic_load(&w->stopped)) {
+        pthread_mutex_unlock(&w->file_lock);
+        return;
+    }
+    trace_put_u32(chunk, TRACE_CHUNK_MAGIC);
+    trace_put_u32(chunk + 4, (uint32_t)payload_len);
+    trace_put_u64(chunk + 8, w->next_seq++);
+    trace_put_u32(chunk + 16, nrecords);
+    crc = crc32(0L, chunk, 20);
+    crc = crc32(crc, chunk + TRACE_CHUNK_HEADER_LEN, (uInt)payload_len);
+    trace_put_u32(chunk + 20, (uint32_t)crc);
+    if (write_all(w->fd, chunk, TRACE_CHUNK_HEADER_LEN + payload_len) < 0) {
+        w->write_errno = errno;
+        atomic_store(&w->stopped, 1);
+    }
+    pthread_mutex_unlock(&w->file_lock);
+}
+
+int trace_writer_open(trace_writer **out, const char *path, const trace_header_info *hdr,
+                      char *err, size_t errlen)
+{
+    uint8_t head[TRACE_HEADER_FIXED_LEN + 2 * (2 + TRACE_MAX_STR) + 4];
+    trace_rec r;
+    size_t len;
+    trace_writer *w;
+
+    w = calloc(1, sizeof(*w));
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        snprintf(err, errlen, "cannot create trace file %s: %s", path, strerror(errno));
+        free(w);
+        return -1;
+    }
+    pthread_mutex_init(&w->file_lock, NULL);
+    pthread_mutex_init(&w->registry_lock, NULL);
+    pthread_mutex_init(&w->flush_lock, NULL);
+
+    memcpy(head, TRACE_MAGIC, TRACE_MAGIC_LEN);
+    trace_put_u32(head + 8, TRACE_FORMAT_VERSION);
+    /* header_len at 12 is filled in below */
+    trace_put_u32(head + 16, hdr->pid);
+    trace_put_u32(head + 20, hdr->flags);
+    trace_put_u64(head + 24, hdr->start_realtime_ns);
+    trace_put_u64(head + 32, hdr->start_monotonic_ns);
+    r.start = head;
+    r.p = head + TRACE_HEADER_FIXED_LEN;
+    r.end = head + sizeof(head) - 4;
+    trace_rec_str(&r, hdr->runtime_version ? hdr->runtime_version : "");
+    trace_rec_str(&r, hdr->command_line ? hdr->command_line : "");
+    len = (size_t)(r.p - head);
+    trace_put_u32(head + 12, (uint32_t)(len + 4));
+    trace_put_u32(head + len, (uint32_t)crc32(0L, head, (uInt)len));
+    if (write_all(w->fd, head, len + 4) < 0) {
+        snprintf(err, errlen, "cannot write trace file %s: %s", path, strerror(errno));
+        close(w->fd);
+        free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+trace_buffer *trace_writer_buffer_get(trace_writer *w)
+{
+    trace_buffer *b;
+
+    pthread_mutex_lock(&w->registry_lock);
+    for (b = w->buffers; b; b = b->next) {
+        if (!b->in_use) {
+            b->in_use = 1;
+            pthread_mutex_unlock(&w->registry_lock);
+            return b;
+        }
+    }
+    b = malloc(sizeof(*b));
+    if (b) {
+        pthread_mutex_init(&b->lock, NULL);
+        b->w = w;
+        b->in_use = 1;
+        b->nrecords = 0;
+        b->used = 0;
+        b->next = w->buffers;
+        w->buffers = b;
+    }
+    pthread_mutex_unlock(&w->registry_lock);
+    return b;
+}
+
+/* Caller holds b->lock. */
+static void flush_locked(trace_buffer *b)
+{
+    write_chunk(b->w, b->data, b->used, b->nrecords);
+    b->used = 0;
+    b->nrecords = 0;
+}
+
+void trace_writer_buffer_put(trace_writer *w, trace_buffer *b)
+{
+    pthread_mutex_lock(&b->lock);
+    flush_locked(b);
+    pthread_mutex_unlock(&b->lock);
+    pthread_mutex_lock(&w->registry_lock);
+    b->in_use = 0;
+    pthread_mutex_unlock(&w->registry_lock);
+}
+
+uint8_t *trace_buffer_begin(trace_buffer *b)
+{
+    if (atomic_load(&b->w->stopped))
+        return NULL;
+    pthread_mutex_lock(&b->lock);
+    if (b->used + TRACE_MAX_RECORD > BUFFER_CAPACITY)
+        flush_locked(b);
+    if (atomic_load(&b->w->stopped)) {
+        pthread_mutex_unlock(&b->lock);
+        return NULL;
+    }
+    return b->data + TRACE_CHUNK_HEADER_LEN + b->used;
+}
+
+void trace_buffer_end(trace_buffer *b, size_t record_len)
+{
+    if (record_len >= TRACE_RECORD_HEADER_LEN && record_len <= TRACE_MAX_RECORD) {
+        b->used += record_len;
+        b->nrecords++;
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+void trace_buffer_append(trace_buffer *b, const uint8_t *record, size_t len)
+{
+    uint8_t *p;
+
+    if (len > TRACE_MAX_RECORD)
+        return;
+    p = trace_buffer_begin(b);
+    if (!p)
+        return;
+    memcpy(p, record, len);
+    trace_buffer_end(b, len);
+}
+
+void trace_writer_flush(trace_writer *w)
+{
+    pthread_mutex_lock(&w->flush_lock);
+    pthread_mutex_lock(&w->registry_lock);
+    for (trace_buffer *b = w->buffers; b; b = b->next) {
+        size_t used;
+        uint32_t n;
+
+        /* Copy out under the buffer's lock, write without it, so the owning
+         * thread never waits for the disk because of us. */
+        pthread_mutex_lock(&b->lock);
+        used = b->used;
+        n = b->nrecords;
+        if (used)
+            memcpy(w->scratch + TRACE_CHUNK_HEADER_LEN, b->data + TRACE_CHUNK_HEADER_LEN, used);
+        b->used = 0;
+        b->nrecords = 0;
+        pthread_mutex_unlock(&b->lock);
+        if (used)
+            write_chunk(w, w->scratch, used, n);
+    }
+    pthread_mutex_unlock(&w->registry_lock);
+    pthread_mutex_unlock(&w->flush_lock);
+}
+
+/* Writes one record as a chunk of its own, outside any thread buffer. */
+static void write_single(trace_writer *w, int kind, uint32_t tid, uint64_t t, const char *text)
+{
+    uint8_t chunk[TRACE_CHUNK_HEADER_LEN + TRACE_RECORD_HEADER_LEN + 2 + TRACE_MAX_STR];
+    trace_rec r;
+
+    trace_rec_begin(&r, chunk + TRACE_CHUNK_HEADER_LEN, sizeof(chunk) - TRACE_CHUNK_HEADER_LEN,
+                    kind, tid, t);
+    if (text)
+        trace_rec_str(&r, text);
+    pthread_mutex_lock(&w->flush_lock);
+    write_chunk(w, chunk, trace_rec_finish(&r), 1);
+    pthread_mutex_unlock(&w->flush_lock);
+}
+
+void trace_writer_note(trace_writer *w, uint32_t tid, uint64_t t, const char *text)
+{
+    write_single(w, TK_NOTE, tid, t, text);
+}
+
+int trace_writer_close(trace_writer *w, uint32_t tid, uint64_t t)
+{
+    int rc = 0;
+
+    trace_writer_flush(w);
+    write_single(w, TK_TRACE_END, tid, t, NULL);
+    pthread_mutex_lock(&w->file_lock);
+    if (atomic_load(&w->stopped))
+        rc = -1;
+    atomic_store(&w->stopped, 1);
+    if (w->fd >= 0) {
+        if (close(w->fd) < 0)
+            rc = -1;
+        w->fd = -1;
+    }
+    pthread_mutex_unlock(&w->file_lock);
+    return rc;
+}
+
+void trace_writer_free(trace_writer *w)
+{
+    trace_buffer *b, *next;
+
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    for (b = w->buffers; b; b = next) {
+        next = b->next;
+        pthread_mutex_destroy(&b->lock);
+        free(b);
+    }
+    pthread_mutex_destroy(&w->file_lock);
+    pthread_mutex_destroy(&w->registry_lock);
+    pthread_mutex_destroy(&w->flush_lock);
+    free(w);
+}

@@ -1,0 +1,101 @@
+/* test_config.c - the CLRPROBE_CONFIG text: round trips, defaults and every
+ * kind of bad input the agent must refuse. */
+#include "unit.h"
+#include "common/config.h"
+
+static int parse(const char *text, cp_config *c, char *err)
+{
+    return cp_config_parse(text, c, err, 256);
+}
+
+TEST(config_minimal_defaults)
+{
+    cp_config c;
+    char err[256];
+    CHECK_EQ(parse("output=/tmp/a.clrp", &c, err), 0);
+    CHECK_STR(c.output, "/tmp/a.clrp");
+    CHECK_EQ(c.collect, CP_COLLECT_ALL);
+    CHECK_EQ(c.pid, 0);
+}
+
+TEST(config_full_and_roundtrip)
+{
+    cp_config c, d;
+    char err[256], text[1024];
+    CHECK_EQ(parse("v=1;output=/tmp/x y%3Bz%25.clrp;collect=jit,gc;pid=42;", &c, err), 0);
+    CHECK_STR(c.output, "/tmp/x y;z%.clrp");
+    CHECK_EQ(c.collect, CP_COLLECT_JIT | CP_COLLECT_GC);
+    CHECK_EQ(c.pid, 42);
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_STR(d.output, c.output);
+    CHECK_EQ(d.collect, c.collect);
+    CHECK_EQ(d.pid, 42);
+}
+
+TEST(config_format_escapes)
+{
+    cp_config c;
+    char text[256];
+    cp_config_init(&c);
+    snprintf(c.output, sizeof(c.output), "/a=b;c%%\n");
+    c.collect = CP_COLLECT_THREADS;
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK_STR(text, "v=1;output=/a%3Db%3Bc%25%0A;collect=threads");
+    CHECK_EQ(cp_config_format(&c, text, 10), -1);
+}
+
+TEST(config_rejects_bad_input)
+{
+    static const struct { const char *text, *needle; } bad[] = {
+        { "", "empty" },
+        { "collect=jit", "no output path" },
+        { "output=relative/path", "absolute" },
+        { "output=/a;output=/b", "twice" },
+        { "output=/a;colour=red", "unknown key 'colour'" },
+        { "output=/a;collect=jit,bogus", "unknown collect kind 'bogus'" },
+        { "output=/a;collect=", "empty collect list" },
+        { "output=/a;collect=jit,", "ends with ','" },
+        { "output=/a;v=2", "version" },
+        { "output=/a;pid=-3", "pid" },
+        { "output=/a;pid=12x", "pid" },
+        { "output=/a%4", "escape" },
+        { "output=/a%zz", "escape" },
+        { "output=/a%00b", "NUL" },
+        { "justtext", "not key=value" },
+        { "=value", "bad key" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cp_config c;
+        char err[256] = "";
+        int rc = parse(bad[i].text, &c, err);
+        if (rc != -1 || !strstr(err, bad[i].needle))
+            unit_fail(__FILE__, __LINE__, "input '%s': rc=%d err='%s' (wanted '%s')",
+                      bad[i].text, rc, err, bad[i].needle);
+    }
+}
+
+TEST(config_rejects_overlong)
+{
+    static char text[CP_CONFIG_MAX_TEXT + 64];
+    cp_config c;
+    char err[256];
+    memset(text, 'a', sizeof(text) - 1);
+    memcpy(text, "output=/", 8);
+    text[sizeof(text) - 1] = '\0';
+    CHECK_EQ(parse(text, &c, err), -1);
+}
+
+TEST(collect_list_names)
+{
+    uint32_t m;
+    char err[256], buf[256];
+    CHECK_EQ(cp_collect_parse("all", &m, err, sizeof(err)), 0);
+    CHECK_EQ(m, CP_COLLECT_ALL);
+    CHECK_EQ(cp_collect_parse(" modules , exceptions", &m, err, sizeof(err)), 0);
+    CHECK_EQ(m, CP_COLLECT_MODULES | CP_COLLECT_EXCEPTIONS);
+    cp_collect_format(m, buf, sizeof(buf));
+    CHECK_STR(buf, "modules,exceptions");
+    CHECK_EQ(cp_collect_parse("cpu", &m, err, sizeof(err)), -1);
+    CHECK(strstr(err, "valid kinds: all, appdomains") != NULL);
+}

@@ -1,0 +1,57 @@
+/* unit_main.c - runs every TEST() linked into the unit-test binary.
+ * Usage: unit_tests [NAME-SUBSTRING]   prints one line per test and a
+ * closing "N passed, N failed" line; exits non-zero if anything failed. */
+#include "unit.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#define MAX_TESTS 1024
+
+static struct { const char *name; unit_fn fn; const char *file; } tests[MAX_TESTS];
+static int ntests;
+static int current_failures;
+
+void unit_register(const char *name, unit_fn fn, const char *file)
+{
+    if (ntests < MAX_TESTS) {
+        tests[ntests].name = name;
+        tests[ntests].fn = fn;
+        tests[ntests].file = file;
+        ntests++;
+    }
+}
+
+void unit_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stdout, "    %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    current_failures++;
+}
+
+int main(int argc, char **argv)
+{
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    int passed = 0, failed = 0;
+
+    for (int i = 0; i < ntests; i++) {
+        if (filter && !strstr(tests[i].name, filter))
+            continue;
+        current_failures = 0;
+        tests[i].fn();
+        if (current_failures) {
+            printf("FAIL %s (%s)\n", tests[i].name, tests[i].file);
+            failed++;
+        } else {
+            printf("ok   %s\n", tests[i].name);
+            passed++;
+        }
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
