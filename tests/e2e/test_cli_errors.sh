@@ -1,0 +1,83 @@
+# test_cli_errors.sh - mistakes a user can make get one clear message and a
+# non-zero exit, before anything is started or written.
+
+expect_error() {   # expected-exit-code needle command...
+    local want=$1 needle=$2
+    shift 2
+    "$@" >cmd.out 2>cmd.err
+    local rc=$?
+    [[ $rc -ne 0 ]] || fail "'$*' succeeded"
+    [[ $want == any || $rc -eq $want ]] || fail "'$*' exited $rc, expected $want"
+    assert_contains cmd.err "$needle" "message of '$*'"
+    grep -q 'Segmentation\|Aborted\|core dumped' cmd.err && fail "'$*' crashed"
+    return 0
+}
+
+test_run_usage_errors() {
+    expect_error 2 "unknown option '--bogus'" "$CLRPROBE" run --bogus -- "$SAMPLE" jit
+    expect_error 2 "unknown collect kind 'cpux' (valid kinds: all, appdomains" "$CLRPROBE" run --collect jit,cpux -- "$SAMPLE" jit
+    expect_error 2 "no program given" "$CLRPROBE" run -o x.clrp
+    expect_error 2 "unknown command 'frobnicate'" "$CLRPROBE" frobnicate
+    expect_error 127 "cannot run /no/such/program" "$CLRPROBE" run -o y.clrp -- /no/such/program
+}
+
+test_unwritable_output_checked_before_start() {
+    rm -f marker
+    expect_error 1 "cannot write trace file /nonexistent-dir/t.clrp" "$CLRPROBE" run -o /nonexistent-dir/t.clrp -- touch marker
+    [[ ! -e marker ]] || fail "the program ran although the output was unwritable"
+    mkdir -p adir
+    expect_error 1 "is a directory" "$CLRPROBE" run -o adir -- touch marker
+    [[ ! -e marker ]] || fail "the program ran although the output is a directory"
+}
+
+test_agent_missing_beside_command() {
+    mkdir -p lonely
+    cp "$CLRPROBE" lonely/clrprobe
+    expect_error 1 "libclrprobe.so was not found beside the clrprobe command" lonely/clrprobe run -- "$SAMPLE" jit
+}
+
+test_not_a_dotnet_program() {
+    "$CLRPROBE" run -o native.clrp -- /bin/echo hello >out 2>err
+    assert_eq 0 "$?" "exit code of /bin/echo passes through"
+    assert_eq hello "$(cat out)" "output"
+    assert_contains err "no trace was recorded" "message"
+    [[ ! -e native.clrp ]] || fail "an empty trace file was left behind"
+}
+
+test_report_errors() {
+    echo "not a trace at all" >notrace.txt
+    expect_error 1 "not a clrprobe trace" "$CLRPROBE" report notrace.txt
+    expect_error 1 "No such file" "$CLRPROBE" report /no/such/trace.clrp
+    expect_error 2 "unknown format 'xml' (valid formats: text, jsonl)" "$CLRPROBE" report notrace.txt --format xml
+    expect_error 2 "no trace file given" "$CLRPROBE" report
+    expect_error 2 "unknown option" "$CLRPROBE" report --frob x
+    fixture all all
+    cp "$FX/trace.clrp" newer.clrp
+    printf '\x63' | dd of=newer.clrp bs=1 seek=8 conv=notrunc status=none   # format version 99
+    expect_error 1 "newer than this clrprobe reads" "$CLRPROBE" report newer.clrp
+    expect_error 1 "cannot write report /nonexistent-dir/r.txt" "$CLRPROBE" report "$FX/trace.clrp" -o /nonexistent-dir/r.txt
+    # a failed report leaves no output file behind
+    expect_error 1 "not a clrprobe trace" "$CLRPROBE" report notrace.txt -o out.txt
+    [[ ! -e out.txt ]] || fail "a partial report file was left"
+}
+
+test_report_to_file() {
+    fixture all all
+    "$CLRPROBE" report "$FX/trace.clrp" --format jsonl -o r.jsonl >out 2>err
+    assert_eq 0 "$?" "exit code"
+    assert_eq 0 "$(wc -c <out | tr -d ' ')" "nothing on stdout"
+    cmp -s r.jsonl "$FX/trace.jsonl" || fail "file output differs from stdout output"
+    ls r.jsonl.tmp* >/dev/null 2>&1 && fail "temporary file left"
+    return 0
+}
+
+test_help_everywhere() {
+    local c
+    for c in "" run report; do
+        "$CLRPROBE" $c --help >help.out 2>&1
+        assert_eq 0 "$?" "clrprobe $c --help exit code"
+        assert_contains help.out "usage: clrprobe" "clrprobe $c --help text"
+    done
+    "$CLRPROBE" >noargs.out 2>&1
+    assert_eq 2 "$?" "clrprobe without arguments"
+}

@@ -1,0 +1,65 @@
+# test_run.sh - `clrprobe run` leaves the program alone: same stdout, same
+# exit code, stdin and signals passed through; the trace is written.
+
+test_all_scenarios_output_and_exit_code_unchanged() {
+    fixture all all
+    assert_eq "$(cat "$FX/plain.rc")" "$(cat "$FX/prof.rc")" "exit code with and without the agent"
+    assert_eq 0 "$(cat "$FX/prof.rc")" "sample exit code"
+    cmp -s "$FX/plain.out" "$FX/prof.out" || { fail "stdout differs with the agent"; diff "$FX/plain.out" "$FX/prof.out" | head; }
+    assert_contains "$FX/prof.err" "clrprobe: trace written to $FX/trace.clrp" "where the trace went"
+    # the agent itself prints nothing
+    assert_eq 1 "$(wc -l <"$FX/prof.err" | tr -d ' ')" "stderr lines with the agent"
+}
+
+test_fixed_work_output_unchanged() {
+    "$SAMPLE" work 3 >plain.out
+    "$CLRPROBE" run -o work.clrp -- "$SAMPLE" work 3 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "work output differs"
+    assert_contains prof.out "work checksum:" "checksum line"
+}
+
+test_exit_code_passes_through() {
+    "$CLRPROBE" run -o exit.clrp -- "$SAMPLE" exit 42 >out 2>err
+    assert_eq 42 "$?" "exit code"
+    assert_contains out "exiting with 42" "program output"
+    "$CLRPROBE" run -o exit3.clrp -- "$SAMPLE" nosuchscenario >out 2>err
+    assert_eq 2 "$?" "exit code of a failing program"
+}
+
+test_stdin_passes_through() {
+    printf 'alpha\nbeta gamma\n' | "$CLRPROBE" run -o echo.clrp -- "$SAMPLE" echo >out 2>err
+    assert_eq 0 "$?" "exit code"
+    assert_eq "$(printf 'alpha\nbeta gamma')" "$(cat out)" "echoed stdin"
+}
+
+test_signal_passes_through() {
+    "$CLRPROBE" run -o sig.clrp -- "$SAMPLE" spin 60 >out 2>err &
+    local pid=$!
+    wait_for_text out 30 "spin started" || fail "sample did not start"
+    kill -TERM "$pid"
+    wait "$pid"
+    assert_eq 143 "$?" "exit status after SIGTERM (128+15)"
+    assert_contains err "trace written to" "trace path printed"
+    "$CLRPROBE" report sig.clrp >/dev/null 2>rep.err
+    assert_eq 0 "$?" "report of the interrupted trace"
+}
+
+test_dotnet_host_form_works() {
+    dotnet "$ROOT/build/sample/Sample.dll" jit >plain.out
+    "$CLRPROBE" run -o host.clrp -- dotnet "$ROOT/build/sample/Sample.dll" jit >prof.out 2>err
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "stdout differs under 'dotnet app.dll'"
+    "$CLRPROBE" report host.clrp --format jsonl >host.jsonl
+    assert_ge 1 "$(jcount host.jsonl 'select(.kind=="jit" and .function=="ClrProbe.Sample.JitTargets.ComputeFibonacci")')" "jit of ComputeFibonacci"
+}
+
+test_default_output_name() {
+    mkdir -p defname && cd defname
+    "$CLRPROBE" run -- "$SAMPLE" exit 0 >out 2>err
+    assert_eq 0 "$?" "exit code"
+    local f
+    f=$(ls clrprobe-Sample-*.clrp 2>/dev/null | head -1)
+    [[ -n $f ]] || fail "no clrprobe-Sample-*.clrp in the working directory"
+    assert_contains err "$PWD/$f" "printed path is absolute"
+}
