@@ -1,7 +1,7 @@
 /* lifecycle.c - Initialize and Shutdown of a launch-mode profiler instance:
  * taking the highest ICorProfilerInfo, reading the configuration, opening
  * the trace, choosing the event mask, and the flusher thread that turns
- * buffered records into chunks at least once a second.  Any problem before
+ * buffered records into chunks every 250 ms.  Any problem before
  * recording starts cancels activation with one line on stderr; the program
  * then runs on unprofiled. */
 #include "agent/callbacks.h"
@@ -201,6 +201,16 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
 
     if (names_create(&p->names, p->info, p->info_version) < 0)
         return cancel("out of memory");
+    if (thread_state_key_create(p) < 0)
+        return cancel("cannot create thread-local storage");
+    event_mask(&p->cfg, &low, &high);
+    hr = INFO(p)->SetEventMask2(p->info, low, high);
+    if (FAILED(hr))
+        return cancel("the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
+                      (unsigned)high, (unsigned)hr);
+
+    /* Last, the steps that create the trace file: a cancelled activation
+     * must not leave a trace behind. */
     read_command_line(cmdline, sizeof(cmdline));
     hdr.pid = (uint32_t)getpid();
     hdr.flags = 0;
@@ -210,16 +220,12 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
     hdr.command_line = cmdline;
     if (trace_writer_open(&p->writer, p->cfg.output, &hdr, err, sizeof(err)) < 0)
         return cancel("%s", err);
-    if (thread_state_key_create(p) < 0)
-        return cancel("cannot create thread-local storage");
-
-    event_mask(&p->cfg, &low, &high);
-    hr = INFO(p)->SetEventMask2(p->info, low, high);
-    if (FAILED(hr))
-        return cancel("the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
-                      (unsigned)high, (unsigned)hr);
-    if (flusher_start(p) < 0)
+    if (flusher_start(p) < 0) {
+        trace_writer_free(p->writer);
+        p->writer = NULL;
+        unlink(p->cfg.output);
         return cancel("cannot start the flusher thread");
+    }
 
     atomic_store(&p->recording, 1);
     if (emit_begin(p, &e, TK_RUNTIME_START)) {

@@ -26,7 +26,8 @@ int cli_find_agent(char *buf, size_t len);
 int cli_absolute_path(const char *path, char *buf, size_t len);
 
 /* Checks that a file can be created or overwritten at path, before any work
- * is done.  Returns 0, or -1 after printing why not. */
-int cli_check_writable(const char *path, const char *what);
+ * is done (emptying it if truncate is set).  Returns 0, or -1 after printing
+ * why not. */
+int cli_check_writable(const char *path, const char *what, int truncate);
 
 #endif

@@ -80,7 +80,7 @@ int cmd_report(int argc, char **argv)
     input = argv[optind];
 
     if (output) {
-        if (cli_check_writable(output, "report") < 0)
+        if (cli_check_writable(output, "report", 0) < 0)
             return 1;
         snprintf(tmp, sizeof(tmp), "%s.tmp%d", output, (int)getpid());
     }

@@ -166,9 +166,19 @@ int cmd_run(int argc, char **argv)
         cli_error("output path %s is too long", output);
         return EXIT_USAGE;
     }
-    if (cli_check_writable(out_abs, "trace file") < 0)
+    /* Empty it now: a stale trace must never pass for this run's. */
+    if (cli_check_writable(out_abs, "trace file", 1) < 0)
         return 1;
     snprintf(cfg.output, sizeof(cfg.output), "%s", out_abs);
+    {
+        char text[CP_CONFIG_MAX_TEXT + 1];
+        cfg.pid = 2147483647;                  /* the longest pid the child can have */
+        if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
+            cli_error("output path %s is too long to pass to the agent; choose a shorter one", out_abs);
+            return EXIT_USAGE;
+        }
+        cfg.pid = 0;
+    }
 
     if (pipe2(pipefd, O_CLOEXEC) < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));

@@ -63,7 +63,7 @@ int cli_absolute_path(const char *path, char *buf, size_t len)
     return 0;
 }
 
-int cli_check_writable(const char *path, const char *what)
+int cli_check_writable(const char *path, const char *what, int truncate)
 {
     struct stat st;
     int fd;
@@ -72,7 +72,7 @@ int cli_check_writable(const char *path, const char *what)
         cli_error("cannot write %s %s: it is a directory; give a file name", what, path);
         return -1;
     }
-    fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
     if (fd < 0) {
         cli_error("cannot write %s %s: %s; choose another path with -o", what, path, strerror(errno));
         return -1;

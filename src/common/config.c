@@ -3,6 +3,7 @@
  * allocation, no I/O, so the agent can call it from Initialize. */
 #include "common/config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,8 +196,10 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
         } else if (strcmp(key, "pid") == 0) {
             char *e;
             if (seen_pid++) goto duplicate;
-            long v = strtol(value, &e, 10);
-            if (!value[0] || *e || v <= 0) {
+            long v;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '1' || value[0] > '9' || *e || errno || v <= 0 || v > 0x7fffffff) {
                 snprintf(err, errlen, "pid '%.32s' is not a positive number", value);
                 return -1;
             }

@@ -6,8 +6,8 @@
  *     v=1;output=/tmp/app.clrp;collect=jit,gc,threads;pid=1234
  *
  * Entries are separated by ';', each is key=value.  Values are
- * percent-encoded: '%', ';', '=' and bytes outside printable ASCII are written
- * as %XX.  Unknown keys, duplicate keys and bad values are errors: the agent
+ * percent-encoded: '%', ';', '=', space and bytes outside printable ASCII are
+ * written as %XX.  Unknown keys, duplicate keys and bad values are errors: the agent
  * then cancels its activation and the program runs unprofiled. */
 #ifndef CLRPROBE_COMMON_CONFIG_H
 #define CLRPROBE_COMMON_CONFIG_H

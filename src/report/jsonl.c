@@ -63,6 +63,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
     json_bool(&o, "attached", (tr->file.flags & TRACE_FLAG_ATTACHED) != 0);
     json_bool(&o, "complete", tr->complete);
     json_u64(&o, "corrupt_chunks", tr->scan.corrupt_chunks);
+    json_u64(&o, "malformed_records", tr->bad_records);
     json_bool(&o, "truncated", tr->scan.truncated || !tr->complete);
     json_u64(&o, "events", tr->nev);
     json_end(&o);
@@ -107,6 +108,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             if (e->kind == TK_MODULE_LOAD) {
                 json_hex(&o, "assembly", e->id2);
                 json_u64(&o, "flags", e->u1);
+                if (e->u2)
+                    json_hex(&o, "hr", e->u2);
             }
             break;
         case TK_CLASS_LOAD:
@@ -135,9 +138,14 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             break;
         case TK_THREAD_CREATE:
         case TK_THREAD_DESTROY:
-        case TK_THREAD_NAME:
         case TK_THREAD_OS:
             thread_fields(&o, tr, e);
+            break;
+        case TK_THREAD_NAME:               /* the name given at this point */
+            json_hex(&o, "thread", e->id);
+            if (e->thread >= 0)
+                json_u64(&o, "os_tid", tr->threads[e->thread].os_tid);
+            json_str(&o, "name", e->s1);
             break;
         case TK_GC_START:
             gens_json(e->u1, gens, sizeof(gens));

@@ -376,6 +376,10 @@ const char *rp_problem(const rp_trace *tr, char *buf, size_t buflen)
                                  (unsigned long long)tr->scan.corrupt_chunks,
                                  (unsigned long long)tr->scan.corrupt_bytes, tr->scan.first_corrupt_offset);
     }
+    if (tr->bad_records && used < buflen) {
+        used += (size_t)snprintf(buf + used, buflen - used, "%s%llu malformed record(s) were skipped",
+                                 used ? "; " : "", (unsigned long long)tr->bad_records);
+    }
     if (!tr->complete && used < buflen) {
         snprintf(buf + used, buflen - used, "%sthe trace was cut short (the process ended without closing it, "
                  "e.g. killed): read up to the last complete chunk%s", used ? "; " : "",

@@ -2,7 +2,7 @@
  * for the contract, format.h for the bytes).
  *
  * Locking: each buffer has its own mutex, taken by its thread for every
- * record (uncontended) and by the flusher about once a second.  The file
+ * record (uncontended) and by the flusher every 250 ms.  The file
  * mutex is taken only to write a whole chunk.  The registry mutex guards the
  * list of buffers and is taken when a thread appears or goes away. */
 #include "trace/writer.h"

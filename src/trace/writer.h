@@ -1,7 +1,7 @@
 /* writer.h - the agent side of the trace file: an append-only writer with
  * one buffer per thread, so that threads recording events do not contend on
  * a shared lock.  A buffer becomes one checksummed chunk when it fills up,
- * when the flusher calls trace_writer_flush() (at least once a second), and
+ * when the flusher calls trace_writer_flush() (every 250 ms), and
  * when the trace is closed.  If a write fails (disk full, file gone) the
  * writer stops recording for good; the program is never affected. */
 #ifndef CLRPROBE_TRACE_WRITER_H

@@ -37,6 +37,7 @@ test_agent_missing_beside_command() {
 }
 
 test_not_a_dotnet_program() {
+    echo "an old trace from another run" >native.clrp     # must not pass for this run's trace
     "$CLRPROBE" run -o native.clrp -- /bin/echo hello >out 2>err
     assert_eq 0 "$?" "exit code of /bin/echo passes through"
     assert_eq hello "$(cat out)" "output"
