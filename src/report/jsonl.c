@@ -41,6 +41,7 @@ static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)
         const rp_thread *th = &tr->threads[e->thread];
         json_u64(o, "os_tid", th->os_tid);
         json_str(o, "name", th->name);
+        json_str(o, "os_name", th->os_name);
     }
 }
 

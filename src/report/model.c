@@ -138,6 +138,7 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
     case TK_THREAD_OS:
         e->id = trace_field_u64(&f);
         e->u1 = trace_field_u32(&f);
+        STR(e->s1);
         break;
     case TK_THREAD_NAME:
         e->id = trace_field_u64(&f);
@@ -214,6 +215,7 @@ static void build_threads(rp_trace *tr)
             memset(th, 0, sizeof(*th));
             th->id = e->id;
             th->name = "";
+            th->os_name = "";
             th->created_t = e->t;
             idmap_put(&live, e->id, idx);
         }
@@ -223,8 +225,11 @@ static void build_threads(rp_trace *tr)
             th->seen_create = 1;
             th->created_t = e->t;
         }
-        if (e->kind == TK_THREAD_OS)
+        if (e->kind == TK_THREAD_OS) {
             th->os_tid = e->u1;
+            if (e->s1[0])
+                th->os_name = e->s1;
+        }
         else if (e->kind == TK_THREAD_NAME)
             th->name = e->s1;
         else if (e->kind == TK_THREAD_DESTROY) {

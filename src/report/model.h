@@ -26,7 +26,8 @@ typedef struct rp_event {
 typedef struct rp_thread {
     uint64_t id;             /* managed ThreadID */
     uint32_t os_tid;         /* 0 if never assigned */
-    const char *name;        /* last name given ("" if none) */
+    const char *name;        /* last managed name given ("" if none) */
+    const char *os_name;     /* the kernel's name of its OS thread ("" if unknown) */
     uint64_t created_t, destroyed_t;
     int destroyed;
     int seen_create;         /* its thread_create record was seen */

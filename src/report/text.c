@@ -137,8 +137,14 @@ static void print_threads(const rp_trace *tr, FILE *out)
         char from[32], to[32];
         fmt_ms(from, sizeof(from), th->created_t);
         fmt_ms(to, sizeof(to), th->destroyed_t);
-        fprintf(out, "  %8" PRIu32 "  %-32s  %s .. %s\n", th->os_tid, th->name[0] ? th->name : "(unnamed)",
-                from, th->destroyed ? to : "end");
+        char shown[96];
+        if (th->name[0])
+            snprintf(shown, sizeof(shown), "%s", th->name);
+        else if (th->os_name[0])
+            snprintf(shown, sizeof(shown), "(%s)", th->os_name);
+        else
+            snprintf(shown, sizeof(shown), "(unnamed)");
+        fprintf(out, "  %8" PRIu32 "  %-32s  %s .. %s\n", th->os_tid, shown, from, th->destroyed ? to : "end");
     }
 }
 

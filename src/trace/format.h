@@ -55,7 +55,7 @@ enum trace_kind {
     TK_PRECOMPILED = 12,      /* id function, id module, str name (ReadyToRun code was used) */
     TK_THREAD_CREATE = 13,    /* id thread */
     TK_THREAD_DESTROY = 14,   /* id thread */
-    TK_THREAD_OS = 15,        /* id thread, u32 os_tid */
+    TK_THREAD_OS = 15,        /* id thread, u32 os_tid, str os_name (the kernel's thread name, may be "") */
     TK_THREAD_NAME = 16,      /* id thread, str name */
     TK_GC_START = 17,         /* u32 generation mask (bit n = gen n collected; 3 LOH, 4 POH),
                                  u32 reason (0 other, 1 induced) */
