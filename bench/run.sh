@@ -1,51 +1,52 @@
 #!/usr/bin/env bash
-# run.sh - overhead benchmark: wall time of the sample's fixed-work scenario
-# (JIT- and thread-heavy: ~2,700 methods compiled, 80 threads) run directly
-# and under `clrprobe run` with the default collection, alternating the two
-# in one session so both see the same machine.  Prints the median of each
-# and the ratio profiled / unprofiled (target: at most 1.05).
+# run.sh - overhead benchmark: the sample's fixed-work scenario (JIT- and
+# thread-heavy: ~3,000 methods compiled, ~3,000 classes loaded, 80 threads)
+# run directly and under `clrprobe run` with the default collection,
+# alternating the two in one session so both see the same machine.  Prints
+# the median wall and CPU (user+sys) time of each and the ratios
+# profiled / unprofiled (target: wall ratio at most 1.05).
 #   bench/run.sh [ROUNDS] [WORK_N]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ROUNDS=${1:-7}
+ROUNDS=${1:-15}
 WORK_N=${2:-20}
 SAMPLE="$ROOT/build/sample/Sample"
 CLRPROBE="$ROOT/build/clrprobe"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+TIMEFORMAT='%R %U %S'
 
-now_ns() { date +%s%N; }
+# run_timed FILE CMD...: appends "wall cpu" (seconds) of CMD to FILE
+run_timed() {
+    local file=$1 t
+    shift
+    t=$({ time "$@" >"$OUT/last.out" 2>/dev/null; } 2>&1)
+    echo "$t" | awk '{print $1, $2 + $3}' >>"$file"
+}
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# warm the file cache and the sample once each way
-"$SAMPLE" work "$WORK_N" >/dev/null
+"$SAMPLE" work "$WORK_N" >"$OUT/expected.out"          # warm-up, and the reference output
 "$CLRPROBE" run -o "$OUT/warm.clrp" -- "$SAMPLE" work "$WORK_N" >/dev/null 2>&1
 
-plain=()
-prof=()
 for ((i = 1; i <= ROUNDS; i++)); do
-    t0=$(now_ns); "$SAMPLE" work "$WORK_N" >"$OUT/plain.out"; t1=$(now_ns)
-    plain+=($(( (t1 - t0) / 1000 )))
-    t0=$(now_ns); "$CLRPROBE" run -o "$OUT/bench.clrp" -- "$SAMPLE" work "$WORK_N" >"$OUT/prof.out" 2>/dev/null
-    t1=$(now_ns)
-    prof+=($(( (t1 - t0) / 1000 )))
-    cmp -s "$OUT/plain.out" "$OUT/prof.out" || { echo "bench: output differs under the profiler" >&2; exit 1; }
+    run_timed "$OUT/plain" "$SAMPLE" work "$WORK_N"
+    cmp -s "$OUT/expected.out" "$OUT/last.out" || { echo "bench: unexpected output" >&2; exit 1; }
+    run_timed "$OUT/prof" "$CLRPROBE" run -o "$OUT/bench.clrp" -- "$SAMPLE" work "$WORK_N"
+    cmp -s "$OUT/expected.out" "$OUT/last.out" || { echo "bench: output differs under the profiler" >&2; exit 1; }
 done
 
-p=$(printf '%s\n' "${plain[@]}" | median)
-q=$(printf '%s\n' "${prof[@]}" | median)
+pw=$(awk '{print $1}' "$OUT/plain" | median); pc=$(awk '{print $2}' "$OUT/plain" | median)
+qw=$(awk '{print $1}' "$OUT/prof" | median);  qc=$(awk '{print $2}' "$OUT/prof" | median)
 events=$("$CLRPROBE" report "$OUT/bench.clrp" --format jsonl | wc -l)
 size=$(stat -c %s "$OUT/bench.clrp")
 
-ms_list() { printf '%s\n' "$@" | awk '{printf "%s%.0f", (NR>1?" ":""), $1/1000}'; }
-
 echo "clrprobe overhead benchmark: Sample work $WORK_N, $ROUNDS rounds each, alternating"
-awk -v p="$p" -v q="$q" -v pl="$(ms_list "${plain[@]}")" -v pr="$(ms_list "${prof[@]}")" \
-    -v ev="$((events - 1))" -v sz="$size" 'BEGIN {
-    printf "  unprofiled   median %8.1f ms   (runs, ms: %s)\n", p / 1000, pl
-    printf "  profiled     median %8.1f ms   (runs, ms: %s)\n", q / 1000, pr
-    printf "  trace        %d events, %d bytes\n", ev, sz
-    printf "  ratio        %.3f (profiled / unprofiled; target <= 1.05)\n", q / p
+awk -v pw="$pw" -v pc="$pc" -v qw="$qw" -v qc="$qc" -v ev="$((events - 1))" -v sz="$size" 'BEGIN {
+    printf "                 wall (median)   cpu user+sys (median)\n"
+    printf "  unprofiled     %8.3f s       %8.3f s\n", pw, pc
+    printf "  profiled       %8.3f s       %8.3f s\n", qw, qc
+    printf "  ratio          %8.3f         %8.3f      (profiled / unprofiled; target: wall <= 1.05)\n", qw / pw, qc / pc
+    printf "  trace          %d events, %d bytes\n", ev, sz
 }'

@@ -30,11 +30,21 @@ typedef struct table {
     size_t cap, used;
 } table;
 
+/* Metadata interfaces, one per module, opened on first use and released
+ * when the module unloads (GetModuleMetaData is the costly call). */
+#define MAX_IMPORTS 256
+typedef struct import_slot {
+    ModuleID module;
+    IMetaDataImport *imp;
+} import_slot;
+
 struct names {
     ICorProfilerInfo15 *info;
     int info_version;
     pthread_mutex_t lock;
     table functions, classes;
+    import_slot imports[MAX_IMPORTS];
+    unsigned nimports;
 };
 
 #define EMPTY 0
@@ -160,10 +170,24 @@ int names_create(names **out, ICorProfilerInfo15 *info, int info_version)
     return 0;
 }
 
+static void release_imports(names *n, ModuleID only)
+{
+    unsigned i = 0;
+    while (i < n->nimports) {
+        if (!only || n->imports[i].module == only) {
+            n->imports[i].imp->lpVtbl->Release(n->imports[i].imp);
+            n->imports[i] = n->imports[--n->nimports];
+        } else {
+            i++;
+        }
+    }
+}
+
 void names_free(names *n)
 {
     if (!n)
         return;
+    release_imports(n, 0);
     table_free(&n->functions);
     table_free(&n->classes);
     pthread_mutex_destroy(&n->lock);
@@ -175,6 +199,7 @@ void names_forget_module(names *n, ModuleID m)
     pthread_mutex_lock(&n->lock);
     table_forget(&n->functions, 0, m, 0);
     table_forget(&n->classes, 0, m, 0);
+    release_imports(n, m);
     pthread_mutex_unlock(&n->lock);
 }
 
@@ -188,13 +213,41 @@ void names_forget_class(names *n, ClassID c)
 
 /* ---- resolution ---- */
 
+/* The module's IMetaDataImport with a reference for the caller (Release
+ * it), or NULL.  Served from the per-module cache when possible. */
 static IMetaDataImport *open_import(names *n, ModuleID m)
 {
     IUnknown *unk = NULL;
-    HRESULT hr = n->info->lpVtbl->GetModuleMetaData(n->info, m, ofRead, &IID_IMetaDataImport, &unk);
+    IMetaDataImport *imp;
+    HRESULT hr;
+
+    pthread_mutex_lock(&n->lock);
+    for (unsigned i = 0; i < n->nimports; i++) {
+        if (n->imports[i].module == m) {
+            imp = n->imports[i].imp;
+            imp->lpVtbl->AddRef(imp);
+            pthread_mutex_unlock(&n->lock);
+            return imp;
+        }
+    }
+    pthread_mutex_unlock(&n->lock);
+
+    hr = n->info->lpVtbl->GetModuleMetaData(n->info, m, ofRead, &IID_IMetaDataImport, &unk);
     if (FAILED(hr) || hr == S_FALSE || !unk)
         return NULL;
-    return (IMetaDataImport *)unk;
+    imp = (IMetaDataImport *)unk;
+    pthread_mutex_lock(&n->lock);
+    if (n->nimports < MAX_IMPORTS) {
+        unsigned i;
+        for (i = 0; i < n->nimports && n->imports[i].module != m; i++)
+            ;
+        if (i == n->nimports) {                /* not added meanwhile by another thread */
+            imp->lpVtbl->AddRef(imp);
+            n->imports[n->nimports++] = (import_slot){ m, imp };
+        }
+    }
+    pthread_mutex_unlock(&n->lock);
+    return imp;
 }
 
 static void class_append(names *n, sbuf *sb, ClassID c, int depth);
