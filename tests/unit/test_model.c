@@ -1,0 +1,139 @@
+/* test_model.c - the report's model of a trace: events from several thread
+ * buffers come out in time order, an ID reused after an unload gets the
+ * name of the load in force at the time, and a thread named before it is
+ * created is one thread. */
+#include "unit.h"
+#include "report/model.h"
+#include "trace/format.h"
+#include "trace/writer.h"
+
+#include <unistd.h>
+
+static trace_writer *w;
+static trace_buffer *buf;
+
+static void begin(const char *path)
+{
+    trace_header_info h = { 7, 0, 0, 1000, "10.0.0", "test" };
+    char err[256];
+    CHECK_EQ(trace_writer_open(&w, path, &h, err, sizeof(err)), 0);
+    buf = trace_writer_buffer_get(w);
+}
+
+static void module_load(uint64_t t, uint64_t id, const char *path)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_MODULE_LOAD, 1, t);
+    trace_rec_u64(&r, id);
+    trace_rec_u64(&r, 0);
+    trace_rec_u32(&r, 0x8);
+    trace_rec_u32(&r, 0);
+    trace_rec_str(&r, path);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static void id_only(uint64_t t, int kind, uint64_t id)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, kind, 1, t);
+    trace_rec_u64(&r, id);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static void jit(uint64_t t, uint64_t module, const char *name)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_JIT, 1, t);
+    trace_rec_u64(&r, 0x500);
+    trace_rec_u64(&r, module);
+    trace_rec_u64(&r, 10);
+    trace_rec_u32(&r, 0);
+    trace_rec_str(&r, name);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static void thread_name(uint64_t t, uint64_t id, const char *name)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
+    trace_rec_u64(&r, id);
+    trace_rec_str(&r, name);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static const rp_event *find(const rp_trace *tr, int kind, int nth)
+{
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == kind && nth-- == 0)
+            return &tr->ev[i];
+    return NULL;
+}
+
+TEST(model_id_reused_after_unload_gets_the_right_name)
+{
+    char path[128], err[256];
+    rp_trace tr;
+    const rp_event *e;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model", (int)getpid());
+    begin(path);
+    module_load(1100, 0xAA, "/x/First.dll");
+    jit(1200, 0xAA, "First.F");
+    id_only(1300, TK_MODULE_UNLOAD, 0xAA);
+    module_load(1400, 0xAA, "/x/Second.dll");      /* same address, another module */
+    jit(1500, 0xAA, "Second.G");
+    id_only(1600, TK_MODULE_UNLOAD, 0xAA);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK((e = find(&tr, TK_JIT, 0)) != NULL);
+    if (e) CHECK_STR(e->s2, "First.dll");
+    CHECK((e = find(&tr, TK_JIT, 1)) != NULL);
+    if (e) CHECK_STR(e->s2, "Second.dll");
+    CHECK((e = find(&tr, TK_MODULE_UNLOAD, 0)) != NULL);
+    if (e) CHECK_STR(e->s1, "/x/First.dll");
+    CHECK((e = find(&tr, TK_MODULE_UNLOAD, 1)) != NULL);
+    if (e) CHECK_STR(e->s1, "/x/Second.dll");
+    CHECK_EQ(tr.complete, 1);
+    rp_free(&tr);
+    unlink(path);
+}
+
+TEST(model_sorts_across_buffers_and_merges_early_thread_name)
+{
+    char path[128], err[256];
+    rp_trace tr;
+    trace_buffer *other;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model2", (int)getpid());
+    begin(path);
+    other = trace_writer_buffer_get(w);
+    thread_name(1100, 0x77, "worker");              /* named before Start() */
+    {
+        trace_buffer *keep = buf;
+        buf = other;
+        id_only(1050, TK_THREAD_CREATE, 0x66);       /* an earlier event in another buffer */
+        id_only(1200, TK_THREAD_CREATE, 0x77);
+        buf = keep;
+    }
+    id_only(1300, TK_THREAD_DESTROY, 0x77);
+    id_only(1400, TK_THREAD_CREATE, 0x77);          /* the address reused: a new thread */
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    for (size_t i = 1; i < tr.nev; i++)
+        CHECK(tr.ev[i - 1].t <= tr.ev[i].t);
+    CHECK_EQ(tr.nthreads, 3);
+    if (tr.nthreads == 3) {
+        CHECK_EQ(tr.threads[0].id, 0x66);
+        CHECK_STR(tr.threads[1].name, "worker");
+        CHECK_EQ(tr.threads[1].destroyed, 1);
+        CHECK_EQ(tr.threads[1].created_t, 1200 - 1000);
+        CHECK_STR(tr.threads[2].name, "");
+        CHECK_EQ(tr.threads[2].destroyed, 0);
+    }
+    rp_free(&tr);
+    unlink(path);
+}
