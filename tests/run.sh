@@ -2,7 +2,8 @@
 # run.sh - the whole test suite: the C unit tests, then the end-to-end tests
 # (tests/e2e/test_*.sh) that run the real sample program on the real .NET
 # runtime with and without the agent.  Each e2e test is a bash function
-# test_NAME run in its own process with a time limit.  Prints one line per
+# test_NAME run in its own process with a time limit; it may call skip
+# (exit 77) when the machine cannot run it.  Prints one line per
 # test and closes with "N passed, N failed".
 #   tests/run.sh [FILTER]    run only tests whose name contains FILTER
 set -uo pipefail
@@ -17,6 +18,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-240}
 
 passed=0
 failed=0
+skipped=0
 failed_names=()
 
 rm -rf "$WORK"
@@ -54,6 +56,9 @@ for file in "$ROOT"/tests/e2e/test_*.sh; do
         if [[ $rc -eq 0 ]]; then
             echo "ok   $t (${ms} ms)"
             passed=$((passed + 1))
+        elif [[ $rc -eq 77 ]]; then
+            echo "skip $t: $(tail -1 "$log")"
+            skipped=$((skipped + 1))
         else
             [[ $rc -eq 124 ]] && echo "    timed out after ${TEST_TIMEOUT}s" >>"$log"
             echo "FAIL $t (${ms} ms)"
@@ -67,5 +72,9 @@ done
 if ((failed)); then
     echo "failed: ${failed_names[*]:-unit tests}"
 fi
-echo "$passed passed, $failed failed"
+if ((skipped)); then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
 ((failed == 0))

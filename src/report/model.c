@@ -385,7 +385,13 @@ const char *rp_problem(const rp_trace *tr, char *buf, size_t buflen)
         used += (size_t)snprintf(buf + used, buflen - used, "%s%llu malformed record(s) were skipped",
                                  used ? "; " : "", (unsigned long long)tr->bad_records);
     }
-    if (!tr->complete && used < buflen) {
+    const char *stopped = NULL;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_NOTE && strncmp(tr->ev[i].s1, "recording stopped: ", 19) == 0)
+            stopped = tr->ev[i].s1;
+    if (stopped && used < buflen) {
+        snprintf(buf + used, buflen - used, "%sthe agent stopped early, %s", used ? "; " : "", stopped);
+    } else if (!tr->complete && used < buflen) {
         snprintf(buf + used, buflen - used, "%sthe trace was cut short (the process ended without closing it, "
                  "e.g. killed): read up to the last complete chunk%s", used ? "; " : "",
                  tr->scan.truncated ? ", an incomplete chunk at the end was ignored" : "");

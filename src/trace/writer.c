@@ -15,10 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define BUFFER_CAPACITY (32u * 1024u)   /* chunk payload bytes per thread buffer */
+/* Disk space kept allocated past the end of the file, so that when the disk
+ * fills up the writer can still say so in the trace: larger than any chunk. */
+#define RESERVE_BYTES (64u * 1024u)
 
 struct trace_buffer {
     pthread_mutex_t lock;
@@ -32,6 +37,9 @@ struct trace_buffer {
 
 struct trace_writer {
     int fd;
+    uint64_t size;               /* bytes written so far */
+    uint64_t size_limit;         /* RLIMIT_FSIZE: never write past it (SIGXFSZ) */
+    int reserve;                 /* the file system supports the reserve */
     atomic_int stopped;          /* a write failed, or the trace is closed */
     int write_errno;
     pthread_mutex_t file_lock;
@@ -62,11 +70,64 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
     return 0;
 }
 
-/* Makes a chunk of the payload that follows the header space in chunk[]
- * and appends it.  Stops the writer if the write fails. */
-static void write_chunk(trace_writer *w, uint8_t *chunk, size_t payload_len, uint32_t nrecords)
+/* Fills in the chunk header for the payload that follows it. */
+static void seal_chunk(trace_writer *w, uint8_t *chunk, size_t payload_len, uint32_t nrecords)
 {
     uLong crc;
+
+    trace_put_u32(chunk, TRACE_CHUNK_MAGIC);
+    trace_put_u32(chunk + 4, (uint32_t)payload_len);
+    trace_put_u64(chunk + 8, w->next_seq++);
+    trace_put_u32(chunk + 16, nrecords);
+    crc = crc32(0L, chunk, 20);
+    crc = crc32(crc, chunk + TRACE_CHUNK_HEADER_LEN, (uInt)payload_len);
+    trace_put_u32(chunk + 20, (uint32_t)crc);
+}
+
+/* Stops recording for good, leaving a note in the trace when the space for
+ * it is there (the reserve).  Caller holds the file lock. */
+static void stop_locked(trace_writer *w, const char *why)
+{
+    uint8_t chunk[TRACE_CHUNK_HEADER_LEN + TRACE_RECORD_HEADER_LEN + 2 + 256];
+    char text[256];
+    struct timespec ts;
+    trace_rec r;
+    size_t len;
+
+    atomic_store(&w->stopped, 1);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(text, sizeof(text), "recording stopped: %s; events after this point were not recorded", why);
+    trace_rec_begin(&r, chunk + TRACE_CHUNK_HEADER_LEN, sizeof(chunk) - TRACE_CHUNK_HEADER_LEN, TK_NOTE, 0,
+                    (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    trace_rec_str(&r, text);
+    len = trace_rec_finish(&r);
+    seal_chunk(w, chunk, len, 1);
+    if (w->size + TRACE_CHUNK_HEADER_LEN + len <= w->size_limit &&
+        write_all(w->fd, chunk, TRACE_CHUNK_HEADER_LEN + len) == 0)
+        w->size += TRACE_CHUNK_HEADER_LEN + len;
+}
+
+/* Keeps RESERVE_BYTES allocated past the end of the file.  Returns -1 when
+ * the disk has no room left for it. */
+static int renew_reserve(trace_writer *w)
+{
+    if (!w->reserve)
+        return 0;
+    if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->size, RESERVE_BYTES) == 0)
+        return 0;
+    if (errno == ENOSPC || errno == EDQUOT)
+        return -1;
+    w->reserve = 0;              /* not supported here: go on without */
+    return 0;
+}
+
+/* Makes a chunk of the payload that follows the header space in chunk[]
+ * and appends it.  Stops the writer if the write fails, the disk is full or
+ * the file would exceed the process's file size limit. */
+static void write_chunk(trace_writer *w, uint8_t *chunk, size_t payload_len, uint32_t nrecords)
+{
+    size_t len = TRACE_CHUNK_HEADER_LEN + payload_len;
+    char why[160];
 
     if (payload_len == 0)
         return;
@@ -75,16 +136,22 @@ static void write_chunk(trace_writer *w, uint8_t *chunk, size_t payload_len, uin
         pthread_mutex_unlock(&w->file_lock);
         return;
     }
-    trace_put_u32(chunk, TRACE_CHUNK_MAGIC);
-    trace_put_u32(chunk + 4, (uint32_t)payload_len);
-    trace_put_u64(chunk + 8, w->next_seq++);
-    trace_put_u32(chunk + 16, nrecords);
-    crc = crc32(0L, chunk, 20);
-    crc = crc32(crc, chunk + TRACE_CHUNK_HEADER_LEN, (uInt)payload_len);
-    trace_put_u32(chunk + 20, (uint32_t)crc);
-    if (write_all(w->fd, chunk, TRACE_CHUNK_HEADER_LEN + payload_len) < 0) {
+    if (w->size + len + 4096 > w->size_limit) {
+        stop_locked(w, "the trace reached the process's file size limit (RLIMIT_FSIZE)");
+        pthread_mutex_unlock(&w->file_lock);
+        return;
+    }
+    seal_chunk(w, chunk, payload_len, nrecords);
+    if (write_all(w->fd, chunk, len) < 0) {
         w->write_errno = errno;
-        atomic_store(&w->stopped, 1);
+        snprintf(why, sizeof(why), "writing the trace failed (%s)", strerror(errno));
+        stop_locked(w, why);
+    } else {
+        w->size += len;
+        if (renew_reserve(w) < 0) {
+            w->write_errno = ENOSPC;
+            stop_locked(w, "the disk is full (No space left on device)");
+        }
     }
     pthread_mutex_unlock(&w->file_lock);
 }
@@ -127,9 +194,20 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header_i
     len = (size_t)(r.p - head);
     trace_put_u32(head + 12, (uint32_t)(len + 4));
     trace_put_u32(head + len, (uint32_t)crc32(0L, head, (uInt)len));
-    if (write_all(w->fd, head, len + 4) < 0) {
-        snprintf(err, errlen, "cannot write trace file %s: %s", path, strerror(errno));
+    {
+        struct rlimit rl;
+        w->size_limit = UINT64_MAX;
+        if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            w->size_limit = rl.rlim_cur;
+    }
+    w->reserve = 1;
+    if (len + 4 + 4096 > w->size_limit || write_all(w->fd, head, len + 4) < 0 ||
+        (w->size = len + 4, renew_reserve(w) < 0)) {
+        snprintf(err, errlen, "cannot write trace file %s: %s", path,
+                 len + 4 + 4096 > w->size_limit ? "file size limit (ulimit -f) too small" :
+                 errno ? strerror(errno) : "disk full");
         close(w->fd);
+        unlink(path);
         free(w);
         return -1;
     }
@@ -273,6 +351,8 @@ int trace_writer_close(trace_writer *w, uint32_t tid, uint64_t t)
         rc = -1;
     atomic_store(&w->stopped, 1);
     if (w->fd >= 0) {
+        if (w->reserve)          /* give the reserve back */
+            fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)w->size, RESERVE_BYTES);
         if (close(w->fd) < 0)
             rc = -1;
         w->fd = -1;

@@ -9,6 +9,11 @@ fail() {
     __failures=$((__failures + 1))
 }
 
+skip() {        # reason: the test cannot run here (e.g. needs root)
+    echo "$*"
+    exit 77
+}
+
 assert_eq() {   # expected actual message
     [[ "$1" == "$2" ]] || fail "$3: expected '$1', got '$2'"
 }

@@ -88,3 +88,21 @@ test_truncated_file_reads_up_to_last_chunk() {
     assert_contains cut.err "cut short" "warning"
     assert_contains cut.txt "jit" "events still reported"
 }
+
+test_disk_full_stops_recording_program_unaffected() {
+    [[ $(id -u) -eq 0 ]] || skip "needs root to mount a small tmpfs"
+    mkdir -p small
+    mount -t tmpfs -o size=256k tmpfs small 2>/dev/null || skip "cannot mount a tmpfs here"
+    "$SAMPLE" work 3 >plain.out
+    "$CLRPROBE" run -o small/full.clrp -- "$SAMPLE" work 3 >prof.out 2>prof.err
+    local rc=$?
+    "$CLRPROBE" report small/full.clrp --format jsonl >full.jsonl 2>full.err
+    "$CLRPROBE" report small/full.clrp >full.txt 2>/dev/null
+    umount small
+    assert_eq 0 "$rc" "exit code with a full disk"
+    cmp -s plain.out prof.out || fail "output changed when the disk filled up"
+    assert_eq 1 "$(jcount full.jsonl 'select(.kind=="note" and (.text|startswith("recording stopped: the disk is full")))')" \
+        "the trace says recording stopped because the disk is full"
+    assert_contains full.err "the agent stopped early, recording stopped: the disk is full" "report warning"
+    assert_ge 100 "$(jcount full.jsonl 'select(.kind=="jit")')" "events before the disk filled"
+}

@@ -351,3 +351,46 @@ TEST(trace_writer_open_unwritable)
     CHECK_EQ(trace_writer_open(&w, "/nonexistent-dir/x.clrp", &h, err, sizeof(err)), -1);
     CHECK(strstr(err, "cannot create") != NULL);
 }
+
+#include <signal.h>
+#include <sys/resource.h>
+
+TEST(trace_stops_at_file_size_limit_with_a_note)
+{
+    const char *path = temp_path("fsize");
+    struct rlimit old, lim;
+    trace_file tf;
+    trace_scan s;
+    trace_chunk c;
+    char err[256];
+    int notes = 0;
+
+    signal(SIGXFSZ, SIG_IGN);          /* the writer must not need this, but never die in a test */
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 100 * 1024;
+    setrlimit(RLIMIT_FSIZE, &lim);
+    write_trace(path, 5000, 1);        /* ~250 KB of records */
+    setrlimit(RLIMIT_FSIZE, &old);
+    CHECK_EQ(trace_open(path, &tf, err, sizeof(err)), TRACE_OK);
+    CHECK(tf.size <= 100 * 1024);
+    trace_scan_init(&tf, &s);
+    while (trace_next_chunk(&tf, &s, &c)) {
+        size_t off = 0;
+        trace_record r;
+        while (trace_next_record(&c, &off, &r) == 1)
+            if (r.kind == TK_NOTE) {
+                trace_fields f;
+                size_t n;
+                const char *text;
+                trace_fields_init(&f, &r);
+                text = trace_field_str(&f, &n);
+                if (n > 20 && strstr(text, "file size limit"))
+                    notes++;
+            }
+    }
+    CHECK_EQ(notes, 1);
+    CHECK_EQ(s.corrupt_chunks, 0);
+    trace_close(&tf);
+    unlink(path);
+}
