@@ -398,7 +398,7 @@ static HRESULT default_HandleDestroyed(ICorProfilerCallback11 *This, GCHandleID 
 
 static HRESULT default_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk, void *pvClientData, UINT cbClientData)
 {
-    return S_OK;
+    return CORPROF_E_PROFILER_NOT_ATTACHABLE;   /* attach is not supported yet: refuse cleanly */
 }
 
 static HRESULT default_ProfilerAttachComplete(ICorProfilerCallback11 *This)

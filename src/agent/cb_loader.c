@@ -99,7 +99,7 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
     emit e;
 
     names_forget_module(p->names, id);
-    if (emit_begin(p, &e, TK_MODULE_UNLOAD)) {
+    if ((p->cfg.collect & CP_COLLECT_MODULES) && emit_begin(p, &e, TK_MODULE_UNLOAD)) {
         trace_rec_u64(&e.r, id);
         emit_end(&e);
     }

@@ -101,11 +101,12 @@ static void read_runtime_version(profiler *p, USHORT *major, USHORT *minor, USHO
 /* The event mask for what the configuration asks to collect. */
 static void event_mask(const cp_config *cfg, DWORD *low, DWORD *high)
 {
-    *low = 0;
+    /* Module loads are always watched: their unloads keep the name cache
+     * honest (records are written only when modules are collected). */
+    *low = COR_PRF_MONITOR_MODULE_LOADS;
     *high = 0;
     if (cfg->collect & CP_COLLECT_APPDOMAINS) *low |= COR_PRF_MONITOR_APPDOMAIN_LOADS;
     if (cfg->collect & CP_COLLECT_ASSEMBLIES) *low |= COR_PRF_MONITOR_ASSEMBLY_LOADS;
-    if (cfg->collect & CP_COLLECT_MODULES) *low |= COR_PRF_MONITOR_MODULE_LOADS;
     if (cfg->collect & CP_COLLECT_CLASSES) *low |= COR_PRF_MONITOR_CLASS_LOADS;
     if (cfg->collect & CP_COLLECT_JIT) *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
     if (cfg->collect & CP_COLLECT_THREADS) *low |= COR_PRF_MONITOR_THREADS;
@@ -162,7 +163,7 @@ static int flusher_start(profiler *p)
     return 0;
 }
 
-static void flusher_stop(profiler *p)
+void flusher_stop(profiler *p)
 {
     if (!p->flusher_running)
         return;

@@ -45,6 +45,7 @@ struct names {
     table functions, classes;
     import_slot imports[MAX_IMPORTS];
     unsigned nimports;
+    uint64_t generation;         /* bumped by every unload: results computed across one are not cached */
 };
 
 #define EMPTY 0
@@ -114,17 +115,20 @@ static int table_put(table *t, uintptr_t id, uintptr_t module, uintptr_t cls, co
     return 0;
 }
 
-/* Drops entries matching id, or belonging to module or class (0 = no match). */
-static void table_forget(table *t, uintptr_t id, uintptr_t module, uintptr_t cls)
+/* Drops the entry for id, if any. */
+static void table_remove(table *t, uintptr_t id)
 {
-    for (size_t i = 0; i < t->cap; i++) {
+    if (!t->cap)
+        return;
+    for (size_t i = slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
         entry *e = &t->slots[i];
-        if (e->id <= DELETED)
-            continue;
-        if ((id && e->id == id) || (module && e->module == module) || (cls && e->cls == cls)) {
+        if (e->id == EMPTY)
+            return;
+        if (e->id == id) {
             free(e->name);
             e->name = NULL;
             e->id = DELETED;
+            return;
         }
     }
 }
@@ -139,6 +143,16 @@ static void table_free(table *t)
     t->cap = t->used = 0;
 }
 
+/* The unload generation, read before resolving something that may be cached. */
+static uint64_t generation(names *n)
+{
+    uint64_t g;
+    pthread_mutex_lock(&n->lock);
+    g = n->generation;
+    pthread_mutex_unlock(&n->lock);
+    return g;
+}
+
 /* Copies a cached name into sb; 1 if found. */
 static int cached(names *n, table *t, uintptr_t id, sbuf *sb)
 {
@@ -151,10 +165,14 @@ static int cached(names *n, table *t, uintptr_t id, sbuf *sb)
     return s != NULL;
 }
 
-static void remember(names *n, table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name)
+/* Caches a name, unless an unload happened since gen was read (the name
+ * may then belong to a dead ID). */
+static void remember(names *n, table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name,
+                     uint64_t gen)
 {
     pthread_mutex_lock(&n->lock);
-    table_put(t, id, module, cls, name);
+    if (n->generation == gen)
+        table_put(t, id, module, cls, name);
     pthread_mutex_unlock(&n->lock);
 }
 
@@ -170,44 +188,66 @@ int names_create(names **out, ICorProfilerInfo15 *info, int info_version)
     return 0;
 }
 
-static void release_imports(names *n, ModuleID only)
+/* Takes the cached imports of module only (0: all) out of the cache into
+ * out[]; the caller releases them after dropping the lock. */
+static unsigned take_imports(names *n, ModuleID only, IMetaDataImport **out)
 {
-    unsigned i = 0;
+    unsigned i = 0, k = 0;
     while (i < n->nimports) {
         if (!only || n->imports[i].module == only) {
-            n->imports[i].imp->lpVtbl->Release(n->imports[i].imp);
+            out[k++] = n->imports[i].imp;
             n->imports[i] = n->imports[--n->nimports];
         } else {
             i++;
         }
     }
+    return k;
+}
+
+static void release_all(IMetaDataImport **imps, unsigned k)
+{
+    for (unsigned i = 0; i < k; i++)
+        imps[i]->lpVtbl->Release(imps[i]);
 }
 
 void names_free(names *n)
 {
+    IMetaDataImport *imps[MAX_IMPORTS];
+
     if (!n)
         return;
-    release_imports(n, 0);
+    release_all(imps, take_imports(n, 0, imps));
     table_free(&n->functions);
     table_free(&n->classes);
     pthread_mutex_destroy(&n->lock);
     free(n);
 }
 
+/* A module is unloading (in .NET Core only collectible ones do).  Forget
+ * every cached name, not only the module's own: functions and classes
+ * instantiated over its types (List<PluginType>) belong to other modules
+ * but die with it.  Unloads are rare, so re-resolving later is cheap. */
 void names_forget_module(names *n, ModuleID m)
 {
+    IMetaDataImport *imps[MAX_IMPORTS];
+    unsigned k;
+
     pthread_mutex_lock(&n->lock);
-    table_forget(&n->functions, 0, m, 0);
-    table_forget(&n->classes, 0, m, 0);
-    release_imports(n, m);
+    n->generation++;
+    table_free(&n->functions);
+    table_free(&n->classes);
+    k = take_imports(n, m, imps);
     pthread_mutex_unlock(&n->lock);
+    release_all(imps, k);
 }
 
+/* A class is unloading: forget its own name now (its module's unload,
+ * which follows, clears the rest). */
 void names_forget_class(names *n, ClassID c)
 {
     pthread_mutex_lock(&n->lock);
-    table_forget(&n->classes, c, 0, 0);
-    table_forget(&n->functions, 0, 0, c);
+    n->generation++;
+    table_remove(&n->classes, c);
     pthread_mutex_unlock(&n->lock);
 }
 
@@ -219,9 +259,11 @@ static IMetaDataImport *open_import(names *n, ModuleID m)
 {
     IUnknown *unk = NULL;
     IMetaDataImport *imp;
+    uint64_t gen;
     HRESULT hr;
 
     pthread_mutex_lock(&n->lock);
+    gen = n->generation;
     for (unsigned i = 0; i < n->nimports; i++) {
         if (n->imports[i].module == m) {
             imp = n->imports[i].imp;
@@ -237,7 +279,7 @@ static IMetaDataImport *open_import(names *n, ModuleID m)
         return NULL;
     imp = (IMetaDataImport *)unk;
     pthread_mutex_lock(&n->lock);
-    if (n->nimports < MAX_IMPORTS) {
+    if (n->nimports < MAX_IMPORTS && n->generation == gen) {
         unsigned i;
         for (i = 0; i < n->nimports && n->imports[i].module != m; i++)
             ;
@@ -276,14 +318,23 @@ static void typedef_append(names *n, sbuf *sb, IMetaDataImport *imp, mdTypeDef t
         mdToken extends = 0;
         unsigned arity;
         size_t base;
+        HRESULT hr;
 
         if (i != levels - 1)
             sb_addc(sb, '+');
-        if (FAILED(imp->lpVtbl->GetTypeDefProps(imp, chain[i], w, WNAME, &len, &flags, &extends))) {
+        hr = imp->lpVtbl->GetTypeDefProps(imp, chain[i], w, WNAME, &len, &flags, &extends);
+        if (FAILED(hr)) {
             sb_add(sb, "?");
+            sb->inexact = 1;
             continue;
         }
         names_utf16_to_utf8(w, len, u, sizeof(u));
+        if (hr == CLDB_S_TRUNCATION || len > WNAME) {   /* the name did not fit: show it cut */
+            sb_add(sb, u);
+            sb_add(sb, "...");
+            sb->inexact = 1;
+            continue;
+        }
         if (!args) {
             names_add_type_level(sb, u, NULL, 0);
             continue;
@@ -336,6 +387,7 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
     IMetaDataImport *imp;
     char buf[1024];
     sbuf own;
+    uint64_t gen;
     HRESULT hr;
 
     if (!c) {
@@ -348,15 +400,18 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
     }
     if (cached(n, &n->classes, c, sb))
         return;
+    gen = generation(n);
     sb_init(&own, buf, sizeof(buf));
     hr = n->info->lpVtbl->GetClassIDInfo2(n->info, c, &mod, &td, &parent, MAX_TYPE_ARGS, &nargs, args);
     if (hr == CORPROF_E_CLASSID_IS_ARRAY) {
         array_append(n, &own, c, depth);
     } else if (FAILED(hr)) {
         sb_add(sb, "?");
+        sb->inexact = 1;
         return;                                   /* not cached: may resolve later */
     } else if ((imp = open_import(n, mod)) == NULL) {
         sb_add(sb, "?");
+        sb->inexact = 1;
         return;
     } else {
         if (nargs > MAX_TYPE_ARGS)
@@ -365,8 +420,10 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
         imp->lpVtbl->Release(imp);
     }
     sb_add(sb, own.buf);
-    if (!own.truncated)
-        remember(n, &n->classes, c, mod, 0, own.buf);
+    if (own.inexact)
+        sb->inexact = 1;
+    if (!own.truncated && !own.inexact)
+        remember(n, &n->classes, c, mod, 0, own.buf, gen);
 }
 
 void names_class(names *n, ClassID c, char *buf, size_t cap)
@@ -388,6 +445,7 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
     char u[WNAME * 3];
     ULONG len = 0;
     sbuf sb;
+    uint64_t gen;
     HRESULT hr;
 
     sb_init(&sb, buf, cap);
@@ -404,6 +462,7 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
     *module = mod;
     if (cached(n, &n->functions, f, &sb))
         return;
+    gen = generation(n);
     imp = open_import(n, mod);
     if (!imp) {
         snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
@@ -423,6 +482,10 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
     sb_addc(&sb, '.');
     names_utf16_to_utf8(w, len, u, sizeof(u));
     sb_add(&sb, u);
+    if (hr == CLDB_S_TRUNCATION || len > WNAME) {
+        sb_add(&sb, "...");
+        sb.inexact = 1;
+    }
     if (nmargs > MAX_TYPE_ARGS)
         nmargs = MAX_TYPE_ARGS;
     if (nmargs) {
@@ -434,8 +497,8 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         }
         sb_addc(&sb, '>');
     }
-    if (!sb.truncated && !strchr(sb.buf, '?'))
-        remember(n, &n->functions, f, mod, cls, sb.buf);
+    if (!sb.truncated && !sb.inexact && !strchr(sb.buf, '?'))
+        remember(n, &n->functions, f, mod, cls, sb.buf, gen);
 }
 
 void names_module(names *n, ModuleID m, char *buf, size_t cap, AssemblyID *assembly, DWORD *flags)

@@ -56,6 +56,7 @@ void sb_init(sbuf *sb, char *buf, size_t cap)
     sb->len = 0;
     sb->cap = cap;
     sb->truncated = 0;
+    sb->inexact = 0;
     if (cap)
         buf[0] = '\0';
 }

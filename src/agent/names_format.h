@@ -17,7 +17,8 @@ size_t names_utf16_to_utf8(const uint16_t *src, size_t n, char *dst, size_t cap)
 typedef struct sbuf {
     char *buf;
     size_t len, cap;
-    int truncated;
+    int truncated;           /* ran out of room */
+    int inexact;             /* a part is missing or cut: fine to show, not to cache */
 } sbuf;
 
 void sb_init(sbuf *sb, char *buf, size_t cap);

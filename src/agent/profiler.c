@@ -57,6 +57,7 @@ static ULONG prof_AddRef(ICorProfilerCallback11 *This)
 static void profiler_destroy(profiler *p)
 {
     manager_remove(p);
+    flusher_stop(p);
     if (p->tls_key_ok) {
         pthread_key_delete(p->tls_key);
         p->tls_key_ok = 0;

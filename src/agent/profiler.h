@@ -86,6 +86,9 @@ typedef struct emit {
 int emit_begin(profiler *p, emit *e, int kind);
 void emit_end(emit *e);
 
+/* Stops and joins the flusher thread, if it runs (lifecycle.c). */
+void flusher_stop(profiler *p);
+
 /* A note in the trace (the agent telling the reader something). */
 void profiler_note(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

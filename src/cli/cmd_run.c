@@ -116,7 +116,8 @@ int cmd_run(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH };
+    static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH,
+                                     SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU };
     char agent[PATH_MAX], out_abs[PATH_MAX], def_out[256], err[512];
     const char *output = NULL;
     cp_config cfg;
@@ -202,6 +203,9 @@ int cmd_run(int argc, char **argv)
         exec_child(argv, agent, &cfg, pipefd[1]);
     }
     child_pid = pid;
+    /* Our own messages must not turn into a SIGPIPE death that would hide
+     * the child's exit status (e.g. stderr piped to a reader that quit). */
+    signal(SIGPIPE, SIG_IGN);
     for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
@@ -232,7 +236,7 @@ int cmd_run(int argc, char **argv)
         return 127;
     }
 
-    if (stat(out_abs, &st) == 0 && st.st_size == 0) {
+    if (stat(out_abs, &st) != 0 || st.st_size == 0) {
         cli_error("no trace was recorded: %s did not load the .NET runtime with the agent "
                   "(not a .NET program, or profiling disabled with DOTNET_EnableDiagnostics=0)", argv[0]);
         unlink(out_abs);

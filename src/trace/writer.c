@@ -297,9 +297,16 @@ void trace_buffer_append(trace_buffer *b, const uint8_t *record, size_t len)
 
 void trace_writer_flush(trace_writer *w)
 {
+    trace_buffer *head;
+
+    /* Buffers are only ever added at the head and never removed while the
+     * writer lives, so a snapshot of the head can be walked without the
+     * registry lock: new threads never wait for our disk writes. */
     pthread_mutex_lock(&w->flush_lock);
     pthread_mutex_lock(&w->registry_lock);
-    for (trace_buffer *b = w->buffers; b; b = b->next) {
+    head = w->buffers;
+    pthread_mutex_unlock(&w->registry_lock);
+    for (trace_buffer *b = head; b; b = b->next) {
         size_t used;
         uint32_t n;
 
@@ -316,7 +323,6 @@ void trace_writer_flush(trace_writer *w)
         if (used)
             write_chunk(w, w->scratch, used, n);
     }
-    pthread_mutex_unlock(&w->registry_lock);
     pthread_mutex_unlock(&w->flush_lock);
 }
 

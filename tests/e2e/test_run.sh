@@ -25,6 +25,9 @@ test_exit_code_passes_through() {
     assert_contains out "exiting with 42" "program output"
     "$CLRPROBE" run -o exit3.clrp -- "$SAMPLE" nosuchscenario >out 2>err
     assert_eq 2 "$?" "exit code of a failing program"
+    # stderr going to a reader that has quit must not change the status
+    "$CLRPROBE" run -o exit4.clrp -- "$SAMPLE" exit 3 2>&1 | true
+    assert_eq 3 "${PIPESTATUS[0]}" "exit code when stderr is a closed pipe"
 }
 
 test_stdin_passes_through() {
