@@ -41,7 +41,7 @@ typedef struct import_slot {
 struct names {
     ICorProfilerInfo15 *info;
     int info_version;
-    pthread_mutex_t lock;
+    pthread_rwlock_t lock;       /* readers: lookups; writers: inserts and unloads */
     table functions, classes;
     import_slot imports[MAX_IMPORTS];
     unsigned nimports;
@@ -143,25 +143,17 @@ static void table_free(table *t)
     t->cap = t->used = 0;
 }
 
-/* The unload generation, read before resolving something that may be cached. */
-static uint64_t generation(names *n)
-{
-    uint64_t g;
-    pthread_mutex_lock(&n->lock);
-    g = n->generation;
-    pthread_mutex_unlock(&n->lock);
-    return g;
-}
-
-/* Copies a cached name into sb; 1 if found. */
-static int cached(names *n, table *t, uintptr_t id, sbuf *sb)
+/* Copies a cached name into sb and returns 1; otherwise returns 0 with the
+ * unload generation in *gen, to be handed to remember(). */
+static int cached(names *n, table *t, uintptr_t id, sbuf *sb, uint64_t *gen)
 {
     const char *s;
-    pthread_mutex_lock(&n->lock);
+    pthread_rwlock_rdlock(&n->lock);
     s = table_get(t, id);
     if (s)
         sb_add(sb, s);
-    pthread_mutex_unlock(&n->lock);
+    *gen = n->generation;
+    pthread_rwlock_unlock(&n->lock);
     return s != NULL;
 }
 
@@ -170,10 +162,10 @@ static int cached(names *n, table *t, uintptr_t id, sbuf *sb)
 static void remember(names *n, table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name,
                      uint64_t gen)
 {
-    pthread_mutex_lock(&n->lock);
+    pthread_rwlock_wrlock(&n->lock);
     if (n->generation == gen)
         table_put(t, id, module, cls, name);
-    pthread_mutex_unlock(&n->lock);
+    pthread_rwlock_unlock(&n->lock);
 }
 
 int names_create(names **out, ICorProfilerInfo15 *info, int info_version)
@@ -183,7 +175,7 @@ int names_create(names **out, ICorProfilerInfo15 *info, int info_version)
         return -1;
     n->info = info;
     n->info_version = info_version;
-    pthread_mutex_init(&n->lock, NULL);
+    pthread_rwlock_init(&n->lock, NULL);
     *out = n;
     return 0;
 }
@@ -219,7 +211,7 @@ void names_free(names *n)
     release_all(imps, take_imports(n, 0, imps));
     table_free(&n->functions);
     table_free(&n->classes);
-    pthread_mutex_destroy(&n->lock);
+    pthread_rwlock_destroy(&n->lock);
     free(n);
 }
 
@@ -232,12 +224,12 @@ void names_forget_module(names *n, ModuleID m)
     IMetaDataImport *imps[MAX_IMPORTS];
     unsigned k;
 
-    pthread_mutex_lock(&n->lock);
+    pthread_rwlock_wrlock(&n->lock);
     n->generation++;
     table_free(&n->functions);
     table_free(&n->classes);
     k = take_imports(n, m, imps);
-    pthread_mutex_unlock(&n->lock);
+    pthread_rwlock_unlock(&n->lock);
     release_all(imps, k);
 }
 
@@ -245,10 +237,10 @@ void names_forget_module(names *n, ModuleID m)
  * which follows, clears the rest). */
 void names_forget_class(names *n, ClassID c)
 {
-    pthread_mutex_lock(&n->lock);
+    pthread_rwlock_wrlock(&n->lock);
     n->generation++;
     table_remove(&n->classes, c);
-    pthread_mutex_unlock(&n->lock);
+    pthread_rwlock_unlock(&n->lock);
 }
 
 /* ---- resolution ---- */
@@ -262,23 +254,23 @@ static IMetaDataImport *open_import(names *n, ModuleID m)
     uint64_t gen;
     HRESULT hr;
 
-    pthread_mutex_lock(&n->lock);
+    pthread_rwlock_rdlock(&n->lock);
     gen = n->generation;
     for (unsigned i = 0; i < n->nimports; i++) {
         if (n->imports[i].module == m) {
             imp = n->imports[i].imp;
             imp->lpVtbl->AddRef(imp);
-            pthread_mutex_unlock(&n->lock);
+            pthread_rwlock_unlock(&n->lock);
             return imp;
         }
     }
-    pthread_mutex_unlock(&n->lock);
+    pthread_rwlock_unlock(&n->lock);
 
     hr = n->info->lpVtbl->GetModuleMetaData(n->info, m, ofRead, &IID_IMetaDataImport, &unk);
     if (FAILED(hr) || hr == S_FALSE || !unk)
         return NULL;
     imp = (IMetaDataImport *)unk;
-    pthread_mutex_lock(&n->lock);
+    pthread_rwlock_wrlock(&n->lock);
     if (n->nimports < MAX_IMPORTS && n->generation == gen) {
         unsigned i;
         for (i = 0; i < n->nimports && n->imports[i].module != m; i++)
@@ -288,7 +280,7 @@ static IMetaDataImport *open_import(names *n, ModuleID m)
             n->imports[n->nimports++] = (import_slot){ m, imp };
         }
     }
-    pthread_mutex_unlock(&n->lock);
+    pthread_rwlock_unlock(&n->lock);
     return imp;
 }
 
@@ -398,9 +390,8 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
         sb_add(sb, "...");
         return;
     }
-    if (cached(n, &n->classes, c, sb))
+    if (cached(n, &n->classes, c, sb, &gen))
         return;
-    gen = generation(n);
     sb_init(&own, buf, sizeof(buf));
     hr = n->info->lpVtbl->GetClassIDInfo2(n->info, c, &mod, &td, &parent, MAX_TYPE_ARGS, &nargs, args);
     if (hr == CORPROF_E_CLASSID_IS_ARRAY) {
@@ -460,9 +451,8 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         }
     }
     *module = mod;
-    if (cached(n, &n->functions, f, &sb))
+    if (cached(n, &n->functions, f, &sb, &gen))
         return;
-    gen = generation(n);
     imp = open_import(n, mod);
     if (!imp) {
         snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
