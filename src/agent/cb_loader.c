@@ -26,12 +26,9 @@ HRESULT cb_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID i
 HRESULT cb_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID id)
 {
     profiler *p = profiler_from(This);
-    emit e;
 
-    if ((p->cfg.collect & CP_COLLECT_APPDOMAINS) && emit_begin(p, &e, TK_APPDOMAIN_SHUTDOWN)) {
-        trace_rec_u64(&e.r, id);
-        emit_end(&e);
-    }
+    if (p->cfg.collect & CP_COLLECT_APPDOMAINS)
+        emit_id(p, TK_APPDOMAIN_SHUTDOWN, id);
     return S_OK;
 }
 
@@ -60,12 +57,9 @@ HRESULT cb_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID id, HRE
 HRESULT cb_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID id)
 {
     profiler *p = profiler_from(This);
-    emit e;
 
-    if ((p->cfg.collect & CP_COLLECT_ASSEMBLIES) && emit_begin(p, &e, TK_ASSEMBLY_UNLOAD)) {
-        trace_rec_u64(&e.r, id);
-        emit_end(&e);
-    }
+    if (p->cfg.collect & CP_COLLECT_ASSEMBLIES)
+        emit_id(p, TK_ASSEMBLY_UNLOAD, id);
     return S_OK;
 }
 
@@ -96,13 +90,10 @@ HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT
 HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
 {
     profiler *p = profiler_from(This);
-    emit e;
 
     names_forget_module(p->names, id);
-    if ((p->cfg.collect & CP_COLLECT_MODULES) && emit_begin(p, &e, TK_MODULE_UNLOAD)) {
-        trace_rec_u64(&e.r, id);
-        emit_end(&e);
-    }
+    if (p->cfg.collect & CP_COLLECT_MODULES)
+        emit_id(p, TK_MODULE_UNLOAD, id);
     return S_OK;
 }
 
@@ -114,7 +105,7 @@ HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT h
     mdTypeDef td;
     emit e;
 
-    if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_CLASSES))
+    if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_CLASSES) || !atomic_load(&p->recording))
         return S_OK;
     if (FAILED(INFO(p)->GetClassIDInfo(p->info, id, &module, &td)))
         module = 0;
@@ -131,12 +122,9 @@ HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT h
 HRESULT cb_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID id)
 {
     profiler *p = profiler_from(This);
-    emit e;
 
     names_forget_class(p->names, id);
-    if ((p->cfg.collect & CP_COLLECT_CLASSES) && emit_begin(p, &e, TK_CLASS_UNLOAD)) {
-        trace_rec_u64(&e.r, id);
-        emit_end(&e);
-    }
+    if (p->cfg.collect & CP_COLLECT_CLASSES)
+        emit_id(p, TK_CLASS_UNLOAD, id);
     return S_OK;
 }

@@ -9,24 +9,15 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-static void thread_record(profiler *p, int kind, ThreadID id)
-{
-    emit e;
-    if (emit_begin(p, &e, kind)) {
-        trace_rec_u64(&e.r, id);
-        emit_end(&e);
-    }
-}
-
 HRESULT cb_ThreadCreated(ICorProfilerCallback11 *This, ThreadID id)
 {
-    thread_record(profiler_from(This), TK_THREAD_CREATE, id);
+    emit_id(profiler_from(This), TK_THREAD_CREATE, id);
     return S_OK;
 }
 
 HRESULT cb_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID id)
 {
-    thread_record(profiler_from(This), TK_THREAD_DESTROY, id);
+    emit_id(profiler_from(This), TK_THREAD_DESTROY, id);
     return S_OK;
 }
 

@@ -86,6 +86,9 @@ typedef struct emit {
 int emit_begin(profiler *p, emit *e, int kind);
 void emit_end(emit *e);
 
+/* A record whose only field is one runtime ID (unloads, thread events). */
+void emit_id(profiler *p, int kind, uint64_t id);
+
 /* Stops and joins the flusher thread, if it runs (lifecycle.c). */
 void flusher_stop(profiler *p);
 

@@ -98,6 +98,16 @@ void emit_end(emit *e)
     trace_buffer_end(e->ts->buf, trace_rec_finish(&e->r));
 }
 
+void emit_id(profiler *p, int kind, uint64_t id)
+{
+    emit e;
+
+    if (emit_begin(p, &e, kind)) {
+        trace_rec_u64(&e.r, id);
+        emit_end(&e);
+    }
+}
+
 void profiler_note(profiler *p, const char *fmt, ...)
 {
     char text[512];
