@@ -16,12 +16,13 @@ LDLIBS  := -lz -lpthread
 AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
              src/trace/writer.c
 # The command.
-CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) src/common/config.c \
+CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/ipc/*.c) src/common/config.c \
              src/common/clock.c src/trace/reader.c
 # Unit tests: the pure parts plus the tests themselves.
 UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
              src/trace/writer.c src/trace/reader.c src/agent/names_format.c \
-             $(filter-out src/report/main_%.c,$(wildcard src/report/*.c))
+             $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
+             $(wildcard src/ipc/*.c)
 
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o)

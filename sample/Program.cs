@@ -23,6 +23,7 @@ internal static class Program
           all               jit, generics, threads, exceptions 25, gc 5, collectible
           work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
           spin [SECONDS]    busy loop with allocation for SECONDS (default 5), then "spin done"
+          churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
@@ -70,6 +71,8 @@ internal static class Program
                 return NoArgs(scenario, rest) ?? RunAll();
             case "work":
                 return OptionalInt(scenario, rest, WorkScenario.DefaultRounds, out int rounds) ?? WorkScenario.Run(rounds);
+            case "churn":
+                return OptionalInt(scenario, rest, ChurnScenario.DefaultRounds, out int churnRounds) ?? ChurnScenario.Run(churnRounds);
             case "spin":
                 return OptionalSeconds(scenario, rest, out double seconds) ?? ProcessScenarios.Spin(seconds);
             case "exit":

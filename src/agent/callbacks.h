@@ -15,6 +15,11 @@ const ICorProfilerCallbackVtbl *profiler_vtable(void);
 HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk);
 HRESULT cb_Shutdown(ICorProfilerCallback11 *This);
 
+/* attach.c */
+HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void *data, UINT cb);
+HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This);
+HRESULT cb_ProfilerDetachSucceeded(ICorProfilerCallback11 *This);
+
 /* cb_loader.c: app domains, assemblies, modules, classes */
 HRESULT cb_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID id, HRESULT hr);
 HRESULT cb_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID id);

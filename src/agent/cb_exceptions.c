@@ -46,6 +46,7 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
         return S_OK;
     exception_type(p, obj, type, sizeof(type), &cls);
     names_function(p->names, fid, function, sizeof(function), &module);
+    attach_saw_module(p, module);
     if (emit_begin(p, &e, TK_EXCEPTION_CATCH)) {
         trace_rec_u64(&e.r, fid);
         trace_rec_str(&e.r, type);

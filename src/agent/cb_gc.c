@@ -10,6 +10,7 @@ HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGeneratio
     uint32_t mask = 0;
     emit e;
 
+    atomic_store(&p->gc_started, 1);
     for (int g = 0; collected && g < cGenerations && g < 32; g++)
         if (collected[g])
             mask |= 1u << g;
@@ -26,6 +27,10 @@ HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
     profiler *p = profiler_from(This);
     emit e;
 
+    /* After an attach the first GC callback may come from the middle of a
+     * GC already in progress: ignore everything until a start is seen. */
+    if (!atomic_load(&p->gc_started))
+        return S_OK;
     if (emit_begin(p, &e, TK_GC_END))
         emit_end(&e);
     return S_OK;

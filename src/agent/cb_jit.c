@@ -40,6 +40,7 @@ HRESULT cb_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID fid, 
     }
     duration = t0 ? cp_monotonic_ns() - t0 : 0;
     names_function(p->names, fid, name, sizeof(name), &module);
+    attach_saw_module(p, module);
     if (emit_begin(p, &e, TK_JIT)) {
         trace_rec_u64(&e.r, fid);
         trace_rec_u64(&e.r, module);

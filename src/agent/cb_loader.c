@@ -12,6 +12,8 @@ HRESULT cb_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID i
     char name[512];
     emit e;
 
+    if (p->attached && SUCCEEDED(hr))
+        cu_on_load(p->appdomains, id);
     if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_APPDOMAINS))
         return S_OK;
     names_appdomain(p->names, id, name, sizeof(name));
@@ -27,6 +29,8 @@ HRESULT cb_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID id
 {
     profiler *p = profiler_from(This);
 
+    if (p->attached)
+        cu_on_unload_gated(&p->gate, p->appdomains, id);
     if (p->cfg.collect & CP_COLLECT_APPDOMAINS)
         emit_id(p, TK_APPDOMAIN_SHUTDOWN, id);
     return S_OK;
@@ -40,6 +44,8 @@ HRESULT cb_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID id, HRE
     ModuleID module;
     emit e;
 
+    if (p->attached && SUCCEEDED(hr))
+        cu_on_load(p->assemblies, id);
     if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_ASSEMBLIES))
         return S_OK;
     names_assembly(p->names, id, name, sizeof(name), version, sizeof(version), &domain, &module);
@@ -58,6 +64,8 @@ HRESULT cb_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID id)
 {
     profiler *p = profiler_from(This);
 
+    if (p->attached)
+        cu_on_unload_gated(&p->gate, p->assemblies, id);
     if (p->cfg.collect & CP_COLLECT_ASSEMBLIES)
         emit_id(p, TK_ASSEMBLY_UNLOAD, id);
     return S_OK;
@@ -71,6 +79,8 @@ HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT
     DWORD flags = 0;
     emit e;
 
+    if (p->attached && SUCCEEDED(hr))
+        cu_on_load(p->modules, id);
     if (!(p->cfg.collect & CP_COLLECT_MODULES))
         return S_OK;
     path[0] = '\0';
@@ -91,6 +101,8 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
 {
     profiler *p = profiler_from(This);
 
+    if (p->attached)
+        cu_on_unload_gated(&p->gate, p->modules, id);   /* waits for catch-up queries in flight */
     names_forget_module(p->names, id);
     if (p->cfg.collect & CP_COLLECT_MODULES)
         emit_id(p, TK_MODULE_UNLOAD, id);
@@ -123,6 +135,8 @@ HRESULT cb_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID id)
 {
     profiler *p = profiler_from(This);
 
+    if (p->attached)
+        cu_gate_bump(&p->gate);        /* function snapshots taken before this may be stale */
     names_forget_class(p->names, id);
     if (p->cfg.collect & CP_COLLECT_CLASSES)
         emit_id(p, TK_CLASS_UNLOAD, id);

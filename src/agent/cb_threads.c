@@ -11,13 +11,21 @@
 
 HRESULT cb_ThreadCreated(ICorProfilerCallback11 *This, ThreadID id)
 {
-    emit_id(profiler_from(This), TK_THREAD_CREATE, id);
+    profiler *p = profiler_from(This);
+
+    if (p->attached)
+        cu_on_load(p->threads_known, id);
+    emit_id(p, TK_THREAD_CREATE, id);
     return S_OK;
 }
 
 HRESULT cb_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID id)
 {
-    emit_id(profiler_from(This), TK_THREAD_DESTROY, id);
+    profiler *p = profiler_from(This);
+
+    if (p->attached)
+        cu_on_unload_gated(&p->gate, p->threads_known, id);
+    emit_id(p, TK_THREAD_DESTROY, id);
     return S_OK;
 }
 

@@ -28,8 +28,6 @@ static const GUID *const info_iids[] = {
 };
 #define MIN_INFO_VERSION 5   /* SetEventMask2 */
 
-int thread_state_key_create(profiler *p);
-
 /* One line on stderr, then cancel: the runtime unloads us and runs on. */
 static HRESULT cancel(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static HRESULT cancel(const char *fmt, ...)
@@ -44,7 +42,7 @@ static HRESULT cancel(const char *fmt, ...)
 }
 
 /* The highest ICorProfilerInfoN the runtime answers. */
-static int query_info(IUnknown *unk, ICorProfilerInfo15 **out)
+int query_info(IUnknown *unk, ICorProfilerInfo15 **out)
 {
     for (int v = 15; v >= 1; v--) {
         void *ptr = NULL;
@@ -57,7 +55,7 @@ static int query_info(IUnknown *unk, ICorProfilerInfo15 **out)
 }
 
 /* The command line from /proc/self/cmdline, arguments joined by spaces. */
-static void read_command_line(char *buf, size_t len)
+void read_command_line(char *buf, size_t len)
 {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     ssize_t n = 0;
@@ -98,8 +96,18 @@ static void read_runtime_version(profiler *p, USHORT *major, USHORT *minor, USHO
     }
 }
 
-/* The event mask for what the configuration asks to collect. */
-static void event_mask(const cp_config *cfg, DWORD *low, DWORD *high)
+void read_runtime_version_string(profiler *p)
+{
+    USHORT major, minor, build, qfe, instance;
+    COR_PRF_RUNTIME_TYPE type;
+    read_runtime_version(p, &major, &minor, &build, &qfe, &instance, &type);
+}
+
+/* The event mask for what the configuration asks to collect.  After an
+ * attach only COR_PRF_ALLOWABLE_AFTER_ATTACH may be asked for: no cache
+ * searches (precompiled code is then not reported), and nothing that would
+ * make the agent impossible to detach. */
+void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
 {
     /* Module loads are always watched: their unloads keep the name cache
      * honest (records are written only when modules are collected). */
@@ -113,6 +121,10 @@ static void event_mask(const cp_config *cfg, DWORD *low, DWORD *high)
     if (cfg->collect & CP_COLLECT_SUSPENSIONS) *low |= COR_PRF_MONITOR_SUSPENDS;
     if (cfg->collect & CP_COLLECT_EXCEPTIONS) *low |= COR_PRF_MONITOR_EXCEPTIONS;
     if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
+    if (attach) {
+        *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
+        *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
+    }
 }
 
 static void *flusher_main(void *arg)
@@ -133,6 +145,7 @@ static void *flusher_main(void *arg)
             break;
         pthread_mutex_unlock(&p->flusher_lock);
         trace_writer_flush(p->writer);
+        thread_state_reap(p);
         pthread_mutex_lock(&p->flusher_lock);
     }
     pthread_mutex_unlock(&p->flusher_lock);
@@ -141,7 +154,7 @@ static void *flusher_main(void *arg)
 
 /* Starts the flusher with every signal blocked, so the program's signal
  * handling never runs on our thread. */
-static int flusher_start(profiler *p)
+int flusher_start(profiler *p)
 {
     pthread_condattr_t ca;
     sigset_t all, old;
@@ -204,7 +217,7 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
         return cancel("out of memory");
     if (thread_state_key_create(p) < 0)
         return cancel("cannot create thread-local storage");
-    event_mask(&p->cfg, &low, &high);
+    event_mask(&p->cfg, 0, &low, &high);
     hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr))
         return cancel("the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
@@ -247,6 +260,10 @@ HRESULT cb_Shutdown(ICorProfilerCallback11 *This)
     profiler *p = profiler_from(This);
     emit e;
 
+    if (p->attached) {
+        attach_shutdown(p);
+        return S_OK;
+    }
     if (!atomic_load(&p->recording))
         return S_OK;
     if (emit_begin(p, &e, TK_RUNTIME_SHUTDOWN))

@@ -3,6 +3,7 @@
  * the same object), reference counting, teardown, and the vtable that puts
  * our callback methods over the do-nothing defaults. */
 #include "agent/callbacks.h"
+#include "agent/control.h"
 #include "agent/manager.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
@@ -58,6 +59,7 @@ static void profiler_destroy(profiler *p)
 {
     manager_remove(p);
     flusher_stop(p);
+    control_stop(p, 1);
     if (p->tls_key_ok) {
         pthread_key_delete(p->tls_key);
         p->tls_key_ok = 0;
@@ -66,6 +68,12 @@ static void profiler_destroy(profiler *p)
     if (p->writer)
         trace_writer_free(p->writer);
     names_free(p->names);
+    cu_table_free(p->modules);
+    cu_table_free(p->assemblies);
+    cu_table_free(p->appdomains);
+    cu_table_free(p->threads_known);
+    if (p->gate_ok)
+        cu_gate_destroy(&p->gate);
     if (p->info)
         p->info->lpVtbl->Release(p->info);
     pthread_mutex_destroy(&p->threads_lock);
@@ -96,6 +104,9 @@ static void build_vtable(void)
     v->Release = prof_Release;
     v->Initialize = cb_Initialize;
     v->Shutdown = cb_Shutdown;
+    v->InitializeForAttach = cb_InitializeForAttach;
+    v->ProfilerAttachComplete = cb_ProfilerAttachComplete;
+    v->ProfilerDetachSucceeded = cb_ProfilerDetachSucceeded;
     v->AppDomainCreationFinished = cb_AppDomainCreationFinished;
     v->AppDomainShutdownStarted = cb_AppDomainShutdownStarted;
     v->AssemblyLoadFinished = cb_AssemblyLoadFinished;
@@ -135,6 +146,7 @@ profiler *profiler_create(void)
     p->iface.lpVtbl = profiler_vtable();
     atomic_init(&p->refcount, 1);
     atomic_init(&p->recording, 0);
+    p->ctl_fd = -1;
     pthread_mutex_init(&p->threads_lock, NULL);
     pthread_mutex_init(&p->flusher_lock, NULL);
     pthread_cond_init(&p->flusher_cond, NULL);

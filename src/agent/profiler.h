@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "agent/catchup.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -41,7 +42,21 @@ typedef struct profiler {
     pthread_cond_t flusher_cond;
     int flusher_stop;
 
-    atomic_int recording;                /* 1 between Initialize and Shutdown */
+    atomic_int recording;                /* 1 between Initialize and Shutdown/detach */
+
+    /* Attach mode (InitializeForAttach): what we know about IDs, so that the
+     * catch-up and live events merge without holes (catchup.h). */
+    int attached;
+    cu_gate gate;
+    int gate_ok;
+    cu_table *modules, *assemblies, *appdomains, *threads_known;
+    atomic_int gc_started;               /* a GarbageCollectionStarted was seen */
+
+    /* The attach command's control connection (control.c). */
+    int ctl_fd;
+    pthread_t ctl_thread;
+    int ctl_running;
+    atomic_int ctl_stop;
 
     /* Runtime suspensions are process-wide and serialized. */
     uint64_t suspend_start;
@@ -86,11 +101,42 @@ typedef struct emit {
 int emit_begin(profiler *p, emit *e, int kind);
 void emit_end(emit *e);
 
+/* The same for a record learned by the attach catch-up. */
+int emit_begin_catchup(profiler *p, emit *e, int kind);
+
 /* A record whose only field is one runtime ID (unloads, thread events). */
 void emit_id(profiler *p, int kind, uint64_t id);
 
 /* Stops and joins the flusher thread, if it runs (lifecycle.c). */
 void flusher_stop(profiler *p);
+int flusher_start(profiler *p);
+
+/* The event mask for the configuration (lifecycle.c); attach mode keeps to
+ * COR_PRF_ALLOWABLE_AFTER_ATTACH. */
+void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high);
+
+/* Reads the runtime version into p->runtime_version (lifecycle.c). */
+void read_runtime_version_string(profiler *p);
+
+/* The command line of this process, arguments joined by spaces. */
+void read_command_line(char *buf, size_t len);
+
+/* The highest ICorProfilerInfoN the runtime answers (0 if none). */
+int query_info(IUnknown *unk, ICorProfilerInfo15 **out);
+
+/* Attach mode: report a module (and its assembly and app domain) that the
+ * catch-up or a lazy lookup found; call inside the gate (attach.c). */
+void catchup_module(profiler *p, ModuleID m);
+
+/* Attach mode: lazy catch-up of a module met through a function, and the
+ * end of the trace when the process shuts down (attach.c). */
+void attach_saw_module(profiler *p, ModuleID m);
+void attach_shutdown(profiler *p);
+
+int thread_state_key_create(profiler *p);
+
+/* Frees thread states whose OS thread has exited (flusher). */
+void thread_state_reap(profiler *p);
 
 /* A note in the trace (the agent telling the reader something). */
 void profiler_note(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -3,37 +3,42 @@
  * calling thread's own trace buffer (no lock shared between threads). */
 #include "agent/profiler.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-/* Thread exit: hand the buffer back to the writer (it flushes it). */
-static void thread_state_destroy(void *arg)
-{
-    thread_state *ts = arg;
-    profiler *p = ts->p;
-
-    if (ts->buf) {
-        trace_writer_buffer_put(p->writer, ts->buf);
-        ts->buf = NULL;
-    }
-    pthread_mutex_lock(&p->threads_lock);
-    for (thread_state **pp = &p->threads; *pp; pp = &(*pp)->next) {
-        if (*pp == ts) {
-            *pp = ts->next;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&p->threads_lock);
-    free(ts);
-}
-
+/* The key has no destructor: a destructor is code of ours that an exiting
+ * thread could be running while the runtime unloads the library after a
+ * detach.  Instead the flusher reaps the state of threads that have exited
+ * (thread_state_reap), so thread churn does not grow memory. */
 int thread_state_key_create(profiler *p)
 {
-    if (pthread_key_create(&p->tls_key, thread_state_destroy) != 0)
+    if (pthread_key_create(&p->tls_key, NULL) != 0)
         return -1;
     p->tls_key_ok = 1;
     return 0;
+}
+
+void thread_state_reap(profiler *p)
+{
+    pid_t pid = getpid();
+    thread_state **pp, *ts;
+
+    pthread_mutex_lock(&p->threads_lock);
+    for (pp = &p->threads; (ts = *pp) != NULL;) {
+        if (syscall(SYS_tgkill, pid, (pid_t)ts->tid, 0) < 0 && errno == ESRCH) {
+            *pp = ts->next;
+            if (ts->buf)
+                trace_writer_buffer_put(p->writer, ts->buf);   /* flushes it, keeps it for reuse */
+            free(ts);
+        } else {
+            pp = &ts->next;
+        }
+    }
+    pthread_mutex_unlock(&p->threads_lock);
 }
 
 thread_state *thread_state_get(profiler *p)
@@ -75,6 +80,14 @@ void thread_state_free_all(profiler *p)
     }
     p->threads = NULL;
     pthread_mutex_unlock(&p->threads_lock);
+}
+
+int emit_begin_catchup(profiler *p, emit *e, int kind)
+{
+    if (!emit_begin(p, e, kind))
+        return 0;
+    trace_rec_flags(&e->r, TRACE_REC_CATCHUP);
+    return 1;
 }
 
 int emit_begin(profiler *p, emit *e, int kind)

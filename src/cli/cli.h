@@ -14,7 +14,9 @@
 #define EXIT_USAGE 2
 
 int cmd_run(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
 
 /* Prints "clrprobe: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

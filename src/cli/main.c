@@ -11,7 +11,9 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run      run a program under the profiler and record a trace\n"
+    "  attach   attach to a running .NET process, record, then detach\n"
     "  report   analyse a trace: a text summary or one JSON object per event\n"
+    "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"
     "'clrprobe <command> --help' describes a command.  clrprobe --version prints the version.\n";
 
@@ -33,6 +35,10 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(argv[1], "report"))
         return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "ps"))
+        return cmd_ps(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "attach"))
+        return cmd_attach(argc - 1, argv + 1);
     cli_error("unknown command '%s' (commands: run, report; see clrprobe --help)", argv[1]);
     return EXIT_USAGE;
 }

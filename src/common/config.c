@@ -138,7 +138,7 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
-    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0;
+    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -204,8 +204,15 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             cfg->pid = v;
+        } else if (strcmp(key, "ctl") == 0) {
+            if (seen_ctl++) goto duplicate;
+            if (value[0] != '/') {
+                snprintf(err, errlen, "ctl '%.200s' is not an absolute path", value);
+                return -1;
+            }
+            memcpy(cfg->ctl, value, strlen(value) + 1);
         } else {
-            snprintf(err, errlen, "unknown key '%s' (valid keys: v, output, collect, pid)", key);
+            snprintf(err, errlen, "unknown key '%s' (valid keys: v, output, collect, pid, ctl)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -264,6 +271,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;
+    }
+    if (cfg->ctl[0]) {
+        if ((size_t)n + 5 >= buflen)
+            return -1;
+        memcpy(buf + n, ";ctl=", 6);
+        n = put_encoded(buf, buflen, (size_t)n + 5, cfg->ctl);
     }
     return n;
 }

@@ -4,6 +4,7 @@
  * docs/config.md):
  *
  *     v=1;output=/tmp/app.clrp;collect=jit,gc,threads;pid=1234
+ *     v=1;output=/tmp/app.clrp;collect=all;ctl=/tmp/clrprobe-77-x/ctl      (attach)
  *
  * Entries are separated by ';', each is key=value.  Values are
  * percent-encoded: '%', ';', '=', space and bytes outside printable ASCII are
@@ -38,6 +39,7 @@ typedef struct cp_config {
     char output[CP_PATH_MAX];    /* absolute path of the trace file */
     uint32_t collect;            /* CP_COLLECT_* mask */
     long pid;                    /* profile only this pid (0: any) */
+    char ctl[CP_PATH_MAX];       /* attach: the command's control socket ("" if none) */
 } cp_config;
 
 /* Fills *cfg with defaults (collect everything, no output). */

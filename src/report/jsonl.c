@@ -71,12 +71,14 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
 
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
-        if (e->kind == TK_THREAD_OS && e->thread < 0)
+        if ((e->kind == TK_THREAD_OS && e->thread < 0) || e->dropped)
             continue;
         json_begin(&o, out);
         json_str(&o, "kind", rp_kind_name(e->kind));
         json_u64(&o, "t", e->t);
         json_u64(&o, "tid", e->tid);
+        if (e->catchup)
+            json_bool(&o, "catchup", 1);
         switch (e->kind) {
         case TK_RUNTIME_START:
             json_str(&o, "version", e->s1);
@@ -173,6 +175,13 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             break;
         case TK_NOTE:
             json_str(&o, "text", e->s1);
+            break;
+        case TK_ATTACH:
+            json_u64(&o, "modules", e->id);
+            json_u64(&o, "assemblies", e->id2);
+            json_u64(&o, "threads", e->id3);
+            json_u64(&o, "functions", e->u1);
+            json_u64(&o, "duration_ns", e->duration_ns);
             break;
         default:
             break;

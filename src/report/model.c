@@ -62,6 +62,8 @@ const char *rp_kind_name(int kind)
         [TK_EXCEPTION_CATCH] = "exception_catch",
         [TK_NOTE] = "note",
         [TK_TRACE_END] = "trace_end",
+        [TK_ATTACH] = "attach",
+        [TK_DETACH] = "detach",
     };
     if (kind > 0 && kind <= TK_KIND_MAX && names[kind])
         return names[kind];
@@ -78,6 +80,7 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
 
     memset(e, 0, sizeof(*e));
     e->kind = r->kind;
+    e->catchup = (r->flags & TRACE_REC_CATCHUP) != 0;
     e->tid = r->tid;
     e->t = r->t;
     e->s1 = e->s2 = "";
@@ -94,7 +97,14 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
         e->id |= trace_field_u16(&f);
         STR(e->s1);
         break;
-    case TK_RUNTIME_SHUTDOWN: case TK_GC_END: case TK_TRACE_END:
+    case TK_RUNTIME_SHUTDOWN: case TK_GC_END: case TK_TRACE_END: case TK_DETACH:
+        break;
+    case TK_ATTACH:
+        e->id = trace_field_u32(&f);            /* modules */
+        e->id2 = trace_field_u32(&f);           /* assemblies */
+        e->id3 = trace_field_u32(&f);           /* threads */
+        e->u1 = trace_field_u32(&f);            /* functions */
+        e->duration_ns = trace_field_u64(&f);
         break;
     case TK_APPDOMAIN_CREATE:
         e->id = trace_field_u64(&f);
@@ -181,6 +191,45 @@ static int by_time(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The catch-up merge (seed 000): an ID reported by the attach catch-up and
+ * then by a live load event (the ID was enumerable before its LoadFinished)
+ * is one ID: the event wins and the catch-up record is dropped.  A live
+ * event for an ID after its unload starts a new lifetime (addresses are
+ * reused), and an unload of an ID never seen loaded stays as it is. */
+void rp_merge_catchup(rp_event *ev, size_t n)
+{
+    static const struct { int load, unload; } kinds[] = {
+        { TK_MODULE_LOAD, TK_MODULE_UNLOAD },
+        { TK_ASSEMBLY_LOAD, TK_ASSEMBLY_UNLOAD },
+        { TK_APPDOMAIN_CREATE, TK_APPDOMAIN_SHUTDOWN },
+        { TK_THREAD_CREATE, TK_THREAD_DESTROY },
+        { TK_CLASS_LOAD, TK_CLASS_UNLOAD },
+    };
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        idmap open;                    /* id -> index of the catch-up record opening its lifetime */
+        uint64_t idx;
+
+        idmap_init(&open);
+        for (size_t i = 0; i < n; i++) {
+            rp_event *e = &ev[i];
+            if (e->kind == kinds[k].load) {
+                if (e->catchup) {
+                    if (idmap_get(&open, e->id, &idx))
+                        e->dropped = 1;            /* caught up twice (a lazy and a snapshot report) */
+                    else
+                        idmap_put(&open, e->id, i);
+                } else if (idmap_get(&open, e->id, &idx)) {
+                    ev[idx].dropped = 1;           /* the event wins over the snapshot */
+                    idmap_del(&open, e->id);
+                }
+            } else if (e->kind == kinds[k].unload) {
+                idmap_del(&open, e->id);
+            }
+        }
+        idmap_free(&open);
+    }
+}
+
 /* Builds the thread table: one entry per managed thread lifetime. */
 static void build_threads(rp_trace *tr)
 {
@@ -193,8 +242,8 @@ static void build_threads(rp_trace *tr)
         uint64_t idx;
         rp_thread *th;
 
-        if (e->kind != TK_THREAD_CREATE && e->kind != TK_THREAD_DESTROY &&
-            e->kind != TK_THREAD_OS && e->kind != TK_THREAD_NAME)
+        if ((e->kind != TK_THREAD_CREATE && e->kind != TK_THREAD_DESTROY &&
+             e->kind != TK_THREAD_OS && e->kind != TK_THREAD_NAME) || e->dropped)
             continue;
         /* A new lifetime starts at thread_create - unless the runtime already
          * told us about this thread (a name set before Start() arrives
@@ -263,6 +312,8 @@ static void resolve_names(rp_trace *tr)
     idmap_init(&assemblies);
     for (size_t i = 0; i < tr->nev; i++) {
         rp_event *e = &tr->ev[i];
+        if (e->dropped)
+            continue;
         switch (e->kind) {
         case TK_MODULE_LOAD:
             idmap_put(&modules, e->id, i);
@@ -353,6 +404,14 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
     qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
     if (tr->nev)
         tr->end_t = tr->ev[tr->nev - 1].t;
+    rp_merge_catchup(tr->ev, tr->nev);
+    {
+        size_t kept = 0;
+        for (size_t i = 0; i < tr->nev; i++)
+            if (!tr->ev[i].dropped)
+                tr->ev[kept++] = tr->ev[i];
+        tr->nev = kept;
+    }
     build_threads(tr);
     resolve_names(tr);
     return TRACE_OK;

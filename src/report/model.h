@@ -21,6 +21,8 @@ typedef struct rp_event {
                                 class_load s2 is the module's file name */
     int thread;              /* thread-create/destroy/name/os: index into threads, else -1 */
     size_t order;            /* position in the file, to keep sorting stable */
+    int catchup;             /* learned by the attach catch-up (TRACE_REC_CATCHUP) */
+    int dropped;             /* merged into a later record for the same ID (not reported) */
 } rp_event;
 
 typedef struct rp_thread {
@@ -50,6 +52,10 @@ typedef struct rp_trace {
  * message in err. */
 int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen);
 void rp_free(rp_trace *tr);
+
+/* Marks catch-up records that a later live event for the same ID replaces
+ * (the "dropped" flag); see model.c.  Events must be in time order. */
+void rp_merge_catchup(rp_event *ev, size_t n);
 
 /* Name of a kind as used in jsonl ("jit", "module_load", ...). */
 const char *rp_kind_name(int kind);

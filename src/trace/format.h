@@ -9,7 +9,7 @@
  *            str runtime_version, str command_line, u32 crc32(all before)
  *   chunk:   u32 magic "CPCK", u32 payload_len, u64 seq, u32 nrecords,
  *            u32 crc32(the 20 header bytes before it + payload), payload
- *   record:  u8 kind, u8 reserved, u16 length (whole record), u32 tid,
+ *   record:  u8 kind, u8 flags, u16 length (whole record), u32 tid,
  *            u64 t (CLOCK_MONOTONIC ns), then the kind's fields
  *
  * Integers are little-endian; a "str" is a u16 byte count then UTF-8 bytes.
@@ -34,6 +34,9 @@
 
 /* Header flags. */
 #define TRACE_FLAG_ATTACHED 0x1u             /* the agent attached to a running process */
+
+/* Record flags (the byte after the kind). */
+#define TRACE_REC_CATCHUP 0x1u               /* learned by the attach catch-up, not from a live event */
 
 /* Record kinds.  Fields follow the record header in the order listed
  * (id = u64 runtime ID, as the runtime gave it; hr = u32 HRESULT). */
@@ -66,7 +69,10 @@ enum trace_kind {
     TK_EXCEPTION_CATCH = 21,  /* id function, str type, str function */
     TK_NOTE = 22,             /* str text: the agent telling the reader something */
     TK_TRACE_END = 23,        /* (nothing): the agent closed the trace normally */
-    TK_KIND_MAX = 23
+    TK_ATTACH = 24,           /* u32 modules, u32 assemblies, u32 threads, u32 functions, u64 catchup_ns:
+                                 the attach catch-up is complete (counts of what it reported) */
+    TK_DETACH = 25,           /* (nothing): ProfilerDetachSucceeded - the agent is leaving */
+    TK_KIND_MAX = 25
 };
 
 /* --- little-endian helpers ------------------------------------------- */
@@ -111,6 +117,7 @@ static inline void trace_rec_begin(trace_rec *r, uint8_t *buf, size_t cap, int k
     trace_put_u32(buf + 4, tid);
     trace_put_u64(buf + 8, t);
 }
+static inline void trace_rec_flags(trace_rec *r, uint8_t flags) { r->start[1] = flags; }
 static inline void trace_rec_u16(trace_rec *r, uint16_t v)
 {
     if (r->end - r->p >= 2) { trace_put_u16(r->p, v); r->p += 2; }

@@ -220,6 +220,7 @@ int trace_next_record(const trace_chunk *c, size_t *off, trace_record *r)
     if (len < TRACE_RECORD_HEADER_LEN || len > c->len - *off)
         return -1;
     r->kind = p[0];
+    r->flags = p[1];
     r->tid = trace_get_u32(p + 4);
     r->t = trace_get_u64(p + 8);
     r->fields = p + TRACE_RECORD_HEADER_LEN;

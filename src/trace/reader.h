@@ -65,6 +65,7 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c);
 /* A record inside a chunk payload. */
 typedef struct trace_record {
     int kind;
+    unsigned flags;              /* TRACE_REC_* */
     uint32_t tid;
     uint64_t t;
     const uint8_t *fields;       /* after the record header */

@@ -341,6 +341,18 @@ static void write_single(trace_writer *w, int kind, uint32_t tid, uint64_t t, co
     pthread_mutex_unlock(&w->flush_lock);
 }
 
+void trace_writer_append_record(trace_writer *w, const uint8_t *record, size_t len)
+{
+    uint8_t chunk[TRACE_CHUNK_HEADER_LEN + TRACE_MAX_RECORD];
+
+    if (len > TRACE_MAX_RECORD)
+        return;
+    memcpy(chunk + TRACE_CHUNK_HEADER_LEN, record, len);
+    pthread_mutex_lock(&w->flush_lock);
+    write_chunk(w, chunk, len, 1);
+    pthread_mutex_unlock(&w->flush_lock);
+}
+
 void trace_writer_note(trace_writer *w, uint32_t tid, uint64_t t, const char *text)
 {
     write_single(w, TK_NOTE, tid, t, text);

@@ -46,6 +46,9 @@ void trace_buffer_append(trace_buffer *b, const uint8_t *record, size_t len);
 /* Turns every non-empty buffer into a chunk. */
 void trace_writer_flush(trace_writer *w);
 
+/* Writes one finished record as a chunk of its own (outside thread buffers). */
+void trace_writer_append_record(trace_writer *w, const uint8_t *record, size_t len);
+
 /* Records a TK_NOTE from the calling thread context (own small buffer). */
 void trace_writer_note(trace_writer *w, uint32_t tid, uint64_t t, const char *text);
 

@@ -31,6 +31,10 @@ TEST(config_full_and_roundtrip)
     CHECK_STR(d.output, c.output);
     CHECK_EQ(d.collect, c.collect);
     CHECK_EQ(d.pid, 42);
+    snprintf(c.ctl, sizeof(c.ctl), "/tmp/clrprobe-1/ctl;x");
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_STR(d.ctl, "/tmp/clrprobe-1/ctl;x");
 }
 
 TEST(config_format_escapes)
@@ -67,6 +71,8 @@ TEST(config_rejects_bad_input)
         { "output=/a%00b", "NUL" },
         { "justtext", "not key=value" },
         { "=value", "bad key" },
+        { "output=/a;ctl=relative", "ctl" },
+        { "output=/a;ctl=/x;ctl=/y", "twice" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cp_config c;

@@ -7,6 +7,7 @@
 #include "trace/format.h"
 #include "trace/writer.h"
 
+#include <string.h>
 #include <unistd.h>
 
 static trace_writer *w;
@@ -136,4 +137,56 @@ TEST(model_sorts_across_buffers_and_merges_early_thread_name)
     }
     rp_free(&tr);
     unlink(path);
+}
+
+/* ---- the catch-up merge on its own ---- */
+
+static rp_event ev_of(int kind, uint64_t id, int catchup)
+{
+    rp_event e;
+    memset(&e, 0, sizeof(e));
+    e.kind = kind;
+    e.id = id;
+    e.catchup = catchup;
+    e.s1 = e.s2 = "";
+    return e;
+}
+
+TEST(merge_event_after_snapshot_wins)
+{
+    /* good timeline "loading with duplicate": enumerated, then LoadFinished */
+    rp_event ev[] = { ev_of(TK_MODULE_LOAD, 1, 1), ev_of(TK_MODULE_LOAD, 1, 0) };
+    rp_merge_catchup(ev, 2);
+    CHECK_EQ(ev[0].dropped, 1);
+    CHECK_EQ(ev[1].dropped, 0);
+}
+
+TEST(merge_keeps_unload_of_unseen_id)
+{
+    /* good timeline "unloading with duplicate": not enumerated, then UnloadStarted */
+    rp_event ev[] = { ev_of(TK_MODULE_UNLOAD, 7, 0) };
+    rp_merge_catchup(ev, 1);
+    CHECK_EQ(ev[0].dropped, 0);
+}
+
+TEST(merge_reused_id_is_a_new_lifetime)
+{
+    /* caught up, unloaded, the address reused by a new module: all kept */
+    rp_event ev[] = { ev_of(TK_MODULE_LOAD, 3, 1), ev_of(TK_MODULE_UNLOAD, 3, 0), ev_of(TK_MODULE_LOAD, 3, 0),
+                      ev_of(TK_THREAD_CREATE, 3, 1) };
+    rp_merge_catchup(ev, 4);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(ev[i].dropped, 0);
+}
+
+TEST(merge_double_catchup_and_kinds_are_separate)
+{
+    rp_event ev[] = { ev_of(TK_ASSEMBLY_LOAD, 5, 1), ev_of(TK_ASSEMBLY_LOAD, 5, 1), ev_of(TK_THREAD_CREATE, 5, 1),
+                      ev_of(TK_THREAD_CREATE, 5, 0), ev_of(TK_APPDOMAIN_CREATE, 5, 1) };
+    rp_merge_catchup(ev, 5);
+    CHECK_EQ(ev[0].dropped, 0);
+    CHECK_EQ(ev[1].dropped, 1);        /* reported twice by the catch-up (lazy + snapshot) */
+    CHECK_EQ(ev[2].dropped, 1);        /* the thread's live create wins */
+    CHECK_EQ(ev[3].dropped, 0);
+    CHECK_EQ(ev[4].dropped, 0);        /* same address, another kind: unrelated */
 }

@@ -1,0 +1,97 @@
+// ChurnScenario.cs: "churn [ROUNDS]" scenario - the target for attach tests. It first JIT-compiles the
+// named methods of JitTargets (so an attached profiler must find them by catch-up), prints "churn started",
+// then for ROUNDS rounds (default 60, ~50 ms each) loads and unloads a collectible copy of this assembly,
+// starts and joins two named threads, and throws and catches exceptions. Its output does not depend on timing.
+using System.Runtime.CompilerServices;
+
+namespace ClrProbe.Sample;
+
+public static class ChurnTargets
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int ThrowAndCatch(int round)
+    {
+        try
+        {
+            throw new SampleException(round);
+        }
+        catch (SampleException)
+        {
+            return 1;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long ThreadBody(int seed)
+    {
+        long sum = 0;
+        for (int i = 0; i < 20_000; i++)
+        {
+            sum += (i ^ seed) % 7;
+        }
+        return sum;
+    }
+}
+
+internal static class ChurnScenario
+{
+    public const int DefaultRounds = 60;
+
+    public static int Run(int rounds)
+    {
+        // Compiled before any attach can happen.
+        long warm = JitTargets.ComputeFibonacci(20) + JitTargets.SumSquares(100);
+        Console.WriteLine($"churn warm-up: {warm}");
+        Console.WriteLine("churn started");
+        Console.Out.Flush();
+
+        string path = typeof(Program).Assembly.Location;
+        int caught = 0, loaded = 0;
+        long threadSum = 0;
+        var pending = new List<WeakReference>();
+        for (int round = 0; round < rounds; round++)
+        {
+            pending.AddRange(CollectibleTargets.LoadAndRunPlugin(path, out string result));
+            if (result.StartsWith("plugin ran", StringComparison.Ordinal))
+            {
+                loaded++;
+            }
+
+            var results = new long[2];
+            var threads = new Thread[2];
+            for (int t = 0; t < threads.Length; t++)
+            {
+                int index = t;
+                threads[t] = new Thread(() => results[index] = ChurnTargets.ThreadBody(round * 2 + index))
+                {
+                    Name = $"clrprobe-churn-{t}",
+                };
+                threads[t].Start();
+            }
+            foreach (Thread thread in threads)
+            {
+                thread.Join();
+            }
+            threadSum += results[0] + results[1];
+
+            for (int e = 0; e < 3; e++)
+            {
+                caught += ChurnTargets.ThrowAndCatch(round);
+            }
+            if (round % 5 == 4)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                pending.RemoveAll(r => !r.IsAlive);
+            }
+            Thread.Sleep(40);
+        }
+        bool unloaded = CollectibleTargets.WaitUntilCollected([.. pending]);
+        Console.WriteLine($"churn rounds: {rounds}");
+        Console.WriteLine($"plugins loaded: {loaded}");
+        Console.WriteLine($"exceptions caught: {caught}");
+        Console.WriteLine($"thread checksum: {threadSum}");
+        Console.WriteLine($"collectible unloaded: {unloaded}");
+        return unloaded ? Program.ExitOk : Program.ExitFailure;
+    }
+}

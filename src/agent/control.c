@@ -1,0 +1,142 @@
+/* control.c - the agent end of the control connection with `clrprobe
+ * attach` (protocol in control.h). */
+#include "agent/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define POLL_MS 50
+
+int control_connect(profiler *p, const char *path, char *err, size_t errlen)
+{
+    struct sockaddr_un addr;
+    int fd;
+
+    p->ctl_fd = -1;
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+        snprintf(err, errlen, "control socket path too long");
+        return -1;
+    }
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create a socket: %s", strerror(errno));
+        return -1;
+    }
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    memcpy(addr.sun_path, path, strlen(path) + 1);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+        snprintf(err, errlen, "cannot reach the clrprobe command at %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    p->ctl_fd = fd;
+    return 0;
+}
+
+void control_send(profiler *p, const char *fmt, ...)
+{
+    char line[600];
+    va_list ap;
+    int n;
+
+    if (p->ctl_fd < 0)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof(line) - 2)
+        n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    /* Short lines on a local stream socket: one send, never SIGPIPE. */
+    if (send(p->ctl_fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* the command is gone; the control thread sees end of stream */
+    }
+}
+
+static void request_detach(profiler *p)
+{
+    /* The runtime first checks after this many ms (300 at least), again after
+     * twice as long, then only every few seconds: 300 gives two early checks. */
+    HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
+    if (SUCCEEDED(hr))
+        control_send(p, "detaching");
+    else
+        control_send(p, "detach-failed 0x%08x", (unsigned)hr);
+}
+
+static void *control_main(void *arg)
+{
+    profiler *p = arg;
+    char buf[256];
+    size_t used = 0;
+
+    while (!atomic_load(&p->ctl_stop)) {
+        struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
+        int r = poll(&pfd, 1, POLL_MS);
+        ssize_t n;
+
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        n = recv(p->ctl_fd, buf + used, sizeof(buf) - 1 - used, 0);
+        if (n <= 0) {
+            /* The command went away (killed, or closed the connection):
+             * nobody will ever ask us to stop, so leave now. */
+            if (!atomic_load(&p->ctl_stop))
+                request_detach(p);
+            break;
+        }
+        used += (size_t)n;
+        buf[used] = '\0';
+        if (strstr(buf, "detach\n")) {
+            request_detach(p);
+            break;
+        }
+        if (used >= sizeof(buf) - 1)
+            used = 0;                  /* garbage: drop it */
+    }
+    return NULL;
+}
+
+int control_start(profiler *p)
+{
+    sigset_t all, old;
+    int rc;
+
+    if (p->ctl_fd < 0)
+        return 0;
+    atomic_store(&p->ctl_stop, 0);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&p->ctl_thread, NULL, control_main, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return -1;
+    p->ctl_running = 1;
+    return 0;
+}
+
+void control_stop(profiler *p, int close_fd)
+{
+    if (p->ctl_running) {
+        atomic_store(&p->ctl_stop, 1);
+        pthread_join(p->ctl_thread, NULL);
+        p->ctl_running = 0;
+    }
+    if (close_fd && p->ctl_fd >= 0) {
+        close(p->ctl_fd);
+        p->ctl_fd = -1;
+    }
+}

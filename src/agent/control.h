@@ -1,0 +1,35 @@
+/* control.h - the attached agent's line protocol with `clrprobe attach`.
+ * The command listens on a Unix socket (its path travels in the
+ * configuration as ctl=); the agent connects from InitializeForAttach.
+ *
+ *   agent -> command:  "hello PID"            connected
+ *                      "error TEXT"           activation refused, and why
+ *                      "ready M A T F NS"     catch-up done (modules, assemblies,
+ *                                             threads, functions, its duration in ns)
+ *                      "detaching"            RequestProfilerDetach accepted
+ *                      "detach-failed HR"     RequestProfilerDetach refused
+ *                      "detached"             ProfilerDetachSucceeded: trace closed
+ *                      "exited"               the process is shutting down
+ *   command -> agent:  "detach"               stop recording and detach
+ *                      (end of stream)        the command went away: detach too
+ *
+ * The agent's own control thread waits for "detach" and calls
+ * RequestProfilerDetach; it is joined before ProfilerDetachSucceeded returns. */
+#ifndef CLRPROBE_AGENT_CONTROL_H
+#define CLRPROBE_AGENT_CONTROL_H
+
+#include "agent/profiler.h"
+
+/* Connects to path (from InitializeForAttach).  0, or -1 with a reason. */
+int control_connect(profiler *p, const char *path, char *err, size_t errlen);
+
+/* Sends one line (no newline in fmt).  Never raises SIGPIPE. */
+void control_send(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Starts the thread that waits for "detach" / end of stream. */
+int control_start(profiler *p);
+
+/* Stops and joins that thread; closes the connection if close_fd. */
+void control_stop(profiler *p, int close_fd);
+
+#endif

@@ -1,0 +1,152 @@
+/* cmd_ps.c - `clrprobe ps`: lists the running .NET processes that clrprobe
+ * can attach to, found by their diagnostics sockets and asked who they are
+ * over the diagnostics IPC (ProcessInfo2), one second each at most. */
+#include "cli/cli.h"
+#include "ipc/ipc.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PS_TIMEOUT_MS 1000
+
+static const char ps_usage[] =
+    "usage: clrprobe ps\n"
+    "\n"
+    "Lists the running .NET processes that clrprobe can attach to, one per line:\n"
+    "  PID      the process id, for 'clrprobe attach PID'\n"
+    "  NAME     the process name (/proc/PID/comm)\n"
+    "  RUNTIME  the .NET runtime version, or '?' when the process did not say\n"
+    "           (it did not answer within 1 second, or its runtime is too old)\n"
+    "  COMMAND  its command line (/proc/PID/cmdline)\n"
+    "\n"
+    "Processes are found by their diagnostics sockets in $TMPDIR and /tmp, so a process\n"
+    "started with DOTNET_EnableDiagnostics=0, or whose TMPDIR is neither yours nor /tmp,\n"
+    "is not listed ('clrprobe attach PID' still finds the latter).\n"
+    "Processes of other users (which this user may not attach to) are not listed either:\n"
+    "how many were left out is said on stderr; run clrprobe as their user, or as root,\n"
+    "to see them.\n"
+    "When no process is found, 'no .NET processes found' is printed on stderr; the exit\n"
+    "status is 0 in both cases.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help   this help\n";
+
+/* Copies s to out replacing control characters (a command line could hold
+ * terminal escapes) by '?'. */
+static void printable(const char *s, char *out, size_t cap)
+{
+    size_t i = 0;
+
+    for (; *s && i + 1 < cap; s++, i++)
+        out[i] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+    out[i] = '\0';
+}
+
+/* Reads /proc/PID/FILE (at most cap-1 bytes); NULs become spaces when
+ * join is set (cmdline), a trailing newline or space is dropped. */
+static void read_proc_text(int pid, const char *file, int join, char *out, size_t cap)
+{
+    char path[64];
+    ssize_t n;
+    int fd;
+
+    out[0] = '\0';
+    snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    n = read(fd, out, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    out[n] = '\0';
+    if (join)
+        for (ssize_t i = 0; i < n; i++)
+            if (out[i] == '\0')
+                out[i] = ' ';
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = '\0';
+}
+
+int cmd_ps(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    ipc_endpoint_t *eps = NULL;
+    size_t count = 0, i;
+    int c, shown = 0, denied = 0;
+    char err[512];
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(ps_usage, stdout);
+            return 0;
+        default:
+            if (optopt)
+                cli_error("ps: unknown option '-%c' (see clrprobe ps --help)", optopt);
+            else
+                cli_error("ps: unknown option '%s' (see clrprobe ps --help)", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("ps: unexpected argument '%s' (see clrprobe ps --help)", argv[optind]);
+        return EXIT_USAGE;
+    }
+
+    if (ipc_list_processes(&eps, &count, err, sizeof(err)) != IPC_OK) {
+        cli_error("ps: %s", err);
+        return 1;
+    }
+    for (i = 0; i < count; i++) {
+        ipc_process_info_t info;
+        char name[64], cmdline[4096], shown_cmd[4096], version[128];
+        const char *runtime = "?", *command;
+        int rc = ipc_process_info(eps[i].pid, PS_TIMEOUT_MS, &info, err, sizeof(err));
+
+        if (rc == IPC_ERR_PERMISSION) {
+            denied++;
+            continue;
+        }
+        if (rc == IPC_ERR_NO_PROCESS || rc == IPC_ERR_NO_SOCKET || rc == IPC_ERR_REFUSED)
+            continue;   /* exited since the scan, or its socket is stale */
+        read_proc_text(eps[i].pid, "comm", 0, name, sizeof(name));
+        if (rc == IPC_OK && info.runtime_version[0]) {
+            /* "10.0.12+<commit>": the version proper is before the '+'. */
+            snprintf(version, sizeof(version), "%.*s", (int)strcspn(info.runtime_version, "+ "),
+                     info.runtime_version);
+            runtime = version;
+        }
+        /* The argv as started: the runtime's own command line puts the
+         * managed assembly after an apphost's path, and holds only the host
+         * while the runtime is paused at startup. */
+        read_proc_text(eps[i].pid, "cmdline", 1, cmdline, sizeof(cmdline));
+        command = cmdline;
+        if (!cmdline[0] && rc == IPC_OK)
+            command = info.command_line;
+        printable(command, shown_cmd, sizeof(shown_cmd));
+        if (!shown)
+            printf("%-8s %-16s %-10s %s\n", "PID", "NAME", "RUNTIME", "COMMAND");
+        printf("%-8d %-16s %-10s %s\n", eps[i].pid, name[0] ? name : "?", runtime, shown_cmd);
+        shown++;
+        if (rc == IPC_OK)
+            ipc_process_info_free(&info);
+    }
+    free(eps);
+    fflush(stdout);
+    if (!shown)
+        cli_error("no .NET processes found");
+    if (denied)
+        cli_error("%d .NET process%s of other users not shown (run clrprobe as their user, or as root, "
+                  "to see them)", denied, denied == 1 ? "" : "es");
+    return 0;
+}

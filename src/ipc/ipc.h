@@ -1,0 +1,297 @@
+/* ipc.h - a client of the .NET runtime's diagnostics IPC on Linux (the
+ * "dotnet-diagnostic-{pid}-{key}-socket" Unix socket): finding a process's
+ * socket, listing .NET processes, asking a process who it is
+ * (ProcessInfo2 / ProcessInfo) and asking it to load a profiler
+ * (AttachProfiler).  Wire format: /work/shared/reference/coreclr-facts.md
+ * section 2, and dotnet/diagnostics documentation/design-docs/ipc-protocol.md.
+ *
+ * Layers, one file each:
+ *   utf16.c    UTF-8 <-> UTF-16LE (pure)
+ *   wire.c     message encoding / decoding into caller buffers (pure)
+ *   hresult.c  HRESULT -> sentence
+ *   procfs.c   what /proc says about a process (parsers pure, readers not)
+ *   locate.c   which socket belongs to a pid
+ *   list.c     every live .NET process whose socket we can see
+ *   transport.c connect, one request/one reply with a deadline
+ *   commands.c ipc_attach_profiler, ipc_process_info
+ *   status.c   status names, error sentences
+ *
+ * Conventions: functions that can fail return IPC_OK (0) or a negative
+ * ipc_status and, when err is not NULL, put one lower-case sentence in err
+ * (no "clrprobe:" prefix, no trailing period or newline) that can be shown to
+ * the user as is.  No function blocks for longer than its timeout, and none
+ * keeps a file descriptor or memory it did not hand to the caller. */
+#ifndef CLRPROBE_IPC_H
+#define CLRPROBE_IPC_H
+
+#include "api/cor.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------------
+ * Results.
+ * ------------------------------------------------------------------------ */
+
+typedef enum ipc_status {
+    IPC_OK              =  0,
+    IPC_ERR_NO_PROCESS  = -1,  /* no process with that pid */
+    IPC_ERR_NO_SOCKET   = -2,  /* process exists, but has no (current) diagnostics socket */
+    IPC_ERR_PERMISSION  = -3,  /* EACCES/EPERM on /proc/PID/environ or the socket */
+    IPC_ERR_REFUSED     = -4,  /* socket exists but nobody accepts (stale / exiting) */
+    IPC_ERR_TIMEOUT     = -5,  /* no complete answer before the deadline */
+    IPC_ERR_PROTOCOL    = -6,  /* malformed, truncated or unexpected reply */
+    IPC_ERR_ENCODING    = -7,  /* a request argument cannot be encoded (not UTF-8) */
+    IPC_ERR_TOO_LONG    = -8,  /* request > 65535 bytes, buffer too small, path too long */
+    IPC_ERR_SYSTEM      = -9,  /* any other system error (err says which) */
+} ipc_status;
+
+/* A short name of a status ("no process", "timeout", ...), for logs/tests. */
+const char *ipc_status_name(int status);
+
+/* ------------------------------------------------------------------------
+ * Wire constants.
+ * ------------------------------------------------------------------------ */
+
+#define IPC_MAGIC              "DOTNET_IPC_V1"   /* 13 chars + NUL = 14 bytes on the wire */
+#define IPC_MAGIC_SIZE         14
+#define IPC_HEADER_SIZE        20
+#define IPC_MAX_MESSAGE        65535             /* the header's size field is a uint16 */
+
+#define IPC_SET_DUMP           0x01
+#define IPC_SET_EVENTPIPE      0x02
+#define IPC_SET_PROFILER       0x03
+#define IPC_SET_PROCESS        0x04
+#define IPC_SET_SERVER         0xFF
+
+#define IPC_ID_ATTACH_PROFILER 0x01              /* in IPC_SET_PROFILER */
+#define IPC_ID_PROCESS_INFO    0x00              /* in IPC_SET_PROCESS */
+#define IPC_ID_PROCESS_INFO2   0x04              /* in IPC_SET_PROCESS (.NET 6+) */
+#define IPC_ID_OK              0x00              /* in IPC_SET_SERVER */
+#define IPC_ID_ERROR           0xFF              /* in IPC_SET_SERVER */
+
+/* The diagnostics server's own "not supported" (DS_IPC_E_NOTSUPPORTED); the
+ * other diagnostics HRESULTs (CORDIAGIPC_E_*) are in api/corprof.h. */
+#define IPC_E_NOTSUPPORTED     ((HRESULT)0x80131515)
+
+/* Longest socket path (sockaddr_un.sun_path, NUL included). */
+#define IPC_PATH_MAX           108
+
+/* ------------------------------------------------------------------------
+ * Pure encoding and decoding (wire.c, utf16.c): no I/O, no allocation
+ * except ipc_decode_process_info's strings.
+ * ------------------------------------------------------------------------ */
+
+typedef struct ipc_header {
+    uint16_t size;          /* whole message, header included (>= 20) */
+    uint8_t  command_set;
+    uint8_t  command_id;
+    uint16_t reserved;
+} ipc_header_t;
+
+/* A decoded server reply. */
+typedef struct ipc_reply {
+    ipc_header_t   header;
+    int            is_error;   /* IPC_ID_ERROR */
+    HRESULT        hr;         /* Error: its HRESULT; OK: the int32 that follows, if any, else 0 */
+    const uint8_t *payload;    /* the bytes after the header (points into the caller's buffer) */
+    size_t         payload_len;
+} ipc_reply_t;
+
+/* Writes a 20-byte header (magic, size, set, id, reserved 0) into buf. */
+void ipc_encode_header(uint8_t *buf, uint16_t size, uint8_t command_set, uint8_t command_id);
+
+/* Parses the first 20 bytes of buf: IPC_OK, or IPC_ERR_PROTOCOL when len < 20,
+ * the magic is wrong or size < 20. */
+int ipc_parse_header(const uint8_t *buf, size_t len, ipc_header_t *out);
+
+/* Parses one whole server reply (header + payload) from buf[0..len): checks
+ * the header, that len covers header.size (bytes beyond it are ignored), that
+ * the command set is 0xFF and the id OK or Error, and that an Error carries
+ * its 4-byte HRESULT.  IPC_OK or IPC_ERR_PROTOCOL with a sentence in err. */
+int ipc_parse_reply(const uint8_t *buf, size_t len, ipc_reply_t *out, char *err, size_t errlen);
+
+/* Builds a request with an empty payload (e.g. ProcessInfo2) into buf.
+ * Returns its length (20) or IPC_ERR_TOO_LONG when cap < 20. */
+long ipc_build_empty_request(uint8_t *buf, size_t cap, uint8_t command_set, uint8_t command_id);
+
+/* Builds an AttachProfiler (0x03, 0x01) request into buf:
+ *   header, uint32 attach_timeout_ms, GUID (16 raw bytes, Data1/2/3 LE),
+ *   uint32 count + UTF-16LE agent_path with its NUL (count includes the NUL),
+ *   uint32 client_len, client_data.
+ * Returns the message length, IPC_ERR_ENCODING when agent_path is not valid
+ * UTF-8, IPC_ERR_TOO_LONG when it exceeds 65535 bytes or cap. */
+long ipc_build_attach_profiler(uint8_t *buf, size_t cap, uint32_t attach_timeout_ms,
+                               const GUID *clsid, const char *agent_path,
+                               const void *client_data, uint32_t client_len);
+
+/* Writes one wire string (uint32 count incl. NUL, UTF-16LE units, NUL) at
+ * buf: returns bytes written, IPC_ERR_ENCODING, or IPC_ERR_TOO_LONG. */
+long ipc_encode_string(uint8_t *buf, size_t cap, const char *utf8);
+
+/* Reads one wire string at buf[*pos..len) into a new malloc'd UTF-8 string
+ * (*out; "" for count 0) and advances *pos.  IPC_ERR_PROTOCOL when the count
+ * runs past len; other units after an embedded NUL are dropped. */
+int ipc_decode_string(const uint8_t *buf, size_t len, size_t *pos, char **out);
+
+/* UTF-8 -> UTF-16LE.  Writes at most cap_units units (2 bytes each, no NUL
+ * added) and returns the number of units the whole string needs, or -1 when s
+ * is not valid UTF-8 (overlong forms, surrogates, > U+10FFFF, cut sequences). */
+long ipc_utf8_to_utf16le(const char *s, uint8_t *out, size_t cap_units);
+
+/* UTF-16LE -> UTF-8, stopping at nunits or the first NUL unit.  Writes at
+ * most cap-1 bytes (never cutting a character) plus a NUL when cap > 0, and
+ * returns the length the whole conversion needs (like snprintf).  Unpaired
+ * surrogates become U+FFFD. */
+size_t ipc_utf16le_to_utf8(const uint8_t *in, size_t nunits, char *out, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * Process information (ProcessInfo2, or ProcessInfo on older runtimes).
+ * ------------------------------------------------------------------------ */
+
+typedef struct ipc_process_info {
+    uint64_t pid;               /* as the runtime sees it (differs in a container) */
+    uint8_t  cookie[16];        /* runtime instance cookie */
+    char    *command_line;      /* all strings malloc'd UTF-8, never NULL after success: */
+    char    *os;                /*   "" when the runtime did not send them */
+    char    *arch;
+    char    *entrypoint;        /* managed entry-point assembly name (ProcessInfo2 only) */
+    char    *runtime_version;   /* CLR product version, e.g. "10.0.12+abc..." (ProcessInfo2 only) */
+    int      version;           /* 2 = from ProcessInfo2, 1 = from ProcessInfo */
+} ipc_process_info_t;
+
+/* Decodes a ProcessInfo (version 1) or ProcessInfo2 (version 2) reply
+ * payload.  IPC_OK, or IPC_ERR_PROTOCOL (with *out left empty) when the
+ * payload is short or a string length runs past its end.  Bytes after the
+ * last field are ignored (later runtimes may add fields). */
+int ipc_decode_process_info(const uint8_t *payload, size_t len, int version, ipc_process_info_t *out);
+
+/* Frees the strings of info and zeroes it; safe on a zeroed or freed struct. */
+void ipc_process_info_free(ipc_process_info_t *info);
+
+/* ------------------------------------------------------------------------
+ * HRESULTs.
+ * ------------------------------------------------------------------------ */
+
+/* One sentence for an HRESULT a diagnostics command can answer with, e.g.
+ * "a profiler is already active in the process (only one can be; detach it
+ * first)"; "HRESULT 0x%08X" for others (in a thread-local buffer, valid until
+ * the next call on the same thread). */
+const char *ipc_hresult_message(HRESULT hr);
+
+/* ------------------------------------------------------------------------
+ * /proc (procfs.c).
+ * ------------------------------------------------------------------------ */
+
+/* Field 22 (starttime, clock ticks since boot) from the text of
+ * /proc/PID/stat; the command name in field 2 may hold spaces and ')'.
+ * 0 on success, -1 when the text is malformed. */
+int ipc_parse_stat_starttime(const char *stat_text, uint64_t *out);
+
+/* Looks NAME up in the NUL-separated NAME=VALUE list of /proc/PID/environ:
+ * 1 and the value in out (truncated to cap-1) when found, 0 when not. */
+int ipc_environ_lookup(const char *env, size_t len, const char *name, char *out, size_t cap);
+
+/* Reads the starttime of pid: IPC_OK, IPC_ERR_NO_PROCESS, IPC_ERR_SYSTEM. */
+int ipc_process_starttime(int pid, uint64_t *out);
+
+/* The directory where pid's runtime puts its socket: its TMPDIR from
+ * /proc/PID/environ, "/tmp" when unset or empty (no trailing slash kept
+ * except for "/").  IPC_OK, IPC_ERR_NO_PROCESS, IPC_ERR_PERMISSION,
+ * IPC_ERR_TOO_LONG, IPC_ERR_SYSTEM. */
+int ipc_process_tmpdir(int pid, char *out, size_t cap, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Finding sockets (locate.c, list.c).
+ * ------------------------------------------------------------------------ */
+
+/* Parses a file name "dotnet-diagnostic-{pid}-{key}-socket" (no directory):
+ * 0 and pid/key, or -1 when it is not one. */
+int ipc_parse_socket_name(const char *name, int *pid, uint64_t *key);
+
+/* The socket of process pid, in the process's TMPDIR.  Among several
+ * sockets named for pid, the one whose key equals the process's starttime
+ * wins; without one, a socket modified after the process started (some
+ * environments compute the key differently) is taken; sockets left behind
+ * by an earlier process with the same pid are never used.  Errors:
+ *   IPC_ERR_NO_PROCESS  "no process with pid N"
+ *   IPC_ERR_NO_SOCKET   "process N is not a .NET process, or its diagnostics are
+ *                        disabled (DOTNET_EnableDiagnostics=0), or its runtime is
+ *                        older than .NET Core 3.0"
+ *   IPC_ERR_PERMISSION  "permission denied: run clrprobe as the same user as
+ *                        process N, or as root" (when clrprobe already runs as
+ *                        root: "permission denied on process N although clrprobe
+ *                        runs as root (the process holds privileges clrprobe
+ *                        lacks, such as capabilities, or is in another container)")
+ *   IPC_ERR_TOO_LONG / IPC_ERR_SYSTEM with the reason. */
+int ipc_socket_path(int pid, char *out, size_t cap, char *err, size_t errlen);
+
+/* One live .NET process found by its socket. */
+typedef struct ipc_endpoint {
+    int      pid;
+    uint64_t key;                    /* from the socket name */
+    uid_t    uid;                    /* owner of the socket file */
+    char     path[IPC_PATH_MAX];
+} ipc_endpoint_t;
+
+/* Scans $TMPDIR (ours) and /tmp for dotnet-diagnostic-*-socket sockets and
+ * returns the live ones (the process exists and the socket is its own, by
+ * the rule of ipc_socket_path), one per pid, sorted by pid, as a malloc'd array in *out (free() it; NULL when
+ * *count is 0).  Unreadable directories are skipped.  IPC_OK or
+ * IPC_ERR_SYSTEM (out of memory). */
+int ipc_list_processes(ipc_endpoint_t **out, size_t *count, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Transport (transport.c).
+ * ------------------------------------------------------------------------ */
+
+/* Connects to the socket at path within timeout_ms.  Returns a non-blocking
+ * (O_NONBLOCK, O_CLOEXEC) fd >= 0 for the caller to close, or:
+ *   IPC_ERR_NO_SOCKET   the path does not exist (any more)
+ *   IPC_ERR_REFUSED     "the diagnostics socket of process N does not answer
+ *                        (the process may be exiting)"
+ *   IPC_ERR_PERMISSION  "permission denied: run clrprobe as the same user as
+ *                        process N, or as root"
+ *   IPC_ERR_TIMEOUT, IPC_ERR_TOO_LONG, IPC_ERR_SYSTEM.
+ * N is taken from the socket's name (the path itself when it has none). */
+int ipc_connect(const char *path, int timeout_ms, char *err, size_t errlen);
+
+/* Sends msg on fd and reads one whole reply into reply[0..cap) (*reply_len
+ * set to its header's size), all within timeout_ms.  Does not close fd.
+ *   IPC_ERR_TIMEOUT   "timed out after N ms waiting for process P to answer"
+ *   IPC_ERR_PROTOCOL  closed without answering, truncated, bad magic, too big
+ *   IPC_ERR_SYSTEM    send/recv failed.
+ * pid is used in messages only. */
+int ipc_exchange(int fd, int pid, int timeout_ms, const uint8_t *msg, size_t len,
+                 uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
+
+/* ipc_socket_path + ipc_connect + ipc_exchange + close, one deadline for all. */
+int ipc_request(int pid, int timeout_ms, const uint8_t *msg, size_t len,
+                uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Commands (commands.c).
+ * ------------------------------------------------------------------------ */
+
+/* Asks process pid to load the profiler clsid from agent_path (absolute)
+ * and call its InitializeForAttach with client_data.  The runtime may wait
+ * up to timeout_ms for a background GC (the payload's attach timeout); the
+ * whole exchange may take timeout_ms + IPC_ATTACH_GRACE_MS.
+ * Returns IPC_OK when the runtime answered, with *hr_out = S_OK (attached)
+ * or the failure HRESULT (ipc_hresult_message(*hr_out) explains it);
+ * otherwise a negative ipc_status with err set (nothing was attached, except
+ * after IPC_ERR_TIMEOUT: err then says the attach may still complete). */
+#define IPC_ATTACH_GRACE_MS 5000
+int ipc_attach_profiler(int pid, int timeout_ms, const GUID *clsid, const char *agent_path,
+                        const void *client_data, uint32_t client_len, HRESULT *hr_out,
+                        char *err, size_t errlen);
+
+/* Asks process pid for ProcessInfo2, and for ProcessInfo when the runtime
+ * answers CORDIAGIPC_E_UNKNOWN_COMMAND (.NET Core 3.x, .NET 5), within
+ * timeout_ms in all.  IPC_OK with *out filled (free with
+ * ipc_process_info_free), or a negative ipc_status with err set (an Error
+ * reply gives IPC_ERR_PROTOCOL with the HRESULT's sentence). */
+int ipc_process_info(int pid, int timeout_ms, ipc_process_info_t *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,77 @@
+/* ipc_internal.h - helpers shared by the files of src/ipc/ and not part of
+ * its interface: little-endian access, error sentences, deadlines. */
+#ifndef CLRPROBE_IPC_INTERNAL_H
+#define CLRPROBE_IPC_INTERNAL_H
+
+#include "ipc/ipc.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+static inline void ipc_put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void ipc_put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint16_t ipc_get_u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t ipc_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t ipc_get_u64(const uint8_t *p)
+{
+    return (uint64_t)ipc_get_u32(p) | ((uint64_t)ipc_get_u32(p + 4) << 32);
+}
+
+/* Formats one sentence into err (when err and errlen are set); returns status. */
+int ipc_errorf(int status, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Monotonic milliseconds, and what is left until a deadline (>= 0). */
+int64_t ipc_now_ms(void);
+int ipc_remaining_ms(int64_t deadline);
+
+/* The standard sentences, shared by several files. */
+#define IPC_MSG_NO_PROCESS "no process with pid %d"
+#define IPC_MSG_NO_SOCKET                                                               \
+    "process %d is not a .NET process, or its diagnostics are disabled "                \
+    "(DOTNET_EnableDiagnostics=0), or its runtime is older than .NET Core 3.0"
+#define IPC_MSG_PERMISSION "permission denied: run clrprobe as the same user as process %d, or as root"
+#define IPC_MSG_PERMISSION_ROOT                                                         \
+    "permission denied on process %d although clrprobe runs as root (the process holds " \
+    "privileges clrprobe lacks, such as capabilities, or is in another container)"
+
+/* IPC_ERR_PERMISSION with the message that fits our user (root or not). */
+int ipc_permission_error(int pid, char *err, size_t errlen);
+#define IPC_MSG_REFUSED "the diagnostics socket of process %d does not answer (the process may be exiting)"
+#define IPC_MSG_TIMEOUT "timed out after %d ms waiting for process %d to answer"
+
+/* Whether a socket named for pid with key (and modified at mtime, seconds
+ * since the epoch) belongs to the running process pid, given that
+ * process's starttime: the key matches, or the socket is not older than
+ * the process.  2 = key matches, 1 = by time only, 0 = stale. */
+int ipc_socket_currency(int pid, uint64_t key, int64_t mtime, uint64_t starttime);
+
+/* The transport with an absolute deadline (ipc_now_ms() based); total_ms
+ * is the timeout quoted in messages. */
+int ipc_connect_until(const char *path, int64_t deadline, int total_ms, char *err, size_t errlen);
+int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const uint8_t *msg, size_t len,
+                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
+int ipc_request_until(int pid, int64_t deadline, int total_ms, const uint8_t *msg, size_t len,
+                      uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,147 @@
+/* list.c - finds the live .NET processes by their diagnostics sockets in
+ * our $TMPDIR and in /tmp: stale sockets (the process is gone, or the pid now
+ * belongs to a later process) are skipped, one socket is kept per pid. */
+#include "ipc/ipc_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct found {
+    ipc_endpoint_t ep;
+    int currency;       /* 2 = key matches the starttime, 1 = by time */
+    int64_t mtime;
+} found_t;
+
+typedef struct found_list {
+    found_t *v;
+    size_t n, cap;
+} found_list_t;
+
+/* Adds or improves the entry for ep.pid; -1 when out of memory. */
+static int add_found(found_list_t *l, const ipc_endpoint_t *ep, int currency, int64_t mtime)
+{
+    size_t i;
+
+    for (i = 0; i < l->n; i++) {
+        found_t *f = &l->v[i];
+        if (f->ep.pid != ep->pid)
+            continue;
+        if (currency > f->currency || (currency == f->currency && mtime > f->mtime)) {
+            f->ep = *ep;
+            f->currency = currency;
+            f->mtime = mtime;
+        }
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 16;
+        found_t *nv = realloc(l->v, ncap * sizeof(*nv));
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n].ep = *ep;
+    l->v[l->n].currency = currency;
+    l->v[l->n].mtime = mtime;
+    l->n++;
+    return 0;
+}
+
+static int scan_dir(const char *dir, found_list_t *l)
+{
+    char full[PATH_MAX];
+    struct dirent *de;
+    struct stat st;
+    uint64_t key, starttime;
+    int pid, cur;
+    DIR *d = opendir(dir);
+
+    if (!d)
+        return 0;       /* unreadable or missing: nothing to see there */
+    while ((de = readdir(d)) != NULL) {
+        ipc_endpoint_t ep;
+
+        if (ipc_parse_socket_name(de->d_name, &pid, &key) < 0)
+            continue;
+        if ((size_t)snprintf(full, sizeof(full), "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name) >=
+            sizeof(ep.path))
+            continue;
+        if (lstat(full, &st) < 0 || !S_ISSOCK(st.st_mode))
+            continue;
+        if (ipc_process_starttime(pid, &starttime) != IPC_OK)
+            continue;
+        cur = ipc_socket_currency(pid, key, (int64_t)st.st_mtime, starttime);
+        if (!cur)
+            continue;
+        memset(&ep, 0, sizeof(ep));
+        ep.pid = pid;
+        ep.key = key;
+        ep.uid = st.st_uid;
+        strcpy(ep.path, full);
+        if (add_found(l, &ep, cur, (int64_t)st.st_mtime) < 0) {
+            closedir(d);
+            return -1;
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    int x = ((const ipc_endpoint_t *)a)->pid, y = ((const ipc_endpoint_t *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+int ipc_list_processes(ipc_endpoint_t **out, size_t *count, char *err, size_t errlen)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char dirs[2][PATH_MAX];
+    struct stat st[2];
+    int ndirs = 0, i, have_st[2] = { 0, 0 };
+    found_list_t l = { NULL, 0, 0 };
+    ipc_endpoint_t *eps;
+    size_t k;
+
+    *out = NULL;
+    *count = 0;
+    if (tmpdir && tmpdir[0] && strlen(tmpdir) < PATH_MAX) {
+        size_t n;
+        strcpy(dirs[ndirs], tmpdir);
+        n = strlen(dirs[ndirs]);
+        while (n > 1 && dirs[ndirs][n - 1] == '/')
+            dirs[ndirs][--n] = '\0';
+        ndirs++;
+    }
+    strcpy(dirs[ndirs++], "/tmp");
+    for (i = 0; i < ndirs; i++) {
+        have_st[i] = stat(dirs[i], &st[i]) == 0;
+        if (i == 1 && have_st[0] && have_st[1] && st[0].st_dev == st[1].st_dev && st[0].st_ino == st[1].st_ino)
+            continue;   /* $TMPDIR is /tmp */
+        if (scan_dir(dirs[i], &l) < 0) {
+            free(l.v);
+            return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
+        }
+    }
+    if (!l.n) {
+        free(l.v);
+        return IPC_OK;
+    }
+    eps = malloc(l.n * sizeof(*eps));
+    if (!eps) {
+        free(l.v);
+        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
+    }
+    for (k = 0; k < l.n; k++)
+        eps[k] = l.v[k].ep;
+    free(l.v);
+    qsort(eps, l.n, sizeof(*eps), by_pid);
+    *out = eps;
+    *count = l.n;
+    return IPC_OK;
+}

@@ -1,0 +1,192 @@
+/* procfs.c - what /proc tells about a process that the diagnostics socket
+ * depends on: its start time (the socket name's key) and its TMPDIR (where
+ * the socket is).  The text parsers are pure and unit-tested; the readers
+ * map errno to ipc_status. */
+#include "ipc/ipc_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ipc_parse_stat_starttime(const char *stat_text, uint64_t *out)
+{
+    const char *p = strrchr(stat_text, ')');
+    char *end;
+    int field;
+
+    if (!p)
+        return -1;
+    p++;
+    /* After "pid (comm)" comes field 3; starttime is field 22. */
+    for (field = 3; field <= 22; field++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return -1;
+        if (field == 22) {
+            if (*p < '0' || *p > '9')
+                return -1;
+            errno = 0;
+            *out = strtoull(p, &end, 10);
+            if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+                return -1;
+            return 0;
+        }
+        while (*p && *p != ' ')
+            p++;
+    }
+    return -1;
+}
+
+int ipc_environ_lookup(const char *env, size_t len, const char *name, char *out, size_t cap)
+{
+    size_t nlen = strlen(name), i = 0;
+
+    while (i < len) {
+        const char *entry = env + i;
+        const char *nul = memchr(entry, '\0', len - i);
+        size_t elen = nul ? (size_t)(nul - entry) : len - i;
+
+        if (elen > nlen && memcmp(entry, name, nlen) == 0 && entry[nlen] == '=') {
+            size_t vlen = elen - nlen - 1;
+            if (cap) {
+                if (vlen > cap - 1)
+                    vlen = cap - 1;
+                memcpy(out, entry + nlen + 1, vlen);
+                out[vlen] = '\0';
+            }
+            return 1;
+        }
+        i += elen + 1;
+    }
+    return 0;
+}
+
+/* Reads a whole /proc file into a malloc'd NUL-terminated buffer: 0, or
+ * -1 with errno set. */
+static int read_proc_file(const char *path, char **buf, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap), *nb;
+    int fd, e;
+    ssize_t r;
+
+    if (!b)
+        return -1;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        e = errno;
+        free(b);
+        errno = e;
+        return -1;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap >= (size_t)64 << 20 || !(nb = realloc(b, cap * 2))) {
+                e = ENOMEM;
+                goto fail;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        r = read(fd, b + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            e = errno;
+            goto fail;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+fail:
+    close(fd);
+    free(b);
+    errno = e;
+    return -1;
+}
+
+int ipc_process_starttime(int pid, uint64_t *out)
+{
+    char path[64], *text;
+    size_t len;
+    int rc;
+
+    if (pid <= 0)
+        return IPC_ERR_NO_PROCESS;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    if (read_proc_file(path, &text, &len) < 0)
+        return errno == ENOENT || errno == ESRCH ? IPC_ERR_NO_PROCESS : IPC_ERR_SYSTEM;
+    rc = ipc_parse_stat_starttime(text, out) == 0 ? IPC_OK : IPC_ERR_SYSTEM;
+    free(text);
+    return rc;
+}
+
+int ipc_process_tmpdir(int pid, char *out, size_t cap, char *err, size_t errlen)
+{
+    char path[64], *env, value[4096];
+    size_t len, vlen;
+    int found;
+
+    if (pid <= 0)
+        return ipc_errorf(IPC_ERR_NO_PROCESS, err, errlen, IPC_MSG_NO_PROCESS, pid);
+    snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+    if (read_proc_file(path, &env, &len) < 0) {
+        if (errno == ENOENT || errno == ESRCH)
+            return ipc_errorf(IPC_ERR_NO_PROCESS, err, errlen, IPC_MSG_NO_PROCESS, pid);
+        if (errno == EACCES || errno == EPERM)
+            return ipc_permission_error(pid, err, errlen);
+        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot read %s: %s", path, strerror(errno));
+    }
+    found = ipc_environ_lookup(env, len, "TMPDIR", value, sizeof(value));
+    free(env);
+    if (!found || !value[0])
+        strcpy(value, "/tmp");
+    vlen = strlen(value);
+    while (vlen > 1 && value[vlen - 1] == '/')
+        value[--vlen] = '\0';
+    if (vlen + 1 > cap)
+        return ipc_errorf(IPC_ERR_TOO_LONG, err, errlen, "the TMPDIR of process %d is too long: %s", pid, value);
+    memcpy(out, value, vlen + 1);
+    return IPC_OK;
+}
+
+/* Boot time in seconds since the epoch (btime in /proc/stat), 0 if unknown. */
+static int64_t boot_time(void)
+{
+    char *text, *p;
+    size_t len;
+    int64_t bt = 0;
+
+    if (read_proc_file("/proc/stat", &text, &len) < 0)
+        return 0;
+    p = strstr(text, "\nbtime ");
+    if (p)
+        bt = strtoll(p + 7, NULL, 10);
+    free(text);
+    return bt;
+}
+
+int ipc_socket_currency(int pid, uint64_t key, int64_t mtime, uint64_t starttime)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    int64_t bt;
+
+    (void)pid;
+    if (key == starttime)
+        return 2;
+    bt = boot_time();
+    if (bt <= 0 || hz <= 0)
+        return 0;
+    /* The runtime creates its socket after the process started; allow for
+     * btime's whole-second resolution and clock adjustments. */
+    return mtime + 2 >= bt + (int64_t)(starttime / (uint64_t)hz) ? 1 : 0;
+}

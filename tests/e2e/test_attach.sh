@@ -1,0 +1,140 @@
+# test_attach.sh - `clrprobe attach` against the real runtime: catch-up of
+# what was there before the attach, live events during it, a clean detach,
+# many cycles on one process, and the errors a user can run into.
+
+# start_target NAME ARGS...: runs the sample in the background, waits for its
+# "... started" line; sets TPID.  The process is killed when the test ends.
+start_target() {
+    local out=$1
+    shift
+    "$SAMPLE" "$@" >"$out" 2>"$out.err" &
+    TPID=$!
+    trap 'kill $TPID 2>/dev/null' EXIT
+    wait_for_text "$out" 30 "started" || fail "the sample did not start"
+}
+
+test_attach_catches_up_records_and_detaches() {
+    "$SAMPLE" churn 140 >plain.out
+    local plain_rc=$?
+    start_target churn.out churn 140
+    "$CLRPROBE" attach "$TPID" -o att.clrp --duration 1.2 >att.out 2>att.err
+    assert_eq 0 "$?" "attach exit code"
+    assert_contains att.err "attached to process $TPID in" "attach message"
+    assert_contains att.err "detached from process $TPID in" "detach message"
+    wait "$TPID"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out churn.out || { fail "the target's output changed"; diff plain.out churn.out | head; }
+
+    "$CLRPROBE" report att.clrp --format jsonl >att.jsonl 2>rep.err
+    assert_eq 0 "$?" "report exit code"
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .attached' att.jsonl)" "trace marked attached"
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' att.jsonl)" "trace complete after detach"
+    assert_eq 1 "$(jcount att.jsonl 'select(.kind=="attach")')" "catch-up record"
+    assert_eq 1 "$(jcount att.jsonl 'select(.kind=="detach")')" "detach record"
+    # compiled before the attach: found by the catch-up, with names
+    local f
+    local main_module
+    main_module=$(jq -r 'select(.kind=="module_load" and (.collectible|not) and (.path|endswith("/Sample.dll"))) | .id' att.jsonl)
+    for f in ClrProbe.Sample.JitTargets.ComputeFibonacci ClrProbe.Sample.JitTargets.SumSquares ClrProbe.Sample.Program.Main; do
+        # (a live collectible copy of Sample.dll may hold its own compiled copy too)
+        assert_eq 1 "$(jcount att.jsonl "select(.kind==\"jit\" and .catchup and .function==\"$f\" and .module_id==\"$main_module\")")" \
+            "catch-up of $f in the main Sample.dll"
+    done
+    # no holes: modules loaded before the attach and still loaded are there, once
+    for f in /System.Private.CoreLib.dll /Sample.dll /System.Runtime.dll; do
+        assert_eq 1 "$(jcount att.jsonl "select(.kind==\"module_load\" and (.collectible|not) and (.path|endswith(\"$f\")))")" \
+            "module $f reported once"
+    done
+    assert_eq 0 "$(jq -r 'select(.kind=="module_load") | .id' att.jsonl | sort | uniq -d | wc -l)" \
+        "no module ID loaded twice"
+    # live events during the window
+    assert_ge 1 "$(jcount att.jsonl 'select(.kind=="module_load" and .collectible and (.catchup|not))')" "collectible loads seen live"
+    assert_ge 1 "$(jcount att.jsonl 'select(.kind=="module_unload" and .collectible)')" "collectible unloads seen live"
+    assert_ge 2 "$(jcount att.jsonl 'select(.kind=="thread_create" and (.name|startswith("clrprobe-churn-")))')" "named threads"
+    assert_ge 3 "$(jcount att.jsonl 'select(.kind=="exception_thrown" and .type=="ClrProbe.Sample.SampleException")')" "exceptions"
+    assert_ge 1 "$(jcount att.jsonl 'select(.kind=="jit" and (.catchup|not))')" "live JIT events"
+    # modules unloaded during the window end unloaded
+    assert_ge 1 "$(jcount att.jsonl 'select(.kind=="module_unload" and .collectible and (.path|endswith("/Sample.dll")))')" \
+        "unloads carry the module's path"
+    "$CLRPROBE" report att.clrp >att.txt
+    assert_contains att.txt "mode       attached" "text report mode"
+    assert_contains att.txt "[collectible]  [unloaded]" "text report shows unloaded collectible modules"
+}
+
+test_ten_attach_detach_cycles() {
+    start_target spin.out spin 45
+    local threads_before lib i
+    threads_before=$(ls /proc/$TPID/task | wc -l)
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        "$CLRPROBE" attach -p "$TPID" -o cycle$i.clrp --duration 0.1 >c.out 2>c$i.err
+        assert_eq 0 "$?" "attach/detach cycle $i"
+        "$CLRPROBE" report cycle$i.clrp --format jsonl >cycle$i.jsonl 2>/dev/null
+        assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' cycle$i.jsonl)" "trace $i complete"
+        assert_ge 1 "$(jcount cycle$i.jsonl 'select(.kind=="module_load" and .catchup)')" "trace $i caught up"
+    done
+    sleep 0.5
+    lib=$(grep -c libclrprobe.so /proc/$TPID/maps)
+    assert_eq 0 "$lib" "the agent library is unloaded after the last detach"
+    assert_eq "$threads_before" "$(ls /proc/$TPID/task | wc -l)" "the target's thread count is back to where it was"
+    kill -0 "$TPID" || fail "the target died"
+}
+
+test_attach_errors() {
+    expect_attach_error() {   # needle command...
+        local needle=$1
+        shift
+        "$@" >e.out 2>e.err
+        local rc=$?
+        [[ $rc -ne 0 ]] || fail "'$*' succeeded"
+        assert_contains e.err "$needle" "message of '$*'"
+    }
+    expect_attach_error "no process with pid 4194303" "$CLRPROBE" attach 4194303
+    expect_attach_error "no process given" "$CLRPROBE" attach
+    expect_attach_error "'12ab' is not a process id" "$CLRPROBE" attach 12ab
+    expect_attach_error "--duration 'x'" "$CLRPROBE" attach 1 --duration x
+    sleep 30 &
+    local sleeper=$!
+    expect_attach_error "is not a .NET process" "$CLRPROBE" attach "$sleeper"
+    kill "$sleeper"
+    DOTNET_EnableDiagnostics=0 "$SAMPLE" spin 20 >nodiag.out 2>&1 &
+    local nodiag=$!
+    wait_for_text nodiag.out 30 "spin started"
+    expect_attach_error "DOTNET_EnableDiagnostics=0" "$CLRPROBE" attach "$nodiag"
+    kill "$nodiag"
+    # a startup profiler already active: clrprobe run's own agent
+    "$CLRPROBE" run -o run.clrp -- "$SAMPLE" spin 20 >run.out 2>run.err &
+    local runner=$!
+    wait_for_text run.out 30 "spin started"
+    local child
+    child=$(pgrep -P "$runner" | head -1)
+    expect_attach_error "a profiler is already active" "$CLRPROBE" attach "$child"
+    kill "$child"
+    wait "$runner" 2>/dev/null
+    return 0
+}
+
+test_attach_twice_at_once() {
+    start_target spin2.out spin 30
+    "$CLRPROBE" attach "$TPID" -o first.clrp --duration 2 >first.out 2>first.err &
+    local first=$!
+    wait_for_text first.err 20 "attached to process"
+    "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.1 >second.out 2>second.err
+    local rc=$?
+    [[ $rc -ne 0 ]] || fail "the second attach succeeded"
+    assert_contains second.err "a profiler is already active" "second attach message"
+    [[ ! -e second.clrp ]] || fail "the refused attach left a trace file"
+    wait "$first"
+    assert_eq 0 "$?" "the first attach still detaches cleanly"
+}
+
+test_attach_permission_denied() {
+    [[ $(id -u) -eq 0 ]] || skip "needs root to run as another user"
+    command -v setpriv >/dev/null || skip "setpriv is not installed"
+    start_target perm.out spin 20
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$CLRPROBE" attach "$TPID" -o /tmp/perm-$$.clrp \
+        >perm.o 2>perm.e
+    local rc=$?
+    rm -f /tmp/perm-$$.clrp
+    [[ $rc -ne 0 ]] || fail "attach as another user succeeded"
+    assert_contains perm.e "run clrprobe as the same user as process $TPID, or as root" "permission message"
+}

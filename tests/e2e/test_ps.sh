@@ -1,0 +1,137 @@
+# test_ps.sh - `clrprobe ps` lists the running .NET processes with their
+# runtime version and command line, and leaves out processes without
+# diagnostics, stale sockets and processes of other users.  Each test runs
+# its samples with TMPDIR set to a private directory (their sockets go there,
+# not to /tmp) and kills them when it ends.
+
+# ps_start NAME [ENV=VALUE...] -- ARGS...: starts the sample in the background
+# with TMPDIR=$PS_TMP, output in NAME.out; sets PS_PID.
+ps_start() {
+    local name=$1
+    shift
+    local envs=()
+    while [[ $1 != -- ]]; do envs+=("$1"); shift; done
+    shift
+    env TMPDIR="$PS_TMP" "${envs[@]}" "$SAMPLE" "$@" >"$name.out" 2>"$name.err" &
+    PS_PID=$!
+    PS_PIDS+=("$PS_PID")
+    wait_for_text "$name.out" 30 "spin started" || fail "sample $name did not start"
+}
+
+ps_cleanup() {
+    local p
+    for p in "${PS_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    for p in "${PS_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    PS_PIDS=()
+}
+
+ps_setup() {
+    PS_TMP="$WORK/ps-tmp-$1"
+    rm -rf "$PS_TMP"
+    mkdir -p "$PS_TMP"
+    chmod 755 "$PS_TMP"
+    export TMPDIR="$PS_TMP"
+    PS_PIDS=()
+    trap ps_cleanup EXIT
+    trap 'ps_cleanup; exit 1' TERM INT
+}
+
+# The ps line of a pid (empty when not listed).
+ps_line() {
+    awk -v p="$2" '$1 == p' "$1"
+}
+
+test_ps_lists_sample_with_runtime_and_command() {
+    ps_setup list
+    ps_start spin -- spin 30
+    local pid=$PS_PID
+    "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq 0 "$?" "exit code"
+    assert_eq "PID NAME RUNTIME COMMAND" "$(head -1 ps.out | tr -s ' ')" "header line"
+    local line
+    line=$(ps_line ps.out "$pid")
+    [[ -n $line ]] || { fail "pid $pid not listed"; sed 's/^/    | /' ps.out ps.err; return; }
+    assert_eq 1 "$(ps_line ps.out "$pid" | wc -l | tr -d ' ')" "lines for pid $pid"
+    assert_eq Sample "$(awk '{print $2}' <<<"$line")" "NAME column"
+    local runtime versions
+    runtime=$(awk '{print $3}' <<<"$line")
+    versions=$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" {print $2}')
+    grep -qxF -- "$runtime" <<<"$versions" || fail "RUNTIME '$runtime' is not one of: $(echo $versions)"
+    assert_contains "$line" "Sample" "COMMAND names the program"
+    assert_contains "$line" "spin 30" "COMMAND has the arguments"
+    # the dotnet host form
+    env TMPDIR="$PS_TMP" dotnet "$ROOT/build/sample/Sample.dll" spin 30 >host.out 2>host.err &
+    PS_PIDS+=("$!")
+    local hpid=$!
+    wait_for_text host.out 30 "spin started" || fail "dotnet Sample.dll did not start"
+    "$CLRPROBE" ps >ps2.out 2>ps2.err
+    line=$(ps_line ps2.out "$hpid")
+    assert_eq dotnet "$(awk '{print $2}' <<<"$line")" "NAME of 'dotnet Sample.dll'"
+    assert_contains "$line" "Sample.dll spin 30" "COMMAND of 'dotnet Sample.dll'"
+    [[ -n $(ps_line ps2.out "$pid") ]] || fail "the first sample is no longer listed"
+}
+
+test_ps_skips_disabled_diagnostics() {
+    ps_setup nodiag
+    ps_start nodiag DOTNET_EnableDiagnostics=0 -- spin 30
+    local pid=$PS_PID
+    ls "$PS_TMP" | grep -q "dotnet-diagnostic-$pid-" && fail "a socket was created despite DOTNET_EnableDiagnostics=0"
+    "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq 0 "$?" "exit code"
+    [[ -z $(ps_line ps.out "$pid") ]] || fail "pid $pid with diagnostics disabled is listed"
+}
+
+test_ps_skips_stale_sockets() {
+    ps_setup stale
+    # a real stale socket: the runtime of a killed process cannot remove it
+    ps_start dead -- spin 30
+    local dead=$PS_PID sock
+    kill -9 "$dead"
+    wait "$dead" 2>/dev/null
+    sock=$(ls "$PS_TMP" | grep "^dotnet-diagnostic-$dead-" | head -1)
+    [[ -n $sock ]] || { fail "the killed sample left no socket in $PS_TMP"; return; }
+    ps_start live -- spin 30
+    local live=$PS_PID
+    # the same stale socket under the live pid with a wrong key, and under a
+    # pid that cannot exist (pid_max is at most 4194304); a regular file
+    ln "$PS_TMP/$sock" "$PS_TMP/dotnet-diagnostic-$live-1-socket"
+    ln "$PS_TMP/$sock" "$PS_TMP/dotnet-diagnostic-9999999-5-socket"
+    echo "not a socket" >"$PS_TMP/dotnet-diagnostic-9999998-1-socket"
+    "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq 0 "$?" "exit code"
+    [[ -z $(ps_line ps.out "$dead") ]] || fail "the killed process $dead is listed"
+    [[ -z $(ps_line ps.out 9999999) ]] || fail "a socket of a pid that does not exist is listed"
+    [[ -z $(ps_line ps.out 9999998) ]] || fail "a regular file is listed"
+    assert_eq 1 "$(ps_line ps.out "$live" | wc -l | tr -d ' ')" "lines for the live pid $live"
+    assert_contains "$(ps_line ps.out "$live")" "spin 30" "the live process answers on its own socket"
+}
+
+test_ps_other_users_not_shown() {
+    [[ $(id -u) -eq 0 ]] || skip "needs root to run clrprobe as another user"
+    command -v setpriv >/dev/null || skip "needs setpriv"
+    ps_setup users
+    ps_start mine -- spin 30
+    local pid=$PS_PID
+    setpriv --reuid=65534 --regid=65534 --clear-groups env TMPDIR="$PS_TMP" "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq 0 "$?" "exit code"
+    [[ -z $(ps_line ps.out "$pid") ]] || fail "root's process $pid is listed for nobody"
+    assert_contains ps.err "of other users not shown (run clrprobe as their user, or as root, to see them)" "note"
+    # nobody owns no .NET process here
+    assert_eq "" "$(cat ps.out)" "stdout for nobody"
+    assert_contains ps.err "no .NET processes found" "nothing found"
+}
+
+test_ps_usage() {
+    "$CLRPROBE" ps --help >help.out 2>help.err
+    assert_eq 0 "$?" "--help exit code"
+    assert_contains help.out "usage: clrprobe ps" "usage line"
+    assert_contains help.out "other users" "--help says what happens to other users' processes"
+    "$CLRPROBE" ps --bogus >out 2>err
+    assert_eq 2 "$?" "exit code of an unknown option"
+    assert_contains err "ps: unknown option '--bogus'" "message"
+    "$CLRPROBE" ps 123 >out 2>err
+    assert_eq 2 "$?" "exit code of an extra argument"
+    assert_contains err "unexpected argument '123'" "message"
+    "$CLRPROBE" --help >out
+    assert_contains out "  ps " "ps in the command list"
+}

@@ -1,0 +1,173 @@
+/* fake_runtime.h - a small simulated .NET runtime for conformance tests of
+ * the real agent's attach path (test_conformance.c).
+ *
+ * The fake plays the CLR's side of an attach, single-threaded and scripted:
+ *  - it owns a little world of app domains, assemblies, modules, threads and
+ *    JIT-compiled functions, each with the lifetime steps of seed 000's
+ *    golden rule: fr_begin_load (the ID becomes enumerable), fr_finish_load
+ *    (its LoadFinished/Created event), fr_begin_unload (no longer
+ *    enumerable), fr_finish_unload (its UnloadStarted/Destroyed event).
+ *    Events are delivered to the agent only once fr_enable_events() was
+ *    called and only if the agent's event mask asks for them;
+ *  - it implements ICorProfilerInfo15 (all 115 slots; the ones the agent
+ *    uses on this path for real, the others return E_NOTIMPL and are
+ *    counted), the module/thread/function enumerators over a snapshot taken
+ *    when they are created, and a tiny IMetaDataImport per module;
+ *  - a hook can be scripted "between items k and k+1" of the next
+ *    enumerator of a kind: it runs inside Next(), which the agent calls
+ *    outside its gate, like another runtime thread acting while the agent
+ *    iterates;
+ *  - it records every Info (and metadata) call that names an ID, and counts
+ *    violations: an ID queried after its UnloadStarted/ThreadDestroyed was
+ *    delivered, before it ever existed, or never known at all; an event mask
+ *    outside COR_PRF_(HIGH_)ALLOWABLE_AFTER_ATTACH; an enumeration made
+ *    before events were enabled.
+ *
+ * It also reads a finished trace back (rp_load) and answers "what does the
+ * report say about this ID" (fr_state). */
+#ifndef CLRPROBE_TESTS_FAKE_RUNTIME_H
+#define CLRPROBE_TESTS_FAKE_RUNTIME_H
+
+#include <stdint.h>
+
+#include "api/corprof.h"
+#include "report/model.h"
+
+typedef enum fr_kind { FR_APPDOMAIN, FR_ASSEMBLY, FR_MODULE, FR_THREAD, FR_FUNCTION, FR_KINDS } fr_kind;
+
+#define FR_MAX_OBJECTS 64
+#define FR_MAX_NOTES 16
+
+typedef struct fake_runtime fake_runtime;
+
+/* One simulated runtime object.  parent: a module's assembly, an assembly's
+ * app domain, a function's module.  name: app domain / assembly name, module
+ * path, function "Namespace.Type" + method (type and method). */
+typedef struct fr_obj {
+    fr_kind kind;
+    uint64_t id;
+    uint64_t parent;
+    uint64_t extra;                 /* assembly: manifest module; thread: OS tid; function: token */
+    char name[256];
+    char method[64];                /* functions only */
+    int enumerable;                 /* in snapshots taken now */
+    int begun, loaded;              /* fr_begin_load / fr_finish_load happened */
+    int unloading, unloaded;        /* fr_begin_unload / fr_finish_unload happened */
+    int unload_delivered;           /* the agent was told (UnloadStarted/ThreadDestroyed returned) */
+    int calls;                      /* Info/metadata calls naming this ID */
+    int calls_after_unload_began;   /* ... made once it was no longer enumerable */
+} fr_obj;
+
+/* A hook run by the next enumerator of one kind, before it hands out item
+ * number `after` (0-based; 0 = before the first item). */
+typedef void (*fr_hook_fn)(fake_runtime *rt, void *arg);
+
+struct fake_runtime {
+    ICorProfilerInfo15 info;        /* must stay first */
+    int info_refs;                  /* the fake's own reference + the agent's */
+
+    fr_obj obj[FR_MAX_OBJECTS];
+    int nobj;
+
+    ICorProfilerCallback11 *cb;     /* the agent instance while attached */
+    int events_on;
+    DWORD mask_low, mask_high;
+    int init_returned;              /* InitializeForAttach has returned */
+
+    struct { fr_hook_fn fn; void *arg; unsigned after; int armed; } hook[FR_KINDS];
+
+    int enum_calls[FR_KINDS];       /* EnumModules/EnumThreads/EnumJITedFunctions2 calls */
+    int live_enums, live_imports;   /* enumerators / IMetaDataImport objects not yet released */
+    int notimpl_calls;              /* E_NOTIMPL stubs the agent called */
+    int detach_requested;
+
+    int violations;
+    char notes[FR_MAX_NOTES][160];  /* the first violations, for messages */
+
+    char output[256];               /* the trace file of the current attach */
+    int attach_no;
+};
+
+/* A fresh runtime (no objects, no agent). */
+void fr_init(fake_runtime *rt);
+/* Removes trace files left behind. */
+void fr_cleanup(fake_runtime *rt);
+
+/* ---- the world ---- */
+fr_obj *fr_appdomain(fake_runtime *rt, uint64_t id, const char *name);
+fr_obj *fr_assembly(fake_runtime *rt, uint64_t id, uint64_t appdomain, uint64_t manifest_module, const char *name);
+fr_obj *fr_module(fake_runtime *rt, uint64_t id, uint64_t assembly, const char *path);
+fr_obj *fr_thread(fake_runtime *rt, uint64_t id, uint32_t os_tid);
+fr_obj *fr_function(fake_runtime *rt, uint64_t id, uint64_t module, const char *type, const char *method);
+fr_obj *fr_find(fake_runtime *rt, fr_kind kind, uint64_t id);
+
+/* Lifetime steps, in golden-rule order (enumerability changes first, the
+ * event last).  An unloaded module takes its functions with it. */
+void fr_begin_load(fake_runtime *rt, fr_kind kind, uint64_t id);
+void fr_finish_load(fake_runtime *rt, fr_kind kind, uint64_t id);
+void fr_begin_unload(fake_runtime *rt, fr_kind kind, uint64_t id);
+void fr_finish_unload(fake_runtime *rt, fr_kind kind, uint64_t id);
+void fr_load(fake_runtime *rt, fr_kind kind, uint64_t id);     /* begin + finish */
+void fr_unload(fake_runtime *rt, fr_kind kind, uint64_t id);   /* begin + finish */
+
+/* Runs fn inside the next enumerator of kind (FR_MODULE, FR_THREAD,
+ * FR_FUNCTION), before it hands out item number `after`. */
+void fr_hook(fake_runtime *rt, fr_kind kind, unsigned after, fr_hook_fn fn, void *arg);
+
+/* ---- the agent ---- */
+
+/* Creates an agent instance the way the runtime does (DllGetClassObject,
+ * CreateInstance) and calls InitializeForAttach with
+ * "v=1;output=<temp file>;collect=<collect>".  Returns its HRESULT. */
+HRESULT fr_attach(fake_runtime *rt, const char *collect);
+/* The runtime turns callbacks on (after InitializeForAttach returned). */
+void fr_enable_events(fake_runtime *rt);
+/* ProfilerAttachComplete (the catch-up runs here). */
+HRESULT fr_attach_complete(fake_runtime *rt);
+/* ProfilerDetachSucceeded, events off, then the runtime's last Release.
+ * Returns the reference count Release reported (0: the instance is gone). */
+unsigned fr_detach(fake_runtime *rt);
+
+/* Raw callbacks for events without world state (GC, suspensions);
+ * delivered only when events are on and the mask asks for them. */
+void fr_gc_started(fake_runtime *rt);
+void fr_gc_finished(fake_runtime *rt);
+void fr_suspend_started(fake_runtime *rt);
+void fr_resume_finished(fake_runtime *rt);
+
+/* Prints the recorded violations (for a failing test). */
+void fr_print_violations(const fake_runtime *rt);
+
+/* ---- the trace ---- */
+
+/* What the report (rp_load: sorted, catch-up merged) says about one ID. */
+typedef struct fr_state {
+    int known;           /* some record names it */
+    int live;            /* its last lifetime was not closed by an unload/destroy */
+    int loads;           /* load records in its last lifetime */
+    int unloads;         /* unload records in all */
+    int max_loads;       /* most load records in any one lifetime (1 = no duplicate) */
+    int catchup;         /* the last load record came from the catch-up */
+    const char *name;    /* path/name of the last load record ("" if none) */
+    uint64_t id2;        /* its secondary ID (assembly of a module, module of a function) */
+} fr_state;
+
+/* load_kind/unload_kind: TK_MODULE_LOAD/TK_MODULE_UNLOAD, TK_THREAD_CREATE/
+ * TK_THREAD_DESTROY, TK_JIT/0, ... */
+fr_state fr_state_of(const rp_trace *tr, int load_kind, int unload_kind, uint64_t id);
+#define fr_module_state(tr, id) fr_state_of((tr), TK_MODULE_LOAD, TK_MODULE_UNLOAD, (id))
+#define fr_assembly_state(tr, id) fr_state_of((tr), TK_ASSEMBLY_LOAD, TK_ASSEMBLY_UNLOAD, (id))
+#define fr_thread_state(tr, id) fr_state_of((tr), TK_THREAD_CREATE, TK_THREAD_DESTROY, (id))
+#define fr_jit_state(tr, id) fr_state_of((tr), TK_JIT, 0, (id))
+
+/* Number of records of kind (with id, unless id is 0). */
+int fr_count(const rp_trace *tr, int kind, uint64_t id);
+
+/* IDs of load_kind that appear more than once in one lifetime (0 = the
+ * merge rule holds for every ID). */
+int fr_duplicates(const rp_trace *tr, int load_kind, int unload_kind);
+
+/* Loads the trace of the last attach.  0, or -1 (message printed). */
+int fr_load_trace(fake_runtime *rt, rp_trace *tr);
+
+#endif
