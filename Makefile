@@ -20,7 +20,7 @@ CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/i
              src/common/clock.c src/trace/reader.c
 # Unit tests: the pure parts plus the tests themselves.
 UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
-             src/trace/writer.c src/trace/reader.c src/agent/names_format.c \
+             src/trace/writer.c src/trace/reader.c $(wildcard src/agent/*.c) \
              $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
              $(wildcard src/ipc/*.c)
 

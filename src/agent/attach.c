@@ -8,6 +8,7 @@
 #include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/sampler.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -382,6 +383,8 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
         emit_end(&e);
     }
     trace_writer_flush(p->writer);
+    if (sampler_start(p) < 0)
+        profiler_note(p, "CPU sampling could not start (out of memory or threads)");
     control_send(p, "ready %u %u %u %u %llu", modules, assemblies, threads, functions, (unsigned long long)took);
     return S_OK;
 }
@@ -403,8 +406,9 @@ static void finish_trace(profiler *p, int kind)
     uint8_t rec[TRACE_RECORD_HEADER_LEN];
     trace_rec r;
 
+    control_stop(p, 0);                   /* first: it may be stopping the sampler itself */
+    sampler_stop(p);
     atomic_store(&p->recording, 0);
-    control_stop(p, 0);
     flusher_stop(p);
     trace_rec_begin(&r, rec, sizeof(rec), kind, cp_gettid(), cp_monotonic_ns());
     trace_writer_append_record(p->writer, rec, trace_rec_finish(&r));
@@ -421,6 +425,7 @@ HRESULT cb_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
         finish_trace(p, TK_DETACH);
     else {
         control_stop(p, 0);
+        sampler_stop(p);
         flusher_stop(p);
     }
     control_send(p, "detached");

@@ -103,6 +103,8 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
 
     if (p->attached)
         cu_on_unload_gated(&p->gate, p->modules, id);   /* waits for catch-up queries in flight */
+    else if (p->gate_ok)
+        cu_gate_bump(&p->gate);                         /* waits for the sampler's naming */
     names_forget_module(p->names, id);
     if (p->cfg.collect & CP_COLLECT_MODULES)
         emit_id(p, TK_MODULE_UNLOAD, id);
@@ -135,8 +137,8 @@ HRESULT cb_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID id)
 {
     profiler *p = profiler_from(This);
 
-    if (p->attached)
-        cu_gate_bump(&p->gate);        /* function snapshots taken before this may be stale */
+    if (p->gate_ok)
+        cu_gate_bump(&p->gate);        /* function snapshots and samples taken before this may be stale */
     names_forget_class(p->names, id);
     if (p->cfg.collect & CP_COLLECT_CLASSES)
         emit_id(p, TK_CLASS_UNLOAD, id);

@@ -1,6 +1,7 @@
 /* control.c - the agent end of the control connection with `clrprobe
  * attach` (protocol in control.h). */
 #include "agent/control.h"
+#include "agent/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,9 @@ void control_send(profiler *p, const char *fmt, ...)
 
 static void request_detach(profiler *p)
 {
+    /* No Info call may follow RequestProfilerDetach from our threads: the
+     * sampler is stopped first. */
+    sampler_stop(p);
     /* The runtime first checks after this many ms (300 at least), again after
      * twice as long, then only every few seconds: 300 gives two early checks. */
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
@@ -81,6 +85,7 @@ static void *control_main(void *arg)
     char buf[256];
     size_t used = 0;
 
+    pthread_setname_np(pthread_self(), "clrprobe-ctl");
     while (!atomic_load(&p->ctl_stop)) {
         struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
         int r = poll(&pfd, 1, POLL_MS);

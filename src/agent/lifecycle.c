@@ -7,6 +7,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/sampler.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,6 +122,7 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     if (cfg->collect & CP_COLLECT_SUSPENSIONS) *low |= COR_PRF_MONITOR_SUSPENDS;
     if (cfg->collect & CP_COLLECT_EXCEPTIONS) *low |= COR_PRF_MONITOR_EXCEPTIONS;
     if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
+    if (cfg->collect & CP_COLLECT_CPU) *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
     if (attach) {
         *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
         *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
@@ -131,6 +133,7 @@ static void *flusher_main(void *arg)
 {
     profiler *p = arg;
 
+    pthread_setname_np(pthread_self(), "clrprobe-flush");
     pthread_mutex_lock(&p->flusher_lock);
     while (!p->flusher_stop) {
         struct timespec until;
@@ -217,6 +220,9 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
         return cancel("out of memory");
     if (thread_state_key_create(p) < 0)
         return cancel("cannot create thread-local storage");
+    if (cu_gate_init(&p->gate) < 0)
+        return cancel("out of memory");
+    p->gate_ok = 1;
     event_mask(&p->cfg, 0, &low, &high);
     hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr))
@@ -252,6 +258,8 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
         trace_rec_str(&e.r, p->runtime_version);
         emit_end(&e);
     }
+    if (sampler_start(p) < 0)
+        profiler_note(p, "CPU sampling could not start (out of memory or threads)");
     return S_OK;
 }
 
@@ -266,6 +274,7 @@ HRESULT cb_Shutdown(ICorProfilerCallback11 *This)
     }
     if (!atomic_load(&p->recording))
         return S_OK;
+    sampler_stop(p);
     if (emit_begin(p, &e, TK_RUNTIME_SHUTDOWN))
         emit_end(&e);
     atomic_store(&p->recording, 0);

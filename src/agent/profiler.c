@@ -4,6 +4,7 @@
  * our callback methods over the do-nothing defaults. */
 #include "agent/callbacks.h"
 #include "agent/control.h"
+#include "agent/sampler.h"
 #include "agent/manager.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
@@ -58,8 +59,9 @@ static ULONG prof_AddRef(ICorProfilerCallback11 *This)
 static void profiler_destroy(profiler *p)
 {
     manager_remove(p);
-    flusher_stop(p);
     control_stop(p, 1);
+    sampler_stop(p);
+    flusher_stop(p);
     if (p->tls_key_ok) {
         pthread_key_delete(p->tls_key);
         p->tls_key_ok = 0;

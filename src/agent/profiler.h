@@ -52,6 +52,8 @@ typedef struct profiler {
     cu_table *modules, *assemblies, *appdomains, *threads_known;
     atomic_int gc_started;               /* a GarbageCollectionStarted was seen */
 
+    struct sampler *sampler;             /* CPU sampling (sampler.c), NULL when off */
+
     /* The attach command's control connection (control.c). */
     int ctl_fd;
     pthread_t ctl_thread;

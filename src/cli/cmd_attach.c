@@ -29,7 +29,7 @@
 #define DETACH_TIMEOUT_MS 30000
 
 static const char attach_usage[] =
-    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--duration SECONDS]\n"
+    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration SECONDS]\n"
     "       clrprobe attach -p PID ...\n"
     "\n"
     "Attaches the clrprobe agent to a running .NET process (.NET 5 or newer), catches up\n"
@@ -40,8 +40,9 @@ static const char attach_usage[] =
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
     "  -o, --output FILE     trace file (default: clrprobe-PID-YYYYMMDD-HHMMSS.clrp)\n"
-    "  -c, --collect LIST    what to record (default: all): appdomains, assemblies, modules,\n"
-    "                        classes, jit, threads, gc, suspensions, exceptions\n"
+    "  -c, --collect LIST    what to record (default: all): cpu (stack sampling), appdomains,\n"
+    "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions\n"
+    "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
     "  -d, --duration SECS   detach after SECS seconds (may be fractional; default: until\n"
     "                        interrupted)\n"
     "  -t, --timeout SECS    how long the runtime may take to accept (default: 10)\n"
@@ -168,6 +169,7 @@ int cmd_attach(int argc, char **argv)
         { "process-id", required_argument, NULL, 'p' },
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
+        { "rate", required_argument, NULL, 'r' },
         { "duration", required_argument, NULL, 'd' },
         { "timeout", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
@@ -191,7 +193,7 @@ int cmd_attach(int argc, char **argv)
     cp_config_init(&cfg);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:o:c:d:t:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:o:c:d:t:r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p': pid_arg = optarg; break;
         case 'o': output = optarg; break;
@@ -212,6 +214,12 @@ int cmd_attach(int argc, char **argv)
             timeout_s = strtod(optarg, &end);
             if (!*optarg || *end || timeout_s <= 0 || timeout_s > 3600) {
                 cli_error("attach: --timeout '%s' is not a number of seconds (0 < SECS <= 3600)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'r':
+            if (cp_rate_parse(optarg, &cfg.rate, err, sizeof(err)) < 0) {
+                cli_error("%s", err);
                 return EXIT_USAGE;
             }
             break;

@@ -14,30 +14,47 @@
 #include <unistd.h>
 
 static const char report_usage[] =
-    "usage: clrprobe report FILE [--format text|jsonl] [-o OUT]\n"
+    "usage: clrprobe report FILE [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [-o OUT]\n"
     "\n"
-    "Reads a trace recorded by 'clrprobe run' and writes:\n"
-    "  text   a readable summary (default): runtime, duration, events by kind, modules,\n"
-    "         the slowest JIT compilations, threads, GCs per generation, exceptions\n"
-    "  jsonl  one JSON object per event, in time order (schema: docs/jsonl.md)\n"
+    "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n"
+    "  text        a readable summary (default): runtime, duration, events by kind, modules,\n"
+    "              the slowest JIT compilations, threads, GCs, exceptions, and where time goes\n"
+    "  jsonl       one JSON object per event, in time order (schema: docs/jsonl.md)\n"
+    "  collapsed   'root;...;leaf count' lines (Brendan Gregg's format, for flamegraph.pl)\n"
+    "  speedscope  speedscope's JSON format (https://www.speedscope.app), one profile per thread\n"
+    "  pprof       gzip-compressed profile.proto for 'go tool pprof' and profiling backends\n"
+    "  html        one self-contained interactive flame graph (no network needed)\n"
     "\n"
     "options:\n"
-    "  -f, --format FORMAT   text or jsonl\n"
+    "  -f, --format FORMAT   one of the above\n"
     "  -o, --output OUT      write to OUT instead of standard output\n"
+    "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
+    "                        wall: all samples, running or waiting\n"
+    "      --thread T        only the thread(s) named T, or with OS thread id T\n"
+    "      --by-thread       collapsed: put the thread name as the root frame\n"
     "  -h, --help            this help\n"
     "\n"
-    "A trace that was cut short (the program was killed) is read up to its last complete\n"
-    "chunk; damaged chunks are skipped.  Both are reported on stderr.\n";
+    "The last four formats need CPU samples (recorded by default; --collect cpu).  A trace that\n"
+    "was cut short (the program was killed) is read up to its last complete chunk; damaged\n"
+    "chunks are skipped.  Both are reported on stderr.\n";
+
+static const char *const formats[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html" };
 
 int cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
+        { "view", required_argument, NULL, 'V' },
+        { "thread", required_argument, NULL, 'T' },
+        { "by-thread", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *format = "text", *output = NULL, *input = NULL;
+    const char *format = "text", *output = NULL, *input = NULL, *thread = NULL;
+    enum rp_view view = RP_VIEW_CPU;
+    int by_thread = 0, fmt = -1, profile_format;
+    rp_profile prof;
     char err[512], tmp[PATH_MAX], problem[512];
     rp_trace tr;
     FILE *out = stdout;
@@ -53,6 +70,22 @@ int cmd_report(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
+        case 'V':
+            if (strcmp(optarg, "cpu") == 0)
+                view = RP_VIEW_CPU;
+            else if (strcmp(optarg, "wall") == 0)
+                view = RP_VIEW_WALL;
+            else {
+                cli_error("report: unknown view '%s' (valid views: cpu, wall)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'T':
+            thread = optarg;
+            break;
+        case 'B':
+            by_thread = 1;
+            break;
         case 'h':
             fputs(report_usage, stdout);
             return 0;
@@ -65,10 +98,15 @@ int cmd_report(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (strcmp(format, "text") != 0 && strcmp(format, "jsonl") != 0) {
-        cli_error("report: unknown format '%s' (valid formats: text, jsonl)", format);
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        if (strcmp(format, formats[i]) == 0)
+            fmt = (int)i;
+    if (fmt < 0) {
+        cli_error("report: unknown format '%s' (valid formats: text, jsonl, collapsed, speedscope, pprof, html)",
+                  format);
         return EXIT_USAGE;
     }
+    profile_format = fmt >= 2;
     if (optind >= argc) {
         cli_error("report: no trace file given; usage: clrprobe report FILE [--format text|jsonl]");
         return EXIT_USAGE;
@@ -105,6 +143,24 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
+    if (profile_format && rp_count_samples(&tr) == 0) {
+        cli_error("%s has no CPU samples, which the %s format shows: record with --collect cpu (it is in the "
+                  "default 'all')", input, format);
+        goto fail;
+    }
+    if (profile_format || fmt == 0) {
+        if (rp_profile_build(&tr, view, thread, &prof) < 0) {
+            cli_error("out of memory building the profile of %s", input);
+            goto fail;
+        }
+        if (profile_format && prof.nsamples == 0) {
+            cli_error("no samples match%s%s%s in the %s view%s", thread ? " thread '" : "", thread ? thread : "",
+                      thread ? "'" : "", view == RP_VIEW_CPU ? "CPU" : "wall-clock",
+                      view == RP_VIEW_CPU ? " (try --view wall)" : "");
+            rp_profile_free(&prof);
+            goto fail;
+        }
+    }
 
     if (output) {
         out = fopen(tmp, "w");
@@ -114,7 +170,24 @@ int cmd_report(int argc, char **argv)
             return 1;
         }
     }
-    rc = strcmp(format, "jsonl") == 0 ? rp_write_jsonl(&tr, out) : rp_write_text(&tr, input, out);
+    {
+        const char *base = strrchr(input, '/');
+        base = base ? base + 1 : input;
+        switch (fmt) {
+        case 0:
+            rc = rp_write_text(&tr, input, out);
+            if (rc == 0 && prof.total_samples)
+                rp_write_profile_text(&prof, out);
+            break;
+        case 1: rc = rp_write_jsonl(&tr, out); break;
+        case 2: rc = rp_write_collapsed(&prof, by_thread, out); break;
+        case 3: rc = rp_write_speedscope(&prof, base, out); break;
+        case 4: rc = rp_write_pprof(&prof, base, out); break;
+        default: rc = rp_write_html(&prof, base, out); break;
+        }
+    }
+    if (fmt != 1)
+        rp_profile_free(&prof);
     if (output) {
         if (fclose(out) != 0)
             rc = -1;
@@ -129,4 +202,16 @@ int cmd_report(int argc, char **argv)
     }
     rp_free(&tr);
     return rc == 0 ? 0 : 1;
+fail:
+    if (output) {
+        FILE *f = fopen(output, "rb");
+        if (f) {
+            int empty = fgetc(f) == EOF;
+            fclose(f);
+            if (empty)
+                unlink(output);
+        }
+    }
+    rp_free(&tr);
+    return 1;
 }

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-    "usage: clrprobe run [-o FILE] [--collect LIST] [--] PROGRAM [ARGS...]\n"
+    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
     "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
@@ -30,8 +30,9 @@ static const char run_usage[] =
     "options:\n"
     "  -o, --output FILE     trace file (default: clrprobe-PROGRAM-YYYYMMDD-HHMMSS.clrp)\n"
     "  -c, --collect LIST    what to record, comma-separated (default: all):\n"
-    "                        appdomains, assemblies, modules, classes, jit, threads, gc,\n"
-    "                        suspensions, exceptions, or all\n"
+    "                        cpu (stack sampling), appdomains, assemblies, modules, classes,\n"
+    "                        jit, threads, gc, suspensions, exceptions, or all\n"
+    "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
     "  -h, --help            this help\n"
     "\n"
     "Child processes that PROGRAM starts are not profiled.  Read the trace with\n"
@@ -113,6 +114,7 @@ int cmd_run(int argc, char **argv)
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
+        { "rate", required_argument, NULL, 'r' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -129,13 +131,19 @@ int cmd_run(int argc, char **argv)
     cp_config_init(&cfg);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:c:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+o:c:r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             output = optarg;
             break;
         case 'c':
             if (cp_collect_parse(optarg, &cfg.collect, err, sizeof(err)) < 0) {
+                cli_error("%s", err);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'r':
+            if (cp_rate_parse(optarg, &cfg.rate, err, sizeof(err)) < 0) {
                 cli_error("%s", err);
                 return EXIT_USAGE;
             }

@@ -39,6 +39,6 @@ int main(int argc, char **argv)
         return cmd_ps(argc - 1, argv + 1);
     if (!strcmp(argv[1], "attach"))
         return cmd_attach(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (commands: run, report; see clrprobe --help)", argv[1]);
+    cli_error("unknown command '%s' (commands: run, attach, ps, report; see clrprobe --help)", argv[1]);
     return EXIT_USAGE;
 }

@@ -18,12 +18,13 @@ static const struct { const char *name; uint32_t bit; } collect_kinds[] = {
     { "gc",          CP_COLLECT_GC },
     { "suspensions", CP_COLLECT_SUSPENSIONS },
     { "exceptions",  CP_COLLECT_EXCEPTIONS },
+    { "cpu",         CP_COLLECT_CPU },
 };
 #define NKINDS (sizeof(collect_kinds) / sizeof(collect_kinds[0]))
 
 const char *cp_collect_valid_names(void)
 {
-    return "all, appdomains, assemblies, modules, classes, jit, threads, gc, suspensions, exceptions";
+    return "all, cpu, appdomains, assemblies, modules, classes, jit, threads, gc, suspensions, exceptions";
 }
 
 void cp_config_init(cp_config *cfg)
@@ -31,6 +32,7 @@ void cp_config_init(cp_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->version = CP_CONFIG_VERSION;
     cfg->collect = CP_COLLECT_ALL;
+    cfg->rate = CP_RATE_DEFAULT;
 }
 
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
@@ -92,6 +94,22 @@ void cp_collect_format(uint32_t mask, char *buf, size_t buflen)
     }
 }
 
+int cp_rate_parse(const char *text, int *rate, char *err, size_t errlen)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (!text[0] || *end || errno || v < CP_RATE_MIN || v > CP_RATE_MAX) {
+        snprintf(err, errlen, "sampling rate '%.32s' is out of range (%d..%d samples per second)", text,
+                 CP_RATE_MIN, CP_RATE_MAX);
+        return -1;
+    }
+    *rate = (int)v;
+    return 0;
+}
+
 static int hexval(int c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -138,7 +156,7 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
-    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0;
+    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -204,6 +222,10 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             cfg->pid = v;
+        } else if (strcmp(key, "rate") == 0) {
+            if (seen_rate++) goto duplicate;
+            if (cp_rate_parse(value, &cfg->rate, err, errlen) < 0)
+                return -1;
         } else if (strcmp(key, "ctl") == 0) {
             if (seen_ctl++) goto duplicate;
             if (value[0] != '/') {
@@ -212,7 +234,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             }
             memcpy(cfg->ctl, value, strlen(value) + 1);
         } else {
-            snprintf(err, errlen, "unknown key '%s' (valid keys: v, output, collect, pid, ctl)", key);
+            snprintf(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -266,6 +288,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     if (m < 0 || (size_t)m >= buflen - (size_t)n)
         return -1;
     n += m;
+    if (cfg->rate != CP_RATE_DEFAULT) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";rate=%d", cfg->rate);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
     if (cfg->pid > 0) {
         m = snprintf(buf + n, buflen - (size_t)n, ";pid=%ld", cfg->pid);
         if (m < 0 || (size_t)m >= buflen - (size_t)n)

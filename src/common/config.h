@@ -31,8 +31,13 @@ enum cp_collect {
     CP_COLLECT_GC          = 1u << 6,
     CP_COLLECT_SUSPENSIONS = 1u << 7,
     CP_COLLECT_EXCEPTIONS  = 1u << 8,
+    CP_COLLECT_CPU         = 1u << 9,    /* stack sampling */
 };
-#define CP_COLLECT_ALL 0x1ffu
+#define CP_COLLECT_ALL 0x3ffu
+
+#define CP_RATE_DEFAULT 100          /* samples per second */
+#define CP_RATE_MIN 1
+#define CP_RATE_MAX 1000
 
 typedef struct cp_config {
     int version;                 /* format version of the text, 1 */
@@ -40,6 +45,7 @@ typedef struct cp_config {
     uint32_t collect;            /* CP_COLLECT_* mask */
     long pid;                    /* profile only this pid (0: any) */
     char ctl[CP_PATH_MAX];       /* attach: the command's control socket ("" if none) */
+    int rate;                    /* sampling rate in Hz (CP_RATE_MIN..CP_RATE_MAX) */
 } cp_config;
 
 /* Fills *cfg with defaults (collect everything, no output). */
@@ -54,6 +60,9 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen);
 /* Parses a comma-separated list of collect kinds ("all" allowed) into *mask.
  * Returns 0, or -1 with a reason (naming the valid kinds) in err. */
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
+
+/* Parses a sampling rate in Hz.  Returns 0, or -1 with a reason in err. */
+int cp_rate_parse(const char *text, int *rate, char *err, size_t errlen);
 
 /* Writes the kinds in mask as a comma-separated list. */
 void cp_collect_format(uint32_t mask, char *buf, size_t buflen);

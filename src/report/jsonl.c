@@ -2,6 +2,7 @@
  * describing the trace, then one per event in time order.  The schema is in
  * docs/jsonl.md. */
 #include "report/report.h"
+#include "report/idmap.h"
 #include "report/json.h"
 #include "trace/format.h"
 
@@ -47,6 +48,7 @@ static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)
 
 int rp_write_jsonl(const rp_trace *tr, FILE *out)
 {
+    idmap fnames;                 /* FunctionID -> index of the record naming it */
     json_obj o;
     char gens[32];
     uint64_t gc_start_t = 0;
@@ -68,6 +70,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
     json_bool(&o, "truncated", tr->scan.truncated || !tr->complete);
     json_u64(&o, "events", tr->nev);
     json_end(&o);
+    idmap_init(&fnames);
 
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
@@ -176,6 +179,36 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         case TK_NOTE:
             json_str(&o, "text", e->s1);
             break;
+        case TK_FUNC_NAME:
+            json_hex(&o, "id", e->id);
+            json_hex(&o, "module_id", e->id2);
+            json_str(&o, "name", e->s1);
+            break;
+        case TK_SAMPLE: {
+            uint64_t v;
+            json_hex(&o, "thread", e->id);
+            json_u64(&o, "os_tid", e->u1);
+            json_u64(&o, "cpu_ns", e->duration_ns);
+            fputs(",\"frames\":[", out);
+            for (uint32_t k = 0; k < e->nframes; k++) {
+                if (k)
+                    putc(',', out);
+                if (e->frames[k] == 0)
+                    json_string(out, "[native code]");
+                else if (idmap_get(&fnames, e->frames[k], &v))
+                    json_string(out, tr->ev[v].s1);
+                else
+                    json_string(out, "[unknown]");
+            }
+            putc(']', out);
+            break;
+        }
+        case TK_SAMPLER_TICK:
+            json_u64(&o, "suspend_ns", e->duration_ns);
+            json_u64(&o, "sampler_cpu_ns", e->id);
+            json_u64(&o, "threads", e->u1);
+            json_u64(&o, "failed", e->u2);
+            break;
         case TK_ATTACH:
             json_u64(&o, "modules", e->id);
             json_u64(&o, "assemblies", e->id2);
@@ -187,6 +220,9 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             break;
         }
         json_end(&o);
+        if ((e->kind == TK_FUNC_NAME || e->kind == TK_JIT || e->kind == TK_PRECOMPILED) && e->s1[0])
+            idmap_put(&fnames, e->id, i);
     }
+    idmap_free(&fnames);
     return ferror(out) ? -1 : 0;
 }

@@ -36,6 +36,35 @@ static const char *arena_str(rp_trace *tr, const char *s, size_t n)
     return d;
 }
 
+/* Copies n little-endian u64 frames into aligned arena memory. */
+static const uint64_t *arena_frames(rp_trace *tr, const uint8_t *p, size_t n)
+{
+    struct rp_arena *a = tr->arena;
+    size_t bytes = n * 8 + 8;
+    uint64_t *out;
+
+    if (n == 0)
+        return NULL;
+    if (!a || a->cap - a->used < bytes) {
+        size_t cap = bytes > 1u << 20 ? bytes : 1u << 20;
+        a = malloc(sizeof(*a) + cap);
+        if (!a)
+            return NULL;
+        a->next = tr->arena;
+        a->used = 0;
+        a->cap = cap;
+        tr->arena = a;
+    }
+    a->used = (a->used + 7) & ~(size_t)7;
+    if (a->cap - a->used < n * 8)
+        return NULL;
+    out = (uint64_t *)(void *)(a->data + a->used);
+    for (size_t i = 0; i < n; i++)
+        out[i] = trace_get_u64(p + i * 8);
+    a->used += n * 8;
+    return out;
+}
+
 const char *rp_kind_name(int kind)
 {
     static const char *names[] = {
@@ -64,6 +93,9 @@ const char *rp_kind_name(int kind)
         [TK_TRACE_END] = "trace_end",
         [TK_ATTACH] = "attach",
         [TK_DETACH] = "detach",
+        [TK_SAMPLE] = "sample",
+        [TK_FUNC_NAME] = "function_name",
+        [TK_SAMPLER_TICK] = "sampler_tick",
     };
     if (kind > 0 && kind <= TK_KIND_MAX && names[kind])
         return names[kind];
@@ -173,6 +205,31 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
         break;
     case TK_NOTE:
         STR(e->s1);
+        break;
+    case TK_SAMPLE: {
+        uint16_t nf;
+        e->id = trace_field_u64(&f);            /* managed thread */
+        e->u1 = trace_field_u32(&f);            /* os tid */
+        e->duration_ns = trace_field_u64(&f);   /* CPU since the thread's previous sample */
+        nf = trace_field_u16(&f);
+        if ((size_t)(f.end - f.p) < (size_t)nf * 8) {
+            f.bad = 1;
+            nf = 0;
+        }
+        e->frames = arena_frames(tr, f.p, nf);
+        e->nframes = e->frames ? nf : 0;
+        break;
+    }
+    case TK_FUNC_NAME:
+        e->id = trace_field_u64(&f);
+        e->id2 = trace_field_u64(&f);
+        STR(e->s1);
+        break;
+    case TK_SAMPLER_TICK:
+        e->duration_ns = trace_field_u64(&f);   /* suspension */
+        e->id = trace_field_u64(&f);            /* sampler CPU */
+        e->u1 = trace_field_u32(&f);            /* threads */
+        e->u2 = trace_field_u32(&f);            /* failed snapshots */
         break;
     default:
         return -1;

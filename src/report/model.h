@@ -22,6 +22,8 @@ typedef struct rp_event {
     int thread;              /* thread-create/destroy/name/os: index into threads, else -1 */
     size_t order;            /* position in the file, to keep sorting stable */
     int catchup;             /* learned by the attach catch-up (TRACE_REC_CATCHUP) */
+    const uint64_t *frames;  /* sample: nframes FunctionIDs, leaf first (0 = native frames) */
+    uint32_t nframes;
     int dropped;             /* merged into a later record for the same ID (not reported) */
 } rp_event;
 

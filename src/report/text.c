@@ -99,13 +99,18 @@ static void print_jit(const rp_trace *tr, FILE *out)
     uint64_t total = 0;
     char a[32], b[32];
 
+    size_t before = 0;
     for (size_t i = 0; i < tr->nev; i++) {
-        if (tr->ev[i].kind == TK_JIT) { n++; total += tr->ev[i].duration_ns; }
+        if (tr->ev[i].kind == TK_JIT && tr->ev[i].catchup) before++;
+        else if (tr->ev[i].kind == TK_JIT) { n++; total += tr->ev[i].duration_ns; }
         if (tr->ev[i].kind == TK_PRECOMPILED) pre++;
     }
     fmt_ms(a, sizeof(a), total);
     fprintf(out, "\nJIT: %zu compilations, %s in total; %zu precompiled (ReadyToRun) methods used\n",
             n, a, pre);
+    if (before)
+        fprintf(out, "  %zu functions were already JIT-compiled when the agent attached (found by the catch-up)\n",
+                before);
     if (!n)
         return;
     idx = malloc(n * sizeof(*idx));
@@ -113,7 +118,7 @@ static void print_jit(const rp_trace *tr, FILE *out)
         return;
     n = 0;
     for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_JIT)
+        if (tr->ev[i].kind == TK_JIT && !tr->ev[i].catchup)
             idx[n++] = i;
     sort_tr = tr;
     qsort(idx, n, sizeof(*idx), jit_cmp);
@@ -257,6 +262,16 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     fprintf(out, "  runtime    .NET %s (CoreCLR)\n", tr->file.runtime_version);
     fprintf(out, "  process    pid %" PRIu32 ": %s\n", tr->file.pid, tr->file.command_line);
     fprintf(out, "  mode       %s\n", (tr->file.flags & TRACE_FLAG_ATTACHED) ? "attached" : "launched");
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        if (e->kind == TK_ATTACH) {
+            char took[32];
+            fmt_ms(took, sizeof(took), e->duration_ns);
+            fprintf(out, "  catch-up   %llu modules, %llu assemblies, %llu threads, %u JIT-compiled functions "
+                    "(took %s)\n", (unsigned long long)e->id, (unsigned long long)e->id2,
+                    (unsigned long long)e->id3, e->u1, took);
+        }
+    }
     fprintf(out, "  started    %s\n", buf);
     fmt_ms(buf, sizeof(buf), tr->end_t);
     fprintf(out, "  duration   %s\n", buf);

@@ -72,7 +72,15 @@ enum trace_kind {
     TK_ATTACH = 24,           /* u32 modules, u32 assemblies, u32 threads, u32 functions, u64 catchup_ns:
                                  the attach catch-up is complete (counts of what it reported) */
     TK_DETACH = 25,           /* (nothing): ProfilerDetachSucceeded - the agent is leaving */
-    TK_KIND_MAX = 25
+    TK_SAMPLE = 26,           /* id thread, u32 os_tid, u64 cpu_ns (CPU the thread used since its previous
+                                 sample; 0 at its first), u16 nframes, then nframes ids: FunctionIDs,
+                                 leaf first; 0 stands for a block of native frames */
+    TK_FUNC_NAME = 27,        /* id function, id module, str name: the name of a FunctionID from now on
+                                 (written once per function; again after an unload, IDs being reused) */
+    TK_SAMPLER_TICK = 28,     /* u64 suspend_ns (how long the runtime was suspended), u64 sampler_cpu_ns
+                                 (CPU the sampler thread used for this tick), u32 threads, u32 failed:
+                                 one per sampling tick, so the overhead can be shown */
+    TK_KIND_MAX = 28
 };
 
 /* --- little-endian helpers ------------------------------------------- */

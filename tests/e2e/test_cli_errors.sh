@@ -15,7 +15,7 @@ expect_error() {   # expected-exit-code needle command...
 
 test_run_usage_errors() {
     expect_error 2 "unknown option '--bogus'" "$CLRPROBE" run --bogus -- "$SAMPLE" jit
-    expect_error 2 "unknown collect kind 'cpux' (valid kinds: all, appdomains" "$CLRPROBE" run --collect jit,cpux -- "$SAMPLE" jit
+    expect_error 2 "unknown collect kind 'cpux' (valid kinds: all, cpu, appdomains" "$CLRPROBE" run --collect jit,cpux -- "$SAMPLE" jit
     expect_error 2 "no program given" "$CLRPROBE" run -o x.clrp
     expect_error 2 "unknown command 'frobnicate'" "$CLRPROBE" frobnicate
     expect_error 127 "cannot run /no/such/program" "$CLRPROBE" run -o y.clrp -- /no/such/program
@@ -49,7 +49,7 @@ test_report_errors() {
     echo "not a trace at all" >notrace.txt
     expect_error 1 "not a clrprobe trace" "$CLRPROBE" report notrace.txt
     expect_error 1 "No such file" "$CLRPROBE" report /no/such/trace.clrp
-    expect_error 2 "unknown format 'xml' (valid formats: text, jsonl)" "$CLRPROBE" report notrace.txt --format xml
+    expect_error 2 "unknown format 'xml' (valid formats: text, jsonl, collapsed, speedscope, pprof, html)" "$CLRPROBE" report notrace.txt --format xml
     expect_error 2 "no trace file given" "$CLRPROBE" report
     expect_error 2 "unknown option" "$CLRPROBE" report --frob x
     fixture all all

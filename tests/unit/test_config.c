@@ -64,6 +64,9 @@ TEST(config_rejects_bad_input)
         { "output=/a;pid=-3", "pid" },
         { "output=/a;pid=12x", "pid" },
         { "output=/a;pid=+5", "pid" },
+        { "output=/a;rate=0", "out of range" },
+        { "output=/a;rate=1001", "out of range" },
+        { "output=/a;rate=fast", "out of range" },
         { "output=/a;pid= 5", "pid" },
         { "output=/a;pid=99999999999999999999", "pid" },
         { "output=/a%4", "escape" },
@@ -105,6 +108,8 @@ TEST(collect_list_names)
     CHECK_EQ(m, CP_COLLECT_MODULES | CP_COLLECT_EXCEPTIONS);
     cp_collect_format(m, buf, sizeof(buf));
     CHECK_STR(buf, "modules,exceptions");
-    CHECK_EQ(cp_collect_parse("cpu", &m, err, sizeof(err)), -1);
-    CHECK(strstr(err, "valid kinds: all, appdomains") != NULL);
+    CHECK_EQ(cp_collect_parse("cpux", &m, err, sizeof(err)), -1);
+    CHECK_EQ(cp_collect_parse("cpu", &m, err, sizeof(err)), 0);
+    CHECK_EQ(m, CP_COLLECT_CPU);
+    CHECK(strstr(err, "valid kinds: all, cpu, appdomains") != NULL);
 }

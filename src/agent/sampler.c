@@ -1,0 +1,378 @@
+/* sampler.c - the sampling thread (see sampler.h and coreclr-facts.md
+ * section 4: on Linux cross-thread DoStackSnapshot works only inside a
+ * profiler-requested SuspendRuntime).
+ *
+ * While the runtime is suspended the sampler only calls the runtime and
+ * fills memory allocated beforehand: no malloc, no agent locks.  After
+ * ResumeRuntime it resolves names of new FunctionIDs inside the unload gate
+ * (an unload since the suspension makes this tick's unnamed IDs suspect:
+ * they are then left unnamed rather than risk a call on a dead ID) and
+ * appends the records to its own trace buffer. */
+#include "agent/sampler.h"
+#include "agent/names.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_FRAMES 256               /* deeper stacks are cut (the root side is lost) */
+#define THREADS_INITIAL 64
+#define CPU_SLOTS 4096               /* OS thread -> CPU time at its last sample */
+#define NAMED_INITIAL 4096
+
+typedef struct slot {
+    ThreadID thread;
+    uint32_t os_tid;
+    uint16_t nframes;
+    uint64_t cpu_delta;
+} slot;
+
+struct sampler {
+    pthread_t thread;
+    atomic_int stop;
+    int rate;
+    /* per tick, allocated outside suspensions */
+    slot *slots;
+    FunctionID *frames;              /* cap * MAX_FRAMES */
+    size_t cap;
+    /* CPU time per OS thread (open addressing, fixed size) */
+    uint32_t cpu_tid[CPU_SLOTS];
+    uint64_t cpu_last[CPU_SLOTS];
+    /* FunctionIDs already named in the trace, and the unload count they are valid for */
+    FunctionID *named;
+    size_t named_cap, named_used;
+    uint64_t named_unloads;
+};
+
+/* ---- small helpers, none of which allocate ---- */
+
+static clockid_t thread_cpu_clock(uint32_t tid)
+{
+    /* the kernel's per-thread CPU clock of another thread of this process:
+     * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) */
+    return (clockid_t)((~(clockid_t)tid << 3) | 6);
+}
+
+static uint64_t cpu_of(uint32_t tid)
+{
+    struct timespec ts;
+    if (clock_gettime(thread_cpu_clock(tid), &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU used by tid since its previous sample (0 the first time). */
+static uint64_t cpu_delta(struct sampler *s, uint32_t tid)
+{
+    uint64_t now = cpu_of(tid), delta = 0;
+    size_t i = (tid * 2654435761u) & (CPU_SLOTS - 1);
+
+    for (size_t probes = 0; probes < 16; probes++, i = (i + 1) & (CPU_SLOTS - 1)) {
+        if (s->cpu_tid[i] == tid) {
+            delta = now > s->cpu_last[i] ? now - s->cpu_last[i] : 0;
+            s->cpu_last[i] = now;
+            return delta;
+        }
+        if (s->cpu_tid[i] == 0) {
+            s->cpu_tid[i] = tid;
+            s->cpu_last[i] = now;
+            return 0;
+        }
+    }
+    /* table crowded (thread churn): recycle the home slot */
+    i = (tid * 2654435761u) & (CPU_SLOTS - 1);
+    s->cpu_tid[i] = tid;
+    s->cpu_last[i] = now;
+    return 0;
+}
+
+typedef struct walk {
+    FunctionID *frames;
+    uint16_t n;
+} walk;
+
+static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO fi, ULONG32 ctx_size, BYTE ctx[],
+                        void *data)
+{
+    walk *w = data;
+    if (fid == 0 && w->n > 0 && w->frames[w->n - 1] == 0)
+        return S_OK;                 /* one marker per block of native frames */
+    if (w->n >= MAX_FRAMES)
+        return S_FALSE;              /* stop the walk: deep enough */
+    w->frames[w->n++] = fid;
+    return S_OK;
+}
+
+/* ---- the set of FunctionIDs already named ---- */
+
+static int named_has(struct sampler *s, FunctionID f)
+{
+    for (size_t i = (f >> 4) & (s->named_cap - 1);; i = (i + 1) & (s->named_cap - 1)) {
+        if (s->named[i] == f)
+            return 1;
+        if (s->named[i] == 0)
+            return 0;
+    }
+}
+
+static void named_add(struct sampler *s, FunctionID f)
+{
+    if ((s->named_used + 1) * 2 > s->named_cap) {
+        size_t ncap = s->named_cap * 2;
+        FunctionID *n = calloc(ncap, sizeof(*n));
+        if (!n)
+            return;
+        for (size_t i = 0; i < s->named_cap; i++) {
+            FunctionID g = s->named[i];
+            if (!g)
+                continue;
+            size_t j = (g >> 4) & (ncap - 1);
+            while (n[j])
+                j = (j + 1) & (ncap - 1);
+            n[j] = g;
+        }
+        free(s->named);
+        s->named = n;
+        s->named_cap = ncap;
+    }
+    for (size_t i = (f >> 4) & (s->named_cap - 1);; i = (i + 1) & (s->named_cap - 1)) {
+        if (s->named[i] == f)
+            return;
+        if (s->named[i] == 0) {
+            s->named[i] = f;
+            s->named_used++;
+            return;
+        }
+    }
+}
+
+/* ---- one tick ---- */
+
+static int ensure_capacity(struct sampler *s, size_t threads)
+{
+    slot *ns;
+    FunctionID *nf;
+    size_t cap = s->cap;
+
+    if (threads <= cap)
+        return 0;
+    while (cap < threads)
+        cap *= 2;
+    ns = realloc(s->slots, cap * sizeof(*ns));
+    if (!ns)
+        return -1;
+    s->slots = ns;
+    nf = realloc(s->frames, cap * MAX_FRAMES * sizeof(*nf));
+    if (!nf)
+        return -1;
+    s->frames = nf;
+    s->cap = cap;
+    return 0;
+}
+
+/* Names new FunctionIDs of this tick and writes the samples.  Outside any
+ * suspension; inside the unload gate while calling the runtime. */
+static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uint64_t unloads_at_snapshot)
+{
+    int gate = p->gate_ok;
+    int trusted;
+    emit e;
+
+    if (gate)
+        cu_gate_enter(&p->gate);
+    trusted = !gate || cu_gate_unloads(&p->gate) == unloads_at_snapshot;
+    if (gate && cu_gate_unloads(&p->gate) != s->named_unloads) {
+        /* IDs may have been reused since we named them: name them again */
+        memset(s->named, 0, s->named_cap * sizeof(*s->named));
+        s->named_used = 0;
+        s->named_unloads = cu_gate_unloads(&p->gate);
+    }
+    for (size_t i = 0; i < n && trusted; i++) {
+        const FunctionID *fr = s->frames + i * MAX_FRAMES;
+        for (uint16_t k = 0; k < s->slots[i].nframes; k++) {
+            char name[1024];
+            ModuleID module = 0;
+            if (!fr[k] || named_has(s, fr[k]))
+                continue;
+            names_function(p->names, fr[k], name, sizeof(name), &module);
+            if (emit_begin(p, &e, TK_FUNC_NAME)) {
+                trace_rec_u64(&e.r, fr[k]);
+                trace_rec_u64(&e.r, module);
+                trace_rec_str(&e.r, name);
+                emit_end(&e);
+            }
+            named_add(s, fr[k]);
+        }
+    }
+    if (gate)
+        cu_gate_leave(&p->gate);
+
+    for (size_t i = 0; i < n; i++) {
+        const slot *sl = &s->slots[i];
+        if (!emit_begin(p, &e, TK_SAMPLE))
+            return;
+        trace_put_u64(e.r.start + 8, t);   /* all samples of a tick share its time */
+        trace_rec_u64(&e.r, sl->thread);
+        trace_rec_u32(&e.r, sl->os_tid);
+        trace_rec_u64(&e.r, sl->cpu_delta);
+        trace_rec_u16(&e.r, sl->nframes);
+        for (uint16_t k = 0; k < sl->nframes; k++)
+            trace_rec_u64(&e.r, s->frames[i * MAX_FRAMES + k]);
+        emit_end(&e);
+    }
+}
+
+static void tick(profiler *p, struct sampler *s)
+{
+    ICorProfilerThreadEnum *en = NULL;
+    ULONG count = 0;
+    size_t n = 0;
+    uint32_t failed = 0;
+    uint64_t t, suspended, cpu0, cpu1, unloads = 0;
+    HRESULT hr;
+    emit e;
+
+    cpu0 = cpu_of(cp_gettid());
+    t = cp_monotonic_ns();
+    hr = INFO(p)->SuspendRuntime(p->info);
+    if (FAILED(hr))
+        return;                       /* e.g. a GC suspension in progress: skip this tick */
+    if (p->gate_ok)
+        unloads = cu_gate_unloads(&p->gate);
+    if (SUCCEEDED(INFO(p)->EnumThreads(p->info, &en)) && en) {
+        if (FAILED(en->lpVtbl->GetCount(en, &count)))
+            count = 0;
+        while (n < s->cap) {
+            ThreadID id;
+            ULONG got = 0;
+            DWORD os_tid = 0;
+            walk w;
+
+            if (FAILED(en->lpVtbl->Next(en, 1, &id, &got)) || got != 1)
+                break;
+            if (FAILED(INFO(p)->GetThreadInfo(p->info, id, &os_tid)) || os_tid == 0)
+                continue;             /* not running on an OS thread (yet) */
+            w.frames = s->frames + n * MAX_FRAMES;
+            w.n = 0;
+            hr = INFO(p)->DoStackSnapshot(p->info, id, on_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+            if (FAILED(hr) && hr != CORPROF_E_STACKSNAPSHOT_ABORTED) {
+                if (w.n == 0 && hr == E_FAIL)
+                    continue;         /* a thread with no managed frames (e.g. idle in native code) */
+                failed++;
+                if (w.n == 0)
+                    continue;
+            }
+            s->slots[n].thread = id;
+            s->slots[n].os_tid = os_tid;
+            s->slots[n].nframes = w.n;
+            s->slots[n].cpu_delta = cpu_delta(s, os_tid);
+            n++;
+        }
+    }
+    INFO(p)->ResumeRuntime(p->info);
+    suspended = cp_monotonic_ns() - t;
+    if (en)
+        en->lpVtbl->Release(en);
+
+    write_tick(p, s, n, t, unloads);
+    cpu1 = cpu_of(cp_gettid());
+    if (emit_begin(p, &e, TK_SAMPLER_TICK)) {
+        trace_rec_u64(&e.r, suspended);
+        trace_rec_u64(&e.r, cpu1 > cpu0 ? cpu1 - cpu0 : 0);
+        trace_rec_u32(&e.r, (uint32_t)n);
+        trace_rec_u32(&e.r, failed);
+        emit_end(&e);
+    }
+    /* more threads than room: grow for the next tick (outside the suspension) */
+    if (count > s->cap)
+        ensure_capacity(s, count + count / 4);
+}
+
+static void *sampler_main(void *arg)
+{
+    profiler *p = arg;
+    struct sampler *s = p->sampler;
+    uint64_t period = 1000000000u / (uint64_t)s->rate, next;
+    struct timespec ts;
+
+    pthread_setname_np(pthread_self(), "clrprobe-sample");
+    /* The runtime must set up its per-thread state for us before we suspend
+     * anything (otherwise loader or heap locks can deadlock). */
+    while (!atomic_load(&s->stop) && FAILED(INFO(p)->InitializeCurrentThread(p->info))) {
+        struct timespec wait = { 0, 10000000 };
+        nanosleep(&wait, NULL);
+    }
+    next = cp_monotonic_ns() + period;
+    while (!atomic_load(&s->stop)) {
+        ts.tv_sec = (time_t)(next / 1000000000u);
+        ts.tv_nsec = (long)(next % 1000000000u);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        if (atomic_load(&s->stop) || !atomic_load(&p->recording))
+            break;
+        tick(p, s);
+        next += period;
+        {
+            uint64_t now = cp_monotonic_ns();
+            if (next < now)               /* fell behind (a long suspension): don't catch up in a burst */
+                next = now + period;
+        }
+    }
+    return NULL;
+}
+
+int sampler_start(profiler *p)
+{
+    struct sampler *s;
+    sigset_t all, old;
+    int rc;
+
+    if (!(p->cfg.collect & CP_COLLECT_CPU) || p->sampler)
+        return 0;
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return -1;
+    s->rate = p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT;
+    s->cap = THREADS_INITIAL / 2;
+    s->named_cap = NAMED_INITIAL;
+    s->named = calloc(s->named_cap, sizeof(*s->named));
+    if (!s->named || ensure_capacity(s, THREADS_INITIAL) < 0) {
+        free(s->named);
+        free(s->slots);
+        free(s->frames);
+        free(s);
+        return -1;
+    }
+    atomic_init(&s->stop, 0);
+    p->sampler = s;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&s->thread, NULL, sampler_main, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        p->sampler = NULL;
+        free(s->named);
+        free(s->slots);
+        free(s->frames);
+        free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void sampler_stop(profiler *p)
+{
+    struct sampler *s = p->sampler;
+    if (!s)
+        return;
+    atomic_store(&s->stop, 1);
+    pthread_join(s->thread, NULL);
+    p->sampler = NULL;
+    free(s->named);
+    free(s->slots);
+    free(s->frames);
+    free(s);
+}

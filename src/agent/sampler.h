@@ -1,0 +1,17 @@
+/* sampler.h - CPU sampling: a thread of the agent's own that, on each tick,
+ * suspends the runtime, takes a stack snapshot of every managed thread,
+ * resumes, and only then writes the samples (and the names of functions
+ * seen for the first time) to the trace.  Works at launch and after attach. */
+#ifndef CLRPROBE_AGENT_SAMPLER_H
+#define CLRPROBE_AGENT_SAMPLER_H
+
+#include "agent/profiler.h"
+
+/* Starts sampling at p->cfg.rate Hz.  0, or -1 (nothing started). */
+int sampler_start(profiler *p);
+
+/* Stops and joins the sampler thread, frees its memory.  Safe to call when
+ * it never started or was already stopped. */
+void sampler_stop(profiler *p);
+
+#endif

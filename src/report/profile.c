@@ -1,0 +1,451 @@
+/* profile.c - building a profile from a trace's samples (see profile.h),
+ * and the two plain-text outputs: collapsed stacks and the text summary. */
+#include "report/profile.h"
+#include "report/idmap.h"
+#include "trace/format.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rp_parena {
+    struct rp_parena *next;
+    size_t used, cap;
+    uint64_t data[];
+};
+
+static void *palloc(rp_profile *p, size_t bytes)
+{
+    struct rp_parena *a = p->arena;
+    size_t words = (bytes + 7) / 8;
+    void *r;
+
+    if (!a || a->cap - a->used < words) {
+        size_t cap = words > (1u << 17) ? words : (1u << 17);
+        a = malloc(sizeof(*a) + cap * 8);
+        if (!a)
+            return NULL;
+        a->next = p->arena;
+        a->used = 0;
+        a->cap = cap;
+        p->arena = a;
+    }
+    r = a->data + a->used;
+    a->used += words;
+    return r;
+}
+
+/* ---- interning frame names ---- */
+
+typedef struct interner {
+    char **names;            /* shared with the profile */
+    size_t n, cap;
+    uint32_t *slots;         /* index + 1, 0 = empty */
+    size_t nslots;
+} interner;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static long intern(interner *in, rp_profile *p, const char *name)
+{
+    uint64_t h = hash_str(name);
+    size_t i;
+
+    if ((in->n + 1) * 2 > in->nslots) {
+        size_t ns = in->nslots ? in->nslots * 2 : 1024;
+        uint32_t *slots = calloc(ns, sizeof(*slots));
+        if (!slots)
+            return -1;
+        for (size_t k = 0; k < in->n; k++) {
+            size_t j = hash_str(in->names[k]) & (ns - 1);
+            while (slots[j])
+                j = (j + 1) & (ns - 1);
+            slots[j] = (uint32_t)k + 1;
+        }
+        free(in->slots);
+        in->slots = slots;
+        in->nslots = ns;
+    }
+    for (i = h & (in->nslots - 1); in->slots[i]; i = (i + 1) & (in->nslots - 1))
+        if (strcmp(in->names[in->slots[i] - 1], name) == 0)
+            return in->slots[i] - 1;
+    if (in->n == in->cap) {
+        size_t nc = in->cap ? in->cap * 2 : 256;
+        char **nn = realloc(in->names, nc * sizeof(*nn));
+        if (!nn)
+            return -1;
+        in->names = nn;
+        in->cap = nc;
+    }
+    {
+        size_t len = strlen(name) + 1;
+        char *copy = palloc(p, len);
+        if (!copy)
+            return -1;
+        memcpy(copy, name, len);
+        in->names[in->n] = copy;
+    }
+    in->slots[i] = (uint32_t)in->n + 1;
+    return (long)in->n++;
+}
+
+/* The runtime's GC poll helpers, which show up as leaf frames only because
+ * threads are stopped at safe points. */
+static int is_safe_point_helper(const char *name)
+{
+    return strncmp(name, "System.Threading.Thread.<PollGC>", 32) == 0 ||
+           strcmp(name, "System.Threading.Thread.PollGC") == 0;
+}
+
+uint64_t rp_count_samples(const rp_trace *tr)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_SAMPLE)
+            n++;
+    return n;
+}
+
+/* The display name of a thread lifetime. */
+static void thread_name(const rp_trace *tr, int idx, uint32_t os_tid, char *buf, size_t cap)
+{
+    const rp_thread *th = idx >= 0 ? &tr->threads[idx] : NULL;
+    if (th && th->name[0])
+        snprintf(buf, cap, "%s", th->name);
+    else if (th && th->os_name[0])
+        snprintf(buf, cap, "(%s)", th->os_name);
+    else
+        snprintf(buf, cap, "thread %" PRIu32, os_tid);
+}
+
+static int thread_matches(const char *filter, const char *name, const rp_thread *th, uint32_t os_tid,
+                          uint64_t managed)
+{
+    char num[32];
+    if (!filter)
+        return 1;
+    if (strcmp(filter, name) == 0)
+        return 1;
+    if (th && (strcmp(filter, th->name) == 0 || (th->os_name[0] && strcmp(filter, th->os_name) == 0)))
+        return 1;
+    snprintf(num, sizeof(num), "%" PRIu32, os_tid);
+    if (strcmp(filter, num) == 0)
+        return 1;
+    snprintf(num, sizeof(num), "0x%" PRIx64, managed);
+    return strcmp(filter, num) == 0;
+}
+
+int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, rp_profile *p)
+{
+    idmap names, threads_by_id, thread_slots;
+    interner in = { NULL, 0, 0, NULL, 0 };
+    size_t cap = 0, tcap = 0;
+    long native, unknown;
+    int rc = -1;
+
+    memset(p, 0, sizeof(*p));
+    p->view = view;
+    idmap_init(&names);
+    idmap_init(&threads_by_id);
+    idmap_init(&thread_slots);
+    native = intern(&in, p, "[native code]");
+    unknown = intern(&in, p, "[unknown]");
+    if (native < 0 || unknown < 0)
+        goto out;
+
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        switch (e->kind) {
+        case TK_FUNC_NAME:
+        case TK_JIT:
+        case TK_PRECOMPILED:
+            if (e->s1[0]) {
+                long f = intern(&in, p, e->s1);
+                if (f < 0)
+                    goto out;
+                idmap_put(&names, e->id, (uint64_t)f);
+            }
+            break;
+        case TK_MODULE_UNLOAD:
+            break;
+        case TK_THREAD_CREATE: case TK_THREAD_OS: case TK_THREAD_NAME: case TK_THREAD_DESTROY:
+            if (e->thread >= 0)
+                idmap_put(&threads_by_id, e->id, (uint64_t)e->thread);
+            break;
+        case TK_SAMPLER_TICK:
+            p->ticks++;
+            p->suspend_ns += e->duration_ns;
+            if (e->duration_ns > p->max_suspend_ns)
+                p->max_suspend_ns = e->duration_ns;
+            p->sampler_cpu_ns += e->id;
+            p->failed += e->u2;
+            break;
+        case TK_SAMPLE: {
+            uint64_t v;
+            int tidx = idmap_get(&threads_by_id, e->id, &v) ? (int)v : -1;
+            const rp_thread *th = tidx >= 0 ? &tr->threads[tidx] : NULL;
+            char tname[96];
+            uint64_t key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | e->u1;
+            rp_sample *s;
+
+            p->total_samples++;
+            if (view == RP_VIEW_CPU && e->duration_ns == 0)
+                continue;
+            thread_name(tr, tidx, e->u1, tname, sizeof(tname));
+            if (!thread_matches(filter, tname, th, e->u1, e->id))
+                continue;
+            if (!idmap_get(&thread_slots, key, &v)) {
+                if (p->nthreads == tcap) {
+                    size_t nc = tcap ? tcap * 2 : 16;
+                    rp_pthread *nt = realloc(p->threads, nc * sizeof(*nt));
+                    if (!nt)
+                        goto out;
+                    p->threads = nt;
+                    tcap = nc;
+                }
+                v = p->nthreads++;
+                memset(&p->threads[v], 0, sizeof(p->threads[v]));
+                snprintf(p->threads[v].name, sizeof(p->threads[v].name), "%s", tname);
+                p->threads[v].os_tid = e->u1;
+                idmap_put(&thread_slots, key, v);
+            }
+            if (p->nsamples == cap) {
+                size_t nc = cap ? cap * 2 : 4096;
+                rp_sample *ns = realloc(p->samples, nc * sizeof(*ns));
+                if (!ns)
+                    goto out;
+                p->samples = ns;
+                cap = nc;
+            }
+            s = &p->samples[p->nsamples++];
+            s->t = e->t;
+            s->thread = (uint32_t)v;
+            s->cpu_ns = e->duration_ns;
+            s->nframes = e->nframes;
+            s->frames = palloc(p, (e->nframes ? e->nframes : 1) * sizeof(uint32_t));
+            if (!s->frames)
+                goto out;
+            for (uint32_t k = 0; k < e->nframes; k++) {      /* leaf first -> root first */
+                uint64_t fid = e->frames[e->nframes - 1 - k], f;
+                s->frames[k] = fid == 0 ? (uint32_t)native
+                             : idmap_get(&names, fid, &f) ? (uint32_t)f : (uint32_t)unknown;
+            }
+            /* Threads stop for the sample at GC safe points; a loop's safe point
+             * is a call to the runtime's poll helper, which would otherwise get
+             * the time of the function that called it. */
+            while (s->nframes > 1 && is_safe_point_helper(in.names[s->frames[s->nframes - 1]]))
+                s->nframes--;
+            p->threads[v].samples++;
+            break;
+        }
+        }
+    }
+    {
+        /* the period: median distance between ticks would be exact; the mean is close enough */
+        uint64_t first = 0, last = 0, n = 0;
+        for (size_t i = 0; i < tr->nev; i++)
+            if (tr->ev[i].kind == TK_SAMPLER_TICK) {
+                if (!n)
+                    first = tr->ev[i].t;
+                last = tr->ev[i].t;
+                n++;
+            }
+        p->period_ns = n > 1 ? (last - first) / (n - 1) : 10000000u;
+    }
+    p->frames = in.names;
+    p->nframes = in.n;
+    in.names = NULL;
+    rc = 0;
+out:
+    free(in.names);
+    free(in.slots);
+    idmap_free(&names);
+    idmap_free(&threads_by_id);
+    idmap_free(&thread_slots);
+    if (rc != 0)
+        rp_profile_free(p);
+    return rc;
+}
+
+void rp_profile_free(rp_profile *p)
+{
+    struct rp_parena *a = p->arena, *next;
+    for (; a; a = next) {
+        next = a->next;
+        free(a);
+    }
+    free(p->frames);
+    free(p->threads);
+    free(p->samples);
+    memset(p, 0, sizeof(*p));
+}
+
+/* ---- collapsed stacks ---- */
+
+static const rp_profile *cmp_profile;
+static int cmp_by_thread;
+
+static int cmp_samples(const void *a, const void *b)
+{
+    const rp_sample *x = &cmp_profile->samples[*(const size_t *)a];
+    const rp_sample *y = &cmp_profile->samples[*(const size_t *)b];
+    if (cmp_by_thread && x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    for (uint32_t k = 0; k < x->nframes && k < y->nframes; k++)
+        if (x->frames[k] != y->frames[k])
+            return strcmp(cmp_profile->frames[x->frames[k]], cmp_profile->frames[y->frames[k]]);
+    return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
+}
+
+static int same_stack(const rp_profile *p, const rp_sample *x, const rp_sample *y, int by_thread)
+{
+    if ((by_thread && x->thread != y->thread) || x->nframes != y->nframes)
+        return 0;
+    return memcmp(x->frames, y->frames, x->nframes * sizeof(uint32_t)) == 0;
+}
+
+/* A frame name as collapsed-stack text: ';' and line breaks would break the format. */
+static void put_frame(FILE *out, const char *name)
+{
+    for (; *name; name++)
+        putc(*name == ';' ? ':' : (*name == '\n' || *name == '\r') ? ' ' : *name, out);
+}
+
+int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
+{
+    size_t *order = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*order));
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < p->nsamples; i++)
+        order[i] = i;
+    cmp_profile = p;
+    cmp_by_thread = by_thread;
+    qsort(order, p->nsamples, sizeof(*order), cmp_samples);
+    for (size_t i = 0; i < p->nsamples;) {
+        const rp_sample *s = &p->samples[order[i]];
+        size_t j = i + 1;
+        while (j < p->nsamples && same_stack(p, s, &p->samples[order[j]], by_thread))
+            j++;
+        if (by_thread) {
+            put_frame(out, p->threads[s->thread].name);
+            if (s->nframes)
+                putc(';', out);
+        }
+        for (uint32_t k = 0; k < s->nframes; k++) {
+            if (k)
+                putc(';', out);
+            put_frame(out, p->frames[s->frames[k]]);
+        }
+        if (!by_thread && s->nframes == 0)
+            fputs("[no managed frames]", out);
+        fprintf(out, " %zu\n", j - i);
+        i = j;
+    }
+    free(order);
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- text ---- */
+
+typedef struct fstat { uint32_t frame; uint64_t self, total; } fstat;
+
+static int by_self(const void *a, const void *b)
+{
+    const fstat *x = a, *y = b;
+    return x->self != y->self ? (x->self < y->self ? 1 : -1) : (x->total < y->total) - (x->total > y->total);
+}
+
+static int by_total(const void *a, const void *b)
+{
+    const fstat *x = a, *y = b;
+    return x->total != y->total ? (x->total < y->total ? 1 : -1) : (x->self < y->self) - (x->self > y->self);
+}
+
+/* Self and total counts per frame over the samples of one thread (or all, thread < 0). */
+static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
+{
+    fstat *st = calloc(p->nframes ? p->nframes : 1, sizeof(*st));
+    uint32_t *mark = calloc(p->nframes ? p->nframes : 1, sizeof(*mark));
+    uint32_t stamp = 0;
+
+    *n = 0;
+    if (!st || !mark) {
+        free(st);
+        free(mark);
+        return NULL;
+    }
+    for (size_t f = 0; f < p->nframes; f++)
+        st[f].frame = (uint32_t)f;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const rp_sample *s = &p->samples[i];
+        if (thread >= 0 && s->thread != (uint32_t)thread)
+            continue;
+        (*n)++;
+        stamp++;
+        if (s->nframes)
+            st[s->frames[s->nframes - 1]].self++;
+        for (uint32_t k = 0; k < s->nframes; k++) {
+            uint32_t f = s->frames[k];
+            if (mark[f] != stamp) {          /* recursion counts once */
+                mark[f] = stamp;
+                st[f].total++;
+            }
+        }
+    }
+    free(mark);
+    return st;
+}
+
+static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
+                     const char *title, size_t limit, FILE *out)
+{
+    qsort(st, p->nframes, sizeof(*st), cmp);
+    fprintf(out, "  %s\n  %8s %7s %8s %7s  %s\n", title, "self", "", "total", "", "function");
+    for (size_t i = 0; i < p->nframes && i < limit; i++) {
+        if ((cmp == by_self ? st[i].self : st[i].total) == 0)
+            break;
+        fprintf(out, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", st[i].self, 100.0 * (double)st[i].self / (double)n,
+                st[i].total, 100.0 * (double)st[i].total / (double)n, p->frames[st[i].frame]);
+    }
+}
+
+void rp_write_profile_text(const rp_profile *p, FILE *out)
+{
+    uint64_t n;
+    fstat *st;
+
+    fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 ", every %.1f ms; %s)\n",
+            p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
+            (double)p->period_ns / 1e6,
+            p->view == RP_VIEW_CPU ? "samples of threads that used CPU since their previous sample"
+                                   : "all samples, running or waiting");
+    if (p->ticks)
+        fprintf(out, "  sampler overhead: %" PRIu64 " ticks, runtime suspended %.2f ms on average (longest "
+                "%.2f ms), sampler CPU %.1f ms in all, %" PRIu64 " stacks that could not be taken\n",
+                p->ticks, (double)p->suspend_ns / (double)p->ticks / 1e6, (double)p->max_suspend_ns / 1e6,
+                (double)p->sampler_cpu_ns / 1e6, p->failed);
+    if (!p->nsamples)
+        return;
+    st = frame_stats(p, -1, &n);
+    if (!st)
+        return;
+    top_list(p, st, n, by_self, "Top functions by self time:", 20, out);
+    top_list(p, st, n, by_total, "Top functions by total time (self + callees):", 20, out);
+    free(st);
+    for (size_t t = 0; t < p->nthreads; t++) {
+        char title[160];
+        st = frame_stats(p, (long)t, &n);
+        if (!st)
+            return;
+        snprintf(title, sizeof(title), "Thread %s (OS thread %" PRIu32 "): %" PRIu64 " samples, top by self:",
+                 p->threads[t].name, p->threads[t].os_tid, n);
+        top_list(p, st, n, by_self, title, 5, out);
+        free(st);
+    }
+}

@@ -1,0 +1,63 @@
+/* profile.h - the samples of a trace as a profile: every sample's stack as
+ * frame numbers (root first) into one table of function names, with its
+ * thread, time, and whether the thread was on a CPU since its previous
+ * sample.  Names are those in force at the sample's time (IDs are reused
+ * after unloads).  All exporters (text, collapsed, speedscope, pprof, html)
+ * read this. */
+#ifndef CLRPROBE_REPORT_PROFILE_H
+#define CLRPROBE_REPORT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/model.h"
+
+enum rp_view { RP_VIEW_CPU = 0, RP_VIEW_WALL = 1 };
+
+typedef struct rp_pthread {
+    char name[96];           /* managed name, else "(kernel name)", else "thread TID" */
+    uint32_t os_tid;
+    uint64_t samples;        /* in the chosen view */
+} rp_pthread;
+
+typedef struct rp_sample {
+    uint64_t t;              /* ns since the trace start */
+    uint32_t thread;         /* index into threads */
+    uint32_t nframes;
+    uint32_t *frames;        /* frame indices, root first */
+    uint64_t cpu_ns;         /* CPU the thread used since its previous sample */
+} rp_sample;
+
+typedef struct rp_profile {
+    enum rp_view view;
+    uint64_t period_ns;      /* the sampling period (from the ticks) */
+    char **frames;           /* frame names */
+    size_t nframes;
+    rp_pthread *threads;
+    size_t nthreads;
+    rp_sample *samples;      /* the samples of the view and filter, in time order */
+    size_t nsamples;
+    uint64_t total_samples;  /* before view and filter */
+    uint64_t ticks, suspend_ns, max_suspend_ns, sampler_cpu_ns, failed;
+    struct rp_parena *arena;
+} rp_profile;
+
+/* Builds the profile of tr for a view, keeping only threads whose name,
+ * kernel name, OS thread id or managed id match thread_filter (NULL: all).
+ * Returns 0, or -1 (out of memory). */
+int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *thread_filter, rp_profile *out);
+void rp_profile_free(rp_profile *p);
+
+/* Number of sample records in a trace (any view). */
+uint64_t rp_count_samples(const rp_trace *tr);
+
+/* Writes `root;...;leaf count` lines, aggregated; with by_thread the thread
+ * name is the root frame.  Returns 0 or -1 (I/O). */
+int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
+
+/* The profile part of the text report: top functions by self and total,
+ * overall and per thread. */
+void rp_write_profile_text(const rp_profile *p, FILE *out);
+
+#endif
