@@ -24,6 +24,8 @@ internal static class Program
           work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
           spin [SECONDS]    busy loop with allocation for SECONDS (default 5), then "spin done"
           churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
+          shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
+                            function on another, a sleeping thread (default 3 s)
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
@@ -75,6 +77,9 @@ internal static class Program
                 return OptionalInt(scenario, rest, ChurnScenario.DefaultRounds, out int churnRounds) ?? ChurnScenario.Run(churnRounds);
             case "spin":
                 return OptionalSeconds(scenario, rest, out double seconds) ?? ProcessScenarios.Spin(seconds);
+            case "shares":
+                return OptionalSeconds(scenario, rest, out double shareSeconds) ??
+                       SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
             case "exit":
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":

@@ -143,7 +143,7 @@ static int thread_matches(const char *filter, const char *name, const rp_thread 
 
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, rp_profile *p)
 {
-    idmap names, threads_by_id, thread_slots;
+    idmap names, threads_by_id, thread_slots, last_sample;
     interner in = { NULL, 0, 0, NULL, 0 };
     size_t cap = 0, tcap = 0;
     long native, unknown;
@@ -154,6 +154,7 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
     idmap_init(&names);
     idmap_init(&threads_by_id);
     idmap_init(&thread_slots);
+    idmap_init(&last_sample);
     native = intern(&in, p, "[native code]");
     unknown = intern(&in, p, "[unknown]");
     if (native < 0 || unknown < 0)
@@ -187,7 +188,7 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
             p->failed += e->u2;
             break;
         case TK_SAMPLE: {
-            uint64_t v;
+            uint64_t v, prev_t = 0;
             int tidx = idmap_get(&threads_by_id, e->id, &v) ? (int)v : -1;
             const rp_thread *th = tidx >= 0 ? &tr->threads[tidx] : NULL;
             char tname[96];
@@ -195,8 +196,16 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
             rp_sample *s;
 
             p->total_samples++;
-            if (view == RP_VIEW_CPU && e->duration_ns == 0)
-                continue;
+            /* On a CPU: the thread used at least a quarter of the time since
+             * its previous sample (a sleeping thread that wakes now and then
+             * does not count). */
+            {
+                int seen = idmap_get(&last_sample, e->u1, &prev_t);
+                int on_cpu = seen && e->t > prev_t && e->duration_ns * 4 >= e->t - prev_t;
+                idmap_put(&last_sample, e->u1, e->t);
+                if (view == RP_VIEW_CPU && !on_cpu)
+                    continue;
+            }
             thread_name(tr, tidx, e->u1, tname, sizeof(tname));
             if (!thread_matches(filter, tname, th, e->u1, e->id))
                 continue;
@@ -268,6 +277,7 @@ out:
     idmap_free(&names);
     idmap_free(&threads_by_id);
     idmap_free(&thread_slots);
+    idmap_free(&last_sample);
     if (rc != 0)
         rp_profile_free(p);
     return rc;
@@ -423,7 +433,8 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
     fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 ", every %.1f ms; %s)\n",
             p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
             (double)p->period_ns / 1e6,
-            p->view == RP_VIEW_CPU ? "samples of threads that used CPU since their previous sample"
+            p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
+                                     "previous sample"
                                    : "all samples, running or waiting");
     if (p->ticks)
         fprintf(out, "  sampler overhead: %" PRIu64 " ticks, runtime suspended %.2f ms on average (longest "

@@ -26,7 +26,8 @@ typedef struct rp_sample {
     uint32_t thread;         /* index into threads */
     uint32_t nframes;
     uint32_t *frames;        /* frame indices, root first */
-    uint64_t cpu_ns;         /* CPU the thread used since its previous sample */
+    uint64_t cpu_ns;         /* CPU the thread used since its previous sample (CPU view: it was on a CPU
+                                for at least a quarter of that time) */
 } rp_sample;
 
 typedef struct rp_profile {
