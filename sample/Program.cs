@@ -23,6 +23,7 @@ internal static class Program
           all               jit, generics, threads, exceptions 25, gc 5, collectible
           work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
           spin [SECONDS]    busy loop with allocation for SECONDS (default 5), then "spin done"
+          burn [T] [UNITS]  fixed CPU work split over T threads (default 2), for the sampling benchmark
           churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
@@ -77,6 +78,8 @@ internal static class Program
                 return OptionalInt(scenario, rest, ChurnScenario.DefaultRounds, out int churnRounds) ?? ChurnScenario.Run(churnRounds);
             case "spin":
                 return OptionalSeconds(scenario, rest, out double seconds) ?? ProcessScenarios.Spin(seconds);
+            case "burn":
+                return BurnScenario.Run(rest);
             case "shares":
                 return OptionalSeconds(scenario, rest, out double shareSeconds) ??
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);

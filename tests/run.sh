@@ -12,7 +12,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
 export CLRPROBE="$ROOT/build/clrprobe"
 export SAMPLE="$ROOT/build/sample/Sample"
-export WORK="$ROOT/build/test-work"
+# Each run has its own work directory (runs may overlap); it is removed when
+# everything passed and kept for inspection otherwise.
+export WORK="$ROOT/build/test-work/run-$$"
 FILTER=${1:-}
 TEST_TIMEOUT=${TEST_TIMEOUT:-240}
 
@@ -21,7 +23,9 @@ failed=0
 skipped=0
 failed_names=()
 
-rm -rf "$WORK"
+for old in "$ROOT"/build/test-work/run-*; do
+    [[ -d $old ]] && ! kill -0 "${old##*-}" 2>/dev/null && rm -rf "$old"
+done
 mkdir -p "$WORK"
 
 for bin in "$CLRPROBE" "$SAMPLE" "$ROOT/build/libclrprobe.so" "$ROOT/build/unit_tests"; do
@@ -72,6 +76,8 @@ done
 if ((failed)); then
     echo "failed: ${failed_names[*]:-unit tests}"
 fi
+((failed == 0)) && rm -rf "$WORK"
+((failed)) && echo "(logs and files of this run: $WORK)"
 if ((skipped)); then
     echo "$passed passed, $failed failed, $skipped skipped"
 else
