@@ -205,7 +205,7 @@ int cmd_attach(int argc, char **argv)
             break;
         case 'd':
             duration = strtod(optarg, &end);
-            if (!*optarg || *end || duration < 0 || duration > 1e7) {
+            if (!*optarg || *end || duration < 0 || duration > 1e6) {
                 cli_error("attach: --duration '%s' is not a number of seconds", optarg);
                 return EXIT_USAGE;
             }

@@ -21,7 +21,7 @@ const char *ipc_hresult_message(HRESULT hr)
     case CORPROF_E_TIMEOUT_WAITING_FOR_CONCURRENT_GC:
         return "timed out waiting for a background GC to finish; try again or give a longer timeout";
     case CORPROF_E_PROFILER_CANCEL_ACTIVATION:
-        return "the agent refused to start: see the target's stderr / the configuration";
+        return "the agent refused to start (its reason, when it could give one, follows)";
     case CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER:
         return "the agent asked for events or features that an attached profiler cannot have";
     case CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE:

@@ -349,7 +349,7 @@ TEST(ipc_hresult_messages)
         { CORPROF_E_PROFILER_ALREADY_ACTIVE, "a profiler is already active in the process (only one can be; detach it first)" },
         { CORPROF_E_PROFILER_NOT_ATTACHABLE, "cannot be attached" },
         { CORPROF_E_TIMEOUT_WAITING_FOR_CONCURRENT_GC, "timed out waiting for a background GC to finish; try again or give a longer timeout" },
-        { CORPROF_E_PROFILER_CANCEL_ACTIVATION, "the agent refused to start: see the target's stderr / the configuration" },
+        { CORPROF_E_PROFILER_CANCEL_ACTIVATION, "the agent refused to start (its reason, when it could give one, follows)" },
         { CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER, "attached profiler cannot have" },
         { CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE, "DOTNET_gcConcurrent=0" },
         { CORPROF_E_RUNTIME_UNINITIALIZED, "the runtime is not ready yet (still starting); try again" },
