@@ -149,8 +149,11 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
 
 /* ---- catch-up ---- */
 
-void catchup_module(profiler *p, ModuleID m)
+/* Reports module m if nobody has (see catchup.h); returns what it reported:
+ * CU_REPORTED_MODULE and/or CU_REPORTED_ASSEMBLY. */
+unsigned catchup_module(profiler *p, ModuleID m)
 {
+    unsigned reported = 0;
     char path[2048], name[512], version[64];
     AssemblyID assembly = 0;
     AppDomainID domain = 0;
@@ -159,9 +162,11 @@ void catchup_module(profiler *p, ModuleID m)
     emit e;
 
     if (!m || !cu_claim(p->modules, m))
-        return;
+        return 0;
+    reported |= CU_REPORTED_MODULE;
     names_module(p->names, m, path, sizeof(path), &assembly, &flags);
     if (assembly && cu_claim(p->assemblies, assembly)) {
+        reported |= CU_REPORTED_ASSEMBLY;
         names_assembly(p->names, assembly, name, sizeof(name), version, sizeof(version), &domain, &manifest);
         if (domain && cu_claim(p->appdomains, domain) && (p->cfg.collect & CP_COLLECT_APPDOMAINS)) {
             char dname[512];
@@ -189,9 +194,10 @@ void catchup_module(profiler *p, ModuleID m)
         trace_rec_str(&e.r, path);
         emit_end(&e);
     }
+    return reported;
 }
 
-static unsigned catchup_modules(profiler *p)
+static unsigned catchup_modules(profiler *p, unsigned *assemblies)
 {
     ICorProfilerModuleEnum *en = NULL;
     ModuleID ids[ENUM_BATCH];
@@ -202,12 +208,12 @@ static unsigned catchup_modules(profiler *p)
         return 0;
     while (SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, ids, &got)) && got > 0) {
         for (ULONG i = 0; i < got; i++) {
+            unsigned r;
             cu_gate_enter(&p->gate);
-            if (cu_state_of(p->modules, ids[i]) == CU_UNKNOWN) {
-                catchup_module(p, ids[i]);
-                n++;
-            }
+            r = catchup_module(p, ids[i]);
             cu_gate_leave(&p->gate);
+            n += (r & CU_REPORTED_MODULE) != 0;
+            *assemblies += (r & CU_REPORTED_ASSEMBLY) != 0;
         }
     }
     en->lpVtbl->Release(en);
@@ -364,15 +370,14 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     uint64_t t0 = cp_monotonic_ns(), took;
-    unsigned modules, threads, functions, assemblies, dead;
+    unsigned modules, threads, functions, assemblies = 0;
     emit e;
 
     if (!p->attached || !atomic_load(&p->recording))
         return S_OK;
-    modules = catchup_modules(p);
+    modules = catchup_modules(p, &assemblies);
     threads = catchup_threads(p);
     functions = catchup_functions(p);
-    cu_counts(p->assemblies, &assemblies, &dead);
     took = cp_monotonic_ns() - t0;
     if (emit_begin(p, &e, TK_ATTACH)) {
         trace_rec_u32(&e.r, modules);

@@ -502,7 +502,9 @@ void names_module(names *n, ModuleID m, char *buf, size_t cap, AssemblyID *assem
     *flags = 0;
     buf[0] = '\0';
     hr = n->info->lpVtbl->GetModuleInfo2(n->info, m, &base, 1024, &len, w, assembly, flags);
-    if (SUCCEEDED(hr) && len > 0)
+    /* (before its load finished, the runtime fills in the name but says
+     * CORPROF_E_DATAINCOMPLETE: the name is still right) */
+    if ((SUCCEEDED(hr) || hr == CORPROF_E_DATAINCOMPLETE) && len > 0)
         names_utf16_to_utf8(w, len, buf, cap);
     if (buf[0] == '\0') {
         /* no file (dynamic or in-memory module): use the metadata scope name */

@@ -128,7 +128,9 @@ int query_info(IUnknown *unk, ICorProfilerInfo15 **out);
 
 /* Attach mode: report a module (and its assembly and app domain) that the
  * catch-up or a lazy lookup found; call inside the gate (attach.c). */
-void catchup_module(profiler *p, ModuleID m);
+#define CU_REPORTED_MODULE 0x1u
+#define CU_REPORTED_ASSEMBLY 0x2u
+unsigned catchup_module(profiler *p, ModuleID m);
 
 /* Attach mode: lazy catch-up of a module met through a function, and the
  * end of the trace when the process shuts down (attach.c). */

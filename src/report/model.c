@@ -261,29 +261,40 @@ void rp_merge_catchup(rp_event *ev, size_t n)
         { TK_APPDOMAIN_CREATE, TK_APPDOMAIN_SHUTDOWN },
         { TK_THREAD_CREATE, TK_THREAD_DESTROY },
         { TK_CLASS_LOAD, TK_CLASS_UNLOAD },
+        { TK_JIT, 0 },                 /* a function is enumerable before its JITCompilationFinished */
     };
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         idmap open;                    /* id -> index of the catch-up record opening its lifetime */
+        idmap live;                    /* ids whose current lifetime a live event opened */
         uint64_t idx;
 
         idmap_init(&open);
+        idmap_init(&live);
         for (size_t i = 0; i < n; i++) {
             rp_event *e = &ev[i];
             if (e->kind == kinds[k].load) {
                 if (e->catchup) {
-                    if (idmap_get(&open, e->id, &idx))
-                        e->dropped = 1;            /* caught up twice (a lazy and a snapshot report) */
+                    if (idmap_get(&open, e->id, &idx) || idmap_get(&live, e->id, &idx))
+                        e->dropped = 1;            /* caught up twice, or after its own event (recorded
+                                                      while the catch-up was querying the ID) */
                     else
                         idmap_put(&open, e->id, i);
-                } else if (idmap_get(&open, e->id, &idx)) {
-                    ev[idx].dropped = 1;           /* the event wins over the snapshot */
-                    idmap_del(&open, e->id);
+                } else if (kinds[k].load != TK_JIT || e->duration_ns == 0) {
+                    /* (a JIT record counts only if it began before the attach: the
+                       agent saw no JITCompilationStarted; a later one is a recompile) */
+                    if (idmap_get(&open, e->id, &idx)) {
+                        ev[idx].dropped = 1;       /* the event wins over the snapshot */
+                        idmap_del(&open, e->id);
+                    }
+                    idmap_put(&live, e->id, i);
                 }
             } else if (e->kind == kinds[k].unload) {
                 idmap_del(&open, e->id);
+                idmap_del(&live, e->id);
             }
         }
         idmap_free(&open);
+        idmap_free(&live);
     }
 }
 

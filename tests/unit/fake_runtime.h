@@ -6,7 +6,8 @@
  *    JIT-compiled functions, each with the lifetime steps of seed 000's
  *    golden rule: fr_begin_load (the ID becomes enumerable), fr_finish_load
  *    (its LoadFinished/Created event), fr_begin_unload (no longer
- *    enumerable), fr_finish_unload (its UnloadStarted/Destroyed event).
+ *    enumerable), fr_finish_unload (its UnloadStarted/Destroyed event);
+ *    a function's are JITCompilationStarted, then JITCompilationFinished.
  *    Events are delivered to the agent only once fr_enable_events() was
  *    called and only if the agent's event mask asks for them;
  *  - it implements ICorProfilerInfo15 (all 115 slots; the ones the agent
@@ -16,7 +17,7 @@
  *  - a hook can be scripted "between items k and k+1" of the next
  *    enumerator of a kind: it runs inside Next(), which the agent calls
  *    outside its gate, like another runtime thread acting while the agent
- *    iterates;
+ *    iterates; another can run inside the agent's first query of one ID;
  *  - it records every Info (and metadata) call that names an ID, and counts
  *    violations: an ID queried after its UnloadStarted/ThreadDestroyed was
  *    delivered, before it ever existed, or never known at all; an event mask
@@ -75,10 +76,12 @@ struct fake_runtime {
     int init_returned;              /* InitializeForAttach has returned */
 
     struct { fr_hook_fn fn; void *arg; unsigned after; int armed; } hook[FR_KINDS];
+    struct { fr_hook_fn fn; void *arg; fr_kind kind; uint64_t id; } call_hook;
 
     int enum_calls[FR_KINDS];       /* EnumModules/EnumThreads/EnumJITedFunctions2 calls */
     int live_enums, live_imports;   /* enumerators / IMetaDataImport objects not yet released */
     int notimpl_calls;              /* E_NOTIMPL stubs the agent called */
+    const char *last_notimpl;       /* ... the last one's name */
     int detach_requested;
 
     int violations;
@@ -113,6 +116,13 @@ void fr_unload(fake_runtime *rt, fr_kind kind, uint64_t id);   /* begin + finish
 /* Runs fn inside the next enumerator of kind (FR_MODULE, FR_THREAD,
  * FR_FUNCTION), before it hands out item number `after`. */
 void fr_hook(fake_runtime *rt, fr_kind kind, unsigned after, fr_hook_fn fn, void *arg);
+
+/* Runs fn once, inside the agent's first Info/metadata call naming id
+ * (before it is answered), like another runtime thread acting while the
+ * agent queries that ID.  The agent may hold its gate's read side there:
+ * fn must not deliver an unload or a thread destruction (on one thread that
+ * would wait for itself; in a real runtime it waits for the query). */
+void fr_on_call(fake_runtime *rt, fr_kind kind, uint64_t id, fr_hook_fn fn, void *arg);
 
 /* ---- the agent ---- */
 

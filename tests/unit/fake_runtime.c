@@ -1,0 +1,1259 @@
+/* fake_runtime.c - the simulated runtime of fake_runtime.h: an
+ * ICorProfilerInfo15, snapshot enumerators with scripted hooks, a tiny
+ * IMetaDataImport, the world's lifetime steps delivering callbacks to the
+ * real agent, and the reading of the trace it wrote.  Everything runs on
+ * the test's thread; hooks run inside an enumerator's Next(), which the
+ * agent calls outside its gate, so a hook may deliver any callback. */
+#include "fake_runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/cormetadata.h"
+#include "trace/format.h"
+
+/* The agent's one export (src/agent/manager.c). */
+HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+extern const GUID CLSID_clrprobe;
+
+static fake_runtime *rt_of(ICorProfilerInfo15 *This) { return (fake_runtime *)This; }
+
+static void violation(fake_runtime *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void violation(fake_runtime *rt, const char *fmt, ...)
+{
+    va_list ap;
+    if (rt->violations < FR_MAX_NOTES) {
+        va_start(ap, fmt);
+        vsnprintf(rt->notes[rt->violations], sizeof(rt->notes[0]), fmt, ap);
+        va_end(ap);
+    }
+    rt->violations++;
+}
+
+void fr_print_violations(const fake_runtime *rt)
+{
+    for (int i = 0; i < rt->violations && i < FR_MAX_NOTES; i++)
+        printf("    fake runtime: %s\n", rt->notes[i]);
+}
+
+/* ASCII into a WCHAR buffer the COM way: *pcch gets the length with the
+ * terminator; the copy is cut to cch. */
+static void wcopy(const char *s, WCHAR *buf, ULONG cch, ULONG *pcch)
+{
+    ULONG n = (ULONG)strlen(s) + 1;
+    if (pcch)
+        *pcch = n;
+    if (!buf || cch == 0)
+        return;
+    for (ULONG i = 0; i < n && i < cch; i++)
+        buf[i] = (WCHAR)(unsigned char)s[i];
+    buf[cch < n ? cch - 1 : n - 1] = 0;
+}
+
+/* ---- the world ---- */
+
+static const char *const kind_names[FR_KINDS] = { "appdomain", "assembly", "module", "thread", "function" };
+
+fr_obj *fr_find(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    for (int i = 0; i < rt->nobj; i++)
+        if (rt->obj[i].kind == kind && rt->obj[i].id == id)
+            return &rt->obj[i];
+    return NULL;
+}
+
+static fr_obj *add(fake_runtime *rt, fr_kind kind, uint64_t id, uint64_t parent, uint64_t extra,
+                   const char *name)
+{
+    fr_obj *o;
+    if (rt->nobj == FR_MAX_OBJECTS || fr_find(rt, kind, id)) {
+        violation(rt, "test script: cannot add %s 0x%llx", kind_names[kind], (unsigned long long)id);
+        return NULL;
+    }
+    o = &rt->obj[rt->nobj++];
+    memset(o, 0, sizeof(*o));
+    o->kind = kind;
+    o->id = id;
+    o->parent = parent;
+    o->extra = extra;
+    snprintf(o->name, sizeof(o->name), "%s", name);
+    return o;
+}
+
+fr_obj *fr_appdomain(fake_runtime *rt, uint64_t id, const char *name)
+{
+    return add(rt, FR_APPDOMAIN, id, 0, 0, name);
+}
+
+fr_obj *fr_assembly(fake_runtime *rt, uint64_t id, uint64_t appdomain, uint64_t manifest_module, const char *name)
+{
+    return add(rt, FR_ASSEMBLY, id, appdomain, manifest_module, name);
+}
+
+fr_obj *fr_module(fake_runtime *rt, uint64_t id, uint64_t assembly, const char *path)
+{
+    return add(rt, FR_MODULE, id, assembly, 0, path);
+}
+
+fr_obj *fr_thread(fake_runtime *rt, uint64_t id, uint32_t os_tid)
+{
+    return add(rt, FR_THREAD, id, 0, os_tid, "");
+}
+
+/* The method token is the object's index (metadata lookups use it). */
+fr_obj *fr_function(fake_runtime *rt, uint64_t id, uint64_t module, const char *type, const char *method)
+{
+    fr_obj *o = add(rt, FR_FUNCTION, id, module, TokenFromRid((mdToken)rt->nobj + 1, mdtMethodDef), type);
+    if (o)
+        snprintf(o->method, sizeof(o->method), "%s", method);
+    return o;
+}
+
+/* The agent asks about an ID: count it, and flag it if the ID is not (or
+ * no longer) valid.  Returns the object if the call may succeed. */
+static fr_obj *touch(fake_runtime *rt, fr_kind kind, uint64_t id, const char *what)
+{
+    fr_obj *o = fr_find(rt, kind, id), *m;
+
+    if (!o) {
+        violation(rt, "%s(0x%llx): no such %s", what, (unsigned long long)id, kind_names[kind]);
+        return NULL;
+    }
+    o->calls++;
+    if (o->unloading)
+        o->calls_after_unload_began++;
+    if (!o->begun) {
+        violation(rt, "%s(0x%llx): the %s does not exist yet", what, (unsigned long long)id, kind_names[kind]);
+        return NULL;
+    }
+    m = kind == FR_FUNCTION ? fr_find(rt, FR_MODULE, o->parent) : NULL;
+    if (o->unload_delivered || (m && m->unload_delivered)) {
+        violation(rt, "%s(0x%llx): %s touched after its unload was delivered", what, (unsigned long long)id,
+                  kind_names[kind]);
+        return NULL;
+    }
+    if (rt->call_hook.fn && rt->call_hook.kind == kind && rt->call_hook.id == id) {
+        fr_hook_fn fn = rt->call_hook.fn;
+        rt->call_hook.fn = NULL;
+        fn(rt, rt->call_hook.arg);
+    }
+    return o;
+}
+
+/* ---- delivering events ---- */
+
+static const DWORD kind_mask[FR_KINDS] = {
+    COR_PRF_MONITOR_APPDOMAIN_LOADS, COR_PRF_MONITOR_ASSEMBLY_LOADS, COR_PRF_MONITOR_MODULE_LOADS,
+    COR_PRF_MONITOR_THREADS, COR_PRF_MONITOR_JIT_COMPILATION,
+};
+
+static int deliver(fake_runtime *rt, DWORD low, DWORD high)
+{
+    return rt->cb && rt->events_on && ((rt->mask_low & low) || (rt->mask_high & high));
+}
+
+#define CB(rt) ((rt)->cb->lpVtbl)
+
+void fr_begin_load(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    fr_obj *o = fr_find(rt, kind, id);
+    if (!o || o->begun) {
+        violation(rt, "test script: begin_load of %s 0x%llx", kind_names[kind], (unsigned long long)id);
+        return;
+    }
+    o->begun = 1;
+    o->enumerable = 1;                 /* golden rule: enumerable before LoadFinished */
+    if (kind == FR_FUNCTION && deliver(rt, kind_mask[kind], 0))
+        CB(rt)->JITCompilationStarted(rt->cb, id, TRUE);
+}
+
+void fr_finish_load(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    fr_obj *o = fr_find(rt, kind, id);
+    if (!o || !o->begun || o->loaded) {
+        violation(rt, "test script: finish_load of %s 0x%llx", kind_names[kind], (unsigned long long)id);
+        return;
+    }
+    o->loaded = 1;
+    if (!deliver(rt, kind_mask[kind], 0))
+        return;
+    switch (kind) {
+    case FR_APPDOMAIN: CB(rt)->AppDomainCreationFinished(rt->cb, id, S_OK); break;
+    case FR_ASSEMBLY: CB(rt)->AssemblyLoadFinished(rt->cb, id, S_OK); break;
+    case FR_MODULE: CB(rt)->ModuleLoadFinished(rt->cb, id, S_OK); break;
+    case FR_THREAD:
+        CB(rt)->ThreadCreated(rt->cb, id);
+        CB(rt)->ThreadAssignedToOSThread(rt->cb, id, (DWORD)o->extra);
+        break;
+    case FR_FUNCTION: CB(rt)->JITCompilationFinished(rt->cb, id, S_OK, TRUE); break;
+    default: break;
+    }
+}
+
+void fr_begin_unload(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    fr_obj *o = fr_find(rt, kind, id);
+    if (!o || !o->begun || o->unloading || kind == FR_FUNCTION) {
+        violation(rt, "test script: begin_unload of %s 0x%llx", kind_names[kind], (unsigned long long)id);
+        return;
+    }
+    o->unloading = 1;
+    o->enumerable = 0;                 /* golden rule: gone from snapshots before UnloadStarted */
+    for (int i = 0; kind == FR_MODULE && i < rt->nobj; i++) {
+        if (rt->obj[i].kind == FR_FUNCTION && rt->obj[i].parent == id) {
+            rt->obj[i].unloading = 1;
+            rt->obj[i].enumerable = 0;
+        }
+    }
+}
+
+void fr_finish_unload(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    fr_obj *o = fr_find(rt, kind, id);
+    int told;
+
+    if (!o || !o->unloading || o->unloaded) {
+        violation(rt, "test script: finish_unload of %s 0x%llx", kind_names[kind], (unsigned long long)id);
+        return;
+    }
+    o->unloaded = 1;
+    told = deliver(rt, kind_mask[kind], 0);
+    if (told) {
+        switch (kind) {
+        case FR_APPDOMAIN: CB(rt)->AppDomainShutdownStarted(rt->cb, id); break;
+        case FR_ASSEMBLY: CB(rt)->AssemblyUnloadStarted(rt->cb, id); break;
+        case FR_MODULE: CB(rt)->ModuleUnloadStarted(rt->cb, id); break;
+        case FR_THREAD: CB(rt)->ThreadDestroyed(rt->cb, id); break;
+        default: break;
+        }
+    }
+    /* From here on the ID is dead for anyone who heard of it (and for
+     * anyone else it was never valid to use). */
+    o->unload_delivered = 1;
+    for (int i = 0; kind == FR_MODULE && i < rt->nobj; i++)
+        if (rt->obj[i].kind == FR_FUNCTION && rt->obj[i].parent == id)
+            rt->obj[i].unloaded = rt->obj[i].unload_delivered = 1;
+}
+
+void fr_load(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    fr_begin_load(rt, kind, id);
+    fr_finish_load(rt, kind, id);
+}
+
+void fr_unload(fake_runtime *rt, fr_kind kind, uint64_t id)
+{
+    fr_begin_unload(rt, kind, id);
+    fr_finish_unload(rt, kind, id);
+}
+
+void fr_hook(fake_runtime *rt, fr_kind kind, unsigned after, fr_hook_fn fn, void *arg)
+{
+    rt->hook[kind].fn = fn;
+    rt->hook[kind].arg = arg;
+    rt->hook[kind].after = after;
+    rt->hook[kind].armed = 1;
+}
+
+void fr_on_call(fake_runtime *rt, fr_kind kind, uint64_t id, fr_hook_fn fn, void *arg)
+{
+    rt->call_hook.fn = fn;
+    rt->call_hook.arg = arg;
+    rt->call_hook.kind = kind;
+    rt->call_hook.id = id;
+}
+
+void fr_gc_started(fake_runtime *rt)
+{
+    BOOL collected[3] = { TRUE, TRUE, FALSE };
+    if (deliver(rt, 0, COR_PRF_HIGH_BASIC_GC))
+        CB(rt)->GarbageCollectionStarted(rt->cb, 3, collected, COR_PRF_GC_OTHER);
+}
+
+void fr_gc_finished(fake_runtime *rt)
+{
+    if (deliver(rt, 0, COR_PRF_HIGH_BASIC_GC))
+        CB(rt)->GarbageCollectionFinished(rt->cb);
+}
+
+void fr_suspend_started(fake_runtime *rt)
+{
+    if (deliver(rt, COR_PRF_MONITOR_SUSPENDS, 0))
+        CB(rt)->RuntimeSuspendStarted(rt->cb, COR_PRF_SUSPEND_FOR_GC);
+}
+
+void fr_resume_finished(fake_runtime *rt)
+{
+    if (deliver(rt, COR_PRF_MONITOR_SUSPENDS, 0)) {
+        CB(rt)->RuntimeResumeStarted(rt->cb);
+        CB(rt)->RuntimeResumeFinished(rt->cb);
+    }
+}
+
+/* ---- enumerators over a snapshot ---- */
+
+typedef struct fr_enum {
+    union {                            /* the COM object: must stay first */
+        ICorProfilerModuleEnum m;
+        ICorProfilerThreadEnum t;
+        ICorProfilerFunctionEnum f;
+    } com;
+    fake_runtime *rt;
+    int refs;
+    fr_kind kind;
+    unsigned n, pos;
+    uint64_t ids[FR_MAX_OBJECTS];
+    fr_hook_fn hook;                   /* runs once, before handing out item hook_after */
+    void *hook_arg;
+    unsigned hook_after;
+} fr_enum;
+
+static fr_enum *enum_create(fake_runtime *rt, fr_kind kind, const void *vtbl)
+{
+    fr_enum *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->com.m.lpVtbl = vtbl;            /* the vtable pointer, whichever member is used */
+    e->rt = rt;
+    e->refs = 1;
+    e->kind = kind;
+    for (int i = 0; i < rt->nobj; i++)
+        if (rt->obj[i].kind == kind && rt->obj[i].enumerable)
+            e->ids[e->n++] = rt->obj[i].id;
+    if (rt->hook[kind].armed) {
+        e->hook = rt->hook[kind].fn;
+        e->hook_arg = rt->hook[kind].arg;
+        e->hook_after = rt->hook[kind].after;
+        rt->hook[kind].armed = 0;
+    }
+    if (!rt->events_on)
+        violation(rt, "%s enumeration taken before events were enabled (Race #1)", kind_names[kind]);
+    rt->enum_calls[kind]++;
+    rt->live_enums++;
+    return e;
+}
+
+/* Hands out up to celt items, stopping early at the hook's position so that
+ * the hook runs between two Next() calls: the agent is then outside its
+ * gate.  (Next() says S_FALSE when it returns fewer than asked.) */
+static void enum_next(fr_enum *e, ULONG celt, uint64_t *out, ULONG *fetched)
+{
+    unsigned end = e->n, got = 0;
+
+    if (e->hook && e->pos == e->hook_after) {
+        fr_hook_fn fn = e->hook;
+        e->hook = NULL;
+        fn(e->rt, e->hook_arg);
+    }
+    if (e->hook && e->hook_after > e->pos && e->hook_after < end)
+        end = e->hook_after;
+    while (got < celt && e->pos < end)
+        out[got++] = e->ids[e->pos++];
+    *fetched = got;
+}
+
+static ULONG enum_release(fr_enum *e)
+{
+    int n = --e->refs;
+    if (n == 0) {
+        e->rt->live_enums--;
+        free(e);
+    }
+    return (ULONG)n;
+}
+
+static HRESULT enum_count(fr_enum *e, ULONG *pcelt)
+{
+    if (!pcelt)
+        return E_POINTER;
+    *pcelt = e->n;
+    return S_OK;
+}
+
+static HRESULT enum_skip(fr_enum *e, ULONG celt)
+{
+    e->pos = e->pos + celt > e->n ? e->n : e->pos + celt;
+    return e->pos == e->n ? S_FALSE : S_OK;
+}
+
+/* The three enumerator vtables differ only in their types. */
+#define ENUM_METHODS(T, IID, tag)                                                                \
+    static HRESULT tag##_qi(T *This, REFIID riid, void **ppv)                                    \
+    {                                                                                            \
+        if (!guid_equal(riid, &IID_IUnknown) && !guid_equal(riid, &IID)) {                        \
+            *ppv = NULL;                                                                         \
+            return E_NOINTERFACE;                                                                \
+        }                                                                                        \
+        ((fr_enum *)This)->refs++;                                                               \
+        *ppv = This;                                                                             \
+        return S_OK;                                                                             \
+    }                                                                                            \
+    static ULONG tag##_addref(T *This) { return (ULONG)++((fr_enum *)This)->refs; }              \
+    static ULONG tag##_release(T *This) { return enum_release((fr_enum *)This); }                \
+    static HRESULT tag##_skip(T *This, ULONG celt) { return enum_skip((fr_enum *)This, celt); }  \
+    static HRESULT tag##_reset(T *This) { ((fr_enum *)This)->pos = 0; return S_OK; }             \
+    static HRESULT tag##_clone(T *This, T **out) { *out = NULL; return E_NOTIMPL; }              \
+    static HRESULT tag##_count(T *This, ULONG *pcelt) { return enum_count((fr_enum *)This, pcelt); }
+
+ENUM_METHODS(ICorProfilerModuleEnum, IID_ICorProfilerModuleEnum, menum)
+ENUM_METHODS(ICorProfilerThreadEnum, IID_ICorProfilerThreadEnum, tenum)
+ENUM_METHODS(ICorProfilerFunctionEnum, IID_ICorProfilerFunctionEnum, fenum)
+
+/* Next() of each kind: the shared enum_next, then the kind's element type. */
+static HRESULT next_ids(void *This, ULONG celt, uint64_t *buf, ULONG *got)
+{
+    enum_next(This, celt < FR_MAX_OBJECTS ? celt : FR_MAX_OBJECTS, buf, got);
+    return *got == celt ? S_OK : S_FALSE;
+}
+
+static HRESULT menum_next(ICorProfilerModuleEnum *This, ULONG celt, ModuleID *ids, ULONG *fetched)
+{
+    uint64_t buf[FR_MAX_OBJECTS];
+    ULONG got = 0;
+    HRESULT hr = next_ids(This, celt, buf, &got);
+    for (ULONG i = 0; i < got; i++)
+        ids[i] = (ModuleID)buf[i];
+    if (fetched)
+        *fetched = got;
+    return hr;
+}
+
+static HRESULT tenum_next(ICorProfilerThreadEnum *This, ULONG celt, ThreadID *ids, ULONG *fetched)
+{
+    uint64_t buf[FR_MAX_OBJECTS];
+    ULONG got = 0;
+    HRESULT hr = next_ids(This, celt, buf, &got);
+    for (ULONG i = 0; i < got; i++)
+        ids[i] = (ThreadID)buf[i];
+    if (fetched)
+        *fetched = got;
+    return hr;
+}
+
+static HRESULT fenum_next(ICorProfilerFunctionEnum *This, ULONG celt, COR_PRF_FUNCTION *fns, ULONG *fetched)
+{
+    uint64_t buf[FR_MAX_OBJECTS];
+    ULONG got = 0;
+    HRESULT hr = next_ids(This, celt, buf, &got);
+    for (ULONG i = 0; i < got; i++) {
+        fns[i].functionId = (FunctionID)buf[i];
+        fns[i].reJitId = 0;
+    }
+    if (fetched)
+        *fetched = got;
+    return hr;
+}
+
+static const ICorProfilerModuleEnumVtbl menum_vtbl = {
+    menum_qi, menum_addref, menum_release, menum_skip, menum_reset, menum_clone, menum_count, menum_next,
+};
+static const ICorProfilerThreadEnumVtbl tenum_vtbl = {
+    tenum_qi, tenum_addref, tenum_release, tenum_skip, tenum_reset, tenum_clone, tenum_count, tenum_next,
+};
+static const ICorProfilerFunctionEnumVtbl fenum_vtbl = {
+    fenum_qi, fenum_addref, fenum_release, fenum_skip, fenum_reset, fenum_clone, fenum_count, fenum_next,
+};
+
+/* ---- a tiny IMetaDataImport, one per GetModuleMetaData ---- */
+
+static const IMetaDataImportVtbl import_vtbl;
+
+typedef struct fr_import {
+    IMetaDataImport com;               /* must stay first */
+    fake_runtime *rt;
+    uint64_t module;
+    int refs;
+} fr_import;
+
+static fr_import *imp_of(IMetaDataImport *This) { return (fr_import *)This; }
+
+/* The function whose method token (or type token: same row) is tk, in the
+ * importer's module; every call also counts as a use of the module. */
+static fr_obj *imp_function(IMetaDataImport *This, mdToken tk, const char *what)
+{
+    fr_import *imp = imp_of(This);
+    unsigned rid = RidFromToken(tk);
+    fr_obj *o;
+
+    if (!touch(imp->rt, FR_MODULE, imp->module, what) || rid == 0 || rid > (unsigned)imp->rt->nobj)
+        return NULL;
+    o = &imp->rt->obj[rid - 1];
+    return o->kind == FR_FUNCTION && o->parent == imp->module ? o : NULL;
+}
+
+static HRESULT imp_QueryInterface(IMetaDataImport *This, REFIID riid, void **ppv)
+{
+    if (!guid_equal(riid, &IID_IUnknown) && !guid_equal(riid, &IID_IMetaDataImport)) {
+        *ppv = NULL;
+        return E_NOINTERFACE;
+    }
+    imp_of(This)->refs++;
+    *ppv = This;
+    return S_OK;
+}
+
+static ULONG imp_AddRef(IMetaDataImport *This) { return (ULONG)++imp_of(This)->refs; }
+
+static ULONG imp_Release(IMetaDataImport *This)
+{
+    fr_import *imp = imp_of(This);
+    int n = --imp->refs;
+    if (n == 0) {
+        imp->rt->live_imports--;
+        free(imp);
+    }
+    return (ULONG)n;
+}
+
+static void imp_CloseEnum(IMetaDataImport *This, HCORENUM hEnum) {}
+static BOOL imp_IsValidToken(IMetaDataImport *This, mdToken tk) { return imp_function(This, tk, "IsValidToken") != NULL; }
+
+static HRESULT imp_GetScopeProps(IMetaDataImport *This, LPWSTR szName, ULONG cchName, ULONG *pchName, GUID *pmvid)
+{
+    fr_obj *m = touch(imp_of(This)->rt, FR_MODULE, imp_of(This)->module, "IMetaDataImport::GetScopeProps");
+    const char *slash;
+
+    if (!m)
+        return E_FAIL;
+    slash = strrchr(m->name, '/');
+    wcopy(slash ? slash + 1 : m->name, szName, cchName, pchName);
+    if (pmvid)
+        memset(pmvid, 0, sizeof(*pmvid));
+    return S_OK;
+}
+
+static HRESULT imp_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td, LPWSTR szTypeDef, ULONG cchTypeDef,
+                                   ULONG *pchTypeDef, DWORD *pdwTypeDefFlags, mdToken *ptkExtends)
+{
+    fr_obj *f = imp_function(This, td, "IMetaDataImport::GetTypeDefProps");
+    if (!f || TypeFromToken(td) != mdtTypeDef)
+        return CLDB_E_RECORD_NOTFOUND;
+    wcopy(f->name, szTypeDef, cchTypeDef, pchTypeDef);
+    if (pdwTypeDefFlags)
+        *pdwTypeDefFlags = tdPublic;
+    if (ptkExtends)
+        *ptkExtends = mdTypeRefNil;
+    return S_OK;
+}
+
+static HRESULT imp_GetMethodProps(IMetaDataImport *This, mdMethodDef mb, mdTypeDef *pClass, LPWSTR szMethod,
+                                  ULONG cchMethod, ULONG *pchMethod, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob,
+                                  ULONG *pcbSigBlob, ULONG *pulCodeRVA, DWORD *pdwImplFlags)
+{
+    fr_obj *f = imp_function(This, mb, "IMetaDataImport::GetMethodProps");
+    if (!f || TypeFromToken(mb) != mdtMethodDef)
+        return CLDB_E_RECORD_NOTFOUND;
+    if (pClass)
+        *pClass = TokenFromRid(RidFromToken(mb), mdtTypeDef);    /* each function has a type of its own */
+    wcopy(f->method, szMethod, cchMethod, pchMethod);
+    if (pdwAttr) *pdwAttr = 0;
+    if (ppvSigBlob) *ppvSigBlob = NULL;
+    if (pcbSigBlob) *pcbSigBlob = 0;
+    if (pulCodeRVA) *pulCodeRVA = 0;
+    if (pdwImplFlags) *pdwImplFlags = 0;
+    return S_OK;
+}
+
+static HRESULT imp_GetNestedClassProps(IMetaDataImport *This, mdTypeDef tdNestedClass, mdTypeDef *ptdEnclosingClass)
+{
+    imp_function(This, tdNestedClass, "IMetaDataImport::GetNestedClassProps");
+    return CLDB_E_RECORD_NOTFOUND;                             /* no nested types here */
+}
+
+/* ---- ICorProfilerInfo15: the methods the agent uses when it attaches ---- */
+
+static HRESULT info_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
+{
+    static const GUID *const iids[] = {
+        &IID_IUnknown, &IID_ICorProfilerInfo, &IID_ICorProfilerInfo2, &IID_ICorProfilerInfo3,
+        &IID_ICorProfilerInfo4, &IID_ICorProfilerInfo5, &IID_ICorProfilerInfo6, &IID_ICorProfilerInfo7,
+        &IID_ICorProfilerInfo8, &IID_ICorProfilerInfo9, &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo11,
+        &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo14, &IID_ICorProfilerInfo15,
+    };
+    for (size_t i = 0; i < sizeof(iids) / sizeof(iids[0]); i++) {
+        if (guid_equal(riid, iids[i])) {
+            rt_of(This)->info_refs++;
+            *ppv = This;
+            return S_OK;
+        }
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG info_AddRef(ICorProfilerInfo15 *This) { return (ULONG)++rt_of(This)->info_refs; }
+
+static ULONG info_Release(ICorProfilerInfo15 *This)
+{
+    fake_runtime *rt = rt_of(This);
+    if (rt->info_refs <= 1)
+        violation(rt, "ICorProfilerInfo released more often than referenced");
+    return (ULONG)--rt->info_refs;
+}
+
+static HRESULT info_GetRuntimeInformation(ICorProfilerInfo15 *This, USHORT *pClrInstanceId,
+                                          COR_PRF_RUNTIME_TYPE *pRuntimeType, USHORT *pMajorVersion,
+                                          USHORT *pMinorVersion, USHORT *pBuildNumber, USHORT *pQFEVersion,
+                                          ULONG cchVersionString, ULONG *pcchVersionString,
+                                          WCHAR *szVersionString)
+{
+    if (pClrInstanceId) *pClrInstanceId = 0;
+    if (pRuntimeType) *pRuntimeType = COR_PRF_CORE_CLR;
+    if (pMajorVersion) *pMajorVersion = 10;
+    if (pMinorVersion) *pMinorVersion = 0;
+    if (pBuildNumber) *pBuildNumber = 0;
+    if (pQFEVersion) *pQFEVersion = 0;
+    wcopy("10.0.0-sim", szVersionString, cchVersionString, pcchVersionString);
+    return S_OK;
+}
+
+static HRESULT info_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, DWORD dwEventsHigh)
+{
+    fake_runtime *rt = rt_of(This);
+    if ((dwEventsLow & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) || (dwEventsHigh & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH)) {
+        violation(rt, "SetEventMask2(0x%x, 0x%x) asks for flags not allowed after attach (0x%x, 0x%x)",
+                  (unsigned)dwEventsLow, (unsigned)dwEventsHigh,
+                  (unsigned)(dwEventsLow & ~COR_PRF_ALLOWABLE_AFTER_ATTACH),
+                  (unsigned)(dwEventsHigh & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH));
+        return CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER;
+    }
+    rt->mask_low = dwEventsLow;
+    rt->mask_high = dwEventsHigh;
+    return S_OK;
+}
+
+static HRESULT info_EnumModules(ICorProfilerInfo15 *This, ICorProfilerModuleEnum **ppEnum)
+{
+    fr_enum *e = enum_create(rt_of(This), FR_MODULE, &menum_vtbl);
+    *ppEnum = e ? &e->com.m : NULL;
+    return e ? S_OK : E_OUTOFMEMORY;
+}
+
+static HRESULT info_EnumThreads(ICorProfilerInfo15 *This, ICorProfilerThreadEnum **ppEnum)
+{
+    fr_enum *e = enum_create(rt_of(This), FR_THREAD, &tenum_vtbl);
+    *ppEnum = e ? &e->com.t : NULL;
+    return e ? S_OK : E_OUTOFMEMORY;
+}
+
+static HRESULT info_EnumJITedFunctions2(ICorProfilerInfo15 *This, ICorProfilerFunctionEnum **ppEnum)
+{
+    fr_enum *e = enum_create(rt_of(This), FR_FUNCTION, &fenum_vtbl);
+    *ppEnum = e ? &e->com.f : NULL;
+    return e ? S_OK : E_OUTOFMEMORY;
+}
+
+/* Like CoreCLR's, before the module's LoadFinished notification: name and
+ * assembly are filled in, no base address, and CORPROF_E_DATAINCOMPLETE. */
+static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress,
+                                   ULONG cchName, ULONG *pcchName, WCHAR *szName, AssemblyID *pAssemblyId,
+                                   DWORD *pdwModuleFlags)
+{
+    fr_obj *m = touch(rt_of(This), FR_MODULE, moduleId, "GetModuleInfo2");
+    if (!m)
+        return E_INVALIDARG;
+    if (ppBaseLoadAddress) *ppBaseLoadAddress = NULL;
+    wcopy(m->name, szName, cchName, pcchName);
+    if (pAssemblyId) *pAssemblyId = m->parent;
+    if (pdwModuleFlags) *pdwModuleFlags = COR_PRF_MODULE_DISK;
+    return m->loaded ? S_OK : CORPROF_E_DATAINCOMPLETE;
+}
+
+static HRESULT info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleId, DWORD dwOpenFlags, REFIID riid,
+                                      IUnknown **ppOut)
+{
+    fake_runtime *rt = rt_of(This);
+    fr_import *imp;
+
+    *ppOut = NULL;
+    if (!touch(rt, FR_MODULE, moduleId, "GetModuleMetaData"))
+        return E_INVALIDARG;
+    if (!guid_equal(riid, &IID_IMetaDataImport) && !guid_equal(riid, &IID_IUnknown))
+        return E_NOINTERFACE;          /* no IMetaDataAssemblyImport here: versions stay unknown */
+    imp = calloc(1, sizeof(*imp));
+    if (!imp)
+        return E_OUTOFMEMORY;
+    imp->com.lpVtbl = &import_vtbl;
+    imp->rt = rt;
+    imp->module = moduleId;
+    imp->refs = 1;
+    rt->live_imports++;
+    *ppOut = (IUnknown *)&imp->com;
+    return S_OK;
+}
+
+static HRESULT info_GetAssemblyInfo(ICorProfilerInfo15 *This, AssemblyID assemblyId, ULONG cchName, ULONG *pcchName,
+                                    WCHAR *szName, AppDomainID *pAppDomainId, ModuleID *pModuleId)
+{
+    fr_obj *a = touch(rt_of(This), FR_ASSEMBLY, assemblyId, "GetAssemblyInfo");
+    if (!a)
+        return E_INVALIDARG;
+    wcopy(a->name, szName, cchName, pcchName);
+    if (pAppDomainId) *pAppDomainId = a->parent;
+    if (pModuleId) *pModuleId = a->extra;
+    return S_OK;
+}
+
+static HRESULT info_GetAppDomainInfo(ICorProfilerInfo15 *This, AppDomainID appDomainId, ULONG cchName,
+                                     ULONG *pcchName, WCHAR *szName, ProcessID *pProcessId)
+{
+    fr_obj *d = touch(rt_of(This), FR_APPDOMAIN, appDomainId, "GetAppDomainInfo");
+    if (!d)
+        return E_INVALIDARG;
+    wcopy(d->name, szName, cchName, pcchName);
+    if (pProcessId) *pProcessId = (ProcessID)getpid();
+    return S_OK;
+}
+
+static HRESULT info_GetFunctionInfo2(ICorProfilerInfo15 *This, FunctionID funcId, COR_PRF_FRAME_INFO frameInfo,
+                                     ClassID *pClassId, ModuleID *pModuleId, mdToken *pToken, ULONG32 cTypeArgs,
+                                     ULONG32 *pcTypeArgs, ClassID *typeArgs)
+{
+    fr_obj *f = touch(rt_of(This), FR_FUNCTION, funcId, "GetFunctionInfo2");
+    if (!f)
+        return E_INVALIDARG;
+    if (pClassId) *pClassId = 0;       /* no ClassIDs in this world: names come from metadata */
+    if (pModuleId) *pModuleId = f->parent;
+    if (pToken) *pToken = (mdToken)f->extra;
+    if (pcTypeArgs) *pcTypeArgs = 0;
+    return S_OK;
+}
+
+static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functionId, ClassID *pClassId,
+                                    ModuleID *pModuleId, mdToken *pToken)
+{
+    return info_GetFunctionInfo2(This, functionId, 0, pClassId, pModuleId, pToken, 0, NULL, NULL);
+}
+
+/* The world has no classes or objects: any ID the agent passes is bogus. */
+static HRESULT info_GetClassIDInfo2(ICorProfilerInfo15 *This, ClassID classId, ModuleID *pModuleId,
+                                    mdTypeDef *pTypeDefToken, ClassID *pParentClassId, ULONG32 cNumTypeArgs,
+                                    ULONG32 *pcNumTypeArgs, ClassID *typeArgs)
+{
+    violation(rt_of(This), "GetClassIDInfo2(0x%llx): no such class", (unsigned long long)classId);
+    return E_INVALIDARG;
+}
+
+static HRESULT info_GetClassIDInfo(ICorProfilerInfo15 *This, ClassID classId, ModuleID *pModuleId,
+                                   mdTypeDef *pTypeDefToken)
+{
+    violation(rt_of(This), "GetClassIDInfo(0x%llx): no such class", (unsigned long long)classId);
+    return E_INVALIDARG;
+}
+
+static HRESULT info_GetClassFromObject(ICorProfilerInfo15 *This, ObjectID objectId, ClassID *pClassId)
+{
+    violation(rt_of(This), "GetClassFromObject(0x%llx): no such object", (unsigned long long)objectId);
+    return E_INVALIDARG;
+}
+
+static HRESULT info_GetThreadInfo(ICorProfilerInfo15 *This, ThreadID threadId, DWORD *pdwWin32ThreadId)
+{
+    fr_obj *t = touch(rt_of(This), FR_THREAD, threadId, "GetThreadInfo");
+    if (!t)
+        return E_INVALIDARG;
+    *pdwWin32ThreadId = (DWORD)t->extra;
+    return S_OK;
+}
+
+static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpectedCompletionMilliseconds)
+{
+    rt_of(This)->detach_requested++;
+    return S_OK;
+}
+
+/* ---- everything else: E_NOTIMPL, counted ----
+ * The two lists below were generated from the vtable declarations in
+ * src/api/corprof.h and src/api/cormetadata.h (every method not implemented
+ * above, with its exact parameter list); fr_init checks that no slot of
+ * either vtable is left empty. */
+
+#define FR_INFO_NOT_IMPLEMENTED(X) \
+    X(GetClassFromToken, (ICorProfilerInfo15 *This, ModuleID moduleId, mdTypeDef typeDef, ClassID *pClassId)) \
+    X(GetCodeInfo, (ICorProfilerInfo15 *This, FunctionID functionId, LPCBYTE *pStart, ULONG *pcSize)) \
+    X(GetEventMask, (ICorProfilerInfo15 *This, DWORD *pdwEvents)) \
+    X(GetFunctionFromIP, (ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *pFunctionId)) \
+    X(GetFunctionFromToken, (ICorProfilerInfo15 *This, ModuleID moduleId, mdToken token, \
+        FunctionID *pFunctionId)) \
+    X(GetHandleFromThread, (ICorProfilerInfo15 *This, ThreadID threadId, HANDLE *phThread)) \
+    X(GetObjectSize, (ICorProfilerInfo15 *This, ObjectID objectId, ULONG *pcSize)) \
+    X(IsArrayClass, (ICorProfilerInfo15 *This, ClassID classId, CorElementType *pBaseElemType, \
+        ClassID *pBaseClassId, ULONG *pcRank)) \
+    X(GetCurrentThreadID, (ICorProfilerInfo15 *This, ThreadID *pThreadId)) \
+    X(SetEventMask, (ICorProfilerInfo15 *This, DWORD dwEvents)) \
+    X(SetEnterLeaveFunctionHooks, (ICorProfilerInfo15 *This, FunctionEnter *pFuncEnter, \
+        FunctionLeave *pFuncLeave, FunctionTailcall *pFuncTailcall)) \
+    X(SetFunctionIDMapper, (ICorProfilerInfo15 *This, FunctionIDMapper *pFunc)) \
+    X(GetTokenAndMetaDataFromFunction, (ICorProfilerInfo15 *This, FunctionID functionId, REFIID riid, \
+        IUnknown **ppImport, mdToken *pToken)) \
+    X(GetModuleInfo, (ICorProfilerInfo15 *This, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress, ULONG cchName, \
+        ULONG *pcchName, WCHAR *szName, AssemblyID *pAssemblyId)) \
+    X(GetILFunctionBody, (ICorProfilerInfo15 *This, ModuleID moduleId, mdMethodDef methodId, \
+        LPCBYTE *ppMethodHeader, ULONG *pcbMethodSize)) \
+    X(GetILFunctionBodyAllocator, (ICorProfilerInfo15 *This, ModuleID moduleId, IMethodMalloc **ppMalloc)) \
+    X(SetILFunctionBody, (ICorProfilerInfo15 *This, ModuleID moduleId, mdMethodDef methodid, \
+        LPCBYTE pbNewILMethodHeader)) \
+    X(SetFunctionReJIT, (ICorProfilerInfo15 *This, FunctionID functionId)) \
+    X(ForceGC, (ICorProfilerInfo15 *This)) \
+    X(SetILInstrumentedCodeMap, (ICorProfilerInfo15 *This, FunctionID functionId, BOOL fStartJit, \
+        ULONG cILMapEntries, COR_IL_MAP *rgILMapEntries)) \
+    X(GetInprocInspectionInterface, (ICorProfilerInfo15 *This, IUnknown **ppicd)) \
+    X(GetInprocInspectionIThisThread, (ICorProfilerInfo15 *This, IUnknown **ppicd)) \
+    X(GetThreadContext, (ICorProfilerInfo15 *This, ThreadID threadId, ContextID *pContextId)) \
+    X(BeginInprocDebugging, (ICorProfilerInfo15 *This, BOOL fThisThreadOnly, DWORD *pdwProfilerContext)) \
+    X(EndInprocDebugging, (ICorProfilerInfo15 *This, DWORD dwProfilerContext)) \
+    X(GetILToNativeMapping, (ICorProfilerInfo15 *This, FunctionID functionId, ULONG32 cMap, ULONG32 *pcMap, \
+        COR_DEBUG_IL_TO_NATIVE_MAP *map)) \
+    X(DoStackSnapshot, (ICorProfilerInfo15 *This, ThreadID thread, StackSnapshotCallback *callback, \
+        ULONG32 infoFlags, void *clientData, BYTE *context, ULONG32 contextSize)) \
+    X(SetEnterLeaveFunctionHooks2, (ICorProfilerInfo15 *This, FunctionEnter2 *pFuncEnter, \
+        FunctionLeave2 *pFuncLeave, FunctionTailcall2 *pFuncTailcall)) \
+    X(GetStringLayout, (ICorProfilerInfo15 *This, ULONG *pBufferLengthOffset, ULONG *pStringLengthOffset, \
+        ULONG *pBufferOffset)) \
+    X(GetClassLayout, (ICorProfilerInfo15 *This, ClassID classID, COR_FIELD_OFFSET *rFieldOffset, \
+        ULONG cFieldOffset, ULONG *pcFieldOffset, ULONG *pulClassSize)) \
+    X(GetCodeInfo2, (ICorProfilerInfo15 *This, FunctionID functionID, ULONG32 cCodeInfos, \
+        ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO *codeInfos)) \
+    X(GetClassFromTokenAndTypeArgs, (ICorProfilerInfo15 *This, ModuleID moduleID, mdTypeDef typeDef, \
+        ULONG32 cTypeArgs, ClassID *typeArgs, ClassID *pClassID)) \
+    X(GetFunctionFromTokenAndTypeArgs, (ICorProfilerInfo15 *This, ModuleID moduleID, mdMethodDef funcDef, \
+        ClassID classId, ULONG32 cTypeArgs, ClassID *typeArgs, FunctionID *pFunctionID)) \
+    X(EnumModuleFrozenObjects, (ICorProfilerInfo15 *This, ModuleID moduleID, ICorProfilerObjectEnum **ppEnum)) \
+    X(GetArrayObjectInfo, (ICorProfilerInfo15 *This, ObjectID objectId, ULONG32 cDimensions, \
+        ULONG32 *pDimensionSizes, int *pDimensionLowerBounds, BYTE **ppData)) \
+    X(GetBoxClassLayout, (ICorProfilerInfo15 *This, ClassID classId, ULONG32 *pBufferOffset)) \
+    X(GetThreadAppDomain, (ICorProfilerInfo15 *This, ThreadID threadId, AppDomainID *pAppDomainId)) \
+    X(GetRVAStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, void **ppAddress)) \
+    X(GetAppDomainStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
+        AppDomainID appDomainId, void **ppAddress)) \
+    X(GetThreadStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
+        ThreadID threadId, void **ppAddress)) \
+    X(GetContextStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
+        ContextID contextId, void **ppAddress)) \
+    X(GetStaticFieldInfo, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
+        COR_PRF_STATIC_TYPE *pFieldInfo)) \
+    X(GetGenerationBounds, (ICorProfilerInfo15 *This, ULONG cObjectRanges, ULONG *pcObjectRanges, \
+        COR_PRF_GC_GENERATION_RANGE *ranges)) \
+    X(GetObjectGeneration, (ICorProfilerInfo15 *This, ObjectID objectId, COR_PRF_GC_GENERATION_RANGE *range)) \
+    X(GetNotifiedExceptionClauseInfo, (ICorProfilerInfo15 *This, COR_PRF_EX_CLAUSE_INFO *pinfo)) \
+    X(EnumJITedFunctions, (ICorProfilerInfo15 *This, ICorProfilerFunctionEnum **ppEnum)) \
+    X(SetFunctionIDMapper2, (ICorProfilerInfo15 *This, FunctionIDMapper2 *pFunc, void *clientData)) \
+    X(GetStringLayout2, (ICorProfilerInfo15 *This, ULONG *pStringLengthOffset, ULONG *pBufferOffset)) \
+    X(SetEnterLeaveFunctionHooks3, (ICorProfilerInfo15 *This, FunctionEnter3 *pFuncEnter3, \
+        FunctionLeave3 *pFuncLeave3, FunctionTailcall3 *pFuncTailcall3)) \
+    X(SetEnterLeaveFunctionHooks3WithInfo, (ICorProfilerInfo15 *This, \
+        FunctionEnter3WithInfo *pFuncEnter3WithInfo, FunctionLeave3WithInfo *pFuncLeave3WithInfo, \
+        FunctionTailcall3WithInfo *pFuncTailcall3WithInfo)) \
+    X(GetFunctionEnter3Info, (ICorProfilerInfo15 *This, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, \
+        COR_PRF_FRAME_INFO *pFrameInfo, ULONG *pcbArgumentInfo, \
+        COR_PRF_FUNCTION_ARGUMENT_INFO *pArgumentInfo)) \
+    X(GetFunctionLeave3Info, (ICorProfilerInfo15 *This, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, \
+        COR_PRF_FRAME_INFO *pFrameInfo, COR_PRF_FUNCTION_ARGUMENT_RANGE *pRetvalRange)) \
+    X(GetFunctionTailcall3Info, (ICorProfilerInfo15 *This, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, \
+        COR_PRF_FRAME_INFO *pFrameInfo)) \
+    X(GetThreadStaticAddress2, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
+        AppDomainID appDomainId, ThreadID threadId, void **ppAddress)) \
+    X(GetAppDomainsContainingModule, (ICorProfilerInfo15 *This, ModuleID moduleId, ULONG32 cAppDomainIds, \
+        ULONG32 *pcAppDomainIds, AppDomainID *appDomainIds)) \
+    X(InitializeCurrentThread, (ICorProfilerInfo15 *This)) \
+    X(RequestReJIT, (ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID *moduleIds, mdMethodDef *methodIds)) \
+    X(RequestRevert, (ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID *moduleIds, \
+        mdMethodDef *methodIds, HRESULT *status)) \
+    X(GetCodeInfo3, (ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId, ULONG32 cCodeInfos, \
+        ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO *codeInfos)) \
+    X(GetFunctionFromIP2, (ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *pFunctionId, ReJITID *pReJitId)) \
+    X(GetReJITIDs, (ICorProfilerInfo15 *This, FunctionID functionId, ULONG cReJitIds, ULONG *pcReJitIds, \
+        ReJITID *reJitIds)) \
+    X(GetILToNativeMapping2, (ICorProfilerInfo15 *This, FunctionID functionId, ReJITID reJitId, ULONG32 cMap, \
+        ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP *map)) \
+    X(GetObjectSize2, (ICorProfilerInfo15 *This, ObjectID objectId, SIZE_T *pcSize)) \
+    X(GetEventMask2, (ICorProfilerInfo15 *This, DWORD *pdwEventsLow, DWORD *pdwEventsHigh)) \
+    X(EnumNgenModuleMethodsInliningThisMethod, (ICorProfilerInfo15 *This, ModuleID inlinersModuleId, \
+        ModuleID inlineeModuleId, mdMethodDef inlineeMethodId, BOOL *incompleteData, \
+        ICorProfilerMethodEnum **ppEnum)) \
+    X(ApplyMetaData, (ICorProfilerInfo15 *This, ModuleID moduleId)) \
+    X(GetInMemorySymbolsLength, (ICorProfilerInfo15 *This, ModuleID moduleId, DWORD *pCountSymbolBytes)) \
+    X(ReadInMemorySymbols, (ICorProfilerInfo15 *This, ModuleID moduleId, DWORD symbolsReadOffset, \
+        BYTE *pSymbolBytes, DWORD countSymbolBytes, DWORD *pCountSymbolBytesRead)) \
+    X(IsFunctionDynamic, (ICorProfilerInfo15 *This, FunctionID functionId, BOOL *isDynamic)) \
+    X(GetFunctionFromIP3, (ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *functionId, ReJITID *pReJitId)) \
+    X(GetDynamicFunctionInfo, (ICorProfilerInfo15 *This, FunctionID functionId, ModuleID *moduleId, \
+        PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, ULONG cchName, ULONG *pcchName, WCHAR *wszName)) \
+    X(GetNativeCodeStartAddresses, (ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId, \
+        ULONG32 cCodeStartAddresses, ULONG32 *pcCodeStartAddresses, UINT_PTR *codeStartAddresses)) \
+    X(GetILToNativeMapping3, (ICorProfilerInfo15 *This, UINT_PTR pNativeCodeStartAddress, ULONG32 cMap, \
+        ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP *map)) \
+    X(GetCodeInfo4, (ICorProfilerInfo15 *This, UINT_PTR pNativeCodeStartAddress, ULONG32 cCodeInfos, \
+        ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO *codeInfos)) \
+    X(EnumerateObjectReferences, (ICorProfilerInfo15 *This, ObjectID objectId, \
+        ObjectReferenceCallback *callback, void *clientData)) \
+    X(IsFrozenObject, (ICorProfilerInfo15 *This, ObjectID objectId, BOOL *pbFrozen)) \
+    X(GetLOHObjectSizeThreshold, (ICorProfilerInfo15 *This, DWORD *pThreshold)) \
+    X(RequestReJITWithInliners, (ICorProfilerInfo15 *This, DWORD dwRejitFlags, ULONG cFunctions, \
+        ModuleID *moduleIds, mdMethodDef *methodIds)) \
+    X(SuspendRuntime, (ICorProfilerInfo15 *This)) \
+    X(ResumeRuntime, (ICorProfilerInfo15 *This)) \
+    X(GetEnvironmentVariable, (ICorProfilerInfo15 *This, const WCHAR *szName, ULONG cchValue, \
+        ULONG *pcchValue, WCHAR *szValue)) \
+    X(SetEnvironmentVariable, (ICorProfilerInfo15 *This, const WCHAR *szName, const WCHAR *szValue)) \
+    X(EventPipeStartSession, (ICorProfilerInfo15 *This, UINT32 cProviderConfigs, \
+        COR_PRF_EVENTPIPE_PROVIDER_CONFIG *pProviderConfigs, BOOL requestRundown, \
+        EVENTPIPE_SESSION *pSession)) \
+    X(EventPipeAddProviderToSession, (ICorProfilerInfo15 *This, EVENTPIPE_SESSION session, \
+        COR_PRF_EVENTPIPE_PROVIDER_CONFIG providerConfig)) \
+    X(EventPipeStopSession, (ICorProfilerInfo15 *This, EVENTPIPE_SESSION session)) \
+    X(EventPipeCreateProvider, (ICorProfilerInfo15 *This, const WCHAR *providerName, \
+        EVENTPIPE_PROVIDER *pProvider)) \
+    X(EventPipeGetProviderInfo, (ICorProfilerInfo15 *This, EVENTPIPE_PROVIDER provider, ULONG cchName, \
+        ULONG *pcchName, WCHAR *providerName)) \
+    X(EventPipeDefineEvent, (ICorProfilerInfo15 *This, EVENTPIPE_PROVIDER provider, const WCHAR *eventName, \
+        UINT32 eventID, UINT64 keywords, UINT32 eventVersion, UINT32 level, UINT8 opcode, BOOL needStack, \
+        UINT32 cParamDescs, COR_PRF_EVENTPIPE_PARAM_DESC *pParamDescs, EVENTPIPE_EVENT *pEvent)) \
+    X(EventPipeWriteEvent, (ICorProfilerInfo15 *This, EVENTPIPE_EVENT event, UINT32 cData, \
+        COR_PRF_EVENT_DATA *data, LPCGUID pActivityId, LPCGUID pRelatedActivityId)) \
+    X(CreateHandle, (ICorProfilerInfo15 *This, ObjectID object, COR_PRF_HANDLE_TYPE type, \
+        ObjectHandleID *pHandle)) \
+    X(DestroyHandle, (ICorProfilerInfo15 *This, ObjectHandleID handle)) \
+    X(GetObjectIDFromHandle, (ICorProfilerInfo15 *This, ObjectHandleID handle, ObjectID *pObject)) \
+    X(EnumerateNonGCObjects, (ICorProfilerInfo15 *This, ICorProfilerObjectEnum **ppEnum)) \
+    X(GetNonGCHeapBounds, (ICorProfilerInfo15 *This, ULONG cObjectRanges, ULONG *pcObjectRanges, \
+        COR_PRF_NONGC_HEAP_RANGE *ranges)) \
+    X(EventPipeCreateProvider2, (ICorProfilerInfo15 *This, const WCHAR *providerName, \
+        EventPipeProviderCallback *pCallback, EVENTPIPE_PROVIDER *pProvider)) \
+    X(EnumerateGCHeapObjects, (ICorProfilerInfo15 *This, ObjectCallback callback, void *callbackState)) \
+    /* end */
+
+#define FR_IMPORT_NOT_IMPLEMENTED(X) \
+    X(CountEnum, (IMetaDataImport *This, HCORENUM hEnum, ULONG *pulCount)) \
+    X(ResetEnum, (IMetaDataImport *This, HCORENUM hEnum, ULONG ulPos)) \
+    X(EnumTypeDefs, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef *rTypeDefs, ULONG cMax, \
+        ULONG *pcTypeDefs)) \
+    X(EnumInterfaceImpls, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef td, mdInterfaceImpl *rImpls, \
+        ULONG cMax, ULONG *pcImpls)) \
+    X(EnumTypeRefs, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeRef *rTypeRefs, ULONG cMax, \
+        ULONG *pcTypeRefs)) \
+    X(FindTypeDefByName, (IMetaDataImport *This, LPCWSTR szTypeDef, mdToken tkEnclosingClass, mdTypeDef *ptd)) \
+    X(GetModuleFromScope, (IMetaDataImport *This, mdModule *pmd)) \
+    X(GetInterfaceImplProps, (IMetaDataImport *This, mdInterfaceImpl iiImpl, mdTypeDef *pClass, \
+        mdToken *ptkIface)) \
+    X(GetTypeRefProps, (IMetaDataImport *This, mdTypeRef tr, mdToken *ptkResolutionScope, LPWSTR szName, \
+        ULONG cchName, ULONG *pchName)) \
+    X(ResolveTypeRef, (IMetaDataImport *This, mdTypeRef tr, REFIID riid, IUnknown **ppIScope, mdTypeDef *ptd)) \
+    X(EnumMembers, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef cl, mdToken *rMembers, ULONG cMax, \
+        ULONG *pcTokens)) \
+    X(EnumMembersWithName, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, \
+        mdToken *rMembers, ULONG cMax, ULONG *pcTokens)) \
+    X(EnumMethods, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef cl, mdMethodDef *rMethods, ULONG cMax, \
+        ULONG *pcTokens)) \
+    X(EnumMethodsWithName, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, \
+        mdMethodDef *rMethods, ULONG cMax, ULONG *pcTokens)) \
+    X(EnumFields, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef cl, mdFieldDef *rFields, ULONG cMax, \
+        ULONG *pcTokens)) \
+    X(EnumFieldsWithName, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, \
+        mdFieldDef *rFields, ULONG cMax, ULONG *pcTokens)) \
+    X(EnumParams, (IMetaDataImport *This, HCORENUM *phEnum, mdMethodDef mb, mdParamDef *rParams, ULONG cMax, \
+        ULONG *pcTokens)) \
+    X(EnumMemberRefs, (IMetaDataImport *This, HCORENUM *phEnum, mdToken tkParent, mdMemberRef *rMemberRefs, \
+        ULONG cMax, ULONG *pcTokens)) \
+    X(EnumMethodImpls, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef td, mdToken *rMethodBody, \
+        mdToken *rMethodDecl, ULONG cMax, ULONG *pcTokens)) \
+    X(EnumPermissionSets, (IMetaDataImport *This, HCORENUM *phEnum, mdToken tk, DWORD dwActions, \
+        mdPermission *rPermission, ULONG cMax, ULONG *pcTokens)) \
+    X(FindMember, (IMetaDataImport *This, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, \
+        ULONG cbSigBlob, mdToken *pmb)) \
+    X(FindMethod, (IMetaDataImport *This, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, \
+        ULONG cbSigBlob, mdMethodDef *pmb)) \
+    X(FindField, (IMetaDataImport *This, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, \
+        ULONG cbSigBlob, mdFieldDef *pmb)) \
+    X(FindMemberRef, (IMetaDataImport *This, mdTypeRef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, \
+        ULONG cbSigBlob, mdMemberRef *pmr)) \
+    X(GetMemberRefProps, (IMetaDataImport *This, mdMemberRef mr, mdToken *ptk, LPWSTR szMember, \
+        ULONG cchMember, ULONG *pchMember, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig)) \
+    X(EnumProperties, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef td, mdProperty *rProperties, \
+        ULONG cMax, ULONG *pcProperties)) \
+    X(EnumEvents, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeDef td, mdEvent *rEvents, ULONG cMax, \
+        ULONG *pcEvents)) \
+    X(GetEventProps, (IMetaDataImport *This, mdEvent ev, mdTypeDef *pClass, LPCWSTR szEvent, ULONG cchEvent, \
+        ULONG *pchEvent, DWORD *pdwEventFlags, mdToken *ptkEventType, mdMethodDef *pmdAddOn, \
+        mdMethodDef *pmdRemoveOn, mdMethodDef *pmdFire, mdMethodDef *rmdOtherMethod, ULONG cMax, \
+        ULONG *pcOtherMethod)) \
+    X(EnumMethodSemantics, (IMetaDataImport *This, HCORENUM *phEnum, mdMethodDef mb, mdToken *rEventProp, \
+        ULONG cMax, ULONG *pcEventProp)) \
+    X(GetMethodSemantics, (IMetaDataImport *This, mdMethodDef mb, mdToken tkEventProp, \
+        DWORD *pdwSemanticsFlags)) \
+    X(GetClassLayout, (IMetaDataImport *This, mdTypeDef td, DWORD *pdwPackSize, \
+        COR_FIELD_OFFSET *rFieldOffset, ULONG cMax, ULONG *pcFieldOffset, ULONG *pulClassSize)) \
+    X(GetFieldMarshal, (IMetaDataImport *This, mdToken tk, PCCOR_SIGNATURE *ppvNativeType, \
+        ULONG *pcbNativeType)) \
+    X(GetRVA, (IMetaDataImport *This, mdToken tk, ULONG *pulCodeRVA, DWORD *pdwImplFlags)) \
+    X(GetPermissionSetProps, (IMetaDataImport *This, mdPermission pm, DWORD *pdwAction, \
+        void const **ppvPermission, ULONG *pcbPermission)) \
+    X(GetSigFromToken, (IMetaDataImport *This, mdSignature mdSig, PCCOR_SIGNATURE *ppvSig, ULONG *pcbSig)) \
+    X(GetModuleRefProps, (IMetaDataImport *This, mdModuleRef mur, LPWSTR szName, ULONG cchName, ULONG *pchName)) \
+    X(EnumModuleRefs, (IMetaDataImport *This, HCORENUM *phEnum, mdModuleRef *rModuleRefs, ULONG cmax, \
+        ULONG *pcModuleRefs)) \
+    X(GetTypeSpecFromToken, (IMetaDataImport *This, mdTypeSpec typespec, PCCOR_SIGNATURE *ppvSig, \
+        ULONG *pcbSig)) \
+    X(GetNameFromToken, (IMetaDataImport *This, mdToken tk, MDUTF8CSTR *pszUtf8NamePtr)) \
+    X(EnumUnresolvedMethods, (IMetaDataImport *This, HCORENUM *phEnum, mdToken *rMethods, ULONG cMax, \
+        ULONG *pcTokens)) \
+    X(GetUserString, (IMetaDataImport *This, mdString stk, LPWSTR szString, ULONG cchString, ULONG *pchString)) \
+    X(GetPinvokeMap, (IMetaDataImport *This, mdToken tk, DWORD *pdwMappingFlags, LPWSTR szImportName, \
+        ULONG cchImportName, ULONG *pchImportName, mdModuleRef *pmrImportDLL)) \
+    X(EnumSignatures, (IMetaDataImport *This, HCORENUM *phEnum, mdSignature *rSignatures, ULONG cmax, \
+        ULONG *pcSignatures)) \
+    X(EnumTypeSpecs, (IMetaDataImport *This, HCORENUM *phEnum, mdTypeSpec *rTypeSpecs, ULONG cmax, \
+        ULONG *pcTypeSpecs)) \
+    X(EnumUserStrings, (IMetaDataImport *This, HCORENUM *phEnum, mdString *rStrings, ULONG cmax, \
+        ULONG *pcStrings)) \
+    X(GetParamForMethodIndex, (IMetaDataImport *This, mdMethodDef md, ULONG ulParamSeq, mdParamDef *ppd)) \
+    X(EnumCustomAttributes, (IMetaDataImport *This, HCORENUM *phEnum, mdToken tk, mdToken tkType, \
+        mdCustomAttribute *rCustomAttributes, ULONG cMax, ULONG *pcCustomAttributes)) \
+    X(GetCustomAttributeProps, (IMetaDataImport *This, mdCustomAttribute cv, mdToken *ptkObj, \
+        mdToken *ptkType, void const **ppBlob, ULONG *pcbSize)) \
+    X(FindTypeRef, (IMetaDataImport *This, mdToken tkResolutionScope, LPCWSTR szName, mdTypeRef *ptr)) \
+    X(GetMemberProps, (IMetaDataImport *This, mdToken mb, mdTypeDef *pClass, LPWSTR szMember, \
+        ULONG cchMember, ULONG *pchMember, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, \
+        ULONG *pulCodeRVA, DWORD *pdwImplFlags, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, \
+        ULONG *pcchValue)) \
+    X(GetFieldProps, (IMetaDataImport *This, mdFieldDef mb, mdTypeDef *pClass, LPWSTR szField, \
+        ULONG cchField, ULONG *pchField, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, \
+        DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue)) \
+    X(GetPropertyProps, (IMetaDataImport *This, mdProperty prop, mdTypeDef *pClass, LPCWSTR szProperty, \
+        ULONG cchProperty, ULONG *pchProperty, DWORD *pdwPropFlags, PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, \
+        DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppDefaultValue, ULONG *pcchDefaultValue, \
+        mdMethodDef *pmdSetter, mdMethodDef *pmdGetter, mdMethodDef *rmdOtherMethod, ULONG cMax, \
+        ULONG *pcOtherMethod)) \
+    X(GetParamProps, (IMetaDataImport *This, mdParamDef tk, mdMethodDef *pmd, ULONG *pulSequence, \
+        LPWSTR szName, ULONG cchName, ULONG *pchName, DWORD *pdwAttr, DWORD *pdwCPlusTypeFlag, \
+        UVCP_CONSTANT *ppValue, ULONG *pcchValue)) \
+    X(GetCustomAttributeByName, (IMetaDataImport *This, mdToken tkObj, LPCWSTR szName, const void **ppData, \
+        ULONG *pcbData)) \
+    X(GetNativeCallConvFromSig, (IMetaDataImport *This, void const *pvSig, ULONG cbSig, ULONG *pCallConv)) \
+    X(IsGlobal, (IMetaDataImport *This, mdToken pd, int *pbGlobal)) \
+    /* end */
+
+#define INFO_STUB(name, params)                                                                   \
+    static HRESULT ni_##name params                                                              \
+    {                                                                                            \
+        rt_of(This)->notimpl_calls++;                                                            \
+        rt_of(This)->last_notimpl = #name;                                                       \
+        return E_NOTIMPL;                                                                        \
+    }
+#define IMPORT_STUB(name, params)                                                                 \
+    static HRESULT imp_ni_##name params                                                          \
+    {                                                                                            \
+        imp_of(This)->rt->notimpl_calls++;                                                       \
+        imp_of(This)->rt->last_notimpl = "IMetaDataImport::" #name;                              \
+        return E_NOTIMPL;                                                                        \
+    }
+FR_INFO_NOT_IMPLEMENTED(INFO_STUB)
+FR_IMPORT_NOT_IMPLEMENTED(IMPORT_STUB)
+
+#define INFO_STUB_ENTRY(name, params) .name = ni_##name,
+#define IMPORT_STUB_ENTRY(name, params) .name = imp_ni_##name,
+
+static const ICorProfilerInfoVtbl info_vtbl = {
+    .QueryInterface = info_QueryInterface,
+    .AddRef = info_AddRef,
+    .Release = info_Release,
+    .GetClassFromObject = info_GetClassFromObject,
+    .GetThreadInfo = info_GetThreadInfo,
+    .GetClassIDInfo = info_GetClassIDInfo,
+    .GetFunctionInfo = info_GetFunctionInfo,
+    .GetModuleMetaData = info_GetModuleMetaData,
+    .GetAppDomainInfo = info_GetAppDomainInfo,
+    .GetAssemblyInfo = info_GetAssemblyInfo,
+    .GetFunctionInfo2 = info_GetFunctionInfo2,
+    .GetClassIDInfo2 = info_GetClassIDInfo2,
+    .RequestProfilerDetach = info_RequestProfilerDetach,
+    .EnumModules = info_EnumModules,
+    .GetRuntimeInformation = info_GetRuntimeInformation,
+    .GetModuleInfo2 = info_GetModuleInfo2,
+    .EnumThreads = info_EnumThreads,
+    .EnumJITedFunctions2 = info_EnumJITedFunctions2,
+    .SetEventMask2 = info_SetEventMask2,
+    FR_INFO_NOT_IMPLEMENTED(INFO_STUB_ENTRY)
+};
+
+static const IMetaDataImportVtbl import_vtbl = {
+    .QueryInterface = imp_QueryInterface,
+    .AddRef = imp_AddRef,
+    .Release = imp_Release,
+    .CloseEnum = imp_CloseEnum,
+    .GetScopeProps = imp_GetScopeProps,
+    .GetTypeDefProps = imp_GetTypeDefProps,
+    .GetMethodProps = imp_GetMethodProps,
+    .IsValidToken = imp_IsValidToken,
+    .GetNestedClassProps = imp_GetNestedClassProps,
+    FR_IMPORT_NOT_IMPLEMENTED(IMPORT_STUB_ENTRY)
+};
+
+/* Number of empty slots in a vtable of n function pointers. */
+static int empty_slots(const void *vtbl, size_t n)
+{
+    int empty = 0;
+    for (size_t i = 0; i < n; i++) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)vtbl + i * sizeof(fn), sizeof(fn));
+        empty += fn == NULL;
+    }
+    return empty;
+}
+
+/* ---- driving the agent ---- */
+
+void fr_init(fake_runtime *rt)
+{
+    memset(rt, 0, sizeof(*rt));
+    rt->info.lpVtbl = &info_vtbl;
+    rt->info_refs = 1;
+    if (empty_slots(&info_vtbl, COM_VTBL_ENTRIES(ICorProfilerInfoVtbl)) ||
+        empty_slots(&import_vtbl, COM_VTBL_ENTRIES(IMetaDataImportVtbl)))
+        violation(rt, "fake runtime: a vtable slot is empty");
+}
+
+static void output_path(char *buf, size_t cap, int attach_no)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, cap, "%s/clrprobe-conformance-%d-%d.clrp", dir && dir[0] == '/' ? dir : "/tmp", (int)getpid(),
+             attach_no);
+}
+
+void fr_cleanup(fake_runtime *rt)
+{
+    char path[256];
+    for (int i = 1; i <= rt->attach_no; i++) {
+        output_path(path, sizeof(path), i);
+        unlink(path);
+    }
+}
+
+HRESULT fr_attach(fake_runtime *rt, const char *collect)
+{
+    IClassFactory *factory = NULL;
+    void *obj = NULL;
+    char config[512];
+    HRESULT hr;
+
+    output_path(rt->output, sizeof(rt->output), ++rt->attach_no);
+    rt->events_on = rt->init_returned = 0;
+    rt->mask_low = rt->mask_high = 0;
+    hr = DllGetClassObject(&CLSID_clrprobe, &IID_IClassFactory, (void **)&factory);
+    if (FAILED(hr))
+        return hr;
+    hr = factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11, &obj);
+    factory->lpVtbl->Release(factory);
+    if (FAILED(hr))
+        return hr;
+    rt->cb = obj;
+    snprintf(config, sizeof(config), "v=1;output=%s;collect=%s", rt->output, collect);
+    hr = CB(rt)->InitializeForAttach(rt->cb, (IUnknown *)&rt->info, config, (UINT)strlen(config));
+    rt->init_returned = 1;
+    if (FAILED(hr)) {                  /* the runtime lets go of a profiler that declined */
+        CB(rt)->Release(rt->cb);
+        rt->cb = NULL;
+    }
+    return hr;
+}
+
+void fr_enable_events(fake_runtime *rt)
+{
+    if (!rt->init_returned)
+        violation(rt, "test script: events enabled before InitializeForAttach returned");
+    rt->events_on = 1;
+}
+
+HRESULT fr_attach_complete(fake_runtime *rt)
+{
+    if (!rt->cb || !rt->events_on) {
+        violation(rt, "test script: ProfilerAttachComplete without an agent or before events are on");
+        return E_UNEXPECTED;
+    }
+    return CB(rt)->ProfilerAttachComplete(rt->cb);
+}
+
+unsigned fr_detach(fake_runtime *rt)
+{
+    unsigned refs;
+    if (!rt->cb)
+        return 0;
+    rt->events_on = 0;                 /* the runtime stops callbacks, then says goodbye */
+    CB(rt)->ProfilerDetachSucceeded(rt->cb);
+    refs = CB(rt)->Release(rt->cb);
+    rt->cb = NULL;
+    return refs;
+}
+
+/* ---- reading the trace back ---- */
+
+int fr_load_trace(fake_runtime *rt, rp_trace *tr)
+{
+    char err[512];
+    if (rp_load(rt->output, tr, err, sizeof(err)) != TRACE_OK) {
+        printf("    cannot read the trace %s: %s\n", rt->output, err);
+        memset(tr, 0, sizeof(*tr));
+        return -1;
+    }
+    return 0;
+}
+
+fr_state fr_state_of(const rp_trace *tr, int load_kind, int unload_kind, uint64_t id)
+{
+    fr_state s;
+    int cur = 0, closed = 0;
+
+    memset(&s, 0, sizeof(s));
+    s.name = "";
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        if (e->id != id)
+            continue;
+        if (e->kind == load_kind) {
+            if (closed)
+                cur = closed = 0;      /* a new lifetime */
+            cur++;
+            if (cur > s.max_loads)
+                s.max_loads = cur;
+            s.known = s.live = 1;
+            s.catchup = e->catchup;
+            s.name = e->s1;
+            s.id2 = e->id2;
+        } else if (unload_kind && e->kind == unload_kind) {
+            s.known = 1;
+            s.live = 0;
+            s.unloads++;
+            closed = 1;
+        }
+    }
+    s.loads = cur;
+    return s;
+}
+
+int fr_count(const rp_trace *tr, int kind, uint64_t id)
+{
+    int n = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == kind && (id == 0 || tr->ev[i].id == id))
+            n++;
+    return n;
+}
+
+int fr_duplicates(const rp_trace *tr, int load_kind, int unload_kind)
+{
+    int dups = 0;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        int first = 1;
+        if (e->kind != load_kind)
+            continue;
+        for (size_t j = 0; j < i && first; j++)
+            first = !(tr->ev[j].kind == load_kind && tr->ev[j].id == e->id);
+        if (first && fr_state_of(tr, load_kind, unload_kind, e->id).max_loads > 1)
+            dups++;
+    }
+    return dups;
+}
