@@ -206,7 +206,7 @@ static unsigned catchup_modules(profiler *p, unsigned *assemblies)
 
     if (FAILED(INFO(p)->EnumModules(p->info, &en)) || !en)
         return 0;
-    while (SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, ids, &got)) && got > 0) {
+    while (!atomic_load(&p->catchup_abort) && SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, ids, &got)) && got > 0) {
         for (ULONG i = 0; i < got; i++) {
             unsigned r;
             cu_gate_enter(&p->gate);
@@ -248,7 +248,7 @@ static unsigned catchup_threads(profiler *p)
 
     if (!(p->cfg.collect & CP_COLLECT_THREADS) || FAILED(INFO(p)->EnumThreads(p->info, &en)) || !en)
         return 0;
-    while (SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, ids, &got)) && got > 0) {
+    while (!atomic_load(&p->catchup_abort) && SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, ids, &got)) && got > 0) {
         for (ULONG i = 0; i < got; i++) {
             DWORD os_tid = 0;
             char name[32];
@@ -280,16 +280,6 @@ static unsigned catchup_threads(profiler *p)
     return n;
 }
 
-/* Has f been reported already?  (small linear scan per snapshot entry is
- * fine: it only runs once, at attach) */
-static int seen(const FunctionID *done, size_t count, FunctionID f)
-{
-    for (size_t k = 0; k < count; k++)
-        if (done[k] == f)
-            return 1;
-    return 0;
-}
-
 /* Reports one JIT-compiled function found by the catch-up; inside the gate. */
 static void catchup_function(profiler *p, FunctionID f)
 {
@@ -315,10 +305,10 @@ static void catchup_function(profiler *p, FunctionID f)
  * after one, the rest comes from a fresh snapshot. */
 static unsigned catchup_functions(profiler *p)
 {
-    FunctionID *done = NULL;
-    size_t cap = 0, count = 0;
+    cu_table *done;              /* functions reported so far (a ReJIT version, or an earlier snapshot's) */
+    unsigned count = 0;
 
-    if (!(p->cfg.collect & CP_COLLECT_JIT))
+    if (!(p->cfg.collect & CP_COLLECT_JIT) || (done = cu_table_create()) == NULL)
         return 0;
     for (int attempt = 0; attempt < FUNCTION_SNAPSHOT_TRIES; attempt++) {
         ICorProfilerFunctionEnum *en = NULL;
@@ -334,19 +324,12 @@ static unsigned catchup_functions(profiler *p)
         cu_gate_leave(&p->gate);
         if (!en)
             break;
-        while (!stale && SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, fns, &got)) && got > 0) {
+        while (!stale && !atomic_load(&p->catchup_abort) &&
+               SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, fns, &got)) && got > 0) {
             for (ULONG i = 0; i < got; i++) {
                 FunctionID f = fns[i].functionId;
-                if (seen(done, count, f))
-                    continue;                  /* another ReJIT version, or an earlier snapshot's */
-                if (count == cap) {
-                    size_t ncap = cap ? cap * 2 : 1024;
-                    FunctionID *nd = realloc(done, ncap * sizeof(*nd));
-                    if (!nd)
-                        break;
-                    done = nd;
-                    cap = ncap;
-                }
+                if (cu_state_of(done, f) != CU_UNKNOWN)
+                    continue;
                 cu_gate_enter(&p->gate);
                 if (cu_gate_unloads(&p->gate) != unloads) {
                     stale = 1;                 /* the function may be gone: new snapshot */
@@ -355,15 +338,16 @@ static unsigned catchup_functions(profiler *p)
                 }
                 catchup_function(p, f);
                 cu_gate_leave(&p->gate);
-                done[count++] = f;
+                cu_on_load(done, f);
+                count++;
             }
         }
         en->lpVtbl->Release(en);
         if (!stale)
             break;
     }
-    free(done);
-    return (unsigned)count;
+    cu_table_free(done);
+    return count;
 }
 
 HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
@@ -373,8 +357,10 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
     unsigned modules, threads, functions, assemblies = 0;
     emit e;
 
-    if (!p->attached || !atomic_load(&p->recording))
+    if (!p->attached || !atomic_load(&p->recording)) {
+        atomic_store(&p->catchup_done, 1);
         return S_OK;
+    }
     modules = catchup_modules(p, &assemblies);
     threads = catchup_threads(p);
     functions = catchup_functions(p);
@@ -391,6 +377,10 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
     if (sampler_start(p) < 0)
         profiler_note(p, "CPU sampling could not start (out of memory or threads)");
     control_send(p, "ready %u %u %u %u %llu", modules, assemblies, threads, functions, (unsigned long long)took);
+    /* Last: until now the control thread must not request a detach, since
+     * the runtime would unload us while this callback still runs (it is not
+     * counted as "in the profiler" on the diagnostics thread). */
+    atomic_store(&p->catchup_done, 1);
     return S_OK;
 }
 

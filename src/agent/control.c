@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -67,16 +68,29 @@ void control_send(profiler *p, const char *fmt, ...)
 
 static void request_detach(profiler *p)
 {
+    /* A detach while ProfilerAttachComplete still runs would unload us under
+     * it: ask the catch-up to finish early and wait for it. */
+    atomic_store(&p->catchup_abort, 1);
+    while (!atomic_load(&p->catchup_done) && !atomic_load(&p->ctl_stop)) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
     /* No Info call may follow RequestProfilerDetach from our threads: the
      * sampler is stopped first. */
     sampler_stop(p);
     /* The runtime first checks after this many ms (300 at least), again after
      * twice as long, then only every few seconds: 300 gives two early checks. */
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
-    if (SUCCEEDED(hr))
+    if (SUCCEEDED(hr)) {
         control_send(p, "detaching");
-    else
+    } else {
+        /* We stay loaded, but nobody can stop us any more: stop recording. */
+        profiler_note(p, "recording stopped: the runtime refused to detach the agent (HRESULT 0x%08x)",
+                      (unsigned)hr);
+        atomic_store(&p->recording, 0);
+        trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
         control_send(p, "detach-failed 0x%08x", (unsigned)hr);
+    }
 }
 
 static void *control_main(void *arg)

@@ -51,6 +51,8 @@ typedef struct profiler {
     int gate_ok;
     cu_table *modules, *assemblies, *appdomains, *threads_known;
     atomic_int gc_started;               /* a GarbageCollectionStarted was seen */
+    atomic_int catchup_done;             /* ProfilerAttachComplete has returned (or will not run) */
+    atomic_int catchup_abort;            /* the command went away: finish the catch-up quickly */
 
     struct sampler *sampler;             /* CPU sampling (sampler.c), NULL when off */
 

@@ -284,6 +284,7 @@ static void tick(profiler *p, struct sampler *s)
         trace_rec_u64(&e.r, cpu1 > cpu0 ? cpu1 - cpu0 : 0);
         trace_rec_u32(&e.r, (uint32_t)n);
         trace_rec_u32(&e.r, failed);
+        trace_rec_u64(&e.r, 1000000000u / (uint64_t)s->rate);
         emit_end(&e);
     }
     /* more threads than room: grow for the next tick (outside the suspension) */

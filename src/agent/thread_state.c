@@ -25,20 +25,26 @@ int thread_state_key_create(profiler *p)
 void thread_state_reap(profiler *p)
 {
     pid_t pid = getpid();
-    thread_state **pp, *ts;
+    thread_state **pp, *ts, *dead = NULL;
 
     pthread_mutex_lock(&p->threads_lock);
     for (pp = &p->threads; (ts = *pp) != NULL;) {
         if (syscall(SYS_tgkill, pid, (pid_t)ts->tid, 0) < 0 && errno == ESRCH) {
             *pp = ts->next;
-            if (ts->buf)
-                trace_writer_buffer_put(p->writer, ts->buf);   /* flushes it, keeps it for reuse */
-            free(ts);
+            ts->next = dead;
+            dead = ts;
         } else {
             pp = &ts->next;
         }
     }
     pthread_mutex_unlock(&p->threads_lock);
+    /* the disk writes happen outside the lock new threads need */
+    while ((ts = dead) != NULL) {
+        dead = ts->next;
+        if (ts->buf)
+            trace_writer_buffer_put(p->writer, ts->buf);       /* flushes it, keeps it for reuse */
+        free(ts);
+    }
 }
 
 thread_state *thread_state_get(profiler *p)

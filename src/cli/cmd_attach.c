@@ -11,6 +11,7 @@
 #include "report/model.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -111,7 +112,14 @@ static int ctl_accept(ctl *c, int timeout_ms)
     if (poll(&pfd, 1, timeout_ms) <= 0)
         return -1;
     c->fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    return c->fd >= 0 ? 0 : -1;
+    if (c->fd < 0)
+        return -1;
+    /* The agent connects once: remove the path now, so that nothing is
+     * left in /tmp even if this command is killed. */
+    unlink(c->path);
+    rmdir(c->dir);
+    c->path[0] = c->dir[0] = '\0';
+    return 0;
 }
 
 /* Next line from the agent into line (without newline).  1 = got one,
@@ -178,7 +186,7 @@ int cmd_attach(int argc, char **argv)
     static const GUID clsid = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
     uint64_t t_start = cp_monotonic_ns(), t_detach;
     char agent[PATH_MAX], out_abs[PATH_MAX], def_out[128], err[512], text[CP_CONFIG_MAX_TEXT + 1];
-    char sockpath[IPC_PATH_MAX], line[600];
+    char sockpath[IPC_PATH_MAX], line[600], partial[PATH_MAX + 32];
     const char *output = NULL, *pid_arg = NULL;
     double duration = -1, timeout_s = 10;
     int c, pid, rc, sfd = -1, status = 1, r;
@@ -274,21 +282,42 @@ int cmd_attach(int argc, char **argv)
         cli_error("output path %s is too long", output);
         return EXIT_USAGE;
     }
-    if (cli_check_writable(out_abs, "trace file", 1) < 0)
+    /* The agent records into a file of this session's own, renamed to the
+     * output at the end: a refused or failed attach never touches an
+     * existing file (another session may be recording it). */
+    if (cli_check_writable(out_abs, "trace file", 0) < 0)
         return 1;
+    {
+        struct stat st;
+        if (stat(out_abs, &st) == 0 && st.st_size == 0)
+            unlink(out_abs);                      /* only just created by the check */
+    }
+    snprintf(partial, sizeof(partial), "%s.partial-%d", out_abs, (int)getpid());
+    {
+        int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            cli_error("cannot write trace file %s: %s; choose another path with -o", partial, strerror(errno));
+            return 1;
+        }
+        close(fd);
+    }
     uid = process_uid(pid);
-    if (geteuid() == 0 && uid != (uid_t)-1 && uid != 0 && chown(out_abs, uid, (gid_t)-1) < 0) {
+    if (geteuid() == 0 && uid != (uid_t)-1 && uid != 0 && chown(partial, uid, (gid_t)-1) < 0) {
         cli_error("cannot give the trace file %s to uid %u (the agent writes it as the process's user): %s",
-                  out_abs, (unsigned)uid, strerror(errno));
-        goto out;
+                  partial, (unsigned)uid, strerror(errno));
+        goto out_unlink;
     }
     if (ctl_listen(&ch, uid) < 0)
-        goto out;
-    snprintf(cfg.output, sizeof(cfg.output), "%s", out_abs);
+        goto out_unlink;
+    if (strlen(partial) >= sizeof(cfg.output)) {
+        cli_error("output path %s is too long", out_abs);
+        goto out_unlink;
+    }
+    memcpy(cfg.output, partial, strlen(partial) + 1);
     snprintf(cfg.ctl, sizeof(cfg.ctl), "%s", ch.path);
     if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
         cli_error("output path %s is too long to pass to the agent", out_abs);
-        goto out;
+        goto out_unlink;
     }
 
     /* Interruptions are read from a signalfd: Ctrl-C during the attach is
@@ -300,6 +329,11 @@ int cmd_attach(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &sigs, &old);
     signal(SIGPIPE, SIG_IGN);
     sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+    if (sfd < 0) {
+        cli_error("cannot watch for Ctrl-C: %s", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        goto out_unlink;
+    }
 
     rc = ipc_attach_profiler(pid, (int)(timeout_s * 1000), &clsid, agent, text, (uint32_t)strlen(text), &hr,
                              err, sizeof(err));
@@ -319,14 +353,14 @@ int cmd_attach(int argc, char **argv)
     }
     if (ctl_accept(&ch, 10000) < 0) {
         cli_error("process %d accepted the agent, but the agent never called back; it detaches by itself", pid);
-        goto out;
+        goto out_unlink;
     }
     for (;;) {
         r = ctl_line(&ch, -1, READY_TIMEOUT_MS, line, sizeof(line));
         if (r != 1) {
-            cli_error("the agent in process %d stopped answering during the catch-up (%s)", pid,
-                      r == 0 ? "timed out" : "connection closed");
-            goto out;
+            cli_error("the agent in process %d stopped answering during the catch-up (%s); it detaches by "
+                      "itself", pid, r == 0 ? "timed out" : "connection closed");
+            goto out_unlink;
         }
         if (strncmp(line, "ready ", 6) == 0) {
             sscanf(line + 6, "%u %u %u %u", &modules, &assemblies, &threads, &functions);
@@ -334,7 +368,7 @@ int cmd_attach(int argc, char **argv)
         }
         if (strncmp(line, "error ", 6) == 0) {
             cli_error("the agent in process %d: %s", pid, line + 6);
-            goto out;
+            goto out_unlink;
         }
     }
     cli_error("attached to process %d in %.1f ms: caught up on %u modules, %u assemblies, %u threads, "
@@ -349,6 +383,10 @@ int cmd_attach(int argc, char **argv)
             r = ctl_line(&ch, sfd, wait_ms, line, sizeof(line));      /* (nothing else is expected) */
         if (r == 1 || r == -1) {
             /* "exited": the process is shutting down and the agent closed the trace */
+            if (rename(partial, out_abs) < 0) {
+                cli_error("cannot move the trace %s to %s: %s", partial, out_abs, strerror(errno));
+                goto out;
+            }
             if (r == 1)
                 cli_error("process %d exited; trace written to %s", pid, out_abs);
             else
@@ -367,38 +405,43 @@ int cmd_attach(int argc, char **argv)
     for (;;) {
         r = ctl_line(&ch, -1, DETACH_TIMEOUT_MS, line, sizeof(line));
         if (r != 1) {
-            cli_error("process %d did not confirm the detach (%s); the trace may be incomplete: %s", pid,
-                      r == 0 ? "timed out" : "connection closed", out_abs);
+            cli_error("process %d did not confirm the detach (%s); what was recorded is in %s", pid,
+                      r == 0 ? "timed out" : "connection closed", partial);
             goto out;
         }
         if (strcmp(line, "detached") == 0 || strcmp(line, "exited") == 0)
             break;
         if (strncmp(line, "detach-failed ", 14) == 0) {
             HRESULT dhr = (HRESULT)strtoul(line + 14, NULL, 16);
-            cli_error("process %d refused to detach the agent: %s", pid, ipc_hresult_message(dhr));
+            cli_error("process %d refused to detach the agent: %s; the agent stopped recording, the trace is "
+                      "in %s", pid, ipc_hresult_message(dhr), partial);
             goto out;
         }
     }
     {
         double detach_ms = ms_since(t_detach);
         rp_trace tr;
-        if (rp_load(out_abs, &tr, err, sizeof(err)) != TRACE_OK) {
-            cli_error("the trace %s cannot be read back: %s", out_abs, err);
+        if (rp_load(partial, &tr, err, sizeof(err)) != TRACE_OK) {
+            cli_error("the trace %s cannot be read back: %s", partial, err);
             goto out;
         }
         if (!tr.complete) {
-            cli_error("the trace %s is incomplete after the detach", out_abs);
+            cli_error("the trace %s is incomplete after the detach", partial);
             rp_free(&tr);
             goto out;
         }
         rp_free(&tr);
+        if (rename(partial, out_abs) < 0) {
+            cli_error("cannot move the trace %s to %s: %s", partial, out_abs, strerror(errno));
+            goto out;
+        }
         cli_error("detached from process %d in %.1f ms; trace written to %s", pid, detach_ms, out_abs);
     }
     status = 0;
     goto out;
 
 out_unlink:
-    unlink(out_abs);
+    unlink(partial);
 out:
     ctl_cleanup(&ch);
     if (sfd >= 0) {

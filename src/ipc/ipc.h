@@ -282,7 +282,8 @@ int ipc_request(int pid, int timeout_ms, const uint8_t *msg, size_t len,
  * or the failure HRESULT (ipc_hresult_message(*hr_out) explains it);
  * otherwise a negative ipc_status with err set (nothing was attached, except
  * after IPC_ERR_TIMEOUT: err then says the attach may still complete). */
-#define IPC_ATTACH_GRACE_MS 5000
+#define IPC_ATTACH_GRACE_MS 60000   /* the reply comes after the agent's catch-up, which takes time
+                                       in a large process */
 int ipc_attach_profiler(int pid, int timeout_ms, const GUID *clsid, const char *agent_path,
                         const void *client_data, uint32_t client_len, HRESULT *hr_out,
                         char *err, size_t errlen);

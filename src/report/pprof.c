@@ -1,11 +1,397 @@
-/* pprof.c - placeholder: the pprof exporter (being written). */
+/* pprof.c - the profile as a gzip-compressed profile.proto message (the
+ * format of google/pprof; the messages used are transcribed in
+ * docs/profile.proto), for `go tool pprof` and profiling backends.
+ *
+ * One Function and one Location per frame name (ids: frame index + 1); one
+ * Sample per distinct (thread, stack) with the counts summed, its locations
+ * leaf first, its values [samples, nanoseconds] where each sample weighs one
+ * sampling period, and a "thread" label (plus the numeric "thread_id", the
+ * OS thread id).  One Mapping (id 1) holds every location and is marked as
+ * having functions already.  The encoder is a small one of our own: each submessage is
+ * encoded into a buffer so its length can be written first, and the
+ * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
+ * they are made. */
 #include "report/report.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- a growable byte buffer with protobuf encoding ---- */
+
+typedef struct pbuf {
+    unsigned char *d;
+    size_t n, cap;
+    int oom;
+} pbuf;
+
+static void pb_put(pbuf *b, const void *data, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->cap - b->n < n) {
+        size_t nc = b->cap ? b->cap : 256;
+        unsigned char *nd;
+        while (nc - b->n < n)
+            nc *= 2;
+        nd = realloc(b->d, nc);
+        if (!nd) {
+            b->oom = 1;
+            return;
+        }
+        b->d = nd;
+        b->cap = nc;
+    }
+    memcpy(b->d + b->n, data, n);
+    b->n += n;
+}
+
+static void pb_varint(pbuf *b, uint64_t v)
+{
+    unsigned char tmp[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        tmp[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    tmp[n++] = (unsigned char)v;
+    pb_put(b, tmp, n);
+}
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+enum { WT_VARINT = 0, WT_LEN = 2 };
+
+static void pb_tag(pbuf *b, uint32_t field, int wire_type)
+{
+    pb_varint(b, (uint64_t)field << 3 | (uint64_t)wire_type);
+}
+
+/* A varint field (int64 and uint64 alike: our values are never negative). */
+static void pb_uint(pbuf *b, uint32_t field, uint64_t v)
+{
+    pb_tag(b, field, WT_VARINT);
+    pb_varint(b, v);
+}
+
+/* A length-delimited field whose content is inner. */
+static void pb_msg(pbuf *b, uint32_t field, const pbuf *inner)
+{
+    if (inner->oom)
+        b->oom = 1;
+    pb_tag(b, field, WT_LEN);
+    pb_varint(b, inner->n);
+    pb_put(b, inner->d, inner->n);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+    int n;
+    uint32_t cp;
+    if (s[0] < 0x80) return 1;
+    if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
+    else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
+    else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* A string field.  proto3 strings must be UTF-8 (protoc refuses others):
+ * invalid bytes become U+FFFD. */
+static void pb_string(pbuf *b, uint32_t field, const char *str)
+{
+    static const unsigned char replacement[3] = { 0xef, 0xbf, 0xbd };
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    size_t len = 0;
+    int n;
+
+    for (const unsigned char *q = s; *q; q += n > 0 ? n : 1) {
+        n = utf8_len(q);
+        len += n > 0 ? (size_t)n : sizeof(replacement);
+    }
+    pb_tag(b, field, WT_LEN);
+    pb_varint(b, len);
+    for (; *s; s += n > 0 ? n : 1) {
+        n = utf8_len(s);
+        if (n > 0)
+            pb_put(b, s, (size_t)n);
+        else
+            pb_put(b, replacement, sizeof(replacement));
+    }
+}
+
+/* ---- gzip output ---- */
+
+typedef struct gzout {
+    z_stream zs;
+    FILE *out;
+    int err;
+    unsigned char obuf[1 << 16];
+} gzout;
+
+/* Compresses b's bytes to the stream and empties b; with finish, ends the
+ * gzip member. */
+static void gz_flush(gzout *g, pbuf *b, int finish)
+{
+    size_t off = 0;
+    int flush, r = Z_OK;
+
+    if (g->err)
+        return;
+    do {
+        size_t chunk = b->n - off > (1u << 30) ? (1u << 30) : b->n - off;
+        g->zs.next_in = b->d + off;
+        g->zs.avail_in = (uInt)chunk;
+        off += chunk;
+        flush = finish && off == b->n ? Z_FINISH : Z_NO_FLUSH;
+        do {
+            size_t have;
+            g->zs.next_out = g->obuf;
+            g->zs.avail_out = sizeof(g->obuf);
+            r = deflate(&g->zs, flush);
+            if (r == Z_STREAM_ERROR) {
+                g->err = 1;
+                return;
+            }
+            have = sizeof(g->obuf) - g->zs.avail_out;
+            if (have && fwrite(g->obuf, 1, have, g->out) != have) {
+                g->err = 1;
+                return;
+            }
+        } while (g->zs.avail_out == 0);
+    } while (off < b->n);
+    if (finish && r != Z_STREAM_END)
+        g->err = 1;
+    b->n = 0;
+}
+
+/* ---- aggregating samples by (thread, stack) ---- */
+
+typedef struct agg {
+    size_t first;            /* a sample with this thread and stack */
+    uint64_t count;
+} agg;
+
+static uint64_t hash_sample(const rp_sample *s)
+{
+    uint64_t h = 1469598103934665603ULL ^ s->thread;
+    h *= 1099511628211ULL;
+    for (uint32_t k = 0; k < s->nframes; k++)
+        h = (h ^ s->frames[k]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+static int same_sample(const rp_sample *x, const rp_sample *y)
+{
+    return x->thread == y->thread && x->nframes == y->nframes &&
+           (x->nframes == 0 || memcmp(x->frames, y->frames, x->nframes * sizeof(uint32_t)) == 0);
+}
+
+/* Fills *out with the distinct (thread, stack) pairs in order of first
+ * appearance; returns their number, or (size_t)-1 when out of memory. */
+static size_t aggregate(const rp_profile *p, agg **out)
+{
+    size_t nslots = 16, n = 0;
+    size_t *slots;
+    agg *a;
+
+    while (nslots < p->nsamples * 2)
+        nslots *= 2;
+    slots = calloc(nslots, sizeof(*slots));        /* index + 1, 0 = empty */
+    a = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*a));
+    if (!slots || !a) {
+        free(slots);
+        free(a);
+        return (size_t)-1;
+    }
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const rp_sample *s = &p->samples[i];
+        size_t j = (size_t)hash_sample(s) & (nslots - 1);
+        for (; slots[j]; j = (j + 1) & (nslots - 1))
+            if (same_sample(&p->samples[a[slots[j] - 1].first], s))
+                break;
+        if (slots[j]) {
+            a[slots[j] - 1].count++;
+        } else {
+            a[n].first = i;
+            a[n].count = 1;
+            slots[j] = ++n;
+        }
+    }
+    free(slots);
+    *out = a;
+    return n;
+}
+
+/* ---- the profile ---- */
+
+/* Profile fields (docs/profile.proto). */
+enum {
+    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
+    PROFILE_STRING_TABLE = 6, PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+    PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+};
+
+/* The string table: fixed entries, then the frame names, then (when some
+ * sample has no frame) the name of that pseudo-frame, then the thread names. */
+enum { S_EMPTY, S_SAMPLES, S_COUNT, S_KIND, S_NANOSECONDS, S_THREAD, S_THREAD_ID, S_TITLE, S_FRAMES };
+
+static const char no_frames[] = "[no managed frames]";
+
+static void value_type(pbuf *b, pbuf *tmp, uint32_t field, uint64_t type, uint64_t unit)
+{
+    tmp->n = 0;
+    pb_uint(tmp, 1, type);
+    pb_uint(tmp, 2, unit);
+    pb_msg(b, field, tmp);
+}
 
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
 {
-    (void)p;
-    (void)title;
-    fputs("pprof output is not implemented yet\n", stderr);
-    (void)out;
-    return -1;
+    pbuf top = { 0 }, msg = { 0 }, sub = { 0 };
+    gzout *g;
+    agg *aggs = NULL;
+    size_t naggs, nfuncs = p->nframes;
+    uint64_t thread_strings;
+    int rc = -1;
+
+    for (size_t i = 0; i < p->nsamples; i++)
+        if (p->samples[i].nframes == 0) {
+            nfuncs = p->nframes + 1;             /* the "[no managed frames]" pseudo-frame */
+            break;
+        }
+    thread_strings = S_FRAMES + nfuncs;
+
+    g = calloc(1, sizeof(*g));
+    if (!g)
+        return -1;
+    if (deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(g);
+        return -1;
+    }
+    g->out = out;
+    naggs = aggregate(p, &aggs);
+    if (naggs == (size_t)-1)
+        goto done;
+
+    value_type(&top, &msg, PROFILE_SAMPLE_TYPE, S_SAMPLES, S_COUNT);
+    value_type(&top, &msg, PROFILE_SAMPLE_TYPE, S_KIND, S_NANOSECONDS);
+    value_type(&top, &msg, PROFILE_PERIOD_TYPE, S_KIND, S_NANOSECONDS);
+    pb_uint(&top, PROFILE_PERIOD, p->period_ns);
+    pb_uint(&top, PROFILE_DEFAULT_SAMPLE_TYPE, S_KIND);
+    pb_uint(&top, PROFILE_COMMENT, S_TITLE);
+    if (p->nsamples)
+        pb_uint(&top, PROFILE_DURATION_NANOS, p->samples[p->nsamples - 1].t - p->samples[0].t);
+
+    for (size_t i = 0; i < naggs; i++) {
+        const rp_sample *s = &p->samples[aggs[i].first];
+        size_t len = 0;
+
+        msg.n = 0;
+        /* location_id: packed, leaf first */
+        if (s->nframes) {
+            for (uint32_t k = 0; k < s->nframes; k++)
+                len += varint_size((uint64_t)s->frames[k] + 1);
+        } else {
+            len = varint_size(p->nframes + 1);
+        }
+        pb_tag(&msg, 1, WT_LEN);
+        pb_varint(&msg, len);
+        if (s->nframes)
+            for (uint32_t k = s->nframes; k-- > 0;)
+                pb_varint(&msg, (uint64_t)s->frames[k] + 1);
+        else
+            pb_varint(&msg, p->nframes + 1);
+        /* value: packed [samples, nanoseconds] */
+        pb_tag(&msg, 2, WT_LEN);
+        pb_varint(&msg, varint_size(aggs[i].count) + varint_size(aggs[i].count * p->period_ns));
+        pb_varint(&msg, aggs[i].count);
+        pb_varint(&msg, aggs[i].count * p->period_ns);
+        /* labels */
+        if (s->thread < p->nthreads) {
+            sub.n = 0;
+            pb_uint(&sub, 1, S_THREAD);
+            pb_uint(&sub, 2, thread_strings + s->thread);
+            pb_msg(&msg, 3, &sub);
+            sub.n = 0;
+            pb_uint(&sub, 1, S_THREAD_ID);
+            pb_uint(&sub, 3, p->threads[s->thread].os_tid);
+            pb_msg(&msg, 3, &sub);
+        }
+        pb_msg(&top, PROFILE_SAMPLE, &msg);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+
+    /* One Mapping that says its locations are symbolized already, so that
+     * pprof neither makes up one nor tries to find a binary to symbolize. */
+    msg.n = 0;
+    pb_uint(&msg, 1, 1);
+    pb_uint(&msg, 7, 1);                       /* has_functions */
+    pb_msg(&top, PROFILE_MAPPING, &msg);
+    for (size_t f = 0; f < nfuncs; f++) {
+        /* Location{id, mapping_id, line{function_id}} */
+        msg.n = 0;
+        pb_uint(&msg, 1, f + 1);
+        pb_uint(&msg, 2, 1);
+        sub.n = 0;
+        pb_uint(&sub, 1, f + 1);
+        pb_msg(&msg, 4, &sub);
+        pb_msg(&top, PROFILE_LOCATION, &msg);
+        /* Function{id, name, system_name} */
+        msg.n = 0;
+        pb_uint(&msg, 1, f + 1);
+        pb_uint(&msg, 2, S_FRAMES + f);
+        pb_uint(&msg, 3, S_FRAMES + f);
+        pb_msg(&top, PROFILE_FUNCTION, &msg);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+
+    {
+        static const char *const fixed[S_FRAMES] = { "", "samples", "count", NULL, "nanoseconds", "thread",
+                                                     "thread_id", NULL };
+        for (int i = 0; i < S_FRAMES; i++)
+            pb_string(&top, PROFILE_STRING_TABLE,
+                      i == S_KIND ? (p->view == RP_VIEW_WALL ? "wall" : "cpu")
+                      : i == S_TITLE ? (title ? title : "") : fixed[i]);
+    }
+    for (size_t f = 0; f < nfuncs; f++) {
+        pb_string(&top, PROFILE_STRING_TABLE, f < p->nframes ? p->frames[f] : no_frames);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    for (size_t t = 0; t < p->nthreads; t++)
+        pb_string(&top, PROFILE_STRING_TABLE, p->threads[t].name);
+
+    if (top.oom || msg.oom || sub.oom)
+        goto done;
+    gz_flush(g, &top, 1);
+    if (!g->err && !ferror(out))
+        rc = 0;
+done:
+    deflateEnd(&g->zs);
+    free(g);
+    free(aggs);
+    free(top.d);
+    free(msg.d);
+    free(sub.d);
+    return rc;
 }

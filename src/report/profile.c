@@ -186,6 +186,8 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
                 p->max_suspend_ns = e->duration_ns;
             p->sampler_cpu_ns += e->id;
             p->failed += e->u2;
+            if (e->id2)
+                p->period_ns = e->id2;
             break;
         case TK_SAMPLE: {
             uint64_t v, prev_t = 0;
@@ -255,17 +257,35 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
         }
         }
     }
+    if (!p->period_ns)
+        p->period_ns = 10000000u;            /* (traces without ticks: the default rate) */
+    /* Keep only the frames that samples use, renumbered in first-use order:
+     * the exporters write the frame table as it is. */
     {
-        /* the period: median distance between ticks would be exact; the mean is close enough */
-        uint64_t first = 0, last = 0, n = 0;
-        for (size_t i = 0; i < tr->nev; i++)
-            if (tr->ev[i].kind == TK_SAMPLER_TICK) {
-                if (!n)
-                    first = tr->ev[i].t;
-                last = tr->ev[i].t;
-                n++;
+        uint32_t *map = malloc((in.n ? in.n : 1) * sizeof(*map));
+        char **kept = malloc((in.n ? in.n : 1) * sizeof(*kept));
+        size_t used = 0;
+        if (!map || !kept) {
+            free(map);
+            free(kept);
+            goto out;
+        }
+        for (size_t f = 0; f < in.n; f++)
+            map[f] = UINT32_MAX;
+        for (size_t i = 0; i < p->nsamples; i++)
+            for (uint32_t k = 0; k < p->samples[i].nframes; k++) {
+                uint32_t *fr = &p->samples[i].frames[k];
+                if (map[*fr] == UINT32_MAX) {
+                    map[*fr] = (uint32_t)used;
+                    kept[used++] = in.names[*fr];
+                }
+                *fr = map[*fr];
             }
-        p->period_ns = n > 1 ? (last - first) / (n - 1) : 10000000u;
+        free(map);
+        free(in.names);
+        in.names = kept;
+        in.n = used;
+        in.cap = used;
     }
     p->frames = in.names;
     p->nframes = in.n;

@@ -1,11 +1,99 @@
-/* speedscope.c - placeholder: the speedscope exporter (being written). */
+/* speedscope.c - the profile as speedscope's JSON file format
+ * (https://www.speedscope.app/file-format-schema.json): the frame names
+ * shared by all profiles, then one "sampled" profile per thread whose
+ * samples are stacks of frame indices (root first), each weighing one
+ * sampling period in nanoseconds.  Written as it goes, never built in
+ * memory. */
 #include "report/report.h"
+#include "report/json.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* Samples without a managed frame get this one frame, as in collapsed output. */
+static const char no_frames[] = "[no managed frames]";
 
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
 {
-    (void)p;
-    (void)title;
-    fputs("speedscope output is not implemented yet\n", stderr);
-    (void)out;
-    return -1;
+    size_t *start, *order;
+    int empty_stacks = 0;
+
+    /* The samples grouped by thread, each group in time order (a counting sort). */
+    start = calloc(p->nthreads + 1, sizeof(*start));
+    order = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*order));
+    if (!start || !order) {
+        free(start);
+        free(order);
+        return -1;
+    }
+    for (size_t i = 0; i < p->nsamples; i++) {
+        if (p->samples[i].thread < p->nthreads)
+            start[p->samples[i].thread + 1]++;
+        if (p->samples[i].nframes == 0)
+            empty_stacks = 1;
+    }
+    for (size_t t = 0; t < p->nthreads; t++)
+        start[t + 1] += start[t];
+    {
+        size_t *next = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*next));
+        if (!next) {
+            free(start);
+            free(order);
+            return -1;
+        }
+        for (size_t t = 0; t < p->nthreads; t++)
+            next[t] = start[t];
+        for (size_t i = 0; i < p->nsamples; i++)
+            if (p->samples[i].thread < p->nthreads)
+                order[next[p->samples[i].thread]++] = i;
+        free(next);
+    }
+
+    fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
+    for (size_t f = 0; f < p->nframes; f++) {
+        fputs(f ? ",\n{\"name\":" : "\n{\"name\":", out);
+        json_string(out, p->frames[f]);
+        putc('}', out);
+    }
+    if (empty_stacks) {
+        fputs(p->nframes ? ",\n{\"name\":" : "\n{\"name\":", out);
+        json_string(out, no_frames);
+        putc('}', out);
+    }
+    fputs("]},\n\"profiles\":[", out);
+    for (size_t t = 0; t < p->nthreads; t++) {
+        size_t n = start[t + 1] - start[t];
+        fputs(t ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
+        json_string(out, p->threads[t].name);
+        fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+                (uint64_t)n * p->period_ns);
+        for (size_t k = 0; k < n; k++) {
+            const rp_sample *s = &p->samples[order[start[t] + k]];
+            if (k)
+                putc(',', out);
+            putc('[', out);
+            if (s->nframes == 0)
+                fprintf(out, "%zu", p->nframes);
+            for (uint32_t j = 0; j < s->nframes; j++)
+                fprintf(out, j ? ",%" PRIu32 : "%" PRIu32, s->frames[j]);
+            putc(']', out);
+            if (k % 16 == 15)
+                putc('\n', out);
+        }
+        fputs("],\n\"weights\":[", out);
+        for (size_t k = 0; k < n; k++) {
+            fprintf(out, k ? ",%" PRIu64 : "%" PRIu64, p->period_ns);
+            if (k % 32 == 31)
+                putc('\n', out);
+        }
+        fputs("]}", out);
+        if (ferror(out))
+            break;
+    }
+    fputs("],\n\"name\":", out);
+    json_string(out, title ? title : "clrprobe profile");
+    fputs(",\"exporter\":\"clrprobe\",\"activeProfileIndex\":0}\n", out);
+    free(start);
+    free(order);
+    return ferror(out) ? -1 : 0;
 }

@@ -1,0 +1,237 @@
+# test_profile_formats.sh - the speedscope and pprof exports of a real
+# trace: speedscope's JSON checked with jq, pprof's gzipped protobuf decoded
+# with protoc (docs/profile.proto) and, where Go is installed, read by
+# `go tool pprof`; the known CPU shares of the sample's "shares" scenario come
+# out of the decoded pprof; views, the thread filter and the errors.
+
+# shares_trace: records `Sample shares 3` once per suite run; sets TRACE.
+shares_trace() {
+    local dir="$WORK/fixtures/profile_formats"
+    TRACE="$dir/shares.clrp"
+    mkdir -p "$dir"
+    (
+        exec 9>"$dir.lock"
+        flock 9
+        [[ -f $dir/done ]] && exit 0
+        "$CLRPROBE" run -o "$TRACE" -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
+        echo $? >"$dir/run.rc"
+        touch "$dir/done"
+    )
+    assert_eq 0 "$(cat "$dir/run.rc")" "exit code of the recording"
+    [[ -s $TRACE ]] || fail "no trace recorded"
+}
+
+need_protoc() {
+    command -v protoc >/dev/null || fail "protoc is not installed (scripts/setup.sh installs protobuf-compiler)"
+}
+
+# decode FILE.pb.gz: the profile as protoc's text format on stdout.
+decode() {
+    gunzip -c "$1" | protoc -I"$ROOT/docs" --decode=perftools.profiles.Profile profile.proto
+}
+
+# rows DECODED: one line per pprof sample: thread<TAB>leaf function<TAB>count<TAB>nanoseconds,
+# from protoc's text format (string_table indices resolved).
+rows() {
+    awk '
+        function unq(s) { sub(/^[^"]*"/, "", s); sub(/"[^"]*$/, "", s); return s }
+        BEGIN { n = 0; ns = 0 }
+        /^string_table: / { str[ns++] = unq($0); next }
+        /^[a-z_]+ \{$/ { block = $1; nval = 0; leaf = ""; id = ""; inlab = 0; next }
+        /^\}$/ {
+            if (block == "sample") { s_leaf[n] = leaf; s_cnt[n] = val[0]; s_ns[n] = val[1]; n++ }
+            if (block == "location") loc_fn[id] = fn
+            if (block == "function") fn_name[id] = name
+            block = ""; next
+        }
+        block == "sample" {
+            if ($1 == "location_id:" && leaf == "") leaf = $2
+            else if ($1 == "value:") val[nval++] = $2
+            else if ($1 == "label") { inlab = 1; k = ""; v = "" }
+            else if (inlab && $1 == "key:") k = $2
+            else if (inlab && $1 == "str:") v = $2
+            else if (inlab && $1 == "}") { if (k != "") lab_k[n, ++nl[n]] = k; lab_v[n, nl[n]] = v; inlab = 0 }
+            next
+        }
+        block == "location" { if ($1 == "id:") id = $2; else if ($1 == "function_id:") fn = $2; next }
+        block == "function" { if ($1 == "id:") id = $2; else if ($1 == "name:") name = $2; next }
+        END {
+            for (i = 0; i < n; i++) {
+                th = ""
+                for (j = 1; j <= nl[i]; j++)
+                    if (str[lab_k[i, j]] == "thread") th = str[lab_v[i, j]]
+                printf "%s\t%s\t%s\t%s\n", th, str[fn_name[loc_fn[s_leaf[i]]]], s_cnt[i], s_ns[i]
+            }
+        }
+    ' "$1"
+}
+
+# share ROWS NEEDLE: percentage of the samples whose leaf function contains NEEDLE.
+leaf_share() {
+    awk -F'\t' -v n="$2" '{t += $3; if (index($2, n)) m += $3} END {if (t) printf "%.1f", 100*m/t; else print "0"}' "$1"
+}
+
+within() {   # value expected tolerance message
+    awk -v v="$1" -v e="$2" -v d="$3" 'BEGIN {exit !(v >= e - d && v <= e + d)}' || fail "$4: $1% not within $3 points of $2%"
+}
+
+test_profile_formats_speedscope() {
+    shares_trace
+    "$CLRPROBE" report "$TRACE" --format speedscope -o s.json 2>err
+    assert_eq 0 "$?" "exit code"
+    jq -e . s.json >/dev/null || { fail "not JSON"; return; }
+    assert_eq "https://www.speedscope.app/file-format-schema.json" "$(jq -r '."$schema"' s.json)" "\$schema"
+    assert_eq clrprobe "$(jq -r .exporter s.json)" "exporter"
+    assert_eq shares.clrp "$(jq -r .name s.json)" "name is the trace's file name"
+    assert_eq 0 "$(jq -r .activeProfileIndex s.json)" "activeProfileIndex"
+    assert_ge 3 "$(jq '.shared.frames | length' s.json)" "shared frames"
+    assert_eq 0 "$(jq '[.shared.frames[] | select((.name | type) != "string" or .name == "")] | length' s.json)" \
+        "frames without a name"
+    assert_ge 2 "$(jq '.profiles | length' s.json)" "profiles (one per thread)"
+    assert_eq 0 "$(jq '[.profiles[] | select(.type != "sampled" or .unit != "nanoseconds" or .startValue != 0)] | length' s.json)" \
+        "profiles that are not sampled in nanoseconds from 0"
+    assert_eq 0 "$(jq '[.profiles[] | select((.samples | length) != (.weights | length))] | length' s.json)" \
+        "profiles whose samples and weights differ in length"
+    assert_eq 0 "$(jq '(.shared.frames | length) as $n | [.profiles[].samples[][] | select(. < 0 or . >= $n or . != floor)] | length' s.json)" \
+        "frame indices out of range"
+    assert_eq 0 "$(jq '[.profiles[] | select(.endValue != ([.weights[]] | add // 0))] | length' s.json)" \
+        "profiles whose endValue is not the sum of the weights"
+    assert_eq 1 "$(jq '[.profiles[] | select(.name == "clrprobe-burner")] | length' s.json)" "burner thread profile"
+    assert_eq 1 "$(jq '[.profiles[] | select(.name == "clrprobe-busy")] | length' s.json)" "busy thread profile"
+    assert_eq 0 "$(jq '[.profiles[] | select(.name == "clrprobe-sleeper")] | length' s.json)" \
+        "sleeping thread in the CPU view"
+    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[] | select(.name == "clrprobe-burner") | .samples[]
+        | select(map($f[.].name) | any(. == "ClrProbe.Sample.SharesTargets.BurnThreeQuarters"))] | length' s.json)" \
+        "burner samples in BurnThreeQuarters"
+    assert_eq 0 "$(jq '.shared.frames as $f | [.profiles[] | select(.name == "clrprobe-busy") | .samples[]
+        | select(map($f[.].name) | any(test("BurnThreeQuarters|BurnOneQuarter")))] | length' s.json)" \
+        "busy thread samples in the burner's functions"
+    # the weights are the sampling period: the burner and busy threads ran ~3 s each
+    local ns
+    ns=$(jq '[.profiles[] | select(.name == "clrprobe-busy") | .endValue] | add' s.json)
+    awk -v v="$ns" 'BEGIN {exit !(v >= 1.5e9 && v <= 4.5e9)}' || fail "busy thread's time is $ns ns, expected ~3e9"
+    "$CLRPROBE" report "$TRACE" --format speedscope --view wall >w.json
+    assert_eq 0 "$?" "exit code (wall view)"
+    assert_eq 1 "$(jq '[.profiles[] | select(.name == "clrprobe-sleeper")] | length' w.json)" \
+        "sleeping thread in the wall view"
+    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[] | select(.name == "clrprobe-sleeper") | .samples[]
+        | select(map($f[.].name) | any(. == "ClrProbe.Sample.SharesTargets.Sleep"))] | length' w.json)" \
+        "sleeper samples in SharesTargets.Sleep"
+}
+
+test_profile_formats_pprof_decodes_with_shares() {
+    need_protoc
+    shares_trace
+    "$CLRPROBE" report "$TRACE" --format pprof -o cpu.pb.gz 2>err
+    assert_eq 0 "$?" "exit code"
+    gunzip -t cpu.pb.gz || fail "not gzip"
+    decode cpu.pb.gz >cpu.txt 2>decode.err
+    assert_eq 0 "$?" "protoc --decode"
+    [[ -s decode.err ]] && { fail "protoc complained"; cat decode.err; }
+    assert_eq 'string_table: ""' "$(grep -m1 '^string_table:' cpu.txt)" "string_table[0]"
+    for f in BurnOther BurnThreeQuarters BurnOneQuarter; do
+        assert_contains cpu.txt "string_table: \"ClrProbe.Sample.SharesTargets.$f\"" "function name $f"
+    done
+    local strings
+    strings=$(grep '^string_table:' cpu.txt | sed 's/^string_table: //')
+    # sample types [samples/count, cpu/nanoseconds], the period type and the period
+    st=$(awk '/^sample_type \{/ {b=1; next} b && /type:/ {t=$2} b && /unit:/ {u=$2} b && /^\}/ {print t, u; b=0}' cpu.txt)
+    local -a S
+    mapfile -t S < <(echo "$strings" | tr -d '"')
+    assert_eq "samples count|cpu nanoseconds" "$(echo "$st" | while read -r t u; do echo "${S[$t]} ${S[$u]}"; done | paste -sd'|')" \
+        "sample types"
+    pt=$(awk '/^period_type \{/ {b=1; next} b && /type:/ {t=$2} b && /unit:/ {u=$2} b && /^\}/ {print t, u; b=0}' cpu.txt)
+    assert_eq "cpu nanoseconds" "$(echo "$pt" | while read -r t u; do echo "${S[$t]} ${S[$u]}"; done)" "period type"
+    local period
+    period=$(awk '/^period:/ {print $2}' cpu.txt)
+    assert_ge 1000000 "$period" "period in ns (100 Hz by default)"
+    [[ $period -le 100000000 ]] || fail "period $period ns is too long"
+    comment=$(awk '/^comment:/ {print $2}' cpu.txt)
+    assert_eq shares.clrp "${S[$comment]}" "comment is the trace's file name"
+    rows cpu.txt >rows.tsv
+    assert_ge 3 "$(wc -l <rows.tsv | tr -d ' ')" "aggregated samples"
+    # each sample's values are [count, count * period]
+    assert_eq 0 "$(awk -F'\t' -v p="$period" '$4 != $3 * p' rows.tsv | wc -l | tr -d ' ')" "values not [n, n * period]"
+    # the known shares (the issue's acceptance criterion), of all CPU samples
+    local other three one
+    other=$(leaf_share rows.tsv SharesTargets.BurnOther)
+    three=$(leaf_share rows.tsv SharesTargets.BurnThreeQuarters)
+    one=$(leaf_share rows.tsv SharesTargets.BurnOneQuarter)
+    echo "shares from pprof: BurnOther $other%, BurnThreeQuarters $three%, BurnOneQuarter $one% of $(awk -F'\t' '{t+=$3} END {print t}' rows.tsv) CPU samples"
+    within "$other" 50 5 "BurnOther share"
+    within "$three" 37.5 5 "BurnThreeQuarters share"
+    within "$one" 12.5 5 "BurnOneQuarter share"
+    # the thread labels: the burners, not the sleeper
+    assert_ge 1 "$(awk -F'\t' '$1 == "clrprobe-burner"' rows.tsv | wc -l)" "burner thread label"
+    assert_eq 0 "$(awk -F'\t' '$1 == "clrprobe-sleeper"' rows.tsv | wc -l | tr -d ' ')" "sleeper label in the CPU view"
+    assert_eq 0 "$(awk -F'\t' '$1 == ""' rows.tsv | wc -l | tr -d ' ')" "samples without a thread label"
+    # the wall view has the sleeper
+    "$CLRPROBE" report "$TRACE" --format pprof --view wall -o wall.pb.gz
+    assert_eq 0 "$?" "exit code (wall view)"
+    decode wall.pb.gz >wall.txt
+    assert_eq 0 "$?" "protoc --decode (wall view)"
+    rows wall.txt >wall.tsv
+    assert_ge 1 "$(awk -F'\t' '$1 == "clrprobe-sleeper"' wall.tsv | wc -l)" \
+        "sleeper label in the wall view"
+    mapfile -t S < <(grep '^string_table:' wall.txt | sed 's/^string_table: //' | tr -d '"')
+    pt=$(awk '/^period_type \{/ {b=1; next} b && /type:/ {t=$2} b && /unit:/ {u=$2} b && /^\}/ {print t, u; b=0}' wall.txt)
+    assert_eq "wall nanoseconds" "$(echo "$pt" | while read -r t u; do echo "${S[$t]} ${S[$u]}"; done)" "wall period type"
+}
+
+test_profile_formats_pprof_go_tool() {
+    command -v go >/dev/null || skip "go is not installed (optional: Debian package golang-go)"
+    shares_trace
+    "$CLRPROBE" report "$TRACE" --format pprof -o cpu.pb.gz
+    assert_eq 0 "$?" "exit code"
+    HOME=${HOME:-$WORK} go tool pprof -top cpu.pb.gz >top.txt 2>top.err
+    assert_eq 0 "$?" "go tool pprof -top"
+    assert_contains top.txt "Type: cpu" "sample type"
+    assert_contains top.txt "ClrProbe.Sample.SharesTargets.BurnOther" "BurnOther listed"
+    assert_contains top.txt "ClrProbe.Sample.SharesTargets.BurnThreeQuarters" "BurnThreeQuarters listed"
+    assert_not_contains top.err "Main binary filename not available" "pprof looked for a binary"
+    HOME=${HOME:-$WORK} go tool pprof -tags cpu.pb.gz >tags.txt 2>/dev/null
+    assert_contains tags.txt "clrprobe-busy" "thread label"
+}
+
+test_profile_formats_thread_filter() {
+    need_protoc
+    shares_trace
+    "$CLRPROBE" report "$TRACE" --format pprof --thread clrprobe-busy -o busy.pb.gz
+    assert_eq 0 "$?" "exit code (pprof)"
+    decode busy.pb.gz >busy.txt
+    rows busy.txt >busy.tsv
+    assert_eq clrprobe-busy "$(cut -f1 busy.tsv | sort -u | paste -sd,)" "threads in the filtered pprof"
+    assert_eq 0 "$(grep -c 'BurnThreeQuarters\|BurnOneQuarter' busy.tsv)" "the burner's functions"
+    local other
+    other=$(leaf_share busy.tsv SharesTargets.BurnOther)
+    within "$other" 100 5 "BurnOther share of the busy thread"
+    "$CLRPROBE" report "$TRACE" --format speedscope --thread clrprobe-busy >busy.json
+    assert_eq 0 "$?" "exit code (speedscope)"
+    assert_eq clrprobe-busy "$(jq -r '[.profiles[].name] | join(",")' busy.json)" "speedscope profiles"
+    assert_eq 0 "$(jq '.shared.frames as $f | [.profiles[].samples[] | select(map($f[.].name) | any(test("BurnThreeQuarters|BurnOneQuarter")))] | length' busy.json)" \
+        "speedscope samples in the burner's functions"
+    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[].samples[] | select($f[.[-1]].name == "ClrProbe.Sample.SharesTargets.BurnOther")] | length' busy.json)" \
+        "speedscope samples in BurnOther"
+}
+
+test_profile_formats_errors() {
+    "$CLRPROBE" run -o jitonly.clrp --collect jit -- "$SAMPLE" jit >/dev/null 2>&1
+    [[ -s jitonly.clrp ]] || fail "no trace recorded with --collect jit"
+    local f
+    for f in speedscope pprof; do
+        "$CLRPROBE" report jitonly.clrp --format "$f" -o "out.$f" >o 2>e
+        local rc=$?
+        [[ $rc -ne 0 ]] || fail "$f of a trace without samples succeeded"
+        assert_contains e "has no CPU samples" "$f message"
+        [[ ! -e out.$f ]] || fail "$f left an output file"
+    done
+    shares_trace
+    for f in speedscope pprof; do
+        "$CLRPROBE" report "$TRACE" --format "$f" --view foo >o 2>e
+        assert_eq 2 "$?" "$f --view foo exit code"
+        assert_contains e "unknown view 'foo' (valid views: cpu, wall)" "$f --view foo message"
+        "$CLRPROBE" report "$TRACE" --format "$f" --thread no-such-thread >o 2>e
+        assert_eq 1 "$?" "$f --thread no-such-thread exit code"
+        assert_contains e "no samples match thread 'no-such-thread'" "$f --thread no-such-thread message"
+    done
+}

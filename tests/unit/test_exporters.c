@@ -1,0 +1,698 @@
+/* test_exporters.c - the speedscope and pprof exporters on a small profile
+ * made by hand: the speedscope output is valid JSON with the fields
+ * speedscope needs; the pprof output inflates and decodes (with a tiny
+ * protobuf decoder here) to the expected samples, values, strings and
+ * functions. */
+#include "unit.h"
+#include "report/report.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- a small profile ---- */
+
+enum { NFRAMES = 5 };
+static const char *const frame_names[NFRAMES] = {
+    "App.Main", "App.Work", "App.Leaf \"quoted\"\n", "App.Other", "App.Bad\xff",
+};
+
+typedef struct fixture {
+    rp_profile p;
+    uint32_t stacks[8][4];
+} fixture;
+
+/* Thread 0 "main" (4 samples: [0,1,2] x3, [0,1]); thread 1 "worker" (3: [0,3] x2 and one without frames). */
+static void make_profile(fixture *fx, enum rp_view view)
+{
+    static const struct { uint64_t t; uint32_t thread, n, f[3]; } in[] = {
+        { 1000, 0, 3, { 0, 1, 2 } }, { 2000, 0, 3, { 0, 1, 2 } }, { 3000, 1, 2, { 0, 3 } },
+        { 4000, 0, 2, { 0, 1 } },    { 5000, 1, 0, { 0 } },       { 6000, 1, 2, { 0, 3 } },
+        { 7000, 0, 3, { 0, 1, 2 } },
+    };
+    rp_profile *p = &fx->p;
+    size_t n = sizeof(in) / sizeof(in[0]);
+
+    memset(fx, 0, sizeof(*fx));
+    p->view = view;
+    p->period_ns = 10000000;
+    p->nframes = NFRAMES;
+    p->frames = malloc(NFRAMES * sizeof(char *));
+    for (size_t i = 0; i < NFRAMES; i++)
+        p->frames[i] = (char *)frame_names[i];
+    p->nthreads = 2;
+    p->threads = calloc(2, sizeof(rp_pthread));
+    strcpy(p->threads[0].name, "main");
+    p->threads[0].os_tid = 100;
+    p->threads[0].samples = 4;
+    strcpy(p->threads[1].name, "worker");
+    p->threads[1].os_tid = 200;
+    p->threads[1].samples = 3;
+    p->nsamples = n;
+    p->total_samples = n;
+    p->samples = calloc(n, sizeof(rp_sample));
+    for (size_t i = 0; i < n; i++) {
+        p->samples[i].t = in[i].t;
+        p->samples[i].thread = in[i].thread;
+        p->samples[i].nframes = in[i].n;
+        p->samples[i].cpu_ns = 5000000;
+        memcpy(fx->stacks[i], in[i].f, sizeof(in[i].f));
+        p->samples[i].frames = fx->stacks[i];
+    }
+}
+
+static void free_profile(fixture *fx)
+{
+    free(fx->p.frames);
+    free(fx->p.threads);
+    free(fx->p.samples);
+}
+
+/* Runs an exporter into memory; *len gets the size.  Returns the bytes (free them) or NULL. */
+static char *run_exporter(int (*fn)(const rp_profile *, const char *, FILE *), const rp_profile *p,
+                          const char *title, size_t *len, int *rc)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    *rc = fn(p, title, f);
+    fclose(f);
+    return buf;
+}
+
+/* ---- a JSON syntax check ---- */
+
+static const char *json_value(const char *s, int depth);
+
+static const char *json_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
+        s++;
+    return s;
+}
+
+static const char *json_str_end(const char *s)
+{
+    if (*s != '"')
+        return NULL;
+    for (s++; *s != '"'; s++) {
+        if (!*s || (unsigned char)*s < 0x20)
+            return NULL;
+        if (*s == '\\') {
+            s++;
+            if (*s == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+                        return NULL;
+                s += 4;
+            } else if (!*s || !strchr("\"\\/bfnrt", *s)) {
+                return NULL;
+            }
+        }
+    }
+    return s + 1;
+}
+
+static const char *json_value(const char *s, int depth)
+{
+    s = json_ws(s);
+    if (depth > 64)
+        return NULL;
+    if (*s == '{' || *s == '[') {
+        char close = *s == '{' ? '}' : ']';
+        int obj = *s == '{';
+        s = json_ws(s + 1);
+        if (*s == close)
+            return s + 1;
+        for (;;) {
+            if (obj) {
+                s = json_str_end(json_ws(s));
+                if (!s)
+                    return NULL;
+                s = json_ws(s);
+                if (*s++ != ':')
+                    return NULL;
+            }
+            s = json_value(s, depth + 1);
+            if (!s)
+                return NULL;
+            s = json_ws(s);
+            if (*s == close)
+                return s + 1;
+            if (*s++ != ',')
+                return NULL;
+        }
+    }
+    if (*s == '"')
+        return json_str_end(s);
+    if (*s == '-' || (*s >= '0' && *s <= '9')) {
+        char *end;
+        strtod(s, &end);
+        return end > s ? end : NULL;
+    }
+    if (strncmp(s, "true", 4) == 0 || strncmp(s, "null", 4) == 0)
+        return s + 4;
+    if (strncmp(s, "false", 5) == 0)
+        return s + 5;
+    return NULL;
+}
+
+static int json_valid(const char *s)
+{
+    s = json_value(s, 0);
+    return s && *json_ws(s) == '\0';
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+        n++;
+    return n;
+}
+
+/* ---- speedscope ---- */
+
+TEST(exporters_speedscope_fields)
+{
+    fixture fx;
+    size_t len;
+    int rc = -2;
+    char *out;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    out = run_exporter(rp_write_speedscope, &fx.p, "trace \"x\".clrp", &len, &rc);
+    CHECK(out != NULL);
+    if (!out) {
+        free_profile(&fx);
+        return;
+    }
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(strlen(out), len);
+    CHECK(json_valid(out));
+    CHECK(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"") != NULL);
+    CHECK(strstr(out, "\"exporter\":\"clrprobe\"") != NULL);
+    CHECK(strstr(out, "\"activeProfileIndex\":0") != NULL);
+    CHECK(strstr(out, "\"name\":\"trace \\\"x\\\".clrp\"") != NULL);
+    /* the frames: escaped, invalid UTF-8 replaced, plus the pseudo-frame for the empty stack */
+    CHECK(strstr(out, "\"shared\":{\"frames\":[") != NULL);
+    CHECK(strstr(out, "{\"name\":\"App.Main\"}") != NULL);
+    CHECK(strstr(out, "{\"name\":\"App.Leaf \\\"quoted\\\"\\n\"}") != NULL);
+    CHECK(strstr(out, "{\"name\":\"App.Bad\\ufffd\"}") != NULL);
+    CHECK(strstr(out, "{\"name\":\"[no managed frames]\"}") != NULL);
+    CHECK_EQ(count_of(out, "{\"name\":"), NFRAMES + 1);
+    /* one sampled profile per thread, in time order, weights in nanoseconds */
+    CHECK_EQ(count_of(out, "\"type\":\"sampled\""), 2);
+    CHECK_EQ(count_of(out, "\"unit\":\"nanoseconds\""), 2);
+    CHECK(strstr(out, "\"type\":\"sampled\",\"name\":\"main\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+                      "\"endValue\":40000000,") != NULL);
+    CHECK(strstr(out, "\"type\":\"sampled\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+                      "\"endValue\":30000000,") != NULL);
+    CHECK(strstr(out, "\"samples\":[[0,1,2],[0,1,2],[0,1],[0,1,2]],") != NULL);
+    CHECK(strstr(out, "\"weights\":[10000000,10000000,10000000,10000000]") != NULL);
+    CHECK(strstr(out, "\"samples\":[[0,3],[5],[0,3]],") != NULL);
+    CHECK(strstr(out, "\"weights\":[10000000,10000000,10000000]") != NULL);
+    free(out);
+    free_profile(&fx);
+}
+
+TEST(exporters_speedscope_many_samples_and_empty)
+{
+    fixture fx;
+    rp_sample *many;
+    size_t len, n = 1000;
+    int rc = -2;
+    char *out;
+
+    /* many samples: line breaks inside the arrays keep it valid */
+    make_profile(&fx, RP_VIEW_WALL);
+    many = calloc(n, sizeof(*many));
+    for (size_t i = 0; i < n; i++) {
+        many[i] = fx.p.samples[i % fx.p.nsamples];
+        many[i].t = i;
+    }
+    free(fx.p.samples);
+    fx.p.samples = many;
+    fx.p.nsamples = n;
+    out = run_exporter(rp_write_speedscope, &fx.p, "t", &len, &rc);
+    CHECK_EQ(rc, 0);
+    CHECK(out && json_valid(out));
+    free(out);
+
+    /* no samples at all (the CLI refuses these, the exporter copes) */
+    fx.p.nsamples = 0;
+    fx.p.nthreads = 0;
+    fx.p.nframes = 0;
+    out = run_exporter(rp_write_speedscope, &fx.p, NULL, &len, &rc);
+    CHECK_EQ(rc, 0);
+    CHECK(out && json_valid(out));
+    CHECK(out && strstr(out, "\"profiles\":[]") != NULL);
+    free(out);
+    free_profile(&fx);
+}
+
+/* ---- a tiny protobuf decoder for the pprof output ---- */
+
+typedef struct pbr { const unsigned char *p, *end; int bad; } pbr;
+
+static uint64_t rd_varint(pbr *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (r->p >= r->end) {
+            r->bad = 1;
+            return 0;
+        }
+        v |= (uint64_t)(*r->p & 0x7f) << shift;
+        if (!(*r->p++ & 0x80))
+            return v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+/* Reads the next field: returns its number (0 at the end or on error); a
+ * varint's value goes to *v, a length-delimited field's bytes to *sub. */
+static uint32_t rd_field(pbr *r, uint64_t *v, pbr *sub)
+{
+    uint64_t key, len;
+    if (r->p >= r->end || r->bad)
+        return 0;
+    key = rd_varint(r);
+    switch (key & 7) {
+    case 0:
+        *v = rd_varint(r);
+        break;
+    case 2:
+        len = rd_varint(r);
+        if (r->bad || len > (uint64_t)(r->end - r->p)) {
+            r->bad = 1;
+            return 0;
+        }
+        sub->p = r->p;
+        sub->end = r->p + len;
+        sub->bad = 0;
+        r->p += len;
+        break;
+    case 1: case 5:        /* fixed64/fixed32: not used by pprof's messages we read */
+    default:
+        r->bad = 1;
+        return 0;
+    }
+    return r->bad ? 0 : (uint32_t)(key >> 3);
+}
+
+enum { MAXN = 64 };
+
+typedef struct dsample {
+    uint64_t loc[16];
+    int nloc;
+    int64_t val[4];
+    int nval;
+    int64_t label_key[4], label_str[4], label_num[4];
+    int nlabel;
+} dsample;
+
+typedef struct dprof {
+    char *strings[MAXN];
+    int nstrings;
+    int64_t st_type[4], st_unit[4];
+    int nst;
+    dsample samples[MAXN];
+    int nsamples;
+    uint64_t fn_id[MAXN];
+    int64_t fn_name[MAXN];
+    int nfn;
+    uint64_t loc_id[MAXN], loc_fn[MAXN];
+    int nloc;
+    int64_t period, duration, comment, default_type, pt_type, pt_unit;
+    int bad;
+} dprof;
+
+/* A repeated varint field: packed (sub) or one value (v). */
+static void rd_repeated(uint64_t v, pbr *sub, int packed, uint64_t *out, int *n, int max)
+{
+    if (!packed) {
+        if (*n < max)
+            out[(*n)++] = v;
+        return;
+    }
+    while (sub->p < sub->end && !sub->bad) {
+        uint64_t x = rd_varint(sub);
+        if (*n < max)
+            out[(*n)++] = x;
+    }
+}
+
+static void decode_sample(pbr *r, dsample *s)
+{
+    uint64_t v = 0;
+    pbr sub;
+    uint32_t f;
+    const unsigned char *before;
+
+    memset(s, 0, sizeof(*s));
+    for (before = r->p; (f = rd_field(r, &v, &sub)) != 0; before = r->p) {
+        int packed = (*before & 7) == 2;
+        if (f == 1) {
+            rd_repeated(v, &sub, packed, s->loc, &s->nloc, 16);
+        } else if (f == 2) {
+            uint64_t vals[4];
+            int n = 0;
+            rd_repeated(v, &sub, packed, vals, &n, 4);
+            for (int i = 0; i < n && s->nval < 4; i++)
+                s->val[s->nval++] = (int64_t)vals[i];
+        } else if (f == 3 && s->nlabel < 4) {
+            uint32_t lf;
+            int i = s->nlabel++;
+            pbr unused;
+            while ((lf = rd_field(&sub, &v, &unused)) != 0) {
+                if (lf == 1) s->label_key[i] = (int64_t)v;
+                else if (lf == 2) s->label_str[i] = (int64_t)v;
+                else if (lf == 3) s->label_num[i] = (int64_t)v;
+            }
+        }
+    }
+}
+
+static void decode_profile(const unsigned char *data, size_t len, dprof *d)
+{
+    pbr r = { data, data + len, 0 }, sub;
+    uint64_t v = 0;
+    uint32_t f;
+
+    memset(d, 0, sizeof(*d));
+    while ((f = rd_field(&r, &v, &sub)) != 0) {
+        switch (f) {
+        case 1:
+        case 11: {
+            pbr in = sub;
+            int64_t type = 0, unit = 0;
+            uint32_t vf;
+            while ((vf = rd_field(&in, &v, &sub)) != 0) {
+                if (vf == 1) type = (int64_t)v;
+                if (vf == 2) unit = (int64_t)v;
+            }
+            if (f == 11) {
+                d->pt_type = type;
+                d->pt_unit = unit;
+            } else if (d->nst < 4) {
+                d->st_type[d->nst] = type;
+                d->st_unit[d->nst++] = unit;
+            }
+            break;
+        }
+        case 2:
+            if (d->nsamples < MAXN)
+                decode_sample(&sub, &d->samples[d->nsamples++]);
+            break;
+        case 4: {
+            pbr in = sub, line;
+            uint32_t lf;
+            if (d->nloc >= MAXN)
+                break;
+            while ((lf = rd_field(&in, &v, &line)) != 0) {
+                if (lf == 1)
+                    d->loc_id[d->nloc] = v;
+                else if (lf == 4) {
+                    uint32_t xf;
+                    while ((xf = rd_field(&line, &v, &sub)) != 0)
+                        if (xf == 1)
+                            d->loc_fn[d->nloc] = v;
+                }
+            }
+            d->nloc++;
+            break;
+        }
+        case 5: {
+            pbr in = sub;
+            uint32_t ff;
+            if (d->nfn >= MAXN)
+                break;
+            while ((ff = rd_field(&in, &v, &sub)) != 0) {
+                if (ff == 1) d->fn_id[d->nfn] = v;
+                if (ff == 2) d->fn_name[d->nfn] = (int64_t)v;
+            }
+            d->nfn++;
+            break;
+        }
+        case 6:
+            if (d->nstrings < MAXN) {
+                size_t n = (size_t)(sub.end - sub.p);
+                char *s = malloc(n + 1);
+                memcpy(s, sub.p, n);
+                s[n] = '\0';
+                d->strings[d->nstrings++] = s;
+            }
+            break;
+        case 10: d->duration = (int64_t)v; break;
+        case 12: d->period = (int64_t)v; break;
+        case 13: d->comment = (int64_t)v; break;
+        case 14: d->default_type = (int64_t)v; break;
+        default: break;
+        }
+    }
+    d->bad = r.bad;
+}
+
+static void free_dprof(dprof *d)
+{
+    for (int i = 0; i < d->nstrings; i++)
+        free(d->strings[i]);
+}
+
+static const char *str_at(const dprof *d, int64_t i)
+{
+    return i >= 0 && i < d->nstrings ? d->strings[i] : "(out of range)";
+}
+
+static const char *fn_name_of_loc(const dprof *d, uint64_t loc)
+{
+    for (int i = 0; i < d->nloc; i++)
+        if (d->loc_id[i] == loc)
+            for (int j = 0; j < d->nfn; j++)
+                if (d->fn_id[j] == d->loc_fn[i])
+                    return str_at(d, d->fn_name[j]);
+    return "(no such location)";
+}
+
+/* gunzips data; returns the bytes (free them) or NULL. */
+static unsigned char *gunzip(const char *data, size_t len, size_t *outlen)
+{
+    z_stream zs;
+    size_t cap = 1 << 16;
+    unsigned char *out = malloc(cap);
+    int r;
+
+    memset(&zs, 0, sizeof(zs));
+    if (!out || inflateInit2(&zs, 15 + 16) != Z_OK) {
+        free(out);
+        return NULL;
+    }
+    zs.next_in = (unsigned char *)data;
+    zs.avail_in = (uInt)len;
+    do {
+        if (zs.total_out == cap) {
+            unsigned char *n = realloc(out, cap * 2);
+            if (!n)
+                break;
+            out = n;
+            cap *= 2;
+        }
+        zs.next_out = out + zs.total_out;
+        zs.avail_out = (uInt)(cap - zs.total_out);
+        r = inflate(&zs, Z_NO_FLUSH);
+    } while (r == Z_OK);
+    *outlen = zs.total_out;
+    inflateEnd(&zs);
+    if (r != Z_STREAM_END || zs.avail_in != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* ---- pprof ---- */
+
+static int decode_output(const rp_profile *p, const char *title, dprof *d)
+{
+    size_t len, plen;
+    int rc = -2;
+    char *out = run_exporter(rp_write_pprof, p, title, &len, &rc);
+    unsigned char *raw;
+
+    memset(d, 0, sizeof(*d));
+    CHECK_EQ(rc, 0);
+    CHECK(out != NULL);
+    if (!out)
+        return -1;
+    CHECK(len > 18 && (unsigned char)out[0] == 0x1f && (unsigned char)out[1] == 0x8b);   /* gzip magic */
+    raw = gunzip(out, len, &plen);
+    free(out);
+    CHECK(raw != NULL);
+    if (!raw)
+        return -1;
+    decode_profile(raw, plen, d);
+    free(raw);
+    CHECK(!d->bad);
+    return d->bad ? -1 : 0;
+}
+
+TEST(exporters_pprof_decodes)
+{
+    fixture fx;
+    dprof d;
+    int64_t total_count = 0, total_ns = 0;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    if (decode_output(&fx.p, "trace.clrp", &d) != 0) {
+        free_dprof(&d);
+        free_profile(&fx);
+        return;
+    }
+    CHECK(d.nstrings > 0);
+    CHECK_STR(str_at(&d, 0), "");
+    /* sample types, period */
+    CHECK_EQ(d.nst, 2);
+    CHECK_STR(str_at(&d, d.st_type[0]), "samples");
+    CHECK_STR(str_at(&d, d.st_unit[0]), "count");
+    CHECK_STR(str_at(&d, d.st_type[1]), "cpu");
+    CHECK_STR(str_at(&d, d.st_unit[1]), "nanoseconds");
+    CHECK_STR(str_at(&d, d.pt_type), "cpu");
+    CHECK_STR(str_at(&d, d.pt_unit), "nanoseconds");
+    CHECK_STR(str_at(&d, d.default_type), "cpu");
+    CHECK_EQ(d.period, 10000000);
+    CHECK_EQ(d.duration, 6000);
+    CHECK_STR(str_at(&d, d.comment), "trace.clrp");
+    /* functions and locations: one per frame name, plus the empty stack's pseudo-frame */
+    CHECK_EQ(d.nfn, NFRAMES + 1);
+    CHECK_EQ(d.nloc, NFRAMES + 1);
+    CHECK_STR(fn_name_of_loc(&d, 1), "App.Main");
+    CHECK_STR(fn_name_of_loc(&d, 3), "App.Leaf \"quoted\"\n");
+    CHECK_STR(fn_name_of_loc(&d, 5), "App.Bad\xef\xbf\xbd");
+    CHECK_STR(fn_name_of_loc(&d, 6), "[no managed frames]");
+    /* samples: aggregated by (thread, stack), values [count, count * period], leaf first */
+    CHECK_EQ(d.nsamples, 4);
+    for (int i = 0; i < d.nsamples; i++) {
+        const dsample *s = &d.samples[i];
+        CHECK_EQ(s->nval, 2);
+        CHECK_EQ(s->val[1], s->val[0] * 10000000);
+        total_count += s->val[0];
+        total_ns += s->val[1];
+        CHECK_EQ(s->nlabel, 2);
+        CHECK_STR(str_at(&d, s->label_key[0]), "thread");
+        CHECK_STR(str_at(&d, s->label_key[1]), "thread_id");
+    }
+    CHECK_EQ(total_count, 7);
+    CHECK_EQ(total_ns, 70000000);
+    if (d.nsamples == 4) {
+        const dsample *s = &d.samples[0];      /* first seen: main [Main, Work, Leaf] x3 */
+        CHECK_EQ(s->val[0], 3);
+        CHECK_EQ(s->nloc, 3);
+        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Leaf \"quoted\"\n");
+        CHECK_STR(fn_name_of_loc(&d, s->loc[1]), "App.Work");
+        CHECK_STR(fn_name_of_loc(&d, s->loc[2]), "App.Main");
+        CHECK_STR(str_at(&d, s->label_str[0]), "main");
+        CHECK_EQ(s->label_num[1], 100);
+        s = &d.samples[1];                     /* worker [Main, Other] x2 */
+        CHECK_EQ(s->val[0], 2);
+        CHECK_EQ(s->nloc, 2);
+        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Other");
+        CHECK_STR(str_at(&d, s->label_str[0]), "worker");
+        CHECK_EQ(s->label_num[1], 200);
+        s = &d.samples[2];                     /* main [Main, Work] */
+        CHECK_EQ(s->val[0], 1);
+        CHECK_EQ(s->nloc, 2);
+        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Work");
+        s = &d.samples[3];                     /* worker, no frames */
+        CHECK_EQ(s->val[0], 1);
+        CHECK_EQ(s->nloc, 1);
+        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "[no managed frames]");
+        CHECK_STR(str_at(&d, s->label_str[0]), "worker");
+    }
+    free_dprof(&d);
+    free_profile(&fx);
+}
+
+TEST(exporters_pprof_wall_view)
+{
+    fixture fx;
+    dprof d;
+
+    make_profile(&fx, RP_VIEW_WALL);
+    fx.p.period_ns = 1234567;
+    if (decode_output(&fx.p, NULL, &d) == 0) {
+        CHECK_STR(str_at(&d, 0), "");
+        CHECK_STR(str_at(&d, d.st_type[1]), "wall");
+        CHECK_STR(str_at(&d, d.pt_type), "wall");
+        CHECK_EQ(d.period, 1234567);
+        CHECK_EQ(d.nsamples, 4);
+        CHECK_EQ(d.samples[0].val[1], 3 * 1234567);
+    }
+    free_dprof(&d);
+    free_profile(&fx);
+}
+
+TEST(exporters_pprof_large_and_empty)
+{
+    fixture fx;
+    dprof d;
+    rp_sample *many;
+    size_t n = 200000, len;
+    int rc = -2;
+    char *out;
+
+    /* many samples over a few stacks: aggregated, output stays small */
+    make_profile(&fx, RP_VIEW_CPU);
+    many = calloc(n, sizeof(*many));
+    for (size_t i = 0; i < n; i++) {
+        many[i] = fx.p.samples[i % fx.p.nsamples];
+        many[i].t = i;
+    }
+    free(fx.p.samples);
+    fx.p.samples = many;
+    fx.p.nsamples = n;
+    if (decode_output(&fx.p, "big", &d) == 0) {
+        int64_t total = 0;
+        CHECK_EQ(d.nsamples, 4);
+        for (int i = 0; i < d.nsamples; i++)
+            total += d.samples[i].val[0];
+        CHECK_EQ(total, (int64_t)n);
+        CHECK_EQ(d.duration, (int64_t)n - 1);
+    }
+    free_dprof(&d);
+    out = run_exporter(rp_write_pprof, &fx.p, "big", &len, &rc);
+    CHECK_EQ(rc, 0);
+    CHECK(len < 4096);
+    free(out);
+
+    /* no samples */
+    fx.p.nsamples = 0;
+    fx.p.nthreads = 0;
+    if (decode_output(&fx.p, "none", &d) == 0) {
+        CHECK_STR(str_at(&d, 0), "");
+        CHECK_EQ(d.nsamples, 0);
+        CHECK_EQ(d.nfn, NFRAMES);
+    }
+    free_dprof(&d);
+    free_profile(&fx);
+}
+
+TEST(exporters_report_io_errors)
+{
+    fixture fx;
+    FILE *f;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    f = fopen("/dev/full", "w");
+    if (f) {
+        setvbuf(f, NULL, _IONBF, 0);
+        CHECK_EQ(rp_write_speedscope(&fx.p, "t", f), -1);
+        clearerr(f);
+        CHECK_EQ(rp_write_pprof(&fx.p, "t", f), -1);
+        fclose(f);
+    }
+    free_profile(&fx);
+}
