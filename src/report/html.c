@@ -1,11 +1,280 @@
-/* html.c - placeholder: the html exporter (being written). */
+/* html.c - the profile as one self-contained HTML page with an interactive
+ * flame graph (the page itself, CSS and JS, is in html_page.c).
+ *
+ * The samples are aggregated here into one call tree per thread, so the page
+ * stays small however many samples there are; the page merges them for the
+ * all-threads view.  The data goes into the page as one JSON object:
+ *
+ *   { "title", "view": "cpu"|"wall", "period_ns", "samples", "total_samples",
+ *     "ticks", "suspend_ns", "max_suspend_ns", "sampler_cpu_ns", "failed",
+ *     "frames": [name, ...],                  only the names some sample uses
+ *     "threads": [{ "name", "tid", "samples",
+ *                   "tree": [frame, samples, children, ...] }] }
+ *
+ * A tree is its nodes in preorder, three numbers each: the frame (an index
+ * into frames; -1 for the thread's root), the samples whose stack passes
+ * through the node, and the number of children, whose subtrees follow.
+ * Samples without a managed frame get the frame "[no managed frames]".
+ *
+ * The JSON sits in a <script type="application/json"> element, so every
+ * '<', '>' and '&' in it is written as a \u escape: no name can close the
+ * element or start a comment. */
 #include "report/report.h"
+#include "report/json.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char *const rp_html_page[];     /* html_page.c */
+
+static const char no_frames[] = "[no managed frames]";
+
+/* ---- the call trees: nodes linked to their first child and next sibling,
+ * found by (parent, frame) in one hash table for all threads ---- */
+
+#define NONE UINT32_MAX
+
+typedef struct hnode {
+    uint32_t frame, parent, kid, next, nkids;
+    uint64_t samples;
+} hnode;
+
+typedef struct forest {
+    hnode *n;
+    size_t len, cap;
+    uint32_t *slots;         /* node index + 1, 0 = empty */
+    size_t nslots;
+} forest;
+
+static size_t slot_of(const forest *fo, uint32_t parent, uint32_t frame)
+{
+    uint64_t h = ((uint64_t)parent << 32 | frame) * 0x9e3779b97f4a7c15ULL;
+    return (size_t)(h >> 17) & (fo->nslots - 1);
+}
+
+static long new_node(forest *fo, uint32_t frame, uint32_t parent)
+{
+    hnode *n;
+    if (fo->len == fo->cap) {
+        size_t nc = fo->cap ? fo->cap * 2 : 1024;
+        hnode *nn = realloc(fo->n, nc * sizeof(*nn));
+        if (!nn)
+            return -1;
+        fo->n = nn;
+        fo->cap = nc;
+    }
+    n = &fo->n[fo->len];
+    n->frame = frame;
+    n->parent = parent;
+    n->kid = NONE;
+    n->next = NONE;
+    n->nkids = 0;
+    n->samples = 0;
+    if (parent != NONE) {
+        n->next = fo->n[parent].kid;
+        fo->n[parent].kid = (uint32_t)fo->len;
+        fo->n[parent].nkids++;
+    }
+    return (long)fo->len++;
+}
+
+/* The child of parent for frame, made if new.  Returns its index or -1. */
+static long child(forest *fo, uint32_t parent, uint32_t frame)
+{
+    size_t i;
+    long c;
+
+    if ((fo->len + 1) * 2 > fo->nslots) {
+        size_t ns = fo->nslots ? fo->nslots * 2 : 4096;
+        uint32_t *slots = calloc(ns, sizeof(*slots));
+        if (!slots)
+            return -1;
+        free(fo->slots);
+        fo->slots = slots;
+        fo->nslots = ns;
+        for (size_t k = 0; k < fo->len; k++) {
+            if (fo->n[k].parent == NONE)
+                continue;
+            for (i = slot_of(fo, fo->n[k].parent, fo->n[k].frame); fo->slots[i]; i = (i + 1) & (ns - 1))
+                ;
+            fo->slots[i] = (uint32_t)k + 1;
+        }
+    }
+    for (i = slot_of(fo, parent, frame); fo->slots[i]; i = (i + 1) & (fo->nslots - 1)) {
+        const hnode *n = &fo->n[fo->slots[i] - 1];
+        if (n->parent == parent && n->frame == frame)
+            return (long)fo->slots[i] - 1;
+    }
+    c = new_node(fo, frame, parent);
+    if (c >= 0)
+        fo->slots[i] = (uint32_t)c + 1;
+    return c;
+}
+
+/* ---- output ---- */
+
+/* Copies JSON text to the page with '<', '>', '&', U+2028 and U+2029 as \u
+ * escapes.  They only occur inside strings, where the escape means the same. */
+static void put_safe(FILE *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '<' || c == '>' || c == '&')
+            fprintf(out, "\\u%04x", c);
+        else if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
+                 ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
+            fprintf(out, "\\u%04x", (unsigned char)s[i + 2] == 0xa8 ? 0x2028 : 0x2029);
+            i += 2;
+        } else
+            putc(c, out);
+    }
+}
+
+static void html_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: putc(*s, out); break;
+        }
+    }
+}
+
+/* The data object (see the top of the file) as JSON into out. */
+static int write_data(const rp_profile *p, const char *title, const forest *fo, const uint32_t *roots,
+                      const uint32_t *remap, const uint32_t *used, size_t nused, FILE *out)
+{
+    uint32_t *stack = malloc((fo->len ? fo->len : 1) * sizeof(*stack));
+    if (!stack)
+        return -1;
+    fputs("{\"title\":", out);
+    json_string(out, title ? title : "clrprobe profile");
+    fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%zu,\"total_samples\":%" PRIu64
+            ",\n\"ticks\":%" PRIu64 ",\"suspend_ns\":%" PRIu64 ",\"max_suspend_ns\":%" PRIu64
+            ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\n\"frames\":[",
+            p->view == RP_VIEW_WALL ? "wall" : "cpu", p->period_ns, p->nsamples, p->total_samples, p->ticks,
+            p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed);
+    for (size_t k = 0; k < nused; k++) {
+        if (k)
+            fputs(",\n", out);
+        json_string(out, used[k] < p->nframes ? p->frames[used[k]] : no_frames);
+    }
+    fputs("],\n\"threads\":[", out);
+    for (size_t t = 0; t < p->nthreads; t++) {
+        size_t sp = 0, written = 0;
+        fputs(t ? ",\n{\"name\":" : "\n{\"name\":", out);
+        json_string(out, p->threads[t].name);
+        fprintf(out, ",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"tree\":[", p->threads[t].os_tid,
+                p->threads[t].samples);
+        /* preorder: a node's subtree is done before the stack gets to its next sibling */
+        if (roots[t] != NONE)
+            stack[sp++] = roots[t];
+        while (sp) {
+            const hnode *n = &fo->n[stack[--sp]];
+            if (written)
+                putc(',', out);
+            if (n->parent == NONE)
+                fprintf(out, "-1,%" PRIu64 ",%" PRIu32, n->samples, n->nkids);
+            else
+                fprintf(out, "%" PRIu32 ",%" PRIu64 ",%" PRIu32, remap[n->frame], n->samples, n->nkids);
+            if (++written % 24 == 0)
+                putc('\n', out);
+            for (uint32_t k = n->kid; k != NONE; k = fo->n[k].next)
+                stack[sp++] = k;
+        }
+        fputs("]}", out);
+    }
+    fputs("]}", out);
+    free(stack);
+    return ferror(out) ? -1 : 0;
+}
 
 int rp_write_html(const rp_profile *p, const char *title, FILE *out)
 {
-    (void)p;
-    (void)title;
-    fputs("html output is not implemented yet\n", stderr);
-    (void)out;
-    return -1;
+    forest fo = { NULL, 0, 0, NULL, 0 };
+    uint32_t *roots = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*roots));
+    uint32_t *remap = malloc((p->nframes + 1) * sizeof(*remap));
+    uint32_t *used = malloc((p->nframes + 1) * sizeof(*used));
+    char *json = NULL;
+    size_t json_len = 0, nused = 0;
+    FILE *mem = NULL;
+    int rc = -1;
+
+    if (!roots || !remap || !used)
+        goto out;
+    for (size_t t = 0; t < p->nthreads; t++)
+        roots[t] = NONE;
+    for (size_t f = 0; f <= p->nframes; f++)
+        remap[f] = NONE;
+
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const rp_sample *s = &p->samples[i];
+        uint32_t nf = s->nframes ? s->nframes : 1;
+        long node;
+        if (s->thread >= p->nthreads)
+            continue;
+        if (roots[s->thread] == NONE) {
+            long r = new_node(&fo, 0, NONE);
+            if (r < 0)
+                goto out;
+            roots[s->thread] = (uint32_t)r;
+        }
+        node = roots[s->thread];
+        fo.n[node].samples++;
+        for (uint32_t k = 0; k < nf; k++) {
+            uint32_t f = s->nframes ? s->frames[k] : (uint32_t)p->nframes;
+            if (f > p->nframes)
+                f = (uint32_t)p->nframes;
+            if (remap[f] == NONE) {
+                remap[f] = (uint32_t)nused;
+                used[nused++] = f;
+            }
+            node = child(&fo, (uint32_t)node, f);
+            if (node < 0)
+                goto out;
+            fo.n[node].samples++;
+        }
+    }
+
+    /* the JSON goes through a buffer to be made safe inside <script> */
+    mem = open_memstream(&json, &json_len);
+    if (!mem)
+        goto out;
+    if (write_data(p, title, &fo, roots, remap, used, nused, mem) < 0)
+        goto out;
+    if (fclose(mem) != 0) {
+        mem = NULL;
+        goto out;
+    }
+    mem = NULL;
+
+    for (size_t i = 0; rp_html_page[i]; i++) {
+        const char *line = rp_html_page[i], *at;
+        if (strcmp(line, "@DATA@") == 0) {
+            put_safe(out, json, json_len);
+        } else if ((at = strstr(line, "@TITLE@")) != NULL) {
+            fwrite(line, 1, (size_t)(at - line), out);
+            html_text(out, title ? title : "clrprobe profile");
+            fputs(at + 7, out);
+        } else {
+            fputs(line, out);
+        }
+        putc('\n', out);
+    }
+    rc = ferror(out) ? -1 : 0;
+out:
+    if (mem)
+        fclose(mem);
+    free(json);
+    free(fo.n);
+    free(fo.slots);
+    free(roots);
+    free(remap);
+    free(used);
+    return rc;
 }

@@ -1,0 +1,227 @@
+# test_html.sh - `clrprobe report --format html`: one self-contained page
+# (no network, the data inline and escaped) with the flame graph of the
+# sample's "shares" scenario.  Headless Chromium renders it: a screenshot
+# that is not blank, and --dump-dom with the page's URL fragment
+# (#search=RE, #thread=NAME, #zoom=NAME) to read the state the page writes
+# into <div id="status">: the matched share must be the known one.
+
+# html_trace: records `Sample shares 3` once per suite run and writes its
+# page; sets TRACE and PAGE.
+html_trace() {
+    local dir="$WORK/fixtures/html"
+    TRACE="$dir/shares.clrp"
+    PAGE="$dir/page.html"
+    mkdir -p "$dir"
+    (
+        exec 9>"$dir.lock"
+        flock 9
+        [[ -f $dir/done ]] && exit 0
+        "$CLRPROBE" run -o "$TRACE" -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
+        echo $? >"$dir/run.rc"
+        "$CLRPROBE" report "$TRACE" --format html -o "$PAGE" 2>"$dir/report.err"
+        echo $? >"$dir/report.rc"
+        "$CLRPROBE" report "$TRACE" --format collapsed --by-thread >"$dir/threads.txt" 2>>"$dir/report.err"
+        touch "$dir/done"
+    )
+    assert_eq 0 "$(cat "$dir/run.rc")" "exit code of the recording"
+    assert_eq 0 "$(cat "$dir/report.rc")" "exit code of the html report"
+    [[ -s $PAGE ]] || fail "no page written"
+}
+
+# need_chromium: sets CHROMIUM, or skips the test.
+need_chromium() {
+    local c
+    CHROMIUM=
+    for c in chromium chromium-browser google-chrome; do
+        command -v "$c" >/dev/null && { CHROMIUM=$c; break; }
+    done
+    [[ -n $CHROMIUM ]] || skip "chromium is not installed (scripts/setup.sh installs the Debian package 'chromium')"
+    "$CHROMIUM" --version >/dev/null 2>&1 || skip "chromium is installed but does not run here ($CHROMIUM --version fails)"
+}
+
+# chrome ARGS...: headless Chromium with a throw-away profile, nothing fetched
+# from the network; its own log goes to chromium.log.
+chrome() {
+    local profile rc
+    profile=$(mktemp -d)
+    timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --disable-extensions \
+        --user-data-dir="$profile" "$@" 2>>chromium.log
+    rc=$?
+    rm -rf "$profile"
+    return $rc
+}
+
+# status FRAGMENT: the text of <div id="status"> of the page opened at #FRAGMENT.
+status() {
+    chrome --virtual-time-budget=5000 --dump-dom "file://$PAGE#$1" >dom.html
+    sed -n 's|.*<div id="status">\([^<]*\)</div>.*|\1|p' dom.html | head -1
+}
+
+# matched STATUS: the matched percentage in a status line.
+matched() {
+    sed -n 's/.*; matched \([0-9.]*\)% of .*/\1/p' <<<"$1"
+}
+
+# share NEEDLE: percentage of the CPU samples whose stack contains NEEDLE (from collapsed output)
+share() {
+    awk -v n="$1" '{c=$NF; t+=c; if (index($0, n)) m+=c} END {if (t) printf "%.1f", 100*m/t; else print "0"}' \
+        "$WORK/fixtures/html/threads.txt"
+}
+
+within() {   # value expected tolerance message
+    awk -v v="$1" -v e="$2" -v d="$3" 'BEGIN {exit !(v != "" && v >= e - d && v <= e + d)}' ||
+        fail "$4: '$1'% not within $3 points of $2%"
+}
+
+test_html_self_contained() {
+    html_trace
+    assert_eq "<!DOCTYPE html>" "$(head -1 "$PAGE")" "first line"
+    # nothing to fetch: no URLs at all, no external scripts, styles, images or fonts
+    assert_eq 0 "$(grep -ciE 'https?://|<script[^>]+src|<link|<img|<iframe|@import|url\(|src=|href=' "$PAGE")" \
+        "lines referring to anything outside the page"
+    assert_eq 2 "$(grep -c '<script' "$PAGE")" "script elements (the data and the code)"
+    assert_contains "$PAGE" '<div id="status">' "status element"
+    assert_contains "$PAGE" '"ClrProbe.Sample.SharesTargets.BurnOther"' "frame names in the data"
+    assert_contains "$PAGE" '"name":"clrprobe-busy"' "thread names in the data"
+    assert_contains "$PAGE" '"view":"cpu"' "view in the data"
+    # aggregated in C: one tree per thread, not one stack per sample
+    local nthreads
+    nthreads=$(cut -d';' -f1 "$WORK/fixtures/html/threads.txt" | sed 's/ [0-9]*$//' | sort -u | wc -l)
+    assert_eq "$nthreads" "$(grep -o '"tree":\[' "$PAGE" | wc -l | tr -d ' ')" "one tree per thread"
+    assert_ge 1 "$(grep -c 'u003c' "$PAGE")" "'<' in names (generic types) written as \\u003c"
+    [[ $(wc -c <"$PAGE") -lt 300000 ]] || fail "page of a 3 s profile is $(wc -c <"$PAGE") bytes"
+
+    # the title (the trace's file name) is HTML-escaped in <title> and JSON-escaped in the data
+    cp "$TRACE" 'odd<b>&name.clrp'
+    "$CLRPROBE" report 'odd<b>&name.clrp' --format html -o odd.html 2>err
+    assert_eq 0 "$?" "exit code for an odd file name"
+    assert_contains odd.html '<title>odd&lt;b&gt;&amp;name.clrp - clrprobe flame graph</title>' "escaped <title>"
+    assert_contains odd.html '"title":"odd\u003cb\u003e\u0026name.clrp"' "escaped title in the data"
+    assert_not_contains odd.html '<b>' "raw markup from the file name"
+
+    # the other view and the thread filter
+    "$CLRPROBE" report "$TRACE" --format html --view wall -o wall.html 2>err
+    assert_eq 0 "$?" "exit code of the wall view"
+    assert_contains wall.html '"view":"wall"' "wall view in the data"
+    assert_contains wall.html '"name":"clrprobe-sleeper"' "sleeping thread in the wall view"
+    assert_not_contains "$PAGE" '"name":"clrprobe-sleeper"' "sleeping thread in the CPU view"
+    "$CLRPROBE" report "$TRACE" --format html --thread clrprobe-busy -o busy.html 2>err
+    assert_eq 0 "$?" "exit code with --thread"
+    assert_eq 1 "$(grep -o '"tree":\[' busy.html | wc -l | tr -d ' ')" "trees with --thread clrprobe-busy"
+    assert_contains busy.html '"name":"clrprobe-busy"' "the chosen thread"
+}
+
+test_html_screenshot_in_chromium() {
+    need_chromium
+    html_trace
+    chrome --screenshot="$PWD/shot.png" --window-size=1400,900 --virtual-time-budget=5000 "file://$PAGE" >/dev/null
+    assert_eq 0 "$?" "chromium exit code"
+    [[ -f shot.png ]] || { fail "no screenshot"; tail -5 chromium.log; return; }
+    assert_ge 20000 "$(wc -c <shot.png | tr -d ' ')" "screenshot size in bytes"
+    # PNG signature, then the IHDR chunk's width and height (big-endian)
+    assert_eq "137 80 78 71 13 10 26 10 0 0 5 120 0 0 3 132" \
+        "$(od -An -tu1 -N24 shot.png | tr -s ' \n' ' ' | sed 's/^ //; s/ $//' | cut -d' ' -f1-8,17-24)" \
+        "PNG of 1400 x 900 pixels"
+    if ! command -v python3 >/dev/null; then
+        echo "python3 missing: pixel check left out"
+        return
+    fi
+    # decode the PNG (8-bit RGB or RGBA): many colours, not one background, and
+    # a fair share of the flame graph's warm reds, oranges and yellows
+    local stats
+    stats=$(python3 - shot.png <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+pos, idat = 8, b''
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+    if kind == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+    elif kind == b'IDAT':
+        idat += body
+assert depth == 8 and ctype in (2, 6), 'unexpected PNG type'
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, counts, warm = bytearray(stride), {}, 0
+for y in range(h):
+    f = raw[y * (stride + 1)]
+    cur = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = cur[i - bpp] if i >= bpp else 0
+        b = prev[i]
+        if f == 1: cur[i] = (cur[i] + a) & 255
+        elif f == 2: cur[i] = (cur[i] + b) & 255
+        elif f == 3: cur[i] = (cur[i] + ((a + b) >> 1)) & 255
+        elif f == 4:
+            c = prev[i - bpp] if i >= bpp else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            cur[i] = (cur[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, bpp):
+        px = (cur[x], cur[x + 1], cur[x + 2])
+        counts[px] = counts.get(px, 0) + 1
+        if px[0] > 200 and 60 < px[1] < 225 and px[2] < 130:
+            warm += 1
+    prev = cur
+print(len(counts), 100 * max(counts.values()) // (w * h), 1000 * warm // (w * h))
+EOF
+)
+    echo "screenshot: distinct colours, % of the commonest, per mille warm: $stats"
+    read -r colours common warm <<<"$stats"
+    assert_ge 50 "$colours" "distinct colours in the screenshot"
+    [[ -n $common && $common -lt 95 ]] || fail "screenshot is nearly one colour ($common% of pixels)"
+    assert_ge 20 "$warm" "warm (flame) pixels per mille"
+}
+
+test_html_search_shares_in_chromium() {
+    need_chromium
+    html_trace
+    local st
+    st=$(status 'search=BurnOther')
+    echo "search=BurnOther: $st"
+    assert_contains "$st" 'thread all;' "all threads by default"
+    assert_contains "$st" 'search "BurnOther"' "search from the fragment"
+    within "$(matched "$st")" 50 5 "matched share of BurnOther"
+    within "$(matched "$st")" "$(share SharesTargets.BurnOther)" 0.1 "matched share of BurnOther vs collapsed output"
+    local drawn
+    drawn=$(sed -n 's/.*; frames drawn \([0-9]*\).*/\1/p' <<<"$st")
+    assert_ge 6 "$drawn" "frames drawn"
+
+    st=$(status 'search=BurnThreeQuarters')
+    echo "search=BurnThreeQuarters: $st"
+    within "$(matched "$st")" 37.5 5 "matched share of BurnThreeQuarters"
+    within "$(matched "$st")" "$(share SharesTargets.BurnThreeQuarters)" 0.1 \
+        "matched share of BurnThreeQuarters vs collapsed output"
+
+    # a case-insensitive regex; both burner functions: about half
+    st=$(status 'search=burn(three|one)quarter')
+    echo "search=burn(three|one)quarter: $st"
+    within "$(matched "$st")" 50 5 "matched share of the regex"
+    # an invalid regex is taken as a substring; nothing matches
+    st=$(status 'search=Burn(')
+    assert_eq 0.0 "$(matched "$st")" "matched share of an invalid regex"
+}
+
+test_html_thread_and_zoom_in_chromium() {
+    need_chromium
+    html_trace
+    local st busy
+    busy=$(awk '/^clrprobe-busy;/ {t += $NF} END {print t + 0}' "$WORK/fixtures/html/threads.txt")
+    st=$(status 'thread=clrprobe-busy&search=BurnOther')
+    echo "thread=clrprobe-busy&search=BurnOther: $st"
+    assert_contains "$st" "thread clrprobe-busy; samples $busy of " "only the busy thread's $busy samples"
+    assert_eq 100.0 "$(matched "$st")" "BurnOther's share of the busy thread"
+    st=$(status 'thread=clrprobe-busy&search=BurnThreeQuarters')
+    assert_eq 0.0 "$(matched "$st")" "the burner's function in the busy thread"
+    st=$(status 'thread=no-such-thread')
+    assert_contains "$st" 'thread "no-such-thread" not found' "unknown thread reported"
+
+    st=$(status 'zoom=BurnThreeQuarters&search=BurnThreeQuarters')
+    echo "zoom=BurnThreeQuarters: $st"
+    assert_contains "$st" 'zoom "ClrProbe.Sample.SharesTargets.BurnThreeQuarters"' "zoomed frame"
+    within "$(matched "$st")" "$(share SharesTargets.BurnThreeQuarters)" 0.1 "matched share while zoomed"
+}
