@@ -8,11 +8,12 @@
 # Prints median wall times and the ratios to the plain run.
 # Targets: clrprobe sampling <= 1.02 with 2 threads; below EventPipe at
 # every thread count.
-#   bench/sampling.sh [ROUNDS]
+#   bench/sampling.sh [ROUNDS] [UNITS]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${1:-7}
+UNITS=${2:-2400000}              # ~2.7 s of CPU work on this machine
 SAMPLE="$ROOT/build/sample/Sample"
 CLRPROBE="$ROOT/build/clrprobe"
 OUT=$(mktemp -d)
@@ -33,11 +34,11 @@ printf '  %-8s %-34s %10s %8s\n' threads configuration "wall (s)" ratio
 for threads in 2 50; do
     "$SAMPLE" burn "$threads" >/dev/null             # warm-up
     for ((i = 1; i <= ROUNDS; i++)); do
-        timed "$OUT/plain-$threads" "$SAMPLE" burn "$threads"
-        timed "$OUT/cpu-$threads" "$CLRPROBE" run -o "$OUT/t.clrp" --collect cpu --rate 100 -- "$SAMPLE" burn "$threads"
-        timed "$OUT/all-$threads" "$CLRPROBE" run -o "$OUT/t.clrp" --rate 100 -- "$SAMPLE" burn "$threads"
+        timed "$OUT/plain-$threads" "$SAMPLE" burn "$threads" "$UNITS"
+        timed "$OUT/cpu-$threads" "$CLRPROBE" run -o "$OUT/t.clrp" --collect cpu --rate 100 -- "$SAMPLE" burn "$threads" "$UNITS"
+        timed "$OUT/all-$threads" "$CLRPROBE" run -o "$OUT/t.clrp" --rate 100 -- "$SAMPLE" burn "$threads" "$UNITS"
         timed "$OUT/ep-$threads" env DOTNET_EnableEventPipe=1 DOTNET_EventPipeOutputPath="$OUT/t.nettrace" \
-            DOTNET_EventPipeConfig='Microsoft-DotNETCore-SampleProfiler:0:5' "$SAMPLE" burn "$threads"
+            DOTNET_EventPipeConfig='Microsoft-DotNETCore-SampleProfiler:0:5' "$SAMPLE" burn "$threads" "$UNITS"
     done
     base=$(median "$OUT/plain-$threads")
     for cfg in plain cpu all ep; do

@@ -272,8 +272,10 @@ static void tick(profiler *p, struct sampler *s)
             n++;
         }
     }
-    INFO(p)->ResumeRuntime(p->info);
+    /* The threads are released when ResumeRuntime starts; the call itself
+     * can take longer, the sampler then waiting for a CPU like anyone. */
     suspended = cp_monotonic_ns() - t;
+    INFO(p)->ResumeRuntime(p->info);
     if (en)
         en->lpVtbl->Release(en);
 

@@ -77,7 +77,8 @@ enum trace_kind {
                                  leaf first; 0 stands for a block of native frames */
     TK_FUNC_NAME = 27,        /* id function, id module, str name: the name of a FunctionID from now on
                                  (written once per function; again after an unload, IDs being reused) */
-    TK_SAMPLER_TICK = 28,     /* u64 suspend_ns (how long the runtime was suspended), u64 sampler_cpu_ns
+    TK_SAMPLER_TICK = 28,     /* u64 suspend_ns (from SuspendRuntime to ResumeRuntime: how long managed
+                                 threads were held), u64 sampler_cpu_ns
                                  (CPU the sampler thread used for this tick), u32 threads, u32 failed,
                                  u64 period_ns (the nominal sampling period): one per sampling tick, so
                                  the overhead can be shown */
