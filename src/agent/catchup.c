@@ -139,10 +139,11 @@ void cu_gate_bump(cu_gate *g)
     pthread_rwlock_unlock(&g->lock);
 }
 
-void cu_on_unload_gated(cu_gate *g, cu_table *t, uint64_t id)
+void cu_on_unload_gated(cu_gate *g, cu_table *t, uint64_t id, int code_unloads)
 {
     pthread_rwlock_wrlock(&g->lock);
-    __atomic_add_fetch(&g->unloads, 1, __ATOMIC_RELEASE);
+    if (code_unloads)
+        __atomic_add_fetch(&g->unloads, 1, __ATOMIC_RELEASE);
     cu_on_unload(t, id);
     pthread_rwlock_unlock(&g->lock);
 }

@@ -51,7 +51,10 @@ enum cu_state cu_on_load(cu_table *t, uint64_t id);
 /* An unload/destroy event, while holding the gate's write side (use
  * cu_on_unload_gated unless you already hold it). */
 void cu_on_unload(cu_table *t, uint64_t id);
-void cu_on_unload_gated(cu_gate *g, cu_table *t, uint64_t id);
+void cu_on_unload_gated(cu_gate *g, cu_table *t, uint64_t id, int code_unloads);
+/* code_unloads: the unload can take code with it (modules, assemblies): it
+ * bumps the unload count, so function snapshots and samples taken before it
+ * are no longer trusted.  A thread's end does not. */
 
 /* Catch-up (from a snapshot, or lazily) wants to report id.  Call inside the
  * gate.  Returns 1 and marks it live if it was unknown: report it.  Returns 0

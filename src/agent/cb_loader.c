@@ -30,7 +30,7 @@ HRESULT cb_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID id
     profiler *p = profiler_from(This);
 
     if (p->attached)
-        cu_on_unload_gated(&p->gate, p->appdomains, id);
+        cu_on_unload_gated(&p->gate, p->appdomains, id, 1);
     if (p->cfg.collect & CP_COLLECT_APPDOMAINS)
         emit_id(p, TK_APPDOMAIN_SHUTDOWN, id);
     return S_OK;
@@ -65,7 +65,7 @@ HRESULT cb_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID id)
     profiler *p = profiler_from(This);
 
     if (p->attached)
-        cu_on_unload_gated(&p->gate, p->assemblies, id);
+        cu_on_unload_gated(&p->gate, p->assemblies, id, 1);
     if (p->cfg.collect & CP_COLLECT_ASSEMBLIES)
         emit_id(p, TK_ASSEMBLY_UNLOAD, id);
     return S_OK;
@@ -102,7 +102,7 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
     profiler *p = profiler_from(This);
 
     if (p->attached)
-        cu_on_unload_gated(&p->gate, p->modules, id);   /* waits for catch-up queries in flight */
+        cu_on_unload_gated(&p->gate, p->modules, id, 1);   /* waits for catch-up queries in flight */
     else if (p->gate_ok)
         cu_gate_bump(&p->gate);                         /* waits for the sampler's naming */
     names_forget_module(p->names, id);

@@ -24,7 +24,7 @@ HRESULT cb_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID id)
     profiler *p = profiler_from(This);
 
     if (p->attached)
-        cu_on_unload_gated(&p->gate, p->threads_known, id);
+        cu_on_unload_gated(&p->gate, p->threads_known, id, 0);
     emit_id(p, TK_THREAD_DESTROY, id);
     return S_OK;
 }

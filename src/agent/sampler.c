@@ -199,6 +199,9 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
                 continue;
             names_function(p->names, fr[k], name, sizeof(name), &module);
             if (emit_begin(p, &e, TK_FUNC_NAME)) {
+                /* stamped with the tick's time, like the samples it names, and
+                 * written before them: in force when the reader meets them */
+                trace_put_u64(e.r.start + 8, t);
                 trace_rec_u64(&e.r, fr[k]);
                 trace_rec_u64(&e.r, module);
                 trace_rec_str(&e.r, name);
@@ -314,8 +317,8 @@ static void *sampler_main(void *arg)
         ts.tv_nsec = (long)(next % 1000000000u);
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
             ;
-        if (atomic_load(&s->stop) || !atomic_load(&p->recording))
-            break;
+        if (atomic_load(&s->stop) || !atomic_load(&p->recording) || trace_writer_stopped(p->writer))
+            break;                        /* (a stopped writer: don't suspend the runtime for nothing) */
         tick(p, s);
         next += period;
         {

@@ -30,7 +30,8 @@ static const char report_usage[] =
     "  -o, --output OUT      write to OUT instead of standard output\n"
     "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
     "                        wall: all samples, running or waiting\n"
-    "      --thread T        only the thread(s) named T, or with OS thread id T\n"
+    "      --thread T        only the thread(s) named T (managed or kernel name), or with OS thread\n"
+    "                        id T, or managed thread id T (0x...)\n"
     "      --by-thread       collapsed: put the thread name as the root frame\n"
     "  -h, --help            this help\n"
     "\n"
@@ -108,7 +109,7 @@ int cmd_report(int argc, char **argv)
     }
     profile_format = fmt >= 2;
     if (optind >= argc) {
-        cli_error("report: no trace file given; usage: clrprobe report FILE [--format text|jsonl]");
+        cli_error("report: no trace file given; usage: clrprobe report FILE [--format FORMAT]");
         return EXIT_USAGE;
     }
     if (argc - optind > 1) {

@@ -12,7 +12,7 @@ static const char usage[] =
     "commands:\n"
     "  run      run a program under the profiler and record a trace\n"
     "  attach   attach to a running .NET process, record, then detach\n"
-    "  report   analyse a trace: a text summary or one JSON object per event\n"
+    "  report   analyse a trace: summary, events as JSON lines, flame graphs and profile files\n"
     "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"
     "'clrprobe <command> --help' describes a command.  clrprobe --version prints the version.\n";

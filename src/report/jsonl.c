@@ -208,6 +208,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_u64(&o, "sampler_cpu_ns", e->id);
             json_u64(&o, "threads", e->u1);
             json_u64(&o, "failed", e->u2);
+            if (e->id2)
+                json_u64(&o, "period_ns", e->id2);
             break;
         case TK_ATTACH:
             json_u64(&o, "modules", e->id);
