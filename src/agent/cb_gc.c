@@ -39,31 +39,38 @@ HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
 HRESULT cb_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON reason)
 {
     profiler *p = profiler_from(This);
+    thread_state *ts = atomic_load(&p->recording) ? thread_state_get(p) : NULL;
 
-    /* Suspensions do not overlap: one thread suspends, the same resumes. */
-    p->suspend_start = cp_monotonic_ns();
-    p->suspend_reason = (uint32_t)reason;
-    p->suspend_open = 1;
+    if (ts) {
+        ts->suspend_start = cp_monotonic_ns();
+        ts->suspend_reason = (uint32_t)reason;
+        ts->suspend_open = 1;
+    }
     return S_OK;
 }
 
 HRESULT cb_RuntimeSuspendAborted(ICorProfilerCallback11 *This)
 {
-    profiler_from(This)->suspend_open = 0;
+    profiler *p = profiler_from(This);
+    thread_state *ts = atomic_load(&p->recording) ? thread_state_get(p) : NULL;
+
+    if (ts)
+        ts->suspend_open = 0;
     return S_OK;
 }
 
 HRESULT cb_RuntimeResumeFinished(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
+    thread_state *ts = atomic_load(&p->recording) ? thread_state_get(p) : NULL;
     emit e;
 
-    if (!p->suspend_open)
-        return S_OK;
-    p->suspend_open = 0;
+    if (!ts || !ts->suspend_open)
+        return S_OK;                  /* (after an attach: a suspension that began before it) */
+    ts->suspend_open = 0;
     if (emit_begin(p, &e, TK_SUSPEND)) {
-        trace_rec_u32(&e.r, p->suspend_reason);
-        trace_rec_u64(&e.r, cp_monotonic_ns() - p->suspend_start);
+        trace_rec_u32(&e.r, ts->suspend_reason);
+        trace_rec_u64(&e.r, cp_monotonic_ns() - ts->suspend_start);
         emit_end(&e);
     }
     return S_OK;

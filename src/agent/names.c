@@ -43,6 +43,7 @@ struct names {
     int info_version;
     pthread_rwlock_t lock;       /* readers: lookups; writers: inserts and unloads */
     table functions, classes;
+    table typedefs;              /* (module, typedef) -> declaring-type chain, "Outer`1\nInner" */
     import_slot imports[MAX_IMPORTS];
     unsigned nimports;
     uint64_t generation;         /* bumped by every unload: results computed across one are not cached */
@@ -73,6 +74,20 @@ static const char *table_get(const table *t, uintptr_t id)
 }
 
 static int table_put(table *t, uintptr_t id, uintptr_t module, uintptr_t cls, const char *name);
+
+/* The entry for id whose module and cls fields also match, or NULL. */
+static const entry *table_find(const table *t, uintptr_t id, uintptr_t module, uintptr_t cls)
+{
+    if (!t->cap)
+        return NULL;
+    for (size_t i = slot_of(id, t->cap);; i = (i + 1) & (t->cap - 1)) {
+        const entry *e = &t->slots[i];
+        if (e->id == EMPTY)
+            return NULL;
+        if (e->id == id && e->module == module && e->cls == cls)
+            return e;
+    }
+}
 
 static int table_grow(table *t)
 {
@@ -211,6 +226,7 @@ void names_free(names *n)
     release_all(imps, take_imports(n, 0, imps));
     table_free(&n->functions);
     table_free(&n->classes);
+    table_free(&n->typedefs);
     pthread_rwlock_destroy(&n->lock);
     free(n);
 }
@@ -228,6 +244,7 @@ void names_forget_module(names *n, ModuleID m)
     n->generation++;
     table_free(&n->functions);
     table_free(&n->classes);
+    table_free(&n->typedefs);
     k = take_imports(n, m, imps);
     pthread_rwlock_unlock(&n->lock);
     release_all(imps, k);
@@ -288,12 +305,33 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth);
 
 /* Appends the declaring-type chain of td (Outer+Inner), giving each level
  * its share of args (NULL: placeholders). */
-static void typedef_append(names *n, sbuf *sb, IMetaDataImport *imp, mdTypeDef td, const ClassID *args,
-                           ULONG32 nargs, int depth)
+static uintptr_t typedef_key(ModuleID m, mdTypeDef td)
 {
+    uint64_t k = ((uint64_t)m * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)td << 1);
+    return (uintptr_t)(k | 2);   /* never EMPTY or DELETED */
+}
+
+/* The declaring-type chain of td, outermost first, as metadata names with
+ * their arity ("Outer`1\nInner`2"), into out.  Returns 1 when exact (then
+ * cached per module and typedef: most classes are instantiations of a few
+ * generic definitions), 0 when a name could not be read or was cut. */
+static int typedef_levels(names *n, IMetaDataImport *imp, ModuleID mod, mdTypeDef td, char *out, size_t cap)
+{
+    uintptr_t key = typedef_key(mod, td);
     mdTypeDef chain[MAX_NESTING];
-    int levels = 0;
-    ULONG32 next_arg = 0;
+    int levels = 0, exact = 1;
+    const entry *e;
+    uint64_t gen;
+    sbuf sb;
+
+    pthread_rwlock_rdlock(&n->lock);
+    e = table_find(&n->typedefs, key, mod, td);
+    if (e)
+        snprintf(out, cap, "%s", e->name);
+    gen = n->generation;
+    pthread_rwlock_unlock(&n->lock);
+    if (e)
+        return 1;
 
     for (mdTypeDef cur = td; levels < MAX_NESTING;) {
         mdTypeDef outer = 0;
@@ -302,31 +340,67 @@ static void typedef_append(names *n, sbuf *sb, IMetaDataImport *imp, mdTypeDef t
             break;
         cur = outer;
     }
+    sb_init(&sb, out, cap);
     for (int i = levels - 1; i >= 0; i--) {
         WCHAR w[WNAME];
         char u[WNAME * 3];
         ULONG len = 0;
         DWORD flags = 0;
         mdToken extends = 0;
-        unsigned arity;
-        size_t base;
-        HRESULT hr;
+        HRESULT hr = imp->lpVtbl->GetTypeDefProps(imp, chain[i], w, WNAME, &len, &flags, &extends);
 
         if (i != levels - 1)
-            sb_addc(sb, '+');
-        hr = imp->lpVtbl->GetTypeDefProps(imp, chain[i], w, WNAME, &len, &flags, &extends);
+            sb_addc(&sb, '\n');
         if (FAILED(hr)) {
-            sb_add(sb, "?");
-            sb->inexact = 1;
+            sb_add(&sb, "?");
+            exact = 0;
             continue;
         }
         names_utf16_to_utf8(w, len, u, sizeof(u));
+        sb_add(&sb, u);
         if (hr == CLDB_S_TRUNCATION || len > WNAME) {   /* the name did not fit: show it cut */
-            sb_add(sb, u);
-            sb_add(sb, "...");
-            sb->inexact = 1;
-            continue;
+            sb_add(&sb, "...");
+            exact = 0;
         }
+    }
+    if (sb.truncated)
+        exact = 0;
+    if (exact) {
+        pthread_rwlock_wrlock(&n->lock);
+        if (n->generation == gen && !table_find(&n->typedefs, key, mod, td))
+            table_put(&n->typedefs, key, mod, td, out);
+        pthread_rwlock_unlock(&n->lock);
+    }
+    return exact;
+}
+
+/* Appends the declaring-type chain of td (Outer+Inner), giving each level
+ * its share of args (NULL: placeholders). */
+static void typedef_append(names *n, sbuf *sb, IMetaDataImport *imp, ModuleID mod, mdTypeDef td,
+                           const ClassID *args, ULONG32 nargs, int depth)
+{
+    char levels[2048];
+    const char *p = levels;
+    ULONG32 next_arg = 0;
+    int first = 1;
+
+    if (!typedef_levels(n, imp, mod, td, levels, sizeof(levels)))
+        sb->inexact = 1;
+    while (*p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char u[WNAME * 3 + 4];
+        unsigned arity;
+        size_t base;
+
+        if (len >= sizeof(u))
+            len = sizeof(u) - 1;
+        memcpy(u, p, len);
+        u[len] = '\0';
+        p = end ? end + 1 : p + strlen(p);
+        if (!first)
+            sb_addc(sb, '+');
+        first = 0;
         if (!args) {
             names_add_type_level(sb, u, NULL, 0);
             continue;
@@ -407,7 +481,7 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
     } else {
         if (nargs > MAX_TYPE_ARGS)
             nargs = MAX_TYPE_ARGS;
-        typedef_append(n, &own, imp, td, args, nargs, depth);
+        typedef_append(n, &own, imp, mod, td, args, nargs, depth);
         imp->lpVtbl->Release(imp);
     }
     sb_add(sb, own.buf);
@@ -467,7 +541,7 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
     if (cls)
         class_append(n, &sb, cls, 0);
     else
-        typedef_append(n, &sb, imp, td, NULL, 0, 0);
+        typedef_append(n, &sb, imp, mod, td, NULL, 0, 0);
     imp->lpVtbl->Release(imp);
     sb_addc(&sb, '.');
     names_utf16_to_utf8(w, len, u, sizeof(u));

@@ -79,6 +79,7 @@ static void profiler_destroy(profiler *p)
     if (p->info)
         p->info->lpVtbl->Release(p->info);
     pthread_mutex_destroy(&p->threads_lock);
+    pthread_mutex_destroy(&p->sampler_lock);
     pthread_mutex_destroy(&p->flusher_lock);
     pthread_cond_destroy(&p->flusher_cond);
     free(p);
@@ -150,6 +151,7 @@ profiler *profiler_create(void)
     atomic_init(&p->recording, 0);
     p->ctl_fd = -1;
     pthread_mutex_init(&p->threads_lock, NULL);
+    pthread_mutex_init(&p->sampler_lock, NULL);
     pthread_mutex_init(&p->flusher_lock, NULL);
     pthread_cond_init(&p->flusher_cond, NULL);
     return p;

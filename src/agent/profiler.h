@@ -55,6 +55,7 @@ typedef struct profiler {
     atomic_int catchup_abort;            /* the command went away: finish the catch-up quickly */
 
     struct sampler *sampler;             /* CPU sampling (sampler.c), NULL when off */
+    pthread_mutex_t sampler_lock;        /* serializes sampler_start/sampler_stop */
 
     /* The attach command's control connection (control.c). */
     int ctl_fd;
@@ -62,10 +63,6 @@ typedef struct profiler {
     int ctl_running;
     atomic_int ctl_stop;
 
-    /* Runtime suspensions are process-wide and serialized. */
-    uint64_t suspend_start;
-    uint32_t suspend_reason;
-    int suspend_open;
 } profiler;
 
 /* Per thread (and per profiler instance): its trace buffer and the JIT
@@ -78,6 +75,11 @@ struct thread_state {
     uint32_t tid;
     int jit_depth;
     struct { FunctionID fid; uint64_t t0; } jit[JIT_STACK_MAX];
+    /* A runtime suspension this thread started (the same thread resumes:
+     * the GC's and the sampler's suspensions can interleave otherwise). */
+    uint64_t suspend_start;
+    uint32_t suspend_reason;
+    int suspend_open;
 };
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }

@@ -31,6 +31,7 @@ typedef struct slot {
 } slot;
 
 struct sampler {
+    profiler *p;
     pthread_t thread;
     atomic_int stop;
     int rate;
@@ -41,6 +42,11 @@ struct sampler {
     /* CPU time per OS thread (open addressing, fixed size) */
     uint32_t cpu_tid[CPU_SLOTS];
     uint64_t cpu_last[CPU_SLOTS];
+    uint64_t cpu_seen[CPU_SLOTS];        /* tick the entry was last used: old ones are reused */
+    uint64_t ticks;
+    /* waking the thread early when stopping */
+    pthread_mutex_t wait_lock;
+    pthread_cond_t wait_cond;
     /* FunctionIDs already named in the trace, and the unload count they are valid for */
     FunctionID *named;
     size_t named_cap, named_used;
@@ -64,28 +70,31 @@ static uint64_t cpu_of(uint32_t tid)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* CPU used by tid since its previous sample (0 the first time). */
+#define CPU_STALE_TICKS 64           /* an entry not used for this many ticks belongs to a dead thread */
+
+/* CPU used by tid since its previous sample (0 the first time).  Entries of
+ * threads that stopped being sampled are reused, so thread churn never fills
+ * the table. */
 static uint64_t cpu_delta(struct sampler *s, uint32_t tid)
 {
-    uint64_t now = cpu_of(tid), delta = 0;
-    size_t i = (tid * 2654435761u) & (CPU_SLOTS - 1);
+    uint64_t now = cpu_of(tid), delta;
+    size_t home = (tid * 2654435761u) & (CPU_SLOTS - 1), i = home, free_slot = CPU_SLOTS;
 
-    for (size_t probes = 0; probes < 16; probes++, i = (i + 1) & (CPU_SLOTS - 1)) {
+    for (size_t probes = 0; probes < 32; probes++, i = (i + 1) & (CPU_SLOTS - 1)) {
         if (s->cpu_tid[i] == tid) {
             delta = now > s->cpu_last[i] ? now - s->cpu_last[i] : 0;
             s->cpu_last[i] = now;
+            s->cpu_seen[i] = s->ticks;
             return delta;
         }
-        if (s->cpu_tid[i] == 0) {
-            s->cpu_tid[i] = tid;
-            s->cpu_last[i] = now;
-            return 0;
-        }
+        if (free_slot == CPU_SLOTS && (s->cpu_tid[i] == 0 || s->ticks - s->cpu_seen[i] > CPU_STALE_TICKS))
+            free_slot = i;
     }
-    /* table crowded (thread churn): recycle the home slot */
-    i = (tid * 2654435761u) & (CPU_SLOTS - 1);
-    s->cpu_tid[i] = tid;
-    s->cpu_last[i] = now;
+    if (free_slot == CPU_SLOTS)
+        free_slot = home;                /* more live threads than the table holds: share */
+    s->cpu_tid[free_slot] = tid;
+    s->cpu_last[free_slot] = now;
+    s->cpu_seen[free_slot] = s->ticks;
     return 0;
 }
 
@@ -123,8 +132,13 @@ static void named_add(struct sampler *s, FunctionID f)
     if ((s->named_used + 1) * 2 > s->named_cap) {
         size_t ncap = s->named_cap * 2;
         FunctionID *n = calloc(ncap, sizeof(*n));
-        if (!n)
+        if (!n) {
+            /* cannot grow: forget what was named (names are written again)
+             * rather than let the table fill up */
+            memset(s->named, 0, s->named_cap * sizeof(*s->named));
+            s->named_used = 0;
             return;
+        }
         for (size_t i = 0; i < s->named_cap; i++) {
             FunctionID g = s->named[i];
             if (!g)
@@ -178,12 +192,9 @@ static int ensure_capacity(struct sampler *s, size_t threads)
 static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uint64_t unloads_at_snapshot)
 {
     int gate = p->gate_ok;
-    int trusted;
+    int trusted = 1;
     emit e;
 
-    if (gate)
-        cu_gate_enter(&p->gate);
-    trusted = !gate || cu_gate_unloads(&p->gate) == unloads_at_snapshot;
     if (gate && cu_gate_unloads(&p->gate) != s->named_unloads) {
         /* IDs may have been reused since we named them: name them again */
         memset(s->named, 0, s->named_cap * sizeof(*s->named));
@@ -192,12 +203,24 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
     }
     for (size_t i = 0; i < n && trusted; i++) {
         const FunctionID *fr = s->frames + i * MAX_FRAMES;
-        for (uint16_t k = 0; k < s->slots[i].nframes; k++) {
+        for (uint16_t k = 0; k < s->slots[i].nframes && trusted; k++) {
             char name[1024];
             ModuleID module = 0;
             if (!fr[k] || named_has(s, fr[k]))
                 continue;
+            /* The gate is held per name, briefly: an unload since the
+             * snapshot makes the rest of this tick's new IDs suspect. */
+            if (gate) {
+                cu_gate_enter(&p->gate);
+                if (cu_gate_unloads(&p->gate) != unloads_at_snapshot) {
+                    cu_gate_leave(&p->gate);
+                    trusted = 0;
+                    break;
+                }
+            }
             names_function(p->names, fr[k], name, sizeof(name), &module);
+            if (gate)
+                cu_gate_leave(&p->gate);
             if (emit_begin(p, &e, TK_FUNC_NAME)) {
                 /* stamped with the tick's time, like the samples it names, and
                  * written before them: in force when the reader meets them */
@@ -210,8 +233,6 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
             named_add(s, fr[k]);
         }
     }
-    if (gate)
-        cu_gate_leave(&p->gate);
 
     for (size_t i = 0; i < n; i++) {
         const slot *sl = &s->slots[i];
@@ -239,6 +260,7 @@ static void tick(profiler *p, struct sampler *s)
     emit e;
 
     cpu0 = cpu_of(cp_gettid());
+    s->ticks++;
     t = cp_monotonic_ns();
     hr = INFO(p)->SuspendRuntime(p->info);
     if (FAILED(hr))
@@ -299,8 +321,8 @@ static void tick(profiler *p, struct sampler *s)
 
 static void *sampler_main(void *arg)
 {
-    profiler *p = arg;
-    struct sampler *s = p->sampler;
+    struct sampler *s = arg;
+    profiler *p = s->p;
     uint64_t period = 1000000000u / (uint64_t)s->rate, next;
     struct timespec ts;
 
@@ -315,8 +337,11 @@ static void *sampler_main(void *arg)
     while (!atomic_load(&s->stop)) {
         ts.tv_sec = (time_t)(next / 1000000000u);
         ts.tv_nsec = (long)(next % 1000000000u);
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        pthread_mutex_lock(&s->wait_lock);
+        while (!atomic_load(&s->stop) &&
+               pthread_cond_timedwait(&s->wait_cond, &s->wait_lock, &ts) != ETIMEDOUT)
             ;
+        pthread_mutex_unlock(&s->wait_lock);
         if (atomic_load(&s->stop) || !atomic_load(&p->recording) || trace_writer_stopped(p->writer))
             break;                        /* (a stopped writer: don't suspend the runtime for nothing) */
         tick(p, s);
@@ -330,55 +355,84 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+static void sampler_free(struct sampler *s)
+{
+    pthread_mutex_destroy(&s->wait_lock);
+    pthread_cond_destroy(&s->wait_cond);
+    free(s->named);
+    free(s->slots);
+    free(s->frames);
+    free(s);
+}
+
 int sampler_start(profiler *p)
 {
     struct sampler *s;
+    pthread_condattr_t ca;
     sigset_t all, old;
     int rc;
 
-    if (!(p->cfg.collect & CP_COLLECT_CPU) || p->sampler)
+    if (!(p->cfg.collect & CP_COLLECT_CPU))
         return 0;
+    if (!INFO_HAS(p, ResumeRuntime)) {
+        profiler_note(p, "CPU sampling needs ICorProfilerInfo10 (.NET Core 3.0 or newer); not sampling");
+        return 0;
+    }
+    pthread_mutex_lock(&p->sampler_lock);
+    if (p->sampler || atomic_load(&p->catchup_abort)) {     /* running, or a detach is on its way */
+        pthread_mutex_unlock(&p->sampler_lock);
+        return 0;
+    }
     s = calloc(1, sizeof(*s));
-    if (!s)
+    if (!s) {
+        pthread_mutex_unlock(&p->sampler_lock);
         return -1;
+    }
+    pthread_mutex_init(&s->wait_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wait_cond, &ca);
+    pthread_condattr_destroy(&ca);
     s->rate = p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT;
     s->cap = THREADS_INITIAL / 2;
     s->named_cap = NAMED_INITIAL;
     s->named = calloc(s->named_cap, sizeof(*s->named));
     if (!s->named || ensure_capacity(s, THREADS_INITIAL) < 0) {
-        free(s->named);
-        free(s->slots);
-        free(s->frames);
-        free(s);
+        sampler_free(s);
+        pthread_mutex_unlock(&p->sampler_lock);
         return -1;
     }
     atomic_init(&s->stop, 0);
     p->sampler = s;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&s->thread, NULL, sampler_main, p);
+    s->p = p;
+    rc = pthread_create(&s->thread, NULL, sampler_main, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         p->sampler = NULL;
-        free(s->named);
-        free(s->slots);
-        free(s->frames);
-        free(s);
+        sampler_free(s);
+        pthread_mutex_unlock(&p->sampler_lock);
         return -1;
     }
+    pthread_mutex_unlock(&p->sampler_lock);
     return 0;
 }
 
 void sampler_stop(profiler *p)
 {
-    struct sampler *s = p->sampler;
-    if (!s)
-        return;
-    atomic_store(&s->stop, 1);
-    pthread_join(s->thread, NULL);
+    struct sampler *s;
+
+    pthread_mutex_lock(&p->sampler_lock);
+    s = p->sampler;
     p->sampler = NULL;
-    free(s->named);
-    free(s->slots);
-    free(s->frames);
-    free(s);
+    if (s) {
+        pthread_mutex_lock(&s->wait_lock);
+        atomic_store(&s->stop, 1);
+        pthread_cond_signal(&s->wait_cond);
+        pthread_mutex_unlock(&s->wait_lock);
+        pthread_join(s->thread, NULL);
+        sampler_free(s);
+    }
+    pthread_mutex_unlock(&p->sampler_lock);
 }
