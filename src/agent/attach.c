@@ -10,7 +10,6 @@
 #include "agent/profiler.h"
 #include "agent/sampler.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,25 +219,6 @@ static unsigned catchup_modules(profiler *p, unsigned *assemblies)
     return n;
 }
 
-/* The kernel's name of one of our OS threads, "" if unknown. */
-static void os_name(DWORD tid, char *buf, size_t cap)
-{
-    char path[64];
-    ssize_t n = 0;
-    int fd;
-
-    buf[0] = '\0';
-    snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)tid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    n = read(fd, buf, cap - 1);
-    close(fd);
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
-        n--;
-    buf[n > 0 ? n : 0] = '\0';
-}
-
 static unsigned catchup_threads(profiler *p)
 {
     ICorProfilerThreadEnum *en = NULL;
@@ -263,7 +243,7 @@ static unsigned catchup_threads(profiler *p)
                     emit_end(&e);
                 }
                 if (os_tid) {
-                    os_name(os_tid, name, sizeof(name));
+                    thread_kernel_name(os_tid, name, sizeof(name));
                     if (emit_begin_catchup(p, &e, TK_THREAD_OS)) {
                         trace_rec_u64(&e.r, ids[i]);
                         trace_rec_u32(&e.r, os_tid);

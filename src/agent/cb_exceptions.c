@@ -11,7 +11,7 @@ static void exception_type(profiler *p, ObjectID obj, char *buf, size_t cap, Cla
 {
     *cls = 0;
     if (obj && SUCCEEDED(INFO(p)->GetClassFromObject(p->info, obj, cls)) && *cls)
-        names_class(p->names, *cls, buf, cap);
+        names_class(p->names, *cls, buf, cap, NULL);
     else
         snprintf(buf, cap, "?");
 }

@@ -116,14 +116,11 @@ HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT h
     profiler *p = profiler_from(This);
     char name[1024];
     ModuleID module = 0;
-    mdTypeDef td;
     emit e;
 
     if (FAILED(hr) || !(p->cfg.collect & CP_COLLECT_CLASSES) || !atomic_load(&p->recording))
         return S_OK;
-    if (FAILED(INFO(p)->GetClassIDInfo(p->info, id, &module, &td)))
-        module = 0;
-    names_class(p->names, id, name, sizeof(name));
+    names_class(p->names, id, name, sizeof(name), &module);
     if (emit_begin(p, &e, TK_CLASS_LOAD)) {
         trace_rec_u64(&e.r, id);
         trace_rec_u64(&e.r, module);

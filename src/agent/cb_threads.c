@@ -4,10 +4,7 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 HRESULT cb_ThreadCreated(ICorProfilerCallback11 *This, ThreadID id)
 {
@@ -29,33 +26,6 @@ HRESULT cb_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID id)
     return S_OK;
 }
 
-/* The kernel's name of an OS thread of this process ("" if unknown). */
-static void os_thread_name(DWORD os_tid, char *buf, size_t cap)
-{
-    char path[64];
-    ssize_t n;
-    int fd;
-
-    buf[0] = '\0';
-    if (os_tid == cp_gettid()) {
-        char name[17] = "";
-        if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0)
-            snprintf(buf, cap, "%s", name);
-        return;
-    }
-    snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)os_tid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    n = read(fd, buf, cap - 1);
-    close(fd);
-    if (n <= 0)
-        n = 0;
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
-        n--;
-    buf[n] = '\0';
-}
-
 HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, DWORD os_tid)
 {
     profiler *p = profiler_from(This);
@@ -64,7 +34,7 @@ HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, D
 
     if (!atomic_load(&p->recording))
         return S_OK;
-    os_thread_name(os_tid, name, sizeof(name));
+    thread_kernel_name(os_tid, name, sizeof(name));
     if (emit_begin(p, &e, TK_THREAD_OS)) {
         trace_rec_u64(&e.r, id);
         trace_rec_u32(&e.r, os_tid);

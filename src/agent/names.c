@@ -61,7 +61,7 @@ static size_t slot_of(uintptr_t id, size_t cap)
     return (size_t)k & (cap - 1);
 }
 
-static const char *table_get(const table *t, uintptr_t id)
+static const entry *table_entry(const table *t, uintptr_t id)
 {
     if (!t->cap)
         return NULL;
@@ -69,7 +69,7 @@ static const char *table_get(const table *t, uintptr_t id)
         if (t->slots[i].id == EMPTY)
             return NULL;
         if (t->slots[i].id == id)
-            return t->slots[i].name;
+            return &t->slots[i];
     }
 }
 
@@ -160,16 +160,19 @@ static void table_free(table *t)
 
 /* Copies a cached name into sb and returns 1; otherwise returns 0 with the
  * unload generation in *gen, to be handed to remember(). */
-static int cached(names *n, table *t, uintptr_t id, sbuf *sb, uint64_t *gen)
+static int cached(names *n, table *t, uintptr_t id, sbuf *sb, uint64_t *gen, ModuleID *module)
 {
-    const char *s;
+    const entry *e;
     pthread_rwlock_rdlock(&n->lock);
-    s = table_get(t, id);
-    if (s)
-        sb_add(sb, s);
+    e = table_entry(t, id);
+    if (e) {
+        sb_add(sb, e->name);
+        if (module)
+            *module = e->module;
+    }
     *gen = n->generation;
     pthread_rwlock_unlock(&n->lock);
-    return s != NULL;
+    return e != NULL;
 }
 
 /* Caches a name, unless an unload happened since gen was read (the name
@@ -301,10 +304,9 @@ static IMetaDataImport *open_import(names *n, ModuleID m)
     return imp;
 }
 
-static void class_append(names *n, sbuf *sb, ClassID c, int depth);
+/* Appends the name of class c; its module into *module when not NULL. */
+static void class_append(names *n, sbuf *sb, ClassID c, int depth, ModuleID *module);
 
-/* Appends the declaring-type chain of td (Outer+Inner), giving each level
- * its share of args (NULL: placeholders). */
 static uintptr_t typedef_key(ModuleID m, mdTypeDef td)
 {
     uint64_t k = ((uint64_t)m * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)td << 1);
@@ -414,7 +416,7 @@ static void typedef_append(names *n, sbuf *sb, IMetaDataImport *imp, ModuleID mo
             if (a)
                 sb_addc(sb, ',');
             if (next_arg < nargs)
-                class_append(n, sb, args[next_arg++], depth + 1);
+                class_append(n, sb, args[next_arg++], depth + 1, NULL);
             else
                 sb_addc(sb, '?');
         }
@@ -436,7 +438,7 @@ static void array_append(names *n, sbuf *sb, ClassID c, int depth)
         return;
     }
     if (elem)
-        class_append(n, sb, elem, depth + 1);
+        class_append(n, sb, elem, depth + 1, NULL);
     else if ((prim = names_primitive(et)) != NULL)
         sb_add(sb, prim);
     else
@@ -444,7 +446,7 @@ static void array_append(names *n, sbuf *sb, ClassID c, int depth)
     names_add_array_suffix(sb, rank ? rank : 1);
 }
 
-static void class_append(names *n, sbuf *sb, ClassID c, int depth)
+static void class_append(names *n, sbuf *sb, ClassID c, int depth, ModuleID *module)
 {
     ModuleID mod = 0;
     mdTypeDef td = 0;
@@ -456,6 +458,8 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
     uint64_t gen;
     HRESULT hr;
 
+    if (module)
+        *module = 0;
     if (!c) {
         sb_add(sb, "?");
         return;
@@ -464,10 +468,12 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
         sb_add(sb, "...");
         return;
     }
-    if (cached(n, &n->classes, c, sb, &gen))
+    if (cached(n, &n->classes, c, sb, &gen, module))
         return;
     sb_init(&own, buf, sizeof(buf));
     hr = n->info->lpVtbl->GetClassIDInfo2(n->info, c, &mod, &td, &parent, MAX_TYPE_ARGS, &nargs, args);
+    if (SUCCEEDED(hr) && module)
+        *module = mod;
     if (hr == CORPROF_E_CLASSID_IS_ARRAY) {
         array_append(n, &own, c, depth);
     } else if (FAILED(hr)) {
@@ -491,11 +497,11 @@ static void class_append(names *n, sbuf *sb, ClassID c, int depth)
         remember(n, &n->classes, c, mod, 0, own.buf, gen);
 }
 
-void names_class(names *n, ClassID c, char *buf, size_t cap)
+void names_class(names *n, ClassID c, char *buf, size_t cap, ModuleID *module)
 {
     sbuf sb;
     sb_init(&sb, buf, cap);
-    class_append(n, &sb, c, 0);
+    class_append(n, &sb, c, 0, module);
 }
 
 void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module)
@@ -525,7 +531,7 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         }
     }
     *module = mod;
-    if (cached(n, &n->functions, f, &sb, &gen))
+    if (cached(n, &n->functions, f, &sb, &gen, NULL))
         return;
     imp = open_import(n, mod);
     if (!imp) {
@@ -539,7 +545,7 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         return;
     }
     if (cls)
-        class_append(n, &sb, cls, 0);
+        class_append(n, &sb, cls, 0, NULL);
     else
         typedef_append(n, &sb, imp, mod, td, NULL, 0, 0);
     imp->lpVtbl->Release(imp);
@@ -557,7 +563,7 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         for (ULONG32 i = 0; i < nmargs; i++) {
             if (i)
                 sb_addc(&sb, ',');
-            class_append(n, &sb, margs[i], 1);
+            class_append(n, &sb, margs[i], 1, NULL);
         }
         sb_addc(&sb, '>');
     }

@@ -23,8 +23,9 @@ void names_free(names *n);
  * the function's module (0 if unknown).  Always NUL-terminates. */
 void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module);
 
-/* "Namespace.Outer+Inner<System.Int32>" for a ClassID. */
-void names_class(names *n, ClassID c, char *buf, size_t cap);
+/* "Namespace.Outer+Inner<System.Int32>" for a ClassID; its module into
+ * *module when not NULL (0 if unknown, e.g. arrays). */
+void names_class(names *n, ClassID c, char *buf, size_t cap, ModuleID *module);
 
 /* A module's file path (or its name when it has no file), its assembly and
  * COR_PRF_MODULE_* flags. */

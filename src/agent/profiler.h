@@ -146,6 +146,10 @@ int thread_state_key_create(profiler *p);
 /* Frees thread states whose OS thread has exited (flusher). */
 void thread_state_reap(profiler *p);
 
+/* The kernel's name (comm, at most 15 bytes) of an OS thread of this
+ * process; "" if unknown. */
+void thread_kernel_name(uint32_t os_tid, char *buf, size_t cap);
+
 /* A note in the trace (the agent telling the reader something). */
 void profiler_note(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -72,6 +72,15 @@ static uint64_t cpu_of(uint32_t tid)
 
 #define CPU_STALE_TICKS 64           /* an entry not used for this many ticks belongs to a dead thread */
 
+/* The calling thread's CPU time. */
+static uint64_t own_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* CPU used by tid since its previous sample (0 the first time).  Entries of
  * threads that stopped being sampled are reused, so thread churn never fills
  * the table. */
@@ -259,7 +268,7 @@ static void tick(profiler *p, struct sampler *s)
     HRESULT hr;
     emit e;
 
-    cpu0 = cpu_of(cp_gettid());
+    cpu0 = own_cpu();
     s->ticks++;
     t = cp_monotonic_ns();
     hr = INFO(p)->SuspendRuntime(p->info);
@@ -305,7 +314,7 @@ static void tick(profiler *p, struct sampler *s)
         en->lpVtbl->Release(en);
 
     write_tick(p, s, n, t, unloads);
-    cpu1 = cpu_of(cp_gettid());
+    cpu1 = own_cpu();
     if (emit_begin(p, &e, TK_SAMPLER_TICK)) {
         trace_rec_u64(&e.r, suspended);
         trace_rec_u64(&e.r, cpu1 > cpu0 ? cpu1 - cpu0 : 0);

@@ -4,9 +4,11 @@
 #include "agent/profiler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -86,6 +88,33 @@ void thread_state_free_all(profiler *p)
     }
     p->threads = NULL;
     pthread_mutex_unlock(&p->threads_lock);
+}
+
+/* The kernel's name of an OS thread of this process ("" if unknown). */
+void thread_kernel_name(uint32_t os_tid, char *buf, size_t cap)
+{
+    char path[64];
+    ssize_t n;
+    int fd;
+
+    buf[0] = '\0';
+    if (os_tid == cp_gettid()) {
+        char name[17] = "";
+        if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0)
+            snprintf(buf, cap, "%s", name);
+        return;
+    }
+    snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)os_tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n <= 0)
+        n = 0;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
+        n--;
+    buf[n] = '\0';
 }
 
 int emit_begin_catchup(profiler *p, emit *e, int kind)

@@ -21,6 +21,14 @@ int cmd_ps(int argc, char **argv);
 /* Prints "clrprobe: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The message for getopt_long's '?' (an unknown option, or one missing its
+ * value), naming the subcommand and its --help. */
+void cli_option_error(const char *cmd, char **argv, int optind, int optopt);
+
+/* Removes path if it is an empty file (one created only to check that it
+ * could be written), so that a failed command leaves nothing behind. */
+void cli_remove_if_empty(const char *path);
+
 /* Full path of the agent beside this executable, or -1 with a message. */
 int cli_find_agent(char *buf, size_t len);
 

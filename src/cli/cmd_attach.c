@@ -235,10 +235,7 @@ int cmd_attach(int argc, char **argv)
             fputs(attach_usage, stdout);
             return 0;
         default:
-            if (optopt)
-                cli_error("attach: option '-%c' needs a value or is unknown (see clrprobe attach --help)", optopt);
-            else
-                cli_error("attach: unknown option '%s' (see clrprobe attach --help)", argv[optind - 1]);
+            cli_option_error("attach", argv, optind, optopt);
             return EXIT_USAGE;
         }
     }
@@ -287,11 +284,7 @@ int cmd_attach(int argc, char **argv)
      * existing file (another session may be recording it). */
     if (cli_check_writable(out_abs, "trace file", 0) < 0)
         return 1;
-    {
-        struct stat st;
-        if (stat(out_abs, &st) == 0 && st.st_size == 0)
-            unlink(out_abs);                      /* only just created by the check */
-    }
+    cli_remove_if_empty(out_abs);                 /* only just created by the check */
     snprintf(partial, sizeof(partial), "%s.partial-%d", out_abs, (int)getpid());
     {
         int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

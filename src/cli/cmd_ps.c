@@ -91,10 +91,7 @@ int cmd_ps(int argc, char **argv)
             fputs(ps_usage, stdout);
             return 0;
         default:
-            if (optopt)
-                cli_error("ps: unknown option '-%c' (see clrprobe ps --help)", optopt);
-            else
-                cli_error("ps: unknown option '%s' (see clrprobe ps --help)", argv[optind - 1]);
+            cli_option_error("ps", argv, optind, optopt);
             return EXIT_USAGE;
         }
     }

@@ -91,11 +91,7 @@ int cmd_report(int argc, char **argv)
             fputs(report_usage, stdout);
             return 0;
         default:
-            if (optopt)
-                cli_error("report: option '-%c' needs a value or is unknown (see clrprobe report --help)",
-                          optopt);
-            else
-                cli_error("report: unknown option '%s' (see clrprobe report --help)", argv[optind - 1]);
+            cli_option_error("report", argv, optind, optopt);
             return EXIT_USAGE;
         }
     }
@@ -130,16 +126,8 @@ int cmd_report(int argc, char **argv)
             cli_error("%s", err);
         else
             cli_error("%s: %s", input, err);
-        if (output) {
-            /* we created it only to check; don't leave an empty report behind */
-            FILE *f = fopen(output, "rb");
-            if (f) {
-                int empty = fgetc(f) == EOF;
-                fclose(f);
-                if (empty)
-                    unlink(output);
-            }
-        }
+        if (output)
+            cli_remove_if_empty(output);   /* created only to check it could be written */
         return 1;
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
@@ -204,15 +192,8 @@ int cmd_report(int argc, char **argv)
     rp_free(&tr);
     return rc == 0 ? 0 : 1;
 fail:
-    if (output) {
-        FILE *f = fopen(output, "rb");
-        if (f) {
-            int empty = fgetc(f) == EOF;
-            fclose(f);
-            if (empty)
-                unlink(output);
-        }
-    }
+    if (output)
+        cli_remove_if_empty(output);
     rp_free(&tr);
     return 1;
 }

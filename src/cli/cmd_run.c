@@ -152,10 +152,7 @@ int cmd_run(int argc, char **argv)
             fputs(run_usage, stdout);
             return 0;
         default:
-            if (optopt)
-                cli_error("run: option '-%c' needs a value or is unknown (see clrprobe run --help)", optopt);
-            else
-                cli_error("run: unknown option '%s' (see clrprobe run --help)", argv[optind - 1]);
+            cli_option_error("run", argv, optind, optopt);
             return EXIT_USAGE;
         }
     }

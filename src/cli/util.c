@@ -21,6 +21,21 @@ void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+void cli_option_error(const char *cmd, char **argv, int optind, int optopt)
+{
+    if (optopt)
+        cli_error("%s: option '-%c' needs a value or is unknown (see clrprobe %s --help)", cmd, optopt, cmd);
+    else
+        cli_error("%s: unknown option '%s' (see clrprobe %s --help)", cmd, argv[optind - 1], cmd);
+}
+
+void cli_remove_if_empty(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+        unlink(path);
+}
+
 int cli_find_agent(char *buf, size_t len)
 {
     char exe[PATH_MAX];

@@ -3,8 +3,7 @@
 
 #include <inttypes.h>
 
-/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
-static int utf8_len(const unsigned char *s)
+int utf8_seq_len(const unsigned char *s)
 {
     int n;
     uint32_t cp;
@@ -42,7 +41,7 @@ void json_string(FILE *out, const char *str)
             default: fprintf(out, "\\u%04x", c); break;
             }
             s++;
-        } else if ((n = utf8_len(s)) > 0) {
+        } else if ((n = utf8_seq_len(s)) > 0) {
             fwrite(s, 1, (size_t)n, out);
             s += n;
         } else {

@@ -1,6 +1,7 @@
 /* model.c - turns a trace file into a sorted array of decoded events and a
  * table of threads (see model.h). */
 #include "report/model.h"
+#include "report/arena.h"
 #include "report/idmap.h"
 #include "trace/format.h"
 
@@ -8,60 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct rp_arena {
-    struct rp_arena *next;
-    size_t used, cap;
-    char data[];
-};
-
 static const char *arena_str(rp_trace *tr, const char *s, size_t n)
 {
-    struct rp_arena *a = tr->arena;
-    if (n == 0)
-        return "";
-    if (!a || a->cap - a->used < n + 1) {
-        size_t cap = n + 1 > 1u << 20 ? n + 1 : 1u << 20;
-        a = malloc(sizeof(*a) + cap);
-        if (!a)
-            return "";
-        a->next = tr->arena;
-        a->used = 0;
-        a->cap = cap;
-        tr->arena = a;
-    }
-    char *d = a->data + a->used;
-    memcpy(d, s, n);
-    d[n] = '\0';
-    a->used += n + 1;
-    return d;
+    return arena_strndup(&tr->arena, s, n);
 }
 
-/* Copies n little-endian u64 frames into aligned arena memory. */
+/* Copies n little-endian u64 frames into arena memory. */
 static const uint64_t *arena_frames(rp_trace *tr, const uint8_t *p, size_t n)
 {
-    struct rp_arena *a = tr->arena;
-    size_t bytes = n * 8 + 8;
     uint64_t *out;
 
-    if (n == 0)
+    if (n == 0 || (out = arena_alloc(&tr->arena, n * 8)) == NULL)
         return NULL;
-    if (!a || a->cap - a->used < bytes) {
-        size_t cap = bytes > 1u << 20 ? bytes : 1u << 20;
-        a = malloc(sizeof(*a) + cap);
-        if (!a)
-            return NULL;
-        a->next = tr->arena;
-        a->used = 0;
-        a->cap = cap;
-        tr->arena = a;
-    }
-    a->used = (a->used + 7) & ~(size_t)7;
-    if (a->cap - a->used < n * 8)
-        return NULL;
-    out = (uint64_t *)(void *)(a->data + a->used);
     for (size_t i = 0; i < n; i++)
         out[i] = trace_get_u64(p + i * 8);
-    a->used += n * 8;
     return out;
 }
 
@@ -488,11 +449,7 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
 
 void rp_free(rp_trace *tr)
 {
-    struct rp_arena *a = tr->arena, *next;
-    for (; a; a = next) {
-        next = a->next;
-        free(a);
-    }
+    arena_free(&tr->arena);
     free(tr->ev);
     free(tr->threads);
     trace_close(&tr->file);

@@ -47,7 +47,7 @@ typedef struct rp_trace {
     int complete;            /* the end record is present */
     uint64_t bad_records;    /* malformed records inside good chunks */
     uint64_t end_t;          /* time of the last record */
-    struct rp_arena *arena;  /* string storage */
+    struct rp_arena *arena;  /* storage of names and frames (arena.h) */
 } rp_trace;
 
 /* Loads and analyses path.  Returns TRACE_OK or a trace_open_error with a

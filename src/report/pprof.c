@@ -11,6 +11,7 @@
  * encoded into a buffer so its length can be written first, and the
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
+#include "report/json.h"
 #include "report/report.h"
 
 #include <stdint.h>
@@ -93,26 +94,6 @@ static void pb_msg(pbuf *b, uint32_t field, const pbuf *inner)
     pb_put(b, inner->d, inner->n);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
-static int utf8_len(const unsigned char *s)
-{
-    int n;
-    uint32_t cp;
-    if (s[0] < 0x80) return 1;
-    if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
-    else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
-    else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
-    else return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
 /* A string field.  proto3 strings must be UTF-8 (protoc refuses others):
  * invalid bytes become U+FFFD. */
 static void pb_string(pbuf *b, uint32_t field, const char *str)
@@ -123,13 +104,13 @@ static void pb_string(pbuf *b, uint32_t field, const char *str)
     int n;
 
     for (const unsigned char *q = s; *q; q += n > 0 ? n : 1) {
-        n = utf8_len(q);
+        n = utf8_seq_len(q);
         len += n > 0 ? (size_t)n : sizeof(replacement);
     }
     pb_tag(b, field, WT_LEN);
     pb_varint(b, len);
     for (; *s; s += n > 0 ? n : 1) {
-        n = utf8_len(s);
+        n = utf8_seq_len(s);
         if (n > 0)
             pb_put(b, s, (size_t)n);
         else

@@ -1,6 +1,7 @@
 /* profile.c - building a profile from a trace's samples (see profile.h),
  * and the two plain-text outputs: collapsed stacks and the text summary. */
 #include "report/profile.h"
+#include "report/arena.h"
 #include "report/idmap.h"
 #include "trace/format.h"
 
@@ -8,31 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct rp_parena {
-    struct rp_parena *next;
-    size_t used, cap;
-    uint64_t data[];
-};
-
 static void *palloc(rp_profile *p, size_t bytes)
 {
-    struct rp_parena *a = p->arena;
-    size_t words = (bytes + 7) / 8;
-    void *r;
-
-    if (!a || a->cap - a->used < words) {
-        size_t cap = words > (1u << 17) ? words : (1u << 17);
-        a = malloc(sizeof(*a) + cap * 8);
-        if (!a)
-            return NULL;
-        a->next = p->arena;
-        a->used = 0;
-        a->cap = cap;
-        p->arena = a;
-    }
-    r = a->data + a->used;
-    a->used += words;
-    return r;
+    return arena_alloc(&p->arena, bytes);
 }
 
 /* ---- interning frame names ---- */
@@ -305,11 +284,7 @@ out:
 
 void rp_profile_free(rp_profile *p)
 {
-    struct rp_parena *a = p->arena, *next;
-    for (; a; a = next) {
-        next = a->next;
-        free(a);
-    }
+    arena_free(&p->arena);
     free(p->frames);
     free(p->threads);
     free(p->samples);

@@ -41,7 +41,7 @@ typedef struct rp_profile {
     size_t nsamples;
     uint64_t total_samples;  /* before view and filter */
     uint64_t ticks, suspend_ns, max_suspend_ns, sampler_cpu_ns, failed;
-    struct rp_parena *arena;
+    struct rp_arena *arena;  /* names and frame arrays (arena.h) */
 } rp_profile;
 
 /* Builds the profile of tr for a view, keeping only threads whose name,
