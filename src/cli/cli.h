@@ -25,6 +25,12 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * value), naming the subcommand and its --help. */
 void cli_option_error(const char *cmd, char **argv, int optind, int optopt);
 
+/* Handles the agent options run and attach share (-c/--collect, -r/--rate)
+ * into cfg: 1 when c was one of them, 0 when not, -1 after printing why
+ * its value is wrong. */
+struct cp_config;
+int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
+
 /* Removes path if it is an empty file (one created only to check that it
  * could be written), so that a failed command leaves nothing behind. */
 void cli_remove_if_empty(const char *path);

@@ -205,12 +205,6 @@ int cmd_attach(int argc, char **argv)
         switch (c) {
         case 'p': pid_arg = optarg; break;
         case 'o': output = optarg; break;
-        case 'c':
-            if (cp_collect_parse(optarg, &cfg.collect, err, sizeof(err)) < 0) {
-                cli_error("%s", err);
-                return EXIT_USAGE;
-            }
-            break;
         case 'd':
             duration = strtod(optarg, &end);
             if (!*optarg || *end || duration < 0 || duration > 1e6) {
@@ -225,11 +219,10 @@ int cmd_attach(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 'c':
         case 'r':
-            if (cp_rate_parse(optarg, &cfg.rate, err, sizeof(err)) < 0) {
-                cli_error("%s", err);
+            if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
-            }
             break;
         case 'h':
             fputs(attach_usage, stdout);

@@ -120,7 +120,7 @@ int cmd_run(int argc, char **argv)
     };
     static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH,
                                      SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU };
-    char agent[PATH_MAX], out_abs[PATH_MAX], def_out[256], err[512];
+    char agent[PATH_MAX], out_abs[PATH_MAX], def_out[256];
     const char *output = NULL;
     cp_config cfg;
     int c, pipefd[2], status, e;
@@ -137,16 +137,9 @@ int cmd_run(int argc, char **argv)
             output = optarg;
             break;
         case 'c':
-            if (cp_collect_parse(optarg, &cfg.collect, err, sizeof(err)) < 0) {
-                cli_error("%s", err);
-                return EXIT_USAGE;
-            }
-            break;
         case 'r':
-            if (cp_rate_parse(optarg, &cfg.rate, err, sizeof(err)) < 0) {
-                cli_error("%s", err);
+            if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
-            }
             break;
         case 'h':
             fputs(run_usage, stdout);

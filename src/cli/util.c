@@ -1,6 +1,7 @@
 /* util.c - error messages, paths and the output-writability check used by
  * several subcommands. */
 #include "cli/cli.h"
+#include "common/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,24 @@ void cli_option_error(const char *cmd, char **argv, int optind, int optopt)
         cli_error("%s: option '-%c' needs a value or is unknown (see clrprobe %s --help)", cmd, optopt, cmd);
     else
         cli_error("%s: unknown option '%s' (see clrprobe %s --help)", cmd, argv[optind - 1], cmd);
+}
+
+int cli_agent_option(int c, const char *optarg, cp_config *cfg)
+{
+    char err[512];
+    int rc;
+
+    if (c == 'c')
+        rc = cp_collect_parse(optarg, &cfg->collect, err, sizeof(err));
+    else if (c == 'r')
+        rc = cp_rate_parse(optarg, &cfg->rate, err, sizeof(err));
+    else
+        return 0;
+    if (rc < 0) {
+        cli_error("%s", err);
+        return -1;
+    }
+    return 1;
 }
 
 void cli_remove_if_empty(const char *path)

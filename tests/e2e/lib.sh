@@ -65,6 +65,23 @@ fixture() {
     fi
 }
 
+# shares_trace: records `Sample shares 3` once per suite run; sets TRACE.
+shares_trace() {
+    local dir="$WORK/fixtures/shares"
+    TRACE="$dir/shares.clrp"
+    mkdir -p "$dir"
+    (
+        exec 9>"$dir.lock"
+        flock 9
+        [[ -f $dir/done ]] && exit 0
+        "$CLRPROBE" run -o "$TRACE" -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
+        echo $? >"$dir/run.rc"
+        touch "$dir/done"
+    )
+    assert_eq 0 "$(cat "$dir/run.rc")" "exit code of the recording"
+    [[ -s $TRACE ]] || fail "no trace recorded"
+}
+
 # Waits up to $2 seconds for file $1 to contain $3.
 wait_for_text() {
     local i

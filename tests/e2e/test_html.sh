@@ -5,25 +5,22 @@
 # (#search=RE, #thread=NAME, #zoom=NAME) to read the state the page writes
 # into <div id="status">: the matched share must be the known one.
 
-# html_trace: records `Sample shares 3` once per suite run and writes its
-# page; sets TRACE and PAGE.
+# html_trace: the shared `Sample shares 3` recording (shares_trace in
+# lib.sh) and its page, written once per suite run; sets TRACE and PAGE.
 html_trace() {
     local dir="$WORK/fixtures/html"
-    TRACE="$dir/shares.clrp"
+    shares_trace
     PAGE="$dir/page.html"
     mkdir -p "$dir"
     (
         exec 9>"$dir.lock"
         flock 9
         [[ -f $dir/done ]] && exit 0
-        "$CLRPROBE" run -o "$TRACE" -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
-        echo $? >"$dir/run.rc"
         "$CLRPROBE" report "$TRACE" --format html -o "$PAGE" 2>"$dir/report.err"
         echo $? >"$dir/report.rc"
         "$CLRPROBE" report "$TRACE" --format collapsed --by-thread >"$dir/threads.txt" 2>>"$dir/report.err"
         touch "$dir/done"
     )
-    assert_eq 0 "$(cat "$dir/run.rc")" "exit code of the recording"
     assert_eq 0 "$(cat "$dir/report.rc")" "exit code of the html report"
     [[ -s $PAGE ]] || fail "no page written"
 }

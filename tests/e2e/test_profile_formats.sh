@@ -4,23 +4,6 @@
 # `go tool pprof`; the known CPU shares of the sample's "shares" scenario come
 # out of the decoded pprof; views, the thread filter and the errors.
 
-# shares_trace: records `Sample shares 3` once per suite run; sets TRACE.
-shares_trace() {
-    local dir="$WORK/fixtures/profile_formats"
-    TRACE="$dir/shares.clrp"
-    mkdir -p "$dir"
-    (
-        exec 9>"$dir.lock"
-        flock 9
-        [[ -f $dir/done ]] && exit 0
-        "$CLRPROBE" run -o "$TRACE" -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
-        echo $? >"$dir/run.rc"
-        touch "$dir/done"
-    )
-    assert_eq 0 "$(cat "$dir/run.rc")" "exit code of the recording"
-    [[ -s $TRACE ]] || fail "no trace recorded"
-}
-
 need_protoc() {
     command -v protoc >/dev/null || fail "protoc is not installed (scripts/setup.sh installs protobuf-compiler)"
 }
