@@ -33,7 +33,7 @@ enum cp_collect {
     CP_COLLECT_EXCEPTIONS  = 1u << 8,
     CP_COLLECT_CPU         = 1u << 9,    /* stack sampling */
 };
-#define CP_COLLECT_ALL 0x3ffu
+#define CP_COLLECT_ALL ((CP_COLLECT_CPU << 1) - 1)   /* every kind above (CPU is the last) */
 
 #define CP_RATE_DEFAULT 100          /* samples per second */
 #define CP_RATE_MIN 1
