@@ -13,13 +13,12 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -MMD -MP
 LDLIBS  := -lz -lpthread
 
 # The agent: position independent, only DllGetClassObject exported.
-AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
-             src/trace/writer.c
+AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c $(wildcard src/common/*.c) src/trace/writer.c
 # The command.
-CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/ipc/*.c) src/common/config.c \
-             src/common/clock.c src/trace/reader.c
+CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/ipc/*.c) $(wildcard src/common/*.c) \
+             src/trace/reader.c
 # Unit tests: the pure parts plus the tests themselves.
-UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c src/common/config.c src/common/clock.c \
+UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.c) \
              src/trace/writer.c src/trace/reader.c $(wildcard src/agent/*.c) \
              $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
              $(wildcard src/ipc/*.c)
