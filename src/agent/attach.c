@@ -9,6 +9,7 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sampler.h"
+#include "common/files.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #define ENUM_BATCH 64
+#define TRACE_FD_TIMEOUT_MS 10000     /* the command sends the trace file right after "hello" */
 #define FUNCTION_SNAPSHOT_TRIES 3
 
 /* Refuses activation; tells the command why when it is listening. */
@@ -31,11 +33,7 @@ static HRESULT refuse(profiler *p, const char *fmt, ...)
     va_end(ap);
     control_send(p, "error %s", why);
     control_stop(p, 1);
-    if (p->writer) {
-        trace_writer_free(p->writer);
-        p->writer = NULL;
-        unlink(p->cfg.output);
-    }
+    close_trace_on_failure(p);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 }
 
@@ -58,7 +56,7 @@ static void find_ctl(const char *text, char *out, size_t cap)
 HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void *data, UINT cb)
 {
     profiler *p = profiler_from(This);
-    char text[CP_CONFIG_MAX_TEXT + 1], err[512], cmdline[2048];
+    char text[CP_CONFIG_MAX_TEXT + 1], err[512], note[256] = "", cmdline[2048];
     trace_header_info hdr;
     DWORD low, high;
     HRESULT hr;
@@ -104,10 +102,8 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
         HRESULT gc_hr = hr;
         hr = INFO(p)->SetEventMask2(p->info, low, 0);
         if (SUCCEEDED(hr))
-            snprintf(err, sizeof(err), "GC events are not available after this attach (the runtime refused "
+            snprintf(note, sizeof(note), "GC events are not available after this attach (the runtime refused "
                      "COR_PRF_HIGH_BASIC_GC: HRESULT 0x%08x); recording without them", (unsigned)gc_hr);
-    } else {
-        err[0] = '\0';
     }
     if (FAILED(hr))
         return refuse(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
@@ -120,10 +116,24 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
     hdr.start_monotonic_ns = cp_monotonic_ns();
     hdr.runtime_version = p->runtime_version;
     hdr.command_line = cmdline;
-    {
-        char werr[512];
-        if (trace_writer_open(&p->writer, p->cfg.output, &hdr, werr, sizeof(werr)) < 0)
-            return refuse(p, "%s", werr);
+    if (p->cfg.output[0]) {
+        if (open_trace(p, &hdr, err, sizeof(err)) < 0)
+            return refuse(p, "%.400s", err);
+    } else {
+        /* The command created the file (as its own user: when root attaches
+         * to another user's process, the trace stays root's) and sends the
+         * descriptor; we never open a path of its choosing. */
+        int fd = p->ctl_fd >= 0 ? control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err)) : -1;
+        if (fd < 0)
+            return refuse(p, "%.400s", p->ctl_fd >= 0 ? err : "no output and no control socket");
+        if (cp_file_check_fresh(fd, "the trace file sent by clrprobe", 0, err, sizeof(err)) < 0) {
+            close(fd);
+            return refuse(p, "%.400s", err);
+        }
+        if (trace_writer_open(&p->writer, fd, "sent by clrprobe", &hdr, err, sizeof(err)) < 0) {
+            p->writer = NULL;
+            return refuse(p, "%.400s", err);
+        }
     }
     if (flusher_start(p) < 0 || control_start(p) < 0) {
         flusher_stop(p);
@@ -141,8 +151,8 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
             emit_end(&e);
         }
     }
-    if (err[0])
-        profiler_note(p, "%s", err);
+    if (note[0])
+        profiler_note(p, "%s", note);
     return S_OK;
 }
 

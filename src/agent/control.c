@@ -66,6 +66,51 @@ void control_send(profiler *p, const char *fmt, ...)
     }
 }
 
+int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
+{
+    char line[16], cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { line, 6 };       /* "trace\n" and not a byte more */
+    struct msghdr msg;
+    struct cmsghdr *cm;
+    struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
+    ssize_t n;
+    int fd = -1, r;
+
+    do {
+        r = poll(&pfd, 1, timeout_ms);
+    } while (r < 0 && errno == EINTR);
+    if (r <= 0) {
+        snprintf(err, errlen, "the clrprobe command sent no trace file within %d ms", timeout_ms);
+        return -1;
+    }
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    /* Exactly the 6 bytes of "trace\n": the descriptor travels with them. */
+    do {
+        n = recvmsg(p->ctl_fd, &msg, MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    for (cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm; cm = CMSG_NXTHDR(&msg, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int got;
+            memcpy(&got, CMSG_DATA(cm), sizeof(int));
+            if (fd < 0)
+                fd = got;
+            else
+                close(got);
+        }
+    }
+    if (n != 6 || memcmp(line, "trace\n", 6) != 0 || (msg.msg_flags & MSG_CTRUNC) || fd < 0) {
+        if (fd >= 0)
+            close(fd);
+        snprintf(err, errlen, "the clrprobe command did not send the trace file");
+        return -1;
+    }
+    return fd;
+}
+
 static void request_detach(profiler *p)
 {
     /* A detach while ProfilerAttachComplete still runs would unload us under

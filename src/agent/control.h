@@ -10,7 +10,9 @@
  *                      "detach-failed HR"     RequestProfilerDetach refused
  *                      "detached"             ProfilerDetachSucceeded: trace closed
  *                      "exited"               the process is shutting down
- *   command -> agent:  "detach"               stop recording and detach
+ *   command -> agent:  "trace" + an fd        the trace file (SCM_RIGHTS), right after
+ *                                             "hello" when the configuration has no output
+ *                      "detach"               stop recording and detach
  *                      (end of stream)        the command went away: detach too
  *
  * The agent's own control thread waits for "detach" and calls
@@ -22,6 +24,10 @@
 
 /* Connects to path (from InitializeForAttach).  0, or -1 with a reason. */
 int control_connect(profiler *p, const char *path, char *err, size_t errlen);
+
+/* Waits up to timeout_ms for the "trace" message and returns the file
+ * descriptor it carries (close-on-exec), or -1 with a reason in err. */
+int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen);
 
 /* Sends one line (no newline in fmt).  Never raises SIGPIPE. */
 void control_send(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

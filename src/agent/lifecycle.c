@@ -8,6 +8,7 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sampler.h"
+#include "common/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +130,37 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     }
 }
 
+/* Opens cfg.output as common/files.h says (never following a link, never
+ * blocking, never overwriting) and starts the writer on it. */
+int open_trace(profiler *p, const trace_header_info *hdr, char *err, size_t errlen)
+{
+    int fd = cp_file_open_trace(p->cfg.output, &p->output_created, err, errlen);
+
+    if (fd < 0)
+        return -1;
+    if (trace_writer_open(&p->writer, fd, p->cfg.output, hdr, err, errlen) < 0) {
+        p->writer = NULL;
+        if (p->output_created)
+            unlink(p->cfg.output);
+        p->output_created = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* Activation failed after the trace was opened: close it, and remove the
+ * file only if this agent created it. */
+void close_trace_on_failure(profiler *p)
+{
+    if (!p->writer)
+        return;
+    trace_writer_free(p->writer);
+    p->writer = NULL;
+    if (p->output_created && p->cfg.output[0])
+        unlink(p->cfg.output);
+    p->output_created = 0;
+}
+
 static void *flusher_main(void *arg)
 {
     profiler *p = arg;
@@ -238,12 +270,10 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
     hdr.start_monotonic_ns = cp_monotonic_ns();
     hdr.runtime_version = p->runtime_version;
     hdr.command_line = cmdline;
-    if (trace_writer_open(&p->writer, p->cfg.output, &hdr, err, sizeof(err)) < 0)
+    if (open_trace(p, &hdr, err, sizeof(err)) < 0)
         return cancel("%s", err);
     if (flusher_start(p) < 0) {
-        trace_writer_free(p->writer);
-        p->writer = NULL;
-        unlink(p->cfg.output);
+        close_trace_on_failure(p);
         return cancel("cannot start the flusher thread");
     }
 

@@ -30,6 +30,7 @@ typedef struct profiler {
     char runtime_version[64];
 
     trace_writer *writer;
+    int output_created;              /* this agent created cfg.output (and may remove it on failure) */
     names *names;
     pthread_key_t tls_key;
     int tls_key_ok;
@@ -116,6 +117,12 @@ void emit_id(profiler *p, int kind, uint64_t id);
 /* Stops and joins the flusher thread, if it runs (lifecycle.c). */
 void flusher_stop(profiler *p);
 int flusher_start(profiler *p);
+
+/* Opens the trace file cfg.output and starts the writer (lifecycle.c): 0,
+ * or -1 with a reason in err.  close_trace_on_failure() undoes it when the
+ * activation fails later (removing the file only if the agent created it). */
+int open_trace(profiler *p, const trace_header_info *hdr, char *err, size_t errlen);
+void close_trace_on_failure(profiler *p);
 
 /* The event mask for the configuration (lifecycle.c); attach mode keeps to
  * COR_PRF_ALLOWABLE_AFTER_ATTACH. */

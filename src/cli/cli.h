@@ -31,19 +31,17 @@ void cli_option_error(const char *cmd, char **argv, int optind, int optopt);
 struct cp_config;
 int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
 
-/* Removes path if it is an empty file (one created only to check that it
- * could be written), so that a failed command leaves nothing behind. */
-void cli_remove_if_empty(const char *path);
-
 /* Full path of the agent beside this executable, or -1 with a message. */
 int cli_find_agent(char *buf, size_t len);
 
 /* Makes path absolute (relative to the working directory) into buf. */
 int cli_absolute_path(const char *path, char *buf, size_t len);
 
-/* Checks that a file can be created or overwritten at path, before any work
- * is done (emptying it if truncate is set).  Returns 0, or -1 after printing
- * why not. */
-int cli_check_writable(const char *path, const char *what, int truncate);
+/* How a recorded trace ended: CLI_TRACE_COMPLETE (closed normally),
+ * CLI_TRACE_STOPPED (the agent stopped recording early: why says why, e.g.
+ * "the disk is full ..."), CLI_TRACE_CUT_SHORT (the process ended without
+ * closing it) or CLI_TRACE_UNREADABLE (why says why). */
+enum { CLI_TRACE_COMPLETE, CLI_TRACE_STOPPED, CLI_TRACE_CUT_SHORT, CLI_TRACE_UNREADABLE };
+int cli_trace_outcome(const char *path, char *why, size_t whylen);
 
 #endif

@@ -1,19 +1,21 @@
 /* cmd_attach.c - `clrprobe attach`: asks a running .NET process to load the
- * agent (diagnostics IPC AttachProfiler), waits for the catch-up, records
- * until the duration ends or the command is interrupted, then has the agent
- * detach and waits until the detach has really happened.  The command talks
- * to the agent over a Unix socket of its own (protocol in
- * src/agent/control.h); if the command dies, the agent detaches by itself. */
+ * agent (diagnostics IPC AttachProfiler), hands it the trace file, waits for
+ * the catch-up, records until the duration ends or the command is
+ * interrupted, then has the agent detach and waits until the detach has
+ * really happened.  The command talks to the agent over a Unix socket of its
+ * own (protocol in src/agent/control.h); if the command dies, the agent
+ * detaches by itself.  Every wait also watches for Ctrl-C / SIGTERM. */
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "ipc/ipc.h"
-#include "report/model.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,11 +25,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
-#define READY_TIMEOUT_MS 120000      /* catch-up of a very large process */
+#define HELLO_GRACE_MS 5000          /* past the attach timeout, for the agent to call back */
+#define READY_TIMEOUT_MS 120000      /* the catch-up of a very large process */
 #define DETACH_TIMEOUT_MS 30000
+#define EXIT_INTERRUPTED 130
 
 static const char attach_usage[] =
     "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration SECONDS]\n"
@@ -40,25 +43,42 @@ static const char attach_usage[] =
     "\n"
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
-    "  -o, --output FILE     trace file (default: clrprobe-PID-YYYYMMDD-HHMMSS.clrp)\n"
+    "  -o, --output FILE     trace file (default: clrprobe-PID-YYYYMMDD-HHMMSS.clrp in the current\n"
+    "                        directory, never replacing a file); recorded into FILE.partial-XXXXXX\n"
+    "                        (mode 0600, owned by you) and moved to FILE at the end\n"
     "  -c, --collect LIST    what to record (default: all): cpu (stack sampling), appdomains,\n"
     "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
     "  -d, --duration SECS   detach after SECS seconds (may be fractional; default: until\n"
     "                        interrupted)\n"
-    "  -t, --timeout SECS    how long the runtime may take to accept (default: 10)\n"
+    "  -t, --timeout SECS    how long the runtime may take to accept (default: 10; the command\n"
+    "                        gives up 5 s after it if the agent has not called back)\n"
     "  -h, --help            this help\n"
     "\n"
+    "Ctrl-C stops the recording and detaches; a second Ctrl-C stops waiting for the detach.\n"
     "Run clrprobe as the same user as the process, or as root.  Precompiled (ReadyToRun)\n"
     "code is not reported after an attach (the runtime allows that only at startup).\n"
     "'clrprobe ps' lists the processes you can attach to.\n";
 
+/* The command's end of the control connection. */
 typedef struct ctl {
     int listen_fd, fd;
     char dir[64], path[128];
     char buf[1024];
     size_t used;
 } ctl;
+
+/* One attach session. */
+typedef struct session {
+    int pid;
+    int sfd;                      /* signalfd: SIGINT, SIGTERM, SIGHUP */
+    ctl ch;
+    cli_output out;
+    unsigned modules, assemblies, threads, functions;
+    int hello;                    /* "hello" seen: the agent runs and has the trace file */
+    int ready;                    /* "ready" seen: the catch-up is done */
+    char agent_error[600];        /* what the agent said when it refused */
+} session;
 
 static void ctl_cleanup(ctl *c)
 {
@@ -67,6 +87,7 @@ static void ctl_cleanup(ctl *c)
     if (c->path[0]) unlink(c->path);
     if (c->dir[0]) rmdir(c->dir);
     c->fd = c->listen_fd = -1;
+    c->path[0] = c->dir[0] = '\0';
 }
 
 /* A private directory with a listening socket the agent connects to.  When
@@ -85,7 +106,7 @@ static int ctl_listen(ctl *c, uid_t target_uid)
         return -1;
     }
     snprintf(c->path, sizeof(c->path), "%s/ctl", c->dir);
-    c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     memset(&addr, 0, sizeof(addr));
     addr.sun_family = AF_UNIX;
     snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", c->path);
@@ -103,62 +124,304 @@ static int ctl_listen(ctl *c, uid_t target_uid)
     return 0;
 }
 
-/* Waits up to timeout_ms for the agent to connect. */
-static int ctl_accept(ctl *c, int timeout_ms)
+/* Accepts the agent's connection if it is waiting. */
+static void ctl_accept(ctl *c)
 {
-    struct pollfd pfd = { c->listen_fd, POLLIN, 0 };
-    if (c->fd >= 0)
-        return 0;
-    if (poll(&pfd, 1, timeout_ms) <= 0)
-        return -1;
+    if (c->fd >= 0 || c->listen_fd < 0)
+        return;
     c->fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
     if (c->fd < 0)
-        return -1;
+        return;
     /* The agent connects once: remove the path now, so that nothing is
      * left in /tmp even if this command is killed. */
+    close(c->listen_fd);
+    c->listen_fd = -1;
     unlink(c->path);
     rmdir(c->dir);
     c->path[0] = c->dir[0] = '\0';
-    return 0;
 }
 
-/* Next line from the agent into line (without newline).  1 = got one,
- * 0 = timeout, -1 = end of stream, -2 = a signal arrived on sfd. */
+/* Sends the trace file's descriptor: "trace\n" with SCM_RIGHTS. */
+static int ctl_send_trace(ctl *c, int fd)
+{
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { "trace\n", 6 };
+    struct msghdr msg;
+    struct cmsghdr *cm;
+
+    memset(&msg, 0, sizeof(msg));
+    memset(cbuf, 0, sizeof(cbuf));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    return sendmsg(c->fd, &msg, MSG_NOSIGNAL) == 6 ? 0 : -1;
+}
+
+/* Takes the pending interruption off the signalfd (so that it counts once
+ * and is not delivered when the signals are unblocked at exit). */
+static void take_signal(int sfd)
+{
+    struct signalfd_siginfo si;
+    if (sfd >= 0 && read(sfd, &si, sizeof(si)) < 0) {
+        /* nothing pending after all */
+    }
+}
+
+/* Results of the waits below. */
+enum { GOT_LINE = 1, TIMED_OUT = 0, CLOSED = -1, INTERRUPTED = -2 };
+
+/* Next line from the agent into line (without newline), waiting up to
+ * timeout_ms (-1: forever; 0: only what has arrived) and watching sfd. */
 static int ctl_line(ctl *c, int sfd, int timeout_ms, char *line, size_t cap)
 {
-    uint64_t deadline = cp_monotonic_ns() + (uint64_t)timeout_ms * 1000000u;
+    uint64_t deadline = cp_monotonic_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
 
     for (;;) {
         char *nl = memchr(c->buf, '\n', c->used);
         struct pollfd pfd[2] = { { c->fd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-        uint64_t now;
+        uint64_t now = cp_monotonic_ns();
+        int r, wait_ms;
         ssize_t n;
-        int r;
 
         if (nl) {
             size_t len = (size_t)(nl - c->buf);
             snprintf(line, cap, "%.*s", (int)len, c->buf);
             memmove(c->buf, nl + 1, c->used - len - 1);
             c->used -= len + 1;
-            return 1;
+            return GOT_LINE;
         }
-        now = cp_monotonic_ns();
-        if (timeout_ms >= 0 && now >= deadline)
-            return 0;
-        r = poll(pfd, sfd >= 0 ? 2 : 1, timeout_ms < 0 ? -1 : (int)((deadline - now) / 1000000u) + 1);
+        if (c->fd < 0)
+            return CLOSED;
+        wait_ms = timeout_ms < 0 ? -1 : now >= deadline ? 0 : (int)((deadline - now) / 1000000u) + 1;
+        r = poll(pfd, sfd >= 0 ? 2 : 1, wait_ms);
         if (r < 0 && errno != EINTR)
-            return -1;
+            return CLOSED;
+        if (r < 0)
+            continue;
+        if (sfd >= 0 && (pfd[1].revents & POLLIN)) {
+            take_signal(sfd);
+            return INTERRUPTED;
+        }
+        if (r == 0)
+            return TIMED_OUT;
+        if (c->used >= sizeof(c->buf) - 1)
+            c->used = 0;                      /* an endless line: drop it */
+        n = recv(c->fd, c->buf + c->used, sizeof(c->buf) - 1 - c->used, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+            return CLOSED;
+        if (n > 0)
+            c->used += (size_t)n;
+    }
+}
+
+/* Acts on one line from the agent while the attach is under way. */
+static void on_agent_line(session *s, const char *line)
+{
+    if (strncmp(line, "hello ", 6) == 0) {
+        s->hello = 1;
+        if (ctl_send_trace(&s->ch, s->out.fd) < 0)
+            cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
+    } else if (strncmp(line, "error ", 6) == 0) {
+        snprintf(s->agent_error, sizeof(s->agent_error), "%s", line + 6);
+    } else if (strncmp(line, "ready ", 6) == 0) {
+        sscanf(line + 6, "%u %u %u %u", &s->modules, &s->assemblies, &s->threads, &s->functions);
+        s->ready = 1;
+    }
+}
+
+/* Reads every line that has arrived; CLOSED once the agent has hung up. */
+static int drain_agent(session *s)
+{
+    char line[700];
+    int r;
+
+    while ((r = ctl_line(&s->ch, -1, 0, line, sizeof(line))) == GOT_LINE)
+        on_agent_line(s, line);
+    return r;
+}
+
+static double ms_since(uint64_t t0) { return (double)(cp_monotonic_ns() - t0) / 1e6; }
+
+/* Sends the attach request and serves the agent until the runtime answers:
+ * the agent calls back from InitializeForAttach ("hello"), gets the trace
+ * file, catches up, and only then does the runtime reply.  The wait is the
+ * attach timeout plus HELLO_GRACE_MS until the agent has called back, then
+ * READY_TIMEOUT_MS for the catch-up.  Returns GOT_LINE when attached (and
+ * ready), INTERRUPTED, or CLOSED after a message. */
+static int attach_agent(session *s, const char *agent, const char *text, int timeout_ms)
+{
+    static const GUID clsid = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
+    uint64_t deadline;
+    char err[512];
+    HRESULT hr = E_FAIL;
+    int ipc_fd, rc = IPC_ERR_TIMEOUT, hello = 0, agent_gone = 0;
+
+    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &clsid, agent, text, (uint32_t)strlen(text), s->sfd,
+                                      err, sizeof(err));
+    if (ipc_fd == IPC_ERR_CANCELLED) {
+        take_signal(s->sfd);
+        return INTERRUPTED;
+    }
+    if (ipc_fd < 0) {
+        cli_error("cannot attach to process %d: %s", s->pid, err);
+        return CLOSED;
+    }
+    deadline = cp_monotonic_ns() + (uint64_t)(timeout_ms + HELLO_GRACE_MS) * 1000000u;
+    for (;;) {
+        struct pollfd pfd[3] = {
+            { ipc_fd, POLLIN, 0 },
+            { s->sfd, POLLIN, 0 },
+            { s->ch.fd >= 0 ? s->ch.fd : s->ch.listen_fd, POLLIN, 0 },
+        };
+        uint64_t now = cp_monotonic_ns();
+        int r;
+
+        if (now >= deadline)
+            break;
+        r = poll(pfd, agent_gone ? 2 : 3, (int)((deadline - now) / 1000000u) + 1);
+        if (r < 0 && errno != EINTR)
+            break;
         if (r <= 0)
             continue;
-        if (sfd >= 0 && (pfd[1].revents & POLLIN))
-            return -2;
-        if (c->used >= sizeof(c->buf) - 1)
-            c->used = 0;
-        n = recv(c->fd, c->buf + c->used, sizeof(c->buf) - 1 - c->used, 0);
-        if (n <= 0)
-            return -1;
-        c->used += (size_t)n;
+        if (pfd[1].revents & POLLIN) {
+            take_signal(s->sfd);
+            close(ipc_fd);
+            return INTERRUPTED;
+        }
+        if (!agent_gone && pfd[2].revents) {
+            ctl_accept(&s->ch);
+            if (s->ch.fd >= 0 && drain_agent(s) == CLOSED)
+                agent_gone = 1;           /* it refused (the reply says so) or died */
+        }
+        if (s->hello && !hello) {
+            hello = 1;                    /* from now on the catch-up has its own time */
+            deadline = cp_monotonic_ns() + (uint64_t)READY_TIMEOUT_MS * 1000000u;
+        }
+        if (pfd[0].revents) {
+            rc = ipc_attach_profiler_reply(ipc_fd, s->pid, &hr, err, sizeof(err));
+            break;
+        }
     }
+    close(ipc_fd);
+    if (rc == IPC_ERR_TIMEOUT) {
+        cli_error("cannot attach to process %d: %s; the attach may still complete in the background (the agent "
+                  "then finds clrprobe gone and unloads)", s->pid,
+                  hello ? "the agent's catch-up did not finish within 120 s"
+                        : "it did not answer within the attach timeout and 5 s more");
+        return CLOSED;
+    }
+    if (rc != IPC_OK) {
+        cli_error("cannot attach to process %d: %s", s->pid, err);
+        return CLOSED;
+    }
+    if (hr != S_OK) {
+        cli_error("cannot attach to process %d: %s", s->pid, ipc_hresult_message(hr));
+        /* the agent may have said why it refused */
+        if (!s->agent_error[0] && s->ch.fd >= 0) {
+            char line[700];
+            while (ctl_line(&s->ch, -1, 200, line, sizeof(line)) == GOT_LINE)
+                on_agent_line(s, line);
+        }
+        if (s->agent_error[0])
+            cli_error("the agent said: %s", s->agent_error);
+        return CLOSED;
+    }
+    ctl_accept(&s->ch);
+    if (s->ch.fd < 0) {
+        cli_error("process %d accepted the agent, but the agent never called back; it detaches by itself", s->pid);
+        return CLOSED;
+    }
+    /* "ready" is sent before the runtime's reply; wait for it all the same. */
+    while (!s->ready) {
+        char line[700];
+        int r = ctl_line(&s->ch, s->sfd, READY_TIMEOUT_MS, line, sizeof(line));
+        if (r == INTERRUPTED)
+            return INTERRUPTED;
+        if (r != GOT_LINE) {
+            cli_error("the agent in process %d stopped answering during the catch-up (%s); it detaches by "
+                      "itself", s->pid, r == TIMED_OUT ? "timed out" : "connection closed");
+            return CLOSED;
+        }
+        on_agent_line(s, line);
+        if (s->agent_error[0]) {
+            cli_error("the agent in process %d: %s", s->pid, s->agent_error);
+            return CLOSED;
+        }
+    }
+    return GOT_LINE;
+}
+
+/* Puts the recorded trace in place and says what it holds.  Returns the
+ * exit status. */
+static int finish(session *s, const char *how)
+{
+    char why[512];
+    int outcome = cli_trace_outcome(cli_output_staging_path(&s->out), why, sizeof(why));
+
+    if (outcome == CLI_TRACE_UNREADABLE) {
+        cli_error("the trace recorded from process %d cannot be read back (%s); it is kept in %s", s->pid, why,
+                  cli_output_staging_path(&s->out));
+        return 1;
+    }
+    if (cli_output_commit(&s->out) < 0)
+        return 1;
+    if (outcome == CLI_TRACE_STOPPED) {
+        cli_error("%s; trace written to %s, but the agent stopped recording early: %s", how,
+                  cli_output_display(&s->out), why);
+        return 1;
+    }
+    if (outcome == CLI_TRACE_CUT_SHORT) {
+        cli_error("%s; trace written to %s, but it was not closed: it ends at the agent's last flush", how,
+                  cli_output_display(&s->out));
+        return 1;
+    }
+    cli_error("%s; trace written to %s", how, cli_output_display(&s->out));
+    return 0;
+}
+
+/* Has the agent detach and waits until it has.  Returns the exit status. */
+static int detach_agent(session *s)
+{
+    uint64_t t_detach = cp_monotonic_ns();
+    char line[700], how[128];
+    int r;
+
+    if (send(s->ch.fd, "detach\n", 7, MSG_NOSIGNAL) != 7) {
+        cli_error("lost the connection to the agent in process %d; what was recorded is in %s", s->pid,
+                  cli_output_staging_path(&s->out));
+        return 1;
+    }
+    for (;;) {
+        r = ctl_line(&s->ch, s->sfd, DETACH_TIMEOUT_MS, line, sizeof(line));
+        if (r == INTERRUPTED) {
+            cli_error("interrupted: not waiting for process %d to detach; the agent completes the trace as it "
+                      "leaves, in %s", s->pid, cli_output_staging_path(&s->out));
+            return EXIT_INTERRUPTED;
+        }
+        if (r != GOT_LINE) {
+            cli_error("process %d did not confirm the detach (%s); what was recorded is in %s", s->pid,
+                      r == TIMED_OUT ? "timed out after 30 s" : "connection closed",
+                      cli_output_staging_path(&s->out));
+            return 1;
+        }
+        if (strcmp(line, "detached") == 0 || strcmp(line, "exited") == 0)
+            break;
+        if (strncmp(line, "detach-failed ", 14) == 0) {
+            HRESULT dhr = (HRESULT)strtoul(line + 14, NULL, 16);
+            cli_error("process %d refused to detach the agent: %s; the agent stopped recording", s->pid,
+                      ipc_hresult_message(dhr));
+            finish(s, "the agent stays loaded");
+            return 1;
+        }
+    }
+    snprintf(how, sizeof(how), "detached from process %d in %.1f ms", s->pid, ms_since(t_detach));
+    return finish(s, how);
 }
 
 static uid_t process_uid(int pid)
@@ -169,7 +432,34 @@ static uid_t process_uid(int pid)
     return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
 }
 
-static double ms_since(uint64_t t0) { return (double)(cp_monotonic_ns() - t0) / 1e6; }
+/* A number of seconds in [min, max]: finite, whole string.  -1 if not. */
+static int parse_seconds(const char *text, double min, double max, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (!*text || *end || errno || !isfinite(v) || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A process id: decimal, 1..INT_MAX, nothing else.  -1 if not. */
+static int parse_pid(const char *text)
+{
+    char *end;
+    long v;
+
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (*end || errno || v <= 0 || v > INT_MAX)
+        return -1;
+    return (int)v;
+}
 
 int cmd_attach(int argc, char **argv)
 {
@@ -183,21 +473,18 @@ int cmd_attach(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    static const GUID clsid = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
-    uint64_t t_start = cp_monotonic_ns(), t_detach;
-    char agent[PATH_MAX], out_abs[PATH_MAX], def_out[128], err[512], text[CP_CONFIG_MAX_TEXT + 1];
-    char sockpath[IPC_PATH_MAX], line[600], partial[PATH_MAX + 32];
+    uint64_t t_start = cp_monotonic_ns();
+    char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], line[700], label[32];
     const char *output = NULL, *pid_arg = NULL;
     double duration = -1, timeout_s = 10;
-    int c, pid, rc, sfd = -1, status = 1, r;
-    unsigned modules = 0, assemblies = 0, threads = 0, functions = 0;
+    int c, rc, status = 1, r;
     cp_config cfg;
-    HRESULT hr = 0;
-    uid_t uid;
     sigset_t sigs, old;
-    ctl ch = { -1, -1, "", "", "", 0 };
-    char *end;
+    session s;
 
+    memset(&s, 0, sizeof(s));
+    s.sfd = s.ch.fd = s.ch.listen_fd = -1;
+    s.out.fd = s.out.target_fd = -1;
     cp_config_init(&cfg);
     opterr = 0;
     optind = 1;
@@ -206,15 +493,13 @@ int cmd_attach(int argc, char **argv)
         case 'p': pid_arg = optarg; break;
         case 'o': output = optarg; break;
         case 'd':
-            duration = strtod(optarg, &end);
-            if (!*optarg || *end || duration < 0 || duration > 1e6) {
-                cli_error("attach: --duration '%s' is not a number of seconds", optarg);
+            if (parse_seconds(optarg, 0, 1e6, &duration) < 0) {
+                cli_error("attach: --duration '%s' is not a number of seconds (0 to 1000000)", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 't':
-            timeout_s = strtod(optarg, &end);
-            if (!*optarg || *end || timeout_s <= 0 || timeout_s > 3600) {
+            if (parse_seconds(optarg, 0.001, 3600, &timeout_s) < 0) {
                 cli_error("attach: --timeout '%s' is not a number of seconds (0 < SECS <= 3600)", optarg);
                 return EXIT_USAGE;
             }
@@ -242,196 +527,104 @@ int cmd_attach(int argc, char **argv)
         cli_error("attach: no process given; usage: clrprobe attach PID (list them with 'clrprobe ps')");
         return EXIT_USAGE;
     }
-    pid = (int)strtol(pid_arg, &end, 10);
-    if (!*pid_arg || *end || pid <= 0) {
+    s.pid = parse_pid(pid_arg);
+    if (s.pid < 0) {
         cli_error("attach: '%s' is not a process id", pid_arg);
         return EXIT_USAGE;
     }
-    if (pid == (int)getpid()) {
-        cli_error("attach: %d is clrprobe itself", pid);
+    if (s.pid == (int)getpid()) {
+        cli_error("attach: %d is clrprobe itself", s.pid);
         return EXIT_USAGE;
     }
 
     if (cli_find_agent(agent, sizeof(agent)) < 0)
         return 1;
-    rc = ipc_socket_path(pid, sockpath, sizeof(sockpath), err, sizeof(err));
+    rc = ipc_socket_path(s.pid, sockpath, sizeof(sockpath), err, sizeof(err));
     if (rc != IPC_OK) {
         cli_error("cannot attach: %s", err);
         return 1;
     }
-    if (!output) {
-        char stamp[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(def_out, sizeof(def_out), "clrprobe-%d-%s.clrp", pid, stamp);
-        output = def_out;
-    }
-    if (cli_absolute_path(output, out_abs, sizeof(out_abs)) < 0 || strlen(out_abs) >= CP_PATH_MAX) {
-        cli_error("output path %s is too long", output);
-        return EXIT_USAGE;
-    }
-    /* The agent records into a file of this session's own, renamed to the
-     * output at the end: a refused or failed attach never touches an
-     * existing file (another session may be recording it). */
-    if (cli_check_writable(out_abs, "trace file", 0) < 0)
+    /* The agent records into a file of this command's own, handed over as a
+     * descriptor: it is ours (even when root attaches to another user's
+     * process) and takes the output's place only at the end. */
+    snprintf(label, sizeof(label), "%d", s.pid);
+    if (cli_output_open_trace(&s.out, output, label) < 0)
         return 1;
-    cli_remove_if_empty(out_abs);                 /* only just created by the check */
-    snprintf(partial, sizeof(partial), "%s.partial-%d", out_abs, (int)getpid());
-    {
-        int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            cli_error("cannot write trace file %s: %s; choose another path with -o", partial, strerror(errno));
-            return 1;
-        }
-        close(fd);
-    }
-    uid = process_uid(pid);
-    if (geteuid() == 0 && uid != (uid_t)-1 && uid != 0 && chown(partial, uid, (gid_t)-1) < 0) {
-        cli_error("cannot give the trace file %s to uid %u (the agent writes it as the process's user): %s",
-                  partial, (unsigned)uid, strerror(errno));
-        goto out_unlink;
-    }
-    if (ctl_listen(&ch, uid) < 0)
-        goto out_unlink;
-    if (strlen(partial) >= sizeof(cfg.output)) {
-        cli_error("output path %s is too long", out_abs);
-        goto out_unlink;
-    }
-    memcpy(cfg.output, partial, strlen(partial) + 1);
-    snprintf(cfg.ctl, sizeof(cfg.ctl), "%s", ch.path);
+    if (ctl_listen(&s.ch, process_uid(s.pid)) < 0)
+        goto out;
+    snprintf(cfg.ctl, sizeof(cfg.ctl), "%s", s.ch.path);
     if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
-        cli_error("output path %s is too long to pass to the agent", out_abs);
-        goto out_unlink;
+        cli_error("the configuration is too long to pass to the agent");
+        goto out;
     }
 
-    /* Interruptions are read from a signalfd: Ctrl-C during the attach is
-     * honoured right after it, by detaching at once. */
+    /* Interruptions are read from a signalfd, so that every wait can watch
+     * for them. */
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGHUP);
     sigprocmask(SIG_BLOCK, &sigs, &old);
     signal(SIGPIPE, SIG_IGN);
-    sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
-    if (sfd < 0) {
+    s.sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (s.sfd < 0) {
         cli_error("cannot watch for Ctrl-C: %s", strerror(errno));
         sigprocmask(SIG_SETMASK, &old, NULL);
-        goto out_unlink;
+        goto out;
     }
 
-    rc = ipc_attach_profiler(pid, (int)(timeout_s * 1000), &clsid, agent, text, (uint32_t)strlen(text), &hr,
-                             err, sizeof(err));
-    if (rc != IPC_OK) {
-        cli_error("cannot attach to process %d: %s", pid, err);
-        goto out_unlink;
+    r = attach_agent(&s, agent, text, (int)(timeout_s * 1000));
+    if (r == INTERRUPTED && !s.ready && s.ch.fd < 0) {
+        cli_error("interrupted: nothing was attached (if the runtime still loads the agent, it finds clrprobe "
+                  "gone and unloads)");
+        status = EXIT_INTERRUPTED;
+        goto out;
     }
-    if (hr != S_OK) {
-        cli_error("cannot attach to process %d: %s", pid, ipc_hresult_message(hr));
-        /* the agent may have said why it refused */
-        if (ctl_accept(&ch, 200) == 0) {
-            while (ctl_line(&ch, -1, 200, line, sizeof(line)) == 1)
-                if (strncmp(line, "error ", 6) == 0)
-                    cli_error("the agent said: %s", line + 6);
-        }
-        goto out_unlink;
-    }
-    if (ctl_accept(&ch, 10000) < 0) {
-        cli_error("process %d accepted the agent, but the agent never called back; it detaches by itself", pid);
-        goto out_unlink;
-    }
-    for (;;) {
-        r = ctl_line(&ch, -1, READY_TIMEOUT_MS, line, sizeof(line));
-        if (r != 1) {
-            cli_error("the agent in process %d stopped answering during the catch-up (%s); it detaches by "
-                      "itself", pid, r == 0 ? "timed out" : "connection closed");
-            goto out_unlink;
-        }
-        if (strncmp(line, "ready ", 6) == 0) {
-            sscanf(line + 6, "%u %u %u %u", &modules, &assemblies, &threads, &functions);
-            break;
-        }
-        if (strncmp(line, "error ", 6) == 0) {
-            cli_error("the agent in process %d: %s", pid, line + 6);
-            goto out_unlink;
-        }
+    if (r == CLOSED)
+        goto out;
+    if (r == INTERRUPTED) {
+        cli_error("interrupted during the attach: detaching");
+        status = detach_agent(&s);
+        goto out_kept;
     }
     cli_error("attached to process %d in %.1f ms: caught up on %u modules, %u assemblies, %u threads, "
-              "%u JIT-compiled functions; recording %s", pid, ms_since(t_start), modules, assemblies, threads,
-              functions, duration >= 0 ? "for the given duration" : "until Ctrl-C");
+              "%u JIT-compiled functions; recording %s", s.pid, ms_since(t_start), s.modules, s.assemblies,
+              s.threads, s.functions, duration >= 0 ? "for the given duration" : "until Ctrl-C");
 
     /* Record until the duration ends, a signal arrives, or the process goes. */
     {
         int wait_ms = duration >= 0 ? (int)(duration * 1000) : -1;
-        r = ctl_line(&ch, sfd, wait_ms, line, sizeof(line));
-        while (r == 1 && strcmp(line, "exited") != 0)
-            r = ctl_line(&ch, sfd, wait_ms, line, sizeof(line));      /* (nothing else is expected) */
-        if (r == 1 || r == -1) {
-            /* "exited": the process is shutting down and the agent closed the trace */
-            if (rename(partial, out_abs) < 0) {
-                cli_error("cannot move the trace %s to %s: %s", partial, out_abs, strerror(errno));
-                goto out;
-            }
-            if (r == 1)
-                cli_error("process %d exited; trace written to %s", pid, out_abs);
-            else
-                cli_error("process %d went away without closing the trace; it ends at the agent's last "
-                          "flush: %s", pid, out_abs);
-            status = r == 1 ? 0 : 1;
-            goto out;
+        uint64_t until = cp_monotonic_ns() + (uint64_t)(wait_ms > 0 ? wait_ms : 0) * 1000000u;
+        for (;;) {
+            uint64_t now = cp_monotonic_ns();
+            int left = wait_ms < 0 ? -1 : now >= until ? 0 : (int)((until - now) / 1000000u) + 1;
+            r = ctl_line(&s.ch, s.sfd, left, line, sizeof(line));
+            if (r != GOT_LINE || strcmp(line, "exited") == 0)
+                break;                                     /* (nothing else is expected) */
+        }
+        if (r == GOT_LINE) {             /* "exited": the process is shutting down; the agent closed the trace */
+            char how[64];
+            snprintf(how, sizeof(how), "process %d exited", s.pid);
+            status = finish(&s, how);
+            goto out_kept;
+        }
+        if (r == CLOSED) {
+            char how[64];
+            snprintf(how, sizeof(how), "process %d went away", s.pid);
+            status = finish(&s, how);
+            goto out_kept;
         }
     }
+    status = detach_agent(&s);
+    goto out_kept;
 
-    t_detach = cp_monotonic_ns();
-    if (send(ch.fd, "detach\n", 7, MSG_NOSIGNAL) != 7) {
-        cli_error("lost the connection to the agent in process %d", pid);
-        goto out;
-    }
-    for (;;) {
-        r = ctl_line(&ch, -1, DETACH_TIMEOUT_MS, line, sizeof(line));
-        if (r != 1) {
-            cli_error("process %d did not confirm the detach (%s); what was recorded is in %s", pid,
-                      r == 0 ? "timed out" : "connection closed", partial);
-            goto out;
-        }
-        if (strcmp(line, "detached") == 0 || strcmp(line, "exited") == 0)
-            break;
-        if (strncmp(line, "detach-failed ", 14) == 0) {
-            HRESULT dhr = (HRESULT)strtoul(line + 14, NULL, 16);
-            cli_error("process %d refused to detach the agent: %s; the agent stopped recording, the trace is "
-                      "in %s", pid, ipc_hresult_message(dhr), partial);
-            goto out;
-        }
-    }
-    {
-        double detach_ms = ms_since(t_detach);
-        rp_trace tr;
-        if (rp_load(partial, &tr, err, sizeof(err)) != TRACE_OK) {
-            cli_error("the trace %s cannot be read back: %s", partial, err);
-            goto out;
-        }
-        if (!tr.complete) {
-            cli_error("the trace %s is incomplete after the detach", partial);
-            rp_free(&tr);
-            goto out;
-        }
-        rp_free(&tr);
-        if (rename(partial, out_abs) < 0) {
-            cli_error("cannot move the trace %s to %s: %s", partial, out_abs, strerror(errno));
-            goto out;
-        }
-        cli_error("detached from process %d in %.1f ms; trace written to %s", pid, detach_ms, out_abs);
-    }
-    status = 0;
-    goto out;
-
-out_unlink:
-    unlink(partial);
 out:
-    ctl_cleanup(&ch);
-    if (sfd >= 0) {
-        close(sfd);
+    cli_output_discard(&s.out);
+out_kept:
+    cli_output_keep(&s.out);
+    ctl_cleanup(&s.ch);
+    if (s.sfd >= 0) {
+        close(s.sfd);
         sigprocmask(SIG_SETMASK, &old, NULL);
     }
     return status;

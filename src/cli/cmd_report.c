@@ -1,7 +1,8 @@
-/* cmd_report.c - `clrprobe report`: reads a trace and writes it as a text
- * summary or as JSON lines.  Output to a file goes to a temporary name first
- * and is renamed into place only when complete. */
+/* cmd_report.c - `clrprobe report`: reads a trace and writes it in one of
+ * the report formats.  Where the output goes, and how a file is replaced
+ * only when complete, is cli/output.h's business. */
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "report/report.h"
 #include "trace/reader.h"
 
@@ -27,7 +28,8 @@ static const char report_usage[] =
     "\n"
     "options:\n"
     "  -f, --format FORMAT   one of the above\n"
-    "  -o, --output OUT      write to OUT instead of standard output\n"
+    "  -o, --output OUT      write to OUT instead of standard output ('-': standard output); an\n"
+    "                        existing file is replaced only once the report is complete\n"
     "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
     "                        wall: all samples, running or waiting\n"
     "      --thread T        only the thread(s) named T (managed or kernel name), or with OS thread\n"
@@ -56,9 +58,10 @@ int cmd_report(int argc, char **argv)
     enum rp_view view = RP_VIEW_CPU;
     int by_thread = 0, fmt = -1, profile_format;
     rp_profile prof;
-    char err[512], tmp[PATH_MAX], problem[512];
+    char err[512], problem[512];
     rp_trace tr;
-    FILE *out = stdout;
+    cli_output out;
+    FILE *stream = stdout;
     int c, rc;
 
     opterr = 0;
@@ -114,11 +117,8 @@ int cmd_report(int argc, char **argv)
     }
     input = argv[optind];
 
-    if (output) {
-        if (cli_check_writable(output, "report", 0) < 0)
-            return 1;
-        snprintf(tmp, sizeof(tmp), "%s.tmp%d", output, (int)getpid());
-    }
+    if (output && cli_output_open(&out, output, "report", input, 0) != 0)
+        return 1;
 
     rc = rp_load(input, &tr, err, sizeof(err));
     if (rc != TRACE_OK) {
@@ -127,7 +127,7 @@ int cmd_report(int argc, char **argv)
         else
             cli_error("%s: %s", input, err);
         if (output)
-            cli_remove_if_empty(output);   /* created only to check it could be written */
+            cli_output_discard(&out);
         return 1;
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
@@ -151,49 +151,45 @@ int cmd_report(int argc, char **argv)
         }
     }
 
-    if (output) {
-        out = fopen(tmp, "w");
-        if (!out) {
-            cli_error("cannot write report %s: %s", tmp, strerror(errno));
-            rp_free(&tr);
-            return 1;
-        }
+    if (output && !(stream = cli_output_stream(&out))) {
+        if (fmt != 1)
+            rp_profile_free(&prof);
+        goto fail;
     }
     {
         const char *base = strrchr(input, '/');
         base = base ? base + 1 : input;
         switch (fmt) {
         case 0:
-            rc = rp_write_text(&tr, input, out);
+            rc = rp_write_text(&tr, input, stream);
             if (rc == 0 && prof.total_samples)
-                rp_write_profile_text(&prof, out);
+                rp_write_profile_text(&prof, stream);
             break;
-        case 1: rc = rp_write_jsonl(&tr, out); break;
-        case 2: rc = rp_write_collapsed(&prof, by_thread, out); break;
-        case 3: rc = rp_write_speedscope(&prof, base, out); break;
-        case 4: rc = rp_write_pprof(&prof, base, out); break;
-        default: rc = rp_write_html(&prof, base, out); break;
+        case 1: rc = rp_write_jsonl(&tr, stream); break;
+        case 2: rc = rp_write_collapsed(&prof, by_thread, stream); break;
+        case 3: rc = rp_write_speedscope(&prof, base, stream); break;
+        case 4: rc = rp_write_pprof(&prof, base, stream); break;
+        default: rc = rp_write_html(&prof, base, stream); break;
         }
     }
     if (fmt != 1)
         rp_profile_free(&prof);
     if (output) {
-        if (fclose(out) != 0)
-            rc = -1;
-        if (rc == 0 && rename(tmp, output) != 0)
-            rc = -1;
         if (rc != 0) {
             cli_error("cannot write report %s: %s", output, strerror(errno));
-            unlink(tmp);
+            cli_output_discard(&out);
+        } else if (cli_output_commit(&out) < 0) {
+            rc = -1;
         }
-    } else if (fflush(stdout) != 0) {
+    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("cannot write the report to standard output: %s", strerror(errno));
         rc = -1;
     }
     rp_free(&tr);
     return rc == 0 ? 0 : 1;
 fail:
     if (output)
-        cli_remove_if_empty(output);
+        cli_output_discard(&out);
     rp_free(&tr);
     return 1;
 }

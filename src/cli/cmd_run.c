@@ -3,6 +3,7 @@
  * stdin/stdout/stderr are inherited, signals sent to clrprobe are passed on,
  * and the child's exit status (code or signal) becomes clrprobe's own. */
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "common/config.h"
 
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char run_usage[] =
@@ -28,7 +28,9 @@ static const char run_usage[] =
     "stderr when it ends.\n"
     "\n"
     "options:\n"
-    "  -o, --output FILE     trace file (default: clrprobe-PROGRAM-YYYYMMDD-HHMMSS.clrp)\n"
+    "  -o, --output FILE     trace file (default: clrprobe-PROGRAM-YYYYMMDD-HHMMSS.clrp in the\n"
+    "                        current directory, never replacing a file); it is recorded into\n"
+    "                        FILE.partial-XXXXXX (mode 0600) and takes FILE's place at the end\n"
     "  -c, --collect LIST    what to record, comma-separated (default: all):\n"
     "                        cpu (stack sampling), appdomains, assemblies, modules, classes,\n"
     "                        jit, threads, gc, suspensions, exceptions, or all\n"
@@ -51,19 +53,6 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
     if ((sig == SIGINT || sig == SIGQUIT) && si && si->si_code == SI_KERNEL)
         return;
     kill(child_pid, sig);
-}
-
-static void default_output(const char *program, char *buf, size_t len)
-{
-    const char *base = strrchr(program, '/');
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-
-    base = base ? base + 1 : program;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    snprintf(buf, len, "clrprobe-%.64s-%s.clrp", base, stamp);
 }
 
 /* In the child: set the profiling variables and exec.  On failure writes
@@ -120,13 +109,13 @@ int cmd_run(int argc, char **argv)
     };
     static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH,
                                      SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU };
-    char agent[PATH_MAX], out_abs[PATH_MAX], def_out[256];
-    const char *output = NULL;
+    char agent[PATH_MAX];
+    const char *output = NULL, *stage;
+    cli_output out;
     cp_config cfg;
     int c, pipefd[2], status, e;
     ssize_t n;
     pid_t pid;
-    struct stat st;
 
     cp_config_init(&cfg);
     opterr = 0;
@@ -157,23 +146,30 @@ int cmd_run(int argc, char **argv)
 
     if (cli_find_agent(agent, sizeof(agent)) < 0)
         return 1;
-    if (!output) {
-        default_output(argv[0], def_out, sizeof(def_out));
-        output = def_out;
-    }
-    if (cli_absolute_path(output, out_abs, sizeof(out_abs)) < 0 || strlen(out_abs) >= CP_PATH_MAX) {
-        cli_error("output path %s is too long", output);
+    if (output && strcmp(output, "-") == 0) {
+        cli_error("run: the trace cannot go to standard output, which is the program's; give a file with -o");
         return EXIT_USAGE;
     }
-    /* Empty it now: a stale trace must never pass for this run's. */
-    if (cli_check_writable(out_abs, "trace file", 1) < 0)
-        return 1;
-    snprintf(cfg.output, sizeof(cfg.output), "%s", out_abs);
+    /* The agent records into a fresh file of ours (beside the output, or in
+     * $TMPDIR for a device); it takes the output's place at the end. */
+    {
+        const char *base = strrchr(argv[0], '/');
+        if (cli_output_open_trace(&out, output, base ? base + 1 : argv[0]) < 0)
+            return 1;
+    }
+    stage = cli_output_staging_path(&out);
+    if (strlen(stage) >= sizeof(cfg.output)) {
+        cli_error("output path %s is too long", out.name);
+        cli_output_discard(&out);
+        return EXIT_USAGE;
+    }
+    snprintf(cfg.output, sizeof(cfg.output), "%s", stage);
     {
         char text[CP_CONFIG_MAX_TEXT + 1];
         cfg.pid = 2147483647;                  /* the longest pid the child can have */
         if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
-            cli_error("output path %s is too long to pass to the agent; choose a shorter one", out_abs);
+            cli_error("output path %s is too long to pass to the agent; choose a shorter one", out.name);
+            cli_output_discard(&out);
             return EXIT_USAGE;
         }
         cfg.pid = 0;
@@ -181,6 +177,7 @@ int cmd_run(int argc, char **argv)
 
     if (pipe2(pipefd, O_CLOEXEC) < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        cli_output_discard(&out);
         return 1;
     }
     /* Block forwarded signals until the child exists and handlers are set. */
@@ -193,6 +190,7 @@ int cmd_run(int argc, char **argv)
     pid = fork();
     if (pid < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        cli_output_discard(&out);
         return 1;
     }
     if (pid == 0) {
@@ -230,19 +228,32 @@ int cmd_run(int argc, char **argv)
 
     if (n == (ssize_t)sizeof(e)) {
         cli_error("cannot run %s: %s", argv[0], strerror(e));
-        unlink(out_abs);
+        cli_output_discard(&out);
         return 127;
     }
 
-    if (stat(out_abs, &st) != 0 || st.st_size == 0) {
+    if (cli_output_size(&out) <= 0) {
         cli_error("no trace was recorded: %s did not load the .NET runtime with the agent "
                   "(not a .NET program, or profiling disabled with DOTNET_EnableDiagnostics=0)", argv[0]);
-        unlink(out_abs);
-    } else if (WIFSIGNALED(status)) {
-        cli_error("trace written to %s (the program was killed by signal %d: the trace ends at the agent's "
-                  "last flush)", out_abs, WTERMSIG(status));
+        cli_output_discard(&out);
     } else {
-        cli_error("trace written to %s", out_abs);
+        char why[512];
+        int outcome = cli_trace_outcome(stage, why, sizeof(why));
+        if (cli_output_commit(&out) == 0) {
+            const char *where = cli_output_display(&out);
+            if (outcome == CLI_TRACE_STOPPED)
+                cli_error("trace written to %s, but the agent stopped recording early: %s", where, why);
+            else if (WIFSIGNALED(status))
+                cli_error("trace written to %s (the program was killed by signal %d: the trace ends at the "
+                          "agent's last flush)", where, WTERMSIG(status));
+            else if (outcome == CLI_TRACE_CUT_SHORT)
+                cli_error("trace written to %s (the program ended without closing it: it ends at the agent's "
+                          "last flush)", where);
+            else if (outcome == CLI_TRACE_UNREADABLE)
+                cli_error("trace written to %s, but it cannot be read back: %s", where, why);
+            else
+                cli_error("trace written to %s", where);
+        }
     }
 
     if (WIFEXITED(status))

@@ -1,7 +1,9 @@
-/* util.c - error messages, paths and the output-writability check used by
- * several subcommands. */
+/* util.c - error messages, paths, and what a recorded trace says about
+ * itself: pieces several subcommands share. */
 #include "cli/cli.h"
 #include "common/config.h"
+#include "trace/format.h"
+#include "trace/reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,13 +50,6 @@ int cli_agent_option(int c, const char *optarg, cp_config *cfg)
     return 1;
 }
 
-void cli_remove_if_empty(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-        unlink(path);
-}
-
 int cli_find_agent(char *buf, size_t len)
 {
     char exe[PATH_MAX];
@@ -97,20 +92,42 @@ int cli_absolute_path(const char *path, char *buf, size_t len)
     return 0;
 }
 
-int cli_check_writable(const char *path, const char *what, int truncate)
+int cli_trace_outcome(const char *path, char *why, size_t whylen)
 {
-    struct stat st;
-    int fd;
+    trace_file tf;
+    trace_scan sc;
+    trace_chunk c;
+    char err[256];
+    int complete = 0, stopped = 0;
 
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error("cannot write %s %s: it is a directory; give a file name", what, path);
-        return -1;
+    why[0] = '\0';
+    if (trace_open(path, &tf, err, sizeof(err)) != TRACE_OK) {
+        snprintf(why, whylen, "%s", err);
+        return CLI_TRACE_UNREADABLE;
     }
-    fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
-    if (fd < 0) {
-        cli_error("cannot write %s %s: %s; choose another path with -o", what, path, strerror(errno));
-        return -1;
+    trace_scan_init(&tf, &sc);
+    sc.release = 1;
+    while (trace_next_chunk(&tf, &sc, &c)) {
+        trace_record r;
+        size_t off = 0;
+        while (trace_next_record(&c, &off, &r) == 1) {
+            if (r.kind == TK_TRACE_END)
+                complete = 1;
+            if (r.kind == TK_NOTE && !stopped) {
+                trace_fields f;
+                size_t n;
+                const char *text;
+                trace_fields_init(&f, &r);
+                text = trace_field_str(&f, &n);
+                if (n > 19 && memcmp(text, "recording stopped: ", 19) == 0) {
+                    stopped = 1;
+                    snprintf(why, whylen, "%.*s", (int)(n - 19), text + 19);
+                }
+            }
+        }
     }
-    close(fd);
-    return 0;
+    trace_close(&tf);
+    if (stopped)
+        return CLI_TRACE_STOPPED;
+    return complete ? CLI_TRACE_COMPLETE : CLI_TRACE_CUT_SHORT;
 }

@@ -243,7 +243,7 @@ duplicate:
         snprintf(err, errlen, "key '%s' given twice", key);
         return -1;
     }
-    if (!seen_output) {
+    if (!seen_output && !seen_ctl) {      /* (with ctl, the trace arrives over the control socket) */
         snprintf(err, errlen, "no output path (expected 'output=/absolute/path')");
         return -1;
     }
@@ -276,13 +276,18 @@ static int put_encoded(char *buf, size_t buflen, size_t used, const char *s)
 int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
 {
     char collect[256];
-    int n = snprintf(buf, buflen, "v=%d;output=", CP_CONFIG_VERSION);
+    int n = snprintf(buf, buflen, "v=%d", CP_CONFIG_VERSION);
 
     if (n < 0 || (size_t)n >= buflen)
         return -1;
-    n = put_encoded(buf, buflen, (size_t)n, cfg->output);
-    if (n < 0)
-        return -1;
+    if (cfg->output[0]) {
+        if ((size_t)n + 8 >= buflen)
+            return -1;
+        memcpy(buf + n, ";output=", 9);
+        n = put_encoded(buf, buflen, (size_t)n + 8, cfg->output);
+        if (n < 0)
+            return -1;
+    }
     cp_collect_format(cfg->collect, collect, sizeof(collect));
     int m = snprintf(buf + n, buflen - (size_t)n, ";collect=%s", collect);
     if (m < 0 || (size_t)m >= buflen - (size_t)n)

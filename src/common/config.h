@@ -4,7 +4,8 @@
  * docs/config.md):
  *
  *     v=1;output=/tmp/app.clrp;collect=jit,gc,threads;pid=1234
- *     v=1;output=/tmp/app.clrp;collect=all;ctl=/tmp/clrprobe-77-x/ctl      (attach)
+ *     v=1;collect=all;ctl=/tmp/clrprobe-ctl-x/ctl      (attach: the trace file's
+ *                                                      descriptor comes over ctl)
  *
  * Entries are separated by ';', each is key=value.  Values are
  * percent-encoded: '%', ';', '=', space and bytes outside printable ASCII are
@@ -41,7 +42,7 @@ enum cp_collect {
 
 typedef struct cp_config {
     int version;                 /* format version of the text, 1 */
-    char output[CP_PATH_MAX];    /* absolute path of the trace file */
+    char output[CP_PATH_MAX];    /* absolute path of the trace file; "" when it comes over ctl */
     uint32_t collect;            /* CP_COLLECT_* mask */
     long pid;                    /* profile only this pid (0: any) */
     char ctl[CP_PATH_MAX];       /* attach: the command's control socket ("" if none) */

@@ -1,80 +1,91 @@
 /* commands.c - the two diagnostics commands clrprobe uses: AttachProfiler
- * (load the agent into a running process) and ProcessInfo2 / ProcessInfo
- * (who is this process, which runtime).  Each is one connection: build the
- * request, exchange it under one deadline, decode the reply. */
+ * (load the agent into a running process; sent, then answered when the
+ * caller sees the reply arrive) and ProcessInfo2 / ProcessInfo (who is this
+ * process, which runtime: one exchange under one deadline).  Each is one
+ * connection. */
 #include "ipc/ipc_internal.h"
 #include "api/corprof.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-int ipc_attach_profiler(int pid, int timeout_ms, const GUID *clsid, const char *agent_path,
-                        const void *client_data, uint32_t client_len, HRESULT *hr_out,
-                        char *err, size_t errlen)
+#define IPC_REPLY_REST_MS 5000      /* for the rest of a reply that has begun */
+
+int ipc_attach_profiler_send(int pid, int timeout_ms, const GUID *clsid, const char *agent_path,
+                             const void *client_data, uint32_t client_len, int cancel_fd,
+                             char *err, size_t errlen)
 {
-    uint8_t *msg, *reply;
-    size_t reply_len;
-    ipc_reply_t r;
+    ipc_wait w = ipc_wait_for(timeout_ms, cancel_fd);
+    char path[IPC_PATH_MAX];
+    uint8_t *msg;
     long len;
-    int rc, total;
+    int fd, rc;
 
-    *hr_out = E_FAIL;
     if (timeout_ms < 0)
         timeout_ms = 0;
-    total = timeout_ms > INT32_MAX - IPC_ATTACH_GRACE_MS ? INT32_MAX : timeout_ms + IPC_ATTACH_GRACE_MS;
     msg = malloc(IPC_MAX_MESSAGE);
-    reply = malloc(IPC_MAX_MESSAGE);
-    if (!msg || !reply) {
-        rc = ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
-        goto done;
-    }
+    if (!msg)
+        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
     len = ipc_build_attach_profiler(msg, IPC_MAX_MESSAGE, (uint32_t)timeout_ms, clsid, agent_path,
                                     client_data, client_len);
     if (len == IPC_ERR_ENCODING) {
-        rc = ipc_errorf(IPC_ERR_ENCODING, err, errlen, "the agent path is not valid UTF-8: %s", agent_path);
-        goto done;
+        free(msg);
+        return ipc_errorf(IPC_ERR_ENCODING, err, errlen, "the agent path is not valid UTF-8: %s", agent_path);
     }
     if (len < 0) {
-        rc = ipc_errorf(IPC_ERR_TOO_LONG, err, errlen,
-                        "the agent path and the configuration do not fit in one diagnostics message "
-                        "(%d bytes at most)", IPC_MAX_MESSAGE);
-        goto done;
+        free(msg);
+        return ipc_errorf(IPC_ERR_TOO_LONG, err, errlen,
+                          "the agent path and the configuration do not fit in one diagnostics message "
+                          "(%d bytes at most)", IPC_MAX_MESSAGE);
     }
-    rc = ipc_request_until(pid, ipc_now_ms() + total, total, msg, (size_t)len, reply, IPC_MAX_MESSAGE,
-                           &reply_len, err, errlen);
-    if (rc == IPC_ERR_TIMEOUT) {
-        size_t n = err ? strlen(err) : 0;
-        if (err && n < errlen)
-            snprintf(err + n, errlen - n, "; the attach may still complete in the background");
-        goto done;
+    rc = ipc_socket_path(pid, path, sizeof(path), err, errlen);
+    fd = rc == IPC_OK ? ipc_connect_until(path, &w, err, errlen) : rc;
+    if (fd >= 0) {
+        rc = ipc_send_until(fd, pid, &w, msg, (size_t)len, err, errlen);
+        if (rc != IPC_OK) {
+            close(fd);
+            fd = rc;
+        }
     }
+    free(msg);
+    return fd;
+}
+
+int ipc_attach_profiler_reply(int fd, int pid, HRESULT *hr_out, char *err, size_t errlen)
+{
+    /* Called once the reply has begun to arrive: the rest follows at once. */
+    ipc_wait w = ipc_wait_for(IPC_REPLY_REST_MS, -1);
+    uint8_t reply[IPC_HEADER_SIZE + 64];
+    size_t reply_len;
+    ipc_reply_t r;
+    int rc;
+
+    *hr_out = E_FAIL;
+    rc = ipc_read_reply_until(fd, pid, &w, reply, sizeof(reply), &reply_len, err, errlen);
     if (rc != IPC_OK)
-        goto done;
+        return rc;
     rc = ipc_parse_reply(reply, reply_len, &r, err, errlen);
     if (rc != IPC_OK) {
         size_t n = err ? strlen(err) : 0;
         if (err && n < errlen)
             snprintf(err + n, errlen - n, " (from process %d)", pid);
-        goto done;
+        return rc;
     }
     *hr_out = r.hr;
-done:
-    free(msg);
-    free(reply);
-    return rc;
+    return IPC_OK;
 }
 
 /* One ProcessInfo-family request: IPC_OK with *r pointing into reply. */
-static int ask(int pid, int64_t deadline, int total_ms, uint8_t id, uint8_t *reply, ipc_reply_t *r,
-               char *err, size_t errlen)
+static int ask(int pid, const ipc_wait *w, uint8_t id, uint8_t *reply, ipc_reply_t *r, char *err, size_t errlen)
 {
     uint8_t msg[IPC_HEADER_SIZE];
     size_t reply_len;
     int rc;
 
     ipc_build_empty_request(msg, sizeof(msg), IPC_SET_PROCESS, id);
-    rc = ipc_request_until(pid, deadline, total_ms, msg, sizeof(msg), reply, IPC_MAX_MESSAGE, &reply_len,
-                           err, errlen);
+    rc = ipc_request_until(pid, w, msg, sizeof(msg), reply, IPC_MAX_MESSAGE, &reply_len, err, errlen);
     if (rc != IPC_OK)
         return rc;
     rc = ipc_parse_reply(reply, reply_len, r, err, errlen);
@@ -88,7 +99,7 @@ static int ask(int pid, int64_t deadline, int total_ms, uint8_t id, uint8_t *rep
 
 int ipc_process_info(int pid, int timeout_ms, ipc_process_info_t *out, char *err, size_t errlen)
 {
-    int64_t deadline = ipc_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    ipc_wait w = ipc_wait_for(timeout_ms, -1);
     uint8_t *reply = malloc(IPC_MAX_MESSAGE);
     int version = 2, rc;
     ipc_reply_t r;
@@ -96,10 +107,10 @@ int ipc_process_info(int pid, int timeout_ms, ipc_process_info_t *out, char *err
     memset(out, 0, sizeof(*out));
     if (!reply)
         return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
-    rc = ask(pid, deadline, timeout_ms, IPC_ID_PROCESS_INFO2, reply, &r, err, errlen);
+    rc = ask(pid, &w, IPC_ID_PROCESS_INFO2, reply, &r, err, errlen);
     if (rc == IPC_OK && r.is_error && r.hr == CORDIAGIPC_E_UNKNOWN_COMMAND) {
         version = 1;    /* .NET Core 3.x / .NET 5 */
-        rc = ask(pid, deadline, timeout_ms, IPC_ID_PROCESS_INFO, reply, &r, err, errlen);
+        rc = ask(pid, &w, IPC_ID_PROCESS_INFO, reply, &r, err, errlen);
     }
     if (rc != IPC_OK)
         goto done;

@@ -45,6 +45,7 @@ typedef enum ipc_status {
     IPC_ERR_ENCODING    = -7,  /* a request argument cannot be encoded (not UTF-8) */
     IPC_ERR_TOO_LONG    = -8,  /* request > 65535 bytes, buffer too small, path too long */
     IPC_ERR_SYSTEM      = -9,  /* any other system error (err says which) */
+    IPC_ERR_CANCELLED   = -10, /* the cancel descriptor became readable (Ctrl-C) */
 } ipc_status;
 
 /* A short name of a status ("no process", "timeout", ...), for logs/tests. */
@@ -275,18 +276,25 @@ int ipc_request(int pid, int timeout_ms, const uint8_t *msg, size_t len,
  * ------------------------------------------------------------------------ */
 
 /* Asks process pid to load the profiler clsid from agent_path (absolute)
- * and call its InitializeForAttach with client_data.  The runtime may wait
- * up to timeout_ms for a background GC (the payload's attach timeout); the
- * whole exchange may take timeout_ms + IPC_ATTACH_GRACE_MS.
- * Returns IPC_OK when the runtime answered, with *hr_out = S_OK (attached)
- * or the failure HRESULT (ipc_hresult_message(*hr_out) explains it);
- * otherwise a negative ipc_status with err set (nothing was attached, except
- * after IPC_ERR_TIMEOUT: err then says the attach may still complete). */
-#define IPC_ATTACH_GRACE_MS 60000   /* the reply comes after the agent's catch-up, which takes time
-                                       in a large process */
-int ipc_attach_profiler(int pid, int timeout_ms, const GUID *clsid, const char *agent_path,
-                        const void *client_data, uint32_t client_len, HRESULT *hr_out,
-                        char *err, size_t errlen);
+ * and call its InitializeForAttach with client_data, in two steps, so that
+ * the caller can serve the agent (which calls back while the runtime has
+ * not answered yet) and honour Ctrl-C while it waits:
+ *
+ * ipc_attach_profiler_send() connects and sends the request within
+ * timeout_ms (also the payload's attach timeout: the runtime may wait that
+ * long for a background GC), returning early with IPC_ERR_CANCELLED when
+ * cancel_fd (-1: none) becomes readable.  It returns the connection (an fd
+ * >= 0 for the caller to close), or a negative ipc_status with err set.
+ *
+ * The runtime answers on that connection once InitializeForAttach and
+ * ProfilerAttachComplete have returned.  When it is readable,
+ * ipc_attach_profiler_reply() reads the answer: IPC_OK with *hr_out = S_OK
+ * (attached) or the failure HRESULT (ipc_hresult_message(*hr_out) explains
+ * it), or a negative ipc_status with err set. */
+int ipc_attach_profiler_send(int pid, int timeout_ms, const GUID *clsid, const char *agent_path,
+                             const void *client_data, uint32_t client_len, int cancel_fd,
+                             char *err, size_t errlen);
+int ipc_attach_profiler_reply(int fd, int pid, HRESULT *hr_out, char *err, size_t errlen);
 
 /* Asks process pid for ProcessInfo2, and for ProcessInfo when the runtime
  * answers CORDIAGIPC_E_UNKNOWN_COMMAND (.NET Core 3.x, .NET 5), within

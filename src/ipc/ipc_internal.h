@@ -59,6 +59,7 @@ int ipc_remaining_ms(int64_t deadline);
 int ipc_permission_error(int pid, char *err, size_t errlen);
 #define IPC_MSG_REFUSED "the diagnostics socket of process %d does not answer (the process may be exiting)"
 #define IPC_MSG_TIMEOUT "timed out after %d ms waiting for process %d to answer"
+#define IPC_MSG_CANCELLED "interrupted"
 
 /* Whether a socket named for pid with key (and modified at mtime, seconds
  * since the epoch) belongs to the running process pid, given that
@@ -66,12 +67,23 @@ int ipc_permission_error(int pid, char *err, size_t errlen);
  * the process.  2 = key matches, 1 = by time only, 0 = stale. */
 int ipc_socket_currency(int pid, uint64_t key, int64_t mtime, uint64_t starttime);
 
-/* The transport with an absolute deadline (ipc_now_ms() based); total_ms
- * is the timeout quoted in messages. */
-int ipc_connect_until(const char *path, int64_t deadline, int total_ms, char *err, size_t errlen);
-int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const uint8_t *msg, size_t len,
-                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
-int ipc_request_until(int pid, int64_t deadline, int total_ms, const uint8_t *msg, size_t len,
+/* A wait budget: an absolute deadline (ipc_now_ms() based), the timeout it
+ * came from (quoted in messages), and a descriptor whose readability
+ * cancels the wait (-1: none). */
+typedef struct ipc_wait {
+    int64_t deadline;
+    int total_ms;
+    int cancel_fd;
+} ipc_wait;
+
+ipc_wait ipc_wait_for(int timeout_ms, int cancel_fd);
+
+/* The transport under one wait budget. */
+int ipc_connect_until(const char *path, const ipc_wait *w, char *err, size_t errlen);
+int ipc_send_until(int fd, int pid, const ipc_wait *w, const uint8_t *msg, size_t len, char *err, size_t errlen);
+int ipc_read_reply_until(int fd, int pid, const ipc_wait *w, uint8_t *reply, size_t cap, size_t *reply_len,
+                         char *err, size_t errlen);
+int ipc_request_until(int pid, const ipc_wait *w, const uint8_t *msg, size_t len,
                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
 
 #endif

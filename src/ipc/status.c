@@ -18,6 +18,7 @@ const char *ipc_status_name(int status)
     case IPC_ERR_ENCODING:   return "encoding error";
     case IPC_ERR_TOO_LONG:   return "too long";
     case IPC_ERR_SYSTEM:     return "system error";
+    case IPC_ERR_CANCELLED:  return "cancelled";
     default:                 return "unknown status";
     }
 }

@@ -1,6 +1,8 @@
 /* transport.c - the socket side of the diagnostics IPC: connect, send one
- * request, read one reply, all non-blocking under one deadline, so that a
- * hung or exiting process costs at most the timeout. */
+ * request, read one reply, all non-blocking under one wait budget (a
+ * deadline, and a descriptor that cancels: Ctrl-C), so that a hung or
+ * exiting process costs at most the timeout and never more than the user
+ * is willing to wait. */
 #include "ipc/ipc_internal.h"
 
 #include <errno.h>
@@ -27,9 +29,15 @@ int ipc_remaining_ms(int64_t deadline)
     return left > INT32_MAX ? INT32_MAX : (int)left;
 }
 
-static int64_t deadline_after(int timeout_ms)
+ipc_wait ipc_wait_for(int timeout_ms, int cancel_fd)
 {
-    return ipc_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    ipc_wait w;
+    if (timeout_ms < 0)
+        timeout_ms = 0;
+    w.deadline = ipc_now_ms() + timeout_ms;
+    w.total_ms = timeout_ms;
+    w.cancel_fd = cancel_fd;
+    return w;
 }
 
 /* The pid in a socket path's name, or 0. */
@@ -42,25 +50,37 @@ static int pid_of_path(const char *path)
     return ipc_parse_socket_name(base ? base + 1 : path, &pid, &key) == 0 ? pid : 0;
 }
 
-/* Waits until fd is ready for events or the deadline passes: 1 ready,
- * 0 timed out, -1 error (errno). */
-static int wait_fd(int fd, short events, int64_t deadline)
+/* Waits until fd is ready for events, the deadline passes or the wait is
+ * cancelled: 1 ready, 0 timed out, -1 error (errno), -2 cancelled.  fd may
+ * be -1 to wait for the deadline or the cancel descriptor alone. */
+static int wait_fd(int fd, short events, const ipc_wait *w, int max_ms)
 {
-    struct pollfd p;
-    int r;
+    struct pollfd p[2];
+    int r, n, ms;
 
     for (;;) {
-        p.fd = fd;
-        p.events = events;
-        p.revents = 0;
-        r = poll(&p, 1, ipc_remaining_ms(deadline));
+        n = 0;
+        if (fd >= 0)
+            p[n++] = (struct pollfd){ fd, events, 0 };
+        if (w->cancel_fd >= 0)
+            p[n++] = (struct pollfd){ w->cancel_fd, POLLIN, 0 };
+        ms = ipc_remaining_ms(w->deadline);
+        if (max_ms >= 0 && ms > max_ms)
+            ms = max_ms;
+        r = poll(p, (nfds_t)n, ms);
         if (r < 0 && errno == EINTR)
             continue;
-        return r < 0 ? -1 : r > 0;
+        if (r < 0)
+            return -1;
+        if (w->cancel_fd >= 0 && (p[n - 1].revents & POLLIN))
+            return -2;
+        if (r == 0)
+            return 0;
+        return fd >= 0 && p[0].revents ? 1 : 0;
     }
 }
 
-int ipc_connect_until(const char *path, int64_t deadline, int total_ms, char *err, size_t errlen)
+int ipc_connect_until(const char *path, const ipc_wait *w, char *err, size_t errlen)
 {
     struct sockaddr_un sa;
     int fd, pid = pid_of_path(path), e;
@@ -88,15 +108,18 @@ int ipc_connect_until(const char *path, int64_t deadline, int total_ms, char *er
             continue;
         if (e == EAGAIN) {
             /* The listen backlog is full: the server is busy; retry. */
-            if (ipc_remaining_ms(deadline) <= 0)
+            if (ipc_remaining_ms(w->deadline) <= 0)
                 break;
-            usleep(10000);
+            if (wait_fd(-1, 0, w, 10) == -2) {
+                e = ECANCELED;
+                break;
+            }
             continue;
         }
         if (e == EINPROGRESS) {
-            int r = wait_fd(fd, POLLOUT, deadline);
+            int r = wait_fd(fd, POLLOUT, w, -1);
             if (r <= 0) {
-                e = r == 0 ? ETIMEDOUT : errno;
+                e = r == 0 ? ETIMEDOUT : r == -2 ? ECANCELED : errno;
                 break;
             }
             elen = sizeof(e);
@@ -109,10 +132,12 @@ int ipc_connect_until(const char *path, int64_t deadline, int total_ms, char *er
     }
     close(fd);
     switch (e) {
+    case ECANCELED:
+        return ipc_errorf(IPC_ERR_CANCELLED, err, errlen, IPC_MSG_CANCELLED);
     case EAGAIN:
     case ETIMEDOUT:
         return ipc_errorf(IPC_ERR_TIMEOUT, err, errlen,
-                          "timed out after %d ms waiting for %s to accept a connection", total_ms, who);
+                          "timed out after %d ms waiting for %s to accept a connection", w->total_ms, who);
     case ECONNREFUSED:
         if (pid)
             return ipc_errorf(IPC_ERR_REFUSED, err, errlen, IPC_MSG_REFUSED, pid);
@@ -134,16 +159,17 @@ int ipc_connect_until(const char *path, int64_t deadline, int total_ms, char *er
 
 int ipc_connect(const char *path, int timeout_ms, char *err, size_t errlen)
 {
-    return ipc_connect_until(path, deadline_after(timeout_ms), timeout_ms, err, errlen);
+    ipc_wait w = ipc_wait_for(timeout_ms, -1);
+    return ipc_connect_until(path, &w, err, errlen);
 }
 
-/* Reads exactly len bytes before the deadline: len, the count read before
- * EOF, IPC_ERR_TIMEOUT, or IPC_ERR_SYSTEM (errno). */
-static long read_until(int fd, uint8_t *buf, size_t len, int64_t deadline)
+/* Reads exactly len bytes within the wait: len, the count read before EOF,
+ * IPC_ERR_TIMEOUT, IPC_ERR_CANCELLED or IPC_ERR_SYSTEM (errno). */
+static long read_until(int fd, uint8_t *buf, size_t len, const ipc_wait *w)
 {
     size_t got = 0;
     ssize_t r;
-    int w;
+    int ready;
 
     while (got < len) {
         r = recv(fd, buf + got, len - got, MSG_DONTWAIT);
@@ -159,25 +185,23 @@ static long read_until(int fd, uint8_t *buf, size_t len, int64_t deadline)
             return (long)got;       /* the server closed with unread data: same as EOF */
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             return IPC_ERR_SYSTEM;
-        w = wait_fd(fd, POLLIN, deadline);
-        if (w == 0)
+        ready = wait_fd(fd, POLLIN, w, -1);
+        if (ready == 0)
             return IPC_ERR_TIMEOUT;
-        if (w < 0)
+        if (ready == -2)
+            return IPC_ERR_CANCELLED;
+        if (ready < 0)
             return IPC_ERR_SYSTEM;
     }
     return (long)got;
 }
 
-int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const uint8_t *msg, size_t len,
-                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen)
+int ipc_send_until(int fd, int pid, const ipc_wait *w, const uint8_t *msg, size_t len, char *err, size_t errlen)
 {
     size_t sent = 0;
-    ipc_header_t h;
     ssize_t r;
-    long n;
-    int w;
+    int ready;
 
-    *reply_len = 0;
     while (sent < len) {
         r = send(fd, msg + sent, len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (r > 0) {
@@ -187,10 +211,12 @@ int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const ui
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            w = wait_fd(fd, POLLOUT, deadline);
-            if (w == 0)
-                return ipc_errorf(IPC_ERR_TIMEOUT, err, errlen, IPC_MSG_TIMEOUT, total_ms, pid);
-            if (w > 0)
+            ready = wait_fd(fd, POLLOUT, w, -1);
+            if (ready == 0)
+                return ipc_errorf(IPC_ERR_TIMEOUT, err, errlen, IPC_MSG_TIMEOUT, w->total_ms, pid);
+            if (ready == -2)
+                return ipc_errorf(IPC_ERR_CANCELLED, err, errlen, IPC_MSG_CANCELLED);
+            if (ready > 0)
                 continue;
         }
         if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
@@ -200,15 +226,32 @@ int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const ui
         return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot send the request to process %d: %s",
                           pid, strerror(errno));
     }
+    return IPC_OK;
+}
 
+/* The sentence for a failed read_until(). */
+static int read_error(long n, int pid, const ipc_wait *w, char *err, size_t errlen)
+{
+    if (n == IPC_ERR_TIMEOUT)
+        return ipc_errorf(IPC_ERR_TIMEOUT, err, errlen, IPC_MSG_TIMEOUT, w->total_ms, pid);
+    if (n == IPC_ERR_CANCELLED)
+        return ipc_errorf(IPC_ERR_CANCELLED, err, errlen, IPC_MSG_CANCELLED);
+    return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot read the reply of process %d: %s",
+                      pid, strerror(errno));
+}
+
+int ipc_read_reply_until(int fd, int pid, const ipc_wait *w, uint8_t *reply, size_t cap, size_t *reply_len,
+                         char *err, size_t errlen)
+{
+    ipc_header_t h;
+    long n;
+
+    *reply_len = 0;
     if (cap < IPC_HEADER_SIZE)
         return ipc_errorf(IPC_ERR_TOO_LONG, err, errlen, "reply buffer too small");
-    n = read_until(fd, reply, IPC_HEADER_SIZE, deadline);
-    if (n == IPC_ERR_TIMEOUT)
-        return ipc_errorf(IPC_ERR_TIMEOUT, err, errlen, IPC_MSG_TIMEOUT, total_ms, pid);
+    n = read_until(fd, reply, IPC_HEADER_SIZE, w);
     if (n < 0)
-        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot read the reply of process %d: %s",
-                          pid, strerror(errno));
+        return read_error(n, pid, w, err, errlen);
     if (n == 0)
         return ipc_errorf(IPC_ERR_PROTOCOL, err, errlen,
                           "process %d closed the diagnostics connection without answering "
@@ -222,12 +265,9 @@ int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const ui
     if (h.size > cap)
         return ipc_errorf(IPC_ERR_PROTOCOL, err, errlen,
                           "the reply of process %d is too big (%u bytes)", pid, (unsigned)h.size);
-    n = read_until(fd, reply + IPC_HEADER_SIZE, (size_t)h.size - IPC_HEADER_SIZE, deadline);
-    if (n == IPC_ERR_TIMEOUT)
-        return ipc_errorf(IPC_ERR_TIMEOUT, err, errlen, IPC_MSG_TIMEOUT, total_ms, pid);
+    n = read_until(fd, reply + IPC_HEADER_SIZE, (size_t)h.size - IPC_HEADER_SIZE, w);
     if (n < 0)
-        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot read the reply of process %d: %s",
-                          pid, strerror(errno));
+        return read_error(n, pid, w, err, errlen);
     if ((size_t)n < (size_t)h.size - IPC_HEADER_SIZE)
         return ipc_errorf(IPC_ERR_PROTOCOL, err, errlen, "process %d sent a truncated reply (%ld of %u bytes)",
                           pid, n + IPC_HEADER_SIZE, (unsigned)h.size);
@@ -238,11 +278,17 @@ int ipc_exchange_until(int fd, int pid, int64_t deadline, int total_ms, const ui
 int ipc_exchange(int fd, int pid, int timeout_ms, const uint8_t *msg, size_t len,
                  uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen)
 {
-    return ipc_exchange_until(fd, pid, deadline_after(timeout_ms), timeout_ms, msg, len, reply, cap,
-                              reply_len, err, errlen);
+    ipc_wait w = ipc_wait_for(timeout_ms, -1);
+    int rc;
+
+    *reply_len = 0;
+    rc = ipc_send_until(fd, pid, &w, msg, len, err, errlen);
+    if (rc != IPC_OK)
+        return rc;
+    return ipc_read_reply_until(fd, pid, &w, reply, cap, reply_len, err, errlen);
 }
 
-int ipc_request_until(int pid, int64_t deadline, int total_ms, const uint8_t *msg, size_t len,
+int ipc_request_until(int pid, const ipc_wait *w, const uint8_t *msg, size_t len,
                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen)
 {
     char path[IPC_PATH_MAX];
@@ -252,10 +298,12 @@ int ipc_request_until(int pid, int64_t deadline, int total_ms, const uint8_t *ms
     rc = ipc_socket_path(pid, path, sizeof(path), err, errlen);
     if (rc != IPC_OK)
         return rc;
-    fd = ipc_connect_until(path, deadline, total_ms, err, errlen);
+    fd = ipc_connect_until(path, w, err, errlen);
     if (fd < 0)
         return fd;
-    rc = ipc_exchange_until(fd, pid, deadline, total_ms, msg, len, reply, cap, reply_len, err, errlen);
+    rc = ipc_send_until(fd, pid, w, msg, len, err, errlen);
+    if (rc == IPC_OK)
+        rc = ipc_read_reply_until(fd, pid, w, reply, cap, reply_len, err, errlen);
     close(fd);
     return rc;
 }
@@ -263,6 +311,6 @@ int ipc_request_until(int pid, int64_t deadline, int total_ms, const uint8_t *ms
 int ipc_request(int pid, int timeout_ms, const uint8_t *msg, size_t len,
                 uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen)
 {
-    return ipc_request_until(pid, deadline_after(timeout_ms), timeout_ms, msg, len, reply, cap,
-                             reply_len, err, errlen);
+    ipc_wait w = ipc_wait_for(timeout_ms, -1);
+    return ipc_request_until(pid, &w, msg, len, reply, cap, reply_len, err, errlen);
 }

@@ -9,11 +9,16 @@
 #include "trace/format.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#define RELEASE_STEP (16u << 20)      /* give mapped pages back 16 MB at a time */
 
 static char *dup_field(const uint8_t *p, size_t n)
 {
@@ -85,47 +90,76 @@ damaged:
 
 int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
     struct stat st;
     uint8_t *data;
-    int rc;
+    int fd, rc;
 
     memset(tf, 0, sizeof(*tf));
-    if (!f) {
+    /* Non-blocking: a FIFO given as the trace must not wait for a writer. */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TRACE_E_IO;
     }
-    if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s is not a regular file", path);
-        fclose(f);
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a trace file: it is %s", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+                 S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" :
+                 "not a regular file");
+        close(fd);
         return TRACE_E_IO;
     }
-    data = malloc(st.st_size ? (size_t)st.st_size : 1);
-    if (!data) {
-        snprintf(err, errlen, "out of memory reading %s", path);
-        fclose(f);
+    if (st.st_size == 0) {
+        close(fd);
+        return trace_open_memory(NULL, 0, tf, err, errlen);
+    }
+    if ((uint64_t)st.st_size > SIZE_MAX) {
+        snprintf(err, errlen, "%s is too large to read", path);
+        close(fd);
         return TRACE_E_IO;
     }
-    if (st.st_size && fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-        snprintf(err, errlen, "cannot read %s: %s", path, ferror(f) ? strerror(errno) : "short read");
-        free(data);
-        fclose(f);
+    /* Mapped, not read: the pages already walked are given back as the
+     * reader goes (trace_scan_release), so a large trace costs address
+     * space, not memory. */
+    data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (data == MAP_FAILED) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return TRACE_E_IO;
     }
-    fclose(f);
+    madvise(data, (size_t)st.st_size, MADV_SEQUENTIAL);
     rc = trace_open_memory(data, (size_t)st.st_size, tf, err, errlen);
-    if (rc != TRACE_OK) {
+    tf->mapped = 1;
+    if (rc != TRACE_OK)
         trace_close(tf);
-    }
     return rc;
 }
 
 void trace_close(trace_file *tf)
 {
-    free(tf->data);
+    if (tf->mapped)
+        munmap(tf->data, tf->size);
+    else
+        free(tf->data);
     free(tf->runtime_version);
     free(tf->command_line);
     memset(tf, 0, sizeof(*tf));
+}
+
+/* Gives back the mapped pages before pos, 16 MB at a time, when the scan
+ * was asked to (trace_scan.release). */
+static void release_before(const trace_file *tf, trace_scan *s, size_t pos)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t upto;
+
+    if (!s->release || !tf->mapped || page <= 0)
+        return;
+    upto = pos / (size_t)page * (size_t)page;
+    if (upto < s->released + RELEASE_STEP)
+        return;
+    madvise(tf->data + s->released, upto - s->released, MADV_DONTNEED);
+    s->released = upto;
 }
 
 void trace_scan_init(const trace_file *tf, trace_scan *s)
@@ -164,6 +198,7 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
 
     if (s->pos >= tf->size)
         return 0;
+    release_before(tf, s, s->pos);            /* the caller is done with the previous chunk */
     if (chunk_valid_at(tf, s->pos, c)) {
         s->pos += TRACE_CHUNK_HEADER_LEN + c->len;
         s->chunks++;
@@ -172,7 +207,18 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
     /* Damaged or incomplete.  Look for the next good chunk. */
     bad_start = s->pos;
     for (off = bad_start + 1; off + TRACE_CHUNK_HEADER_LEN <= tf->size; off++) {
-        if (tf->data[off] == 'C' && chunk_valid_at(tf, off, c)) {
+        /* Next candidate magic, looked for a window at a time so that the
+         * pages walked can be given back on the way. */
+        size_t span = tf->size - TRACE_CHUNK_HEADER_LEN + 1 - off;
+        const uint8_t *next = memchr(tf->data + off, 'C', span < RELEASE_STEP ? span : RELEASE_STEP);
+        if (!next) {
+            off += (span < RELEASE_STEP ? span : RELEASE_STEP) - 1;
+            release_before(tf, s, off);
+            continue;
+        }
+        off = (size_t)(next - tf->data);
+        release_before(tf, s, off);
+        if (chunk_valid_at(tf, off, c)) {
             if (s->corrupt_chunks == 0)
                 s->first_corrupt_offset = bad_start;
             s->corrupt_chunks++;

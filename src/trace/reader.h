@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 typedef struct trace_file {
-    uint8_t *data;               /* the whole file */
+    uint8_t *data;               /* the whole file (mapped, or a malloc'd block) */
     size_t size;
+    int mapped;                  /* data is an mmap of the file */
     uint32_t version;
     uint32_t pid;
     uint32_t flags;              /* TRACE_FLAG_* */
@@ -30,7 +31,8 @@ enum trace_open_error {
     TRACE_E_BAD_HEADER = 4,      /* the header is damaged */
 };
 
-/* Reads path into memory.  Returns TRACE_OK or an error with a message. */
+/* Maps path (a regular file; opening never blocks).  Returns TRACE_OK or
+ * an error with a message. */
 int trace_open(const char *path, trace_file *tf, char *err, size_t errlen);
 
 /* Parses a trace already in memory (takes ownership of data, a malloc'd block). */
@@ -55,12 +57,18 @@ typedef struct trace_scan {
     size_t first_corrupt_offset;
     int truncated;               /* the file ends inside a chunk */
     size_t truncated_bytes;      /* bytes of that incomplete chunk */
+    int release;                 /* set by the caller: give back the memory of the mapped pages
+                                    already walked as the scan goes (then a chunk must not be used
+                                    once the next one is asked for) */
+    size_t released;             /* bytes given back so far */
 } trace_scan;
 
 void trace_scan_init(const trace_file *tf, trace_scan *s);
 
 /* Next good chunk into *c: 1, or 0 at the end of the file. */
 int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c);
+
+
 
 /* A record inside a chunk payload. */
 typedef struct trace_record {

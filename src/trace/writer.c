@@ -156,7 +156,7 @@ static void write_chunk(trace_writer *w, uint8_t *chunk, size_t payload_len, uin
     pthread_mutex_unlock(&w->file_lock);
 }
 
-int trace_writer_open(trace_writer **out, const char *path, const trace_header_info *hdr,
+int trace_writer_open(trace_writer **out, int fd, const char *name, const trace_header_info *hdr,
                       char *err, size_t errlen)
 {
     uint8_t head[TRACE_HEADER_FIXED_LEN + 2 * (2 + TRACE_MAX_STR) + 4];
@@ -167,14 +167,10 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header_i
     w = calloc(1, sizeof(*w));
     if (!w) {
         snprintf(err, errlen, "out of memory");
+        close(fd);
         return -1;
     }
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        snprintf(err, errlen, "cannot create trace file %s: %s", path, strerror(errno));
-        free(w);
-        return -1;
-    }
+    w->fd = fd;
     pthread_mutex_init(&w->file_lock, NULL);
     pthread_mutex_init(&w->registry_lock, NULL);
     pthread_mutex_init(&w->flush_lock, NULL);
@@ -203,11 +199,10 @@ int trace_writer_open(trace_writer **out, const char *path, const trace_header_i
     w->reserve = 1;
     if (len + 4 + 4096 > w->size_limit || write_all(w->fd, head, len + 4) < 0 ||
         (w->size = len + 4, renew_reserve(w) < 0)) {
-        snprintf(err, errlen, "cannot write trace file %s: %s", path,
+        snprintf(err, errlen, "cannot write the trace file %s: %s", name,
                  len + 4 + 4096 > w->size_limit ? "file size limit (ulimit -f) too small" :
                  errno ? strerror(errno) : "disk full");
         close(w->fd);
-        unlink(path);
         free(w);
         return -1;
     }

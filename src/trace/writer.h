@@ -22,9 +22,12 @@ typedef struct trace_header_info {
     const char *command_line;
 } trace_header_info;
 
-/* Creates (truncates) path and writes the header.  Returns 0, or -1 with a
- * one-line reason in err. */
-int trace_writer_open(trace_writer **out, const char *path, const trace_header_info *hdr,
+/* Writes the header to fd (an empty regular file, opened for writing as
+ * common/files.h says; the writer owns it from now on, and closes it even
+ * on failure) and starts the trace.  name is for messages.  Returns 0, or
+ * -1 with a one-line reason in err.  The writer never creates or removes a
+ * path: that is its caller's business. */
+int trace_writer_open(trace_writer **out, int fd, const char *name, const trace_header_info *hdr,
                       char *err, size_t errlen);
 
 /* A buffer for the calling thread (recycled from exited threads when

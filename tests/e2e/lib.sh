@@ -91,3 +91,15 @@ wait_for_text() {
     done
     return 1
 }
+
+# agent_env CONFIG COMMAND...: runs COMMAND with the variables clrprobe run
+# would set, but with our own configuration text.
+agent_env() {
+    env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
+        CORECLR_PROFILER_PATH="$ROOT/build/libclrprobe.so" CLRPROBE_CONFIG="$1" "${@:2}"
+}
+
+# file_mode PATH: the permission bits, e.g. 600.
+file_mode() {
+    stat -c %a "$1"
+}

@@ -37,12 +37,16 @@ test_agent_missing_beside_command() {
 }
 
 test_not_a_dotnet_program() {
-    echo "an old trace from another run" >native.clrp     # must not pass for this run's trace
+    echo "an old trace from another run" >native.clrp     # must not pass for this run's trace, nor be lost
     "$CLRPROBE" run -o native.clrp -- /bin/echo hello >out 2>err
     assert_eq 0 "$?" "exit code of /bin/echo passes through"
     assert_eq hello "$(cat out)" "output"
     assert_contains err "no trace was recorded" "message"
-    [[ ! -e native.clrp ]] || fail "an empty trace file was left behind"
+    assert_not_contains err "trace written" "message"
+    assert_eq "an old trace from another run" "$(cat native.clrp)" "the existing file is left as it was"
+    "$CLRPROBE" run -o fresh.clrp -- /bin/echo hello >out 2>err
+    [[ ! -e fresh.clrp ]] || fail "an empty trace file was left behind"
+    assert_eq "" "$(ls | grep partial)" "no temporary file left behind"
 }
 
 test_report_errors() {
@@ -68,7 +72,7 @@ test_report_to_file() {
     assert_eq 0 "$?" "exit code"
     assert_eq 0 "$(wc -c <out | tr -d ' ')" "nothing on stdout"
     cmp -s r.jsonl "$FX/trace.jsonl" || fail "file output differs from stdout output"
-    ls r.jsonl.tmp* >/dev/null 2>&1 && fail "temporary file left"
+    ls r.jsonl.* >/dev/null 2>&1 && fail "temporary file left"
     return 0
 }
 

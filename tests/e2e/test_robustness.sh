@@ -3,11 +3,6 @@
 # on; a program killed with -9 leaves a readable trace; a damaged trace is
 # read around the damage.
 
-agent_env() {   # the variables clrprobe run would set, with our own config
-    env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
-        CORECLR_PROFILER_PATH="$ROOT/build/libclrprobe.so" CLRPROBE_CONFIG="$1" "${@:2}"
-}
-
 test_invalid_config_program_runs_normally() {
     "$SAMPLE" all >plain.out 2>plain.err
     local cfg n=0
@@ -23,7 +18,7 @@ test_invalid_config_program_runs_normally() {
     assert_contains bad1.err "not an absolute path" "relative output"
     assert_contains bad2.err "unknown collect kind 'bogus'" "bad collect kind"
     assert_contains bad4.err "unknown key 'colour'" "unknown key"
-    assert_contains bad5.err "cannot create trace file /nonexistent-dir/x.clrp" "unwritable output"
+    assert_contains bad5.err "cannot create the trace file /nonexistent-dir/x.clrp" "unwritable output"
     # no config at all
     env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
         CORECLR_PROFILER_PATH="$ROOT/build/libclrprobe.so" "$SAMPLE" jit >none.out 2>none.err

@@ -802,6 +802,26 @@ TEST(ipc_fake_server_process_info_and_fallback)
     fake_stop(&f, th, path);
 }
 
+/* AttachProfiler as the command does it: send, wait for the reply, read it. */
+static int attach_sync(int pid, int timeout_ms, const char *agent, const void *data, uint32_t len, HRESULT *hr,
+                       char *err, size_t errlen)
+{
+    struct pollfd p;
+    int fd = ipc_attach_profiler_send(pid, timeout_ms, &test_clsid, agent, data, len, -1, err, errlen), rc;
+
+    if (fd < 0)
+        return fd;
+    p.fd = fd;
+    p.events = POLLIN;
+    if (poll(&p, 1, timeout_ms) != 1) {
+        close(fd);
+        return IPC_ERR_TIMEOUT;
+    }
+    rc = ipc_attach_profiler_reply(fd, pid, hr, err, errlen);
+    close(fd);
+    return rc;
+}
+
 TEST(ipc_fake_server_attach)
 {
     static fake_t f;
@@ -821,8 +841,7 @@ TEST(ipc_fake_server_attach)
     f.lens[0] = make_hr_reply(r1, IPC_ID_ERROR, (uint32_t)CORPROF_E_PROFILER_ALREADY_ACTIVE);
     f.nreplies = 1;
     pthread_create(&th, NULL, fake_serve, &f);
-    CHECK_EQ(ipc_attach_profiler((int)getpid(), 1000, &test_clsid, "/opt/agent.so", "cfg", 3, &hr, err,
-                                 sizeof(err)), IPC_OK);
+    CHECK_EQ(attach_sync((int)getpid(), 1000, "/opt/agent.so", "cfg", 3, &hr, err, sizeof(err)), IPC_OK);
     fake_stop(&f, th, path);
     CHECK_EQ(hr, CORPROF_E_PROFILER_ALREADY_ACTIVE);
     n = ipc_build_attach_profiler(expect, sizeof(expect), 1000, &test_clsid, "/opt/agent.so", "cfg", 3);
@@ -836,14 +855,12 @@ TEST(ipc_fake_server_attach)
     f.lens[0] = make_hr_reply(r1, IPC_ID_OK, 0);
     f.nreplies = 1;
     pthread_create(&th, NULL, fake_serve, &f);
-    CHECK_EQ(ipc_attach_profiler((int)getpid(), 1000, &test_clsid, "/opt/agent.so", NULL, 0, &hr, err,
-                                 sizeof(err)), IPC_OK);
+    CHECK_EQ(attach_sync((int)getpid(), 1000, "/opt/agent.so", NULL, 0, &hr, err, sizeof(err)), IPC_OK);
     fake_stop(&f, th, path);
     CHECK_EQ(hr, S_OK);
 
     /* invalid path: nothing is sent */
-    CHECK_EQ(ipc_attach_profiler((int)getpid(), 1000, &test_clsid, "/opt/\xff.so", NULL, 0, &hr, err,
-                                 sizeof(err)), IPC_ERR_ENCODING);
+    CHECK_EQ(attach_sync((int)getpid(), 1000, "/opt/\xff.so", NULL, 0, &hr, err, sizeof(err)), IPC_ERR_ENCODING);
     CHECK(strstr(err, "not valid UTF-8") != NULL);
 }
 

@@ -17,7 +17,7 @@ static void begin(const char *path)
 {
     trace_header_info h = { 7, 0, 0, 1000, "10.0.0", "test" };
     char err[256];
-    CHECK_EQ(trace_writer_open(&w, path, &h, err, sizeof(err)), 0);
+    CHECK_EQ(trace_writer_open(&w, unit_create_file(path), path, &h, err, sizeof(err)), 0);
     buf = trace_writer_buffer_get(w);
 }
 

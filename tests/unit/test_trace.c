@@ -5,6 +5,9 @@
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
+#include "common/files.h"
+
+#include <fcntl.h>
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -40,7 +43,7 @@ static void write_trace(const char *path, int n, int close_it)
     char err[256];
     trace_buffer *b;
 
-    CHECK_EQ(trace_writer_open(&w, path, &h, err, sizeof(err)), 0);
+    CHECK_EQ(trace_writer_open(&w, unit_create_file(path), path, &h, err, sizeof(err)), 0);
     b = trace_writer_buffer_get(w);
     for (int i = 0; i < n; i++) {
         char name[64];
@@ -324,7 +327,7 @@ TEST(trace_many_threads_and_flusher)
     trace_scan s;
     counts k;
 
-    CHECK_EQ(trace_writer_open(&w, path, &h, err, sizeof(err)), 0);
+    CHECK_EQ(trace_writer_open(&w, unit_create_file(path), path, &h, err, sizeof(err)), 0);
     for (int i = 0; i < 8; i++) {
         args[i] = (struct thread_arg){ w, (uint32_t)i + 1, 5000 };
         pthread_create(&th[i], NULL, writer_thread, &args[i]);
@@ -348,8 +351,13 @@ TEST(trace_writer_open_unwritable)
     trace_writer *w;
     trace_header_info h = { 1, 0, 0, 0, "v", "c" };
     char err[256];
-    CHECK_EQ(trace_writer_open(&w, "/nonexistent-dir/x.clrp", &h, err, sizeof(err)), -1);
+    int created = 1;
+    CHECK_EQ(cp_file_open_trace("/nonexistent-dir/x.clrp", &created, err, sizeof(err)), -1);
     CHECK(strstr(err, "cannot create") != NULL);
+    CHECK_EQ(created, 0);
+    /* the writer closes a descriptor it cannot write to */
+    CHECK_EQ(trace_writer_open(&w, open("/dev/null", O_RDONLY), "/dev/null", &h, err, sizeof(err)), -1);
+    CHECK(strstr(err, "cannot write the trace file /dev/null") != NULL);
 }
 
 #include <signal.h>

@@ -12,6 +12,9 @@ void unit_register(const char *name, unit_fn fn, const char *file);
 void unit_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Removes path if it exists and creates it afresh for the trace writer. */
+int unit_create_file(const char *path);
+
 #define TEST(name)                                                      \
     static void name(void);                                             \
     __attribute__((constructor)) static void unit_reg_##name(void) {    \

@@ -3,14 +3,23 @@
  * closing "N passed, N failed" line; exits non-zero if anything failed. */
 #include "unit.h"
 
+#include "common/files.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define MAX_TESTS 1024
 
 static struct { const char *name; unit_fn fn; const char *file; } tests[MAX_TESTS];
 static int ntests;
 static int current_failures;
+
+int unit_create_file(const char *path)
+{
+    unlink(path);
+    return cp_file_create(path, 0);
+}
 
 void unit_register(const char *name, unit_fn fn, const char *file)
 {

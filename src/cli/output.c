@@ -1,0 +1,390 @@
+/* output.c - a command's output file, created safely and put in place only
+ * when complete (see output.h for the rules). */
+#include "cli/output.h"
+#include "cli/cli.h"
+#include "common/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+static void output_init(cli_output *o, const char *name, const char *what, unsigned flags)
+{
+    memset(o, 0, sizeof(*o));
+    o->what = what;
+    o->flags = flags;
+    o->fd = o->target_fd = -1;
+    snprintf(o->name, sizeof(o->name), "%s", name);
+}
+
+/* A temporary file for staged outputs that have no directory of their own
+ * (a device, standard output): in $TMPDIR, or /tmp. */
+static int make_temp_elsewhere(cli_output *o)
+{
+    const char *dir = getenv("TMPDIR");
+
+    if (!dir || dir[0] != '/')
+        dir = "/tmp";
+    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe-trace-XXXXXX", dir) >= sizeof(o->temp)) {
+        o->temp[0] = '\0';
+        cli_error("the temporary directory %s has too long a path; set TMPDIR", dir);
+        return -1;
+    }
+    o->fd = cp_file_create_temp(o->temp);
+    if (o->fd < 0) {
+        cli_error("cannot create a temporary file in %s for the %s: %s; set TMPDIR to a writable directory",
+                  dir, o->what, strerror(errno));
+        o->temp[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* The temporary file beside the target, in the same directory so that it
+ * can be renamed over it: TARGET.partial-XXXXXX. */
+static int make_temp_beside(cli_output *o)
+{
+    char dir[PATH_MAX];
+    char *slash;
+    int e;
+
+    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s.partial-XXXXXX", o->target) < sizeof(o->temp)) {
+        o->fd = cp_file_create_temp(o->temp);
+        if (o->fd >= 0)
+            return 0;
+        if (errno != ENAMETOOLONG)
+            goto fail;
+    }
+    /* A file name near NAME_MAX: a shorter temporary name in its directory. */
+    snprintf(dir, sizeof(dir), "%s", o->target);
+    slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe.partial-XXXXXX", dir) >= sizeof(o->temp)) {
+        errno = ENAMETOOLONG;
+        goto fail;
+    }
+    o->fd = cp_file_create_temp(o->temp);
+    if (o->fd >= 0)
+        return 0;
+fail:
+    e = errno;
+    snprintf(dir, sizeof(dir), "%s", o->target);
+    slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    cli_error("cannot write %s %s: cannot create a file in %s (%s); choose another path with -o", o->what,
+              o->name, dir, strerror(e));
+    o->temp[0] = '\0';
+    return -1;
+}
+
+/* Opens a device, FIFO or socket for writing where it is, without blocking. */
+static int open_in_place(cli_output *o, const char *path, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), fl;
+
+    if (fd < 0) {
+        if (errno == ENXIO && S_ISFIFO(mode))
+            cli_error("cannot write %s %s: it is a FIFO with no reader; start the reader first", o->what,
+                      o->name);
+        else if (errno == ENXIO)
+            cli_error("cannot write %s %s: it is %s, which cannot be opened; choose another path with -o",
+                      o->what, o->name, cp_file_kind(mode));
+        else
+            cli_error("cannot write %s %s: %s; choose another path with -o", o->what, o->name, strerror(errno));
+        return -1;
+    }
+    /* From now on a slow reader may make us wait, as any writer would. */
+    fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+/* "-", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name a
+ * descriptor of ours: its number, or -1. */
+static int standard_stream(const char *name)
+{
+    const char *n = NULL;
+    char *end;
+    long fd;
+
+    if (strcmp(name, "-") == 0 || strcmp(name, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(name, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    if (strncmp(name, "/dev/fd/", 8) == 0)
+        n = name + 8;
+    else if (strncmp(name, "/proc/self/fd/", 14) == 0)
+        n = name + 14;
+    if (!n || *n < '0' || *n > '9')
+        return -1;
+    fd = strtol(n, &end, 10);
+    return *end || fd > 1000000 ? -1 : (int)fd;
+}
+
+int cli_output_open(cli_output *o, const char *name, const char *what, const char *input, unsigned flags)
+{
+    char abs[PATH_MAX], why[PATH_MAX + 256];
+    struct stat st, in;
+    int r, std_fd;
+
+    output_init(o, name, what, flags);
+    std_fd = standard_stream(name);
+    if (std_fd >= 0) {
+        /* The descriptor itself, where it stands: never a new file in place
+         * of what the shell opened (which may hold earlier output). */
+        o->kind = CLI_OUT_STDOUT;
+        if (fcntl(std_fd, F_GETFL) < 0) {
+            cli_error("cannot write %s to %s: that descriptor is not open", what, name);
+            return -1;
+        }
+        o->target_fd = std_fd;
+        if (flags & CLI_OUT_STAGED)
+            return make_temp_elsewhere(o);
+        o->fd = std_fd;
+        return 0;
+    }
+    if (!name[0] || cli_absolute_path(name, abs, sizeof(abs)) < 0) {
+        cli_error("cannot write %s '%s': the path is empty or too long", what, name);
+        return -1;
+    }
+    if ((flags & CLI_OUT_NO_REPLACE) && lstat(abs, &st) == 0)
+        return CLI_OUT_EXISTS;                      /* whatever it is, even a link: not ours */
+    r = cp_file_check_link(abs, why, sizeof(why));
+    if (r == -1) {
+        cli_error("cannot write %s: %s; remove it or choose another path with -o", what, why);
+        return -1;
+    }
+    if (r == -2) {
+        cli_error("cannot write %s %s: %s; choose another path with -o", what, name, strerror(errno));
+        return -1;
+    }
+    if (stat(abs, &st) < 0) {
+        if (errno != ENOENT) {
+            cli_error("cannot write %s %s: %s; choose another path with -o", what, name, strerror(errno));
+            return -1;
+        }
+        if (lstat(abs, &st) == 0) {
+            cli_error("cannot write %s %s: it is a symbolic link to a file that does not exist; give the "
+                      "real path", what, name);
+            return -1;
+        }
+        o->kind = CLI_OUT_NEW;
+        snprintf(o->target, sizeof(o->target), "%s", abs);
+        return make_temp_beside(o);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        cli_error("cannot write %s %s: it is a directory; give a file name", what, name);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        o->kind = CLI_OUT_IN_PLACE;
+        snprintf(o->target, sizeof(o->target), "%s", abs);
+        o->target_fd = open_in_place(o, abs, st.st_mode);
+        if (o->target_fd < 0)
+            return -1;
+        if (flags & CLI_OUT_STAGED)
+            return make_temp_elsewhere(o);
+        o->fd = o->target_fd;
+        return 0;
+    }
+    if (flags & CLI_OUT_NO_REPLACE)
+        return CLI_OUT_EXISTS;
+    if (input && stat(input, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+        cli_error("cannot write %s %s: it is the trace being read; choose another path with -o", what, name);
+        return -1;
+    }
+    o->kind = CLI_OUT_REPLACE;
+    if (!realpath(abs, o->target)) {                 /* replace the file a link points to, not the link */
+        cli_error("cannot write %s %s: %s", what, name, strerror(errno));
+        return -1;
+    }
+    return make_temp_beside(o);
+}
+
+FILE *cli_output_stream(cli_output *o)
+{
+    if (o->stream)
+        return o->stream;
+    if (o->fd == STDOUT_FILENO)
+        o->stream = stdout;
+    else
+        o->stream = fdopen(o->fd, "w");
+    if (!o->stream)
+        cli_error("cannot write %s %s: %s", o->what, o->name, strerror(errno));
+    return o->stream;
+}
+
+off_t cli_output_size(const cli_output *o)
+{
+    struct stat st;
+    return o->fd >= 0 && fstat(o->fd, &st) == 0 ? st.st_size : -1;
+}
+
+const char *cli_output_staging_path(const cli_output *o)
+{
+    return o->temp;
+}
+
+const char *cli_output_display(const cli_output *o)
+{
+    if (o->kind == CLI_OUT_STDOUT)
+        return strcmp(o->name, "-") == 0 ? "standard output" : o->name;
+    return o->kind == CLI_OUT_IN_PLACE ? o->name : o->target;
+}
+
+/* Copies the staged temporary file into the target descriptor.  pread
+ * only: the agent may share the temporary file's offset. */
+static int copy_into_target(cli_output *o)
+{
+    char buf[65536];
+    off_t off = 0;
+
+    for (;;) {
+        ssize_t n = pread(o->fd, buf, sizeof(buf), off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(o->target_fd, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return -1;
+            done += w;
+        }
+        off += n;
+    }
+}
+
+static void close_fds(cli_output *o)
+{
+    int closed = -1;
+
+    if (o->stream) {
+        if (o->stream != stdout) {
+            fclose(o->stream);
+            closed = o->fd;
+        }
+        o->stream = NULL;
+    }
+    if (o->fd > STDERR_FILENO && o->fd != closed)
+        close(o->fd);
+    if (o->target_fd > STDERR_FILENO && o->target_fd != o->fd)
+        close(o->target_fd);
+    o->fd = o->target_fd = -1;
+}
+
+int cli_output_commit(cli_output *o)
+{
+    int e;
+
+    /* Everything written must have reached the file before it is moved. */
+    if (o->stream && (fflush(o->stream) != 0 || ferror(o->stream))) {
+        e = errno ? errno : EIO;
+        cli_error("cannot write %s %s: %s", o->what, o->name, strerror(e));
+        cli_output_discard(o);
+        return -1;
+    }
+    switch (o->kind) {
+    case CLI_OUT_STDOUT:
+    case CLI_OUT_IN_PLACE:
+        if (o->temp[0]) {
+            if (copy_into_target(o) < 0) {
+                cli_error("cannot write %s %s: %s; the %s is kept in %s", o->what, o->name, strerror(errno),
+                          o->what, o->temp);
+                close_fds(o);
+                o->temp[0] = '\0';
+                return -1;
+            }
+            unlink(o->temp);
+            o->temp[0] = '\0';
+        }
+        break;
+    case CLI_OUT_NEW:
+        /* Never over a file that appeared while we were writing. */
+        if (renameat2(AT_FDCWD, o->temp, AT_FDCWD, o->target, RENAME_NOREPLACE) < 0) {
+            e = errno;
+            if (e == EINVAL || e == ENOSYS) {          /* a file system without RENAME_NOREPLACE */
+                if (link(o->temp, o->target) == 0) {
+                    unlink(o->temp);
+                    e = 0;
+                } else {
+                    e = errno;
+                }
+            }
+            if (e) {
+                cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target,
+                          e == EEXIST ? "a file appeared there meanwhile" : strerror(e), o->temp);
+                close_fds(o);
+                o->temp[0] = '\0';
+                return -1;
+            }
+        }
+        o->temp[0] = '\0';
+        break;
+    case CLI_OUT_REPLACE:
+        if (rename(o->temp, o->target) < 0) {
+            cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target, strerror(errno),
+                      o->temp);
+            close_fds(o);
+            o->temp[0] = '\0';
+            return -1;
+        }
+        o->temp[0] = '\0';
+        break;
+    }
+    close_fds(o);
+    return 0;
+}
+
+void cli_output_keep(cli_output *o)
+{
+    close_fds(o);
+    o->temp[0] = '\0';
+}
+
+void cli_output_discard(cli_output *o)
+{
+    close_fds(o);
+    if (o->temp[0])
+        unlink(o->temp);
+    o->temp[0] = '\0';
+}
+
+int cli_output_open_trace(cli_output *o, const char *name, const char *label)
+{
+    char def[256], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int r;
+
+    if (name)
+        return cli_output_open(o, name, "trace file", NULL, CLI_OUT_STAGED) == 0 ? 0 : -1;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    for (int attempt = 1; attempt <= 100; attempt++) {
+        if (attempt == 1)
+            snprintf(def, sizeof(def), "clrprobe-%.64s-%s.clrp", label, stamp);
+        else
+            snprintf(def, sizeof(def), "clrprobe-%.64s-%s-%d.clrp", label, stamp, attempt);
+        r = cli_output_open(o, def, "trace file", NULL, CLI_OUT_STAGED | CLI_OUT_NO_REPLACE);
+        if (r != CLI_OUT_EXISTS)
+            return r == 0 ? 0 : -1;
+    }
+    cli_error("cannot find a free default trace name like %s in this directory; give one with -o", def);
+    return -1;
+}

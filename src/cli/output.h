@@ -1,0 +1,89 @@
+/* output.h - where a command's output goes (`-o`), written so that nothing
+ * we did not create is ever destroyed and nothing half-written ever takes a
+ * file's place:
+ *
+ *   -o -, /dev/stdout     standard output (also /dev/stderr, /dev/fd/N): the
+ *                         descriptor itself
+ *   a device, FIFO, ...   written in place (a FIFO must already have a
+ *                         reader: opening never blocks)
+ *   a new path            written to a temporary file beside it, moved
+ *                         into place when complete (never over a file that
+ *                         appeared meanwhile)
+ *   an existing file      the same, replacing it only when complete, and
+ *                         never when it is the input
+ *
+ * Every file is created by common/files.h: exclusive, 0600, no links
+ * followed except where the kernel's protected_symlinks rule would.  A
+ * "staged" output is one that another party (the agent) fills: it always
+ * gets a regular temporary file, which for a device or standard output is
+ * made in $TMPDIR and copied over at the end.  docs/files.md describes the
+ * rules for users. */
+#ifndef CLRPROBE_CLI_OUTPUT_H
+#define CLRPROBE_CLI_OUTPUT_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+typedef enum cli_output_kind {
+    CLI_OUT_STDOUT,            /* -o - */
+    CLI_OUT_IN_PLACE,          /* not a regular file: written where it is */
+    CLI_OUT_NEW,               /* nothing there yet */
+    CLI_OUT_REPLACE,           /* an existing regular file */
+} cli_output_kind;
+
+#define CLI_OUT_STAGED     0x1u   /* the content goes to a regular file that someone else writes */
+#define CLI_OUT_NO_REPLACE 0x2u   /* a default name: an existing file is never replaced */
+
+#define CLI_OUT_EXISTS 1          /* cli_output_open: CLI_OUT_NO_REPLACE and the name is taken */
+
+typedef struct cli_output {
+    const char *what;             /* "report", "trace file": for messages */
+    unsigned flags;
+    cli_output_kind kind;
+    char name[PATH_MAX];          /* as given, for messages */
+    char target[PATH_MAX];        /* absolute, links resolved */
+    char temp[PATH_MAX];          /* our temporary file, "" if none */
+    int fd;                       /* where the content is written (the temp, or the target) */
+    int target_fd;                /* staged in-place/stdout outputs: the target, filled at commit */
+    FILE *stream;                 /* cli_output_stream() */
+} cli_output;
+
+/* Prepares output name.  input (may be NULL) is the file the command
+ * reads, which must not be overwritten.  Returns 0, CLI_OUT_EXISTS (no
+ * message), or -1 after printing why the output cannot be written. */
+int cli_output_open(cli_output *o, const char *name, const char *what, const char *input, unsigned flags);
+
+/* The trace output of `run` and `attach` (staged: the agent fills it): name,
+ * or when name is NULL the first free default name
+ * clrprobe-LABEL-YYYYMMDD-HHMMSS[-N].clrp in the working directory.
+ * Returns 0, or -1 after a message. */
+int cli_output_open_trace(cli_output *o, const char *name, const char *label);
+
+/* A stdio stream on the output (not for staged outputs); NULL after a
+ * message if it cannot be made. */
+FILE *cli_output_stream(cli_output *o);
+
+/* Size of what was written to a staged output so far, or -1. */
+off_t cli_output_size(const cli_output *o);
+
+/* The path a staged output's writer opens: the temporary file. */
+const char *cli_output_staging_path(const cli_output *o);
+
+/* Puts the complete content in place: moves the temporary file over the
+ * target, or copies it into a device, pipe or standard output.  Returns 0,
+ * or -1 after a message (a temporary file that holds the content and
+ * could not be moved is kept, and the message says where). */
+int cli_output_commit(cli_output *o);
+
+/* Gives up: removes our temporary file, never the target. */
+void cli_output_discard(cli_output *o);
+
+/* Leaves the temporary file where it is (a message has named it), closing
+ * what is open.  Nothing to do after a commit or a discard. */
+void cli_output_keep(cli_output *o);
+
+/* The name to show for the output once committed. */
+const char *cli_output_display(const cli_output *o);
+
+#endif

@@ -1,0 +1,175 @@
+/* files.c - exclusive, private, non-following, non-blocking file creation
+ * and opening (see files.h). */
+#include "common/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cp_file_create(const char *path, int read_too)
+{
+    return open(path, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                CP_FILE_MODE);
+}
+
+int cp_file_create_temp(char *templ)
+{
+    /* mkostemp creates with O_CREAT|O_EXCL (so never through a link) and
+     * mode 0600. */
+    return mkostemp(templ, O_CLOEXEC);
+}
+
+const char *cp_file_kind(mode_t mode)
+{
+    if (S_ISREG(mode)) return "a regular file";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "not a regular file";
+}
+
+/* The kernel's may_follow_link() for one link, whose directory is dir. */
+static int link_may_be_followed(const struct stat *link, const char *dir, const char *path, char *why,
+                                size_t whylen)
+{
+    struct stat ds;
+
+    if (link->st_uid == geteuid())
+        return 1;
+    if (stat(dir, &ds) < 0)
+        return -2;
+    if ((ds.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+        return 1;
+    if (ds.st_uid == link->st_uid)
+        return 1;
+    if (why)
+        snprintf(why, whylen, "%s is a symbolic link that belongs to uid %u in %s, a directory anyone can "
+                 "write to (sticky and world-writable): someone else may have put it there, so it is not "
+                 "followed", path, (unsigned)link->st_uid, dir);
+    return -1;
+}
+
+int cp_file_check_link(const char *path, char *why, size_t whylen)
+{
+    char prefix[PATH_MAX], dir[PATH_MAX];
+    size_t len = strlen(path), i = 0;
+    int any = 0;
+
+    if (len == 0 || len >= sizeof(prefix)) {
+        errno = ENAMETOOLONG;
+        return -2;
+    }
+    /* Every component, as the kernel resolves them: a link anywhere in the
+     * path (/tmp/planted/out) counts as much as one at its end. */
+    while (i < len) {
+        struct stat ls;
+        size_t start;
+        int r;
+
+        while (i < len && path[i] == '/')
+            i++;
+        if (i == len)
+            break;
+        start = i;
+        while (i < len && path[i] != '/')
+            i++;
+        memcpy(prefix, path, i);
+        prefix[i] = '\0';
+        if (lstat(prefix, &ls) < 0) {
+            if (errno == ENOENT && i == len)
+                return any;              /* the file itself does not exist yet */
+            return -2;
+        }
+        if (!S_ISLNK(ls.st_mode))
+            continue;
+        if (start == 0) {
+            snprintf(dir, sizeof(dir), ".");
+        } else {
+            memcpy(dir, path, start);
+            dir[start] = '\0';
+        }
+        r = link_may_be_followed(&ls, dir, prefix, why, whylen);
+        if (r < 0)
+            return r;
+        any = 1;
+    }
+    return any;
+}
+
+int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t errlen)
+{
+    struct stat st;
+    int fl;
+
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "cannot examine %s: %s", what, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is %s; the agent writes only regular files", what, cp_file_kind(st.st_mode));
+        return -1;
+    }
+    if (st.st_size != 0) {
+        snprintf(err, errlen, "%s already holds data; the agent never overwrites a file (remove it or choose "
+                 "another output)", what);
+        return -1;
+    }
+    if (ours && st.st_uid != geteuid()) {
+        snprintf(err, errlen, "%s belongs to uid %u, not to this process's uid %u; the agent writes only into "
+                 "files of its own", what, (unsigned)st.st_uid, (unsigned)geteuid());
+        return -1;
+    }
+    fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+        snprintf(err, errlen, "%s is not open for writing", what);
+        return -1;
+    }
+    return 0;
+}
+
+int cp_file_open_trace(const char *path, int *created, char *err, size_t errlen)
+{
+    char what[PATH_MAX + 32];
+    int fd, fl;
+
+    *created = 0;
+    fd = cp_file_create(path, 0);
+    if (fd >= 0) {
+        *created = 1;
+        return fd;
+    }
+    if (errno != EEXIST) {
+        snprintf(err, errlen, "cannot create the trace file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* Something is there.  Open it without creating, following or blocking
+     * (a FIFO would wait for a reader), then look at what it is. */
+    fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            snprintf(err, errlen, "the trace file %s is a symbolic link; the agent does not follow links "
+                     "(give the real path)", path);
+        else if (errno == ENXIO)
+            snprintf(err, errlen, "the trace file %s is a FIFO or a socket; the agent writes only regular files",
+                     path);
+        else
+            snprintf(err, errlen, "cannot open the trace file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(what, sizeof(what), "the trace file %s", path);
+    if (cp_file_check_fresh(fd, what, 1, err, errlen) < 0) {
+        close(fd);
+        return -1;
+    }
+    fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}

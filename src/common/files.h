@@ -1,0 +1,53 @@
+/* files.h - how clrprobe creates and opens the files it writes, shared by
+ * the agent and the command.  clrprobe often runs as root in shared
+ * directories such as /tmp, so every file it makes is created exclusively
+ * (O_CREAT|O_EXCL), never through a symbolic link (O_NOFOLLOW), private
+ * (mode 0600) and close-on-exec; an existing path is opened without
+ * O_CREAT and without blocking (O_NONBLOCK: a FIFO with no reader must not
+ * hang us); and a symbolic link is followed only where the kernel's
+ * fs.protected_symlinks rule would follow it, whatever that setting is.
+ * docs/files.md describes the rules as the user sees them. */
+#ifndef CLRPROBE_COMMON_FILES_H
+#define CLRPROBE_COMMON_FILES_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#define CP_FILE_MODE 0600            /* every file clrprobe creates */
+
+/* Creates path for writing (O_WRONLY, or O_RDWR when read_too): fails with
+ * EEXIST if anything is there, ELOOP if it is a symbolic link.  Returns the
+ * fd, or -1 with errno. */
+int cp_file_create(const char *path, int read_too);
+
+/* Creates a new file named templ (whose last six characters are XXXXXX,
+ * replaced in place) with the same guarantees.  Returns the fd or -1. */
+int cp_file_create_temp(char *templ);
+
+/* The protected_symlinks rule for the symbolic link at path: following it
+ * is refused when the link lies in a sticky, world-writable directory
+ * (/tmp) and belongs neither to us (the effective uid) nor to the
+ * directory's owner - the link someone else planted where we write.
+ * Returns 1 when path is a link that may be followed, 0 when it is not a
+ * link, -1 when it must not be followed (why says so: who owns it and
+ * where), -2 when path cannot be examined (errno). */
+int cp_file_check_link(const char *path, char *why, size_t whylen);
+
+/* "a directory", "a FIFO", "a character device", ... for st_mode. */
+const char *cp_file_kind(mode_t mode);
+
+/* The agent's trace file at path (absolute): created as above, or, when a
+ * file is already there, opened only if it is a regular, empty file of
+ * ours (what `clrprobe run` prepares), never following a link and never
+ * blocking.  *created says whether this call created it (then, and only
+ * then, the caller may remove it on failure).  Returns the fd, or -1 with
+ * a one-line reason in err. */
+int cp_file_open_trace(const char *path, int *created, char *err, size_t errlen);
+
+/* Checks that fd is a regular, empty file that can be written and, if ours
+ * is set, belongs to the effective uid (a file found at a path; a
+ * descriptor handed over by the command belongs to the command's user).
+ * 0, or -1 with a reason in err naming it as what. */
+int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,346 @@
+# test_files.sh - clrprobe with files, as root in shared directories: what
+# it did not create is never destroyed or replaced (devices, pipes, the
+# user's files, the input), a link planted by another user is not followed,
+# what it creates is private (0600, owned by whoever ran clrprobe), and no
+# output, input or unresponsive process makes it hang or ignore Ctrl-C.
+# Rules: docs/files.md.
+
+need_root() {
+    [[ $(id -u) -eq 0 ]] || skip "needs root (device nodes, a second user)"
+    command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
+}
+
+# Each test works in a directory of its own (they share $WORK).
+fresh_dir() {
+    mkdir -p "$WORK/${FUNCNAME[1]}" && cd "$WORK/${FUNCNAME[1]}"
+}
+
+as_nobody() {
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+# A directory under /tmp that user nobody can reach, removed when the test
+# ends; sets SHARED.  With sticky=1 it is a /tmp-like directory: sticky and
+# writable by everyone.
+shared_dir() {
+    SHARED=$(mktemp -d /tmp/clrprobe-test-shared.XXXXXX)
+    trap 'rm -rf "$SHARED"' EXIT
+    if [[ ${1:-0} == 1 ]]; then
+        chmod 1777 "$SHARED"
+    else
+        chmod 755 "$SHARED"
+    fi
+}
+
+test_report_outputs_that_are_not_files_are_written_in_place() {
+    fresh_dir
+    need_root
+    fixture all all
+    mknod dev-null c 1 3 && chmod 666 dev-null
+    "$CLRPROBE" report "$FX/trace.clrp" -o dev-null 2>err
+    assert_eq 0 "$?" "report into a device"
+    [[ -c dev-null ]] || fail "the device node was replaced by a regular file"
+    "$CLRPROBE" report "$FX/trace.clrp" -o - >dash.txt
+    cmp -s dash.txt "$FX/trace.txt" || fail "-o - is not standard output"
+    "$CLRPROBE" report "$FX/trace.clrp" -o /dev/stdout >stdout.txt
+    cmp -s stdout.txt "$FX/trace.txt" || fail "-o /dev/stdout is not standard output"
+    echo "an earlier line" >log.txt
+    "$CLRPROBE" report "$FX/trace.clrp" -o /dev/stdout >>log.txt
+    assert_eq "an earlier line" "$(head -1 log.txt)" "what the shell appended to is kept"
+    assert_eq "$(($(wc -l <"$FX/trace.txt") + 1))" "$(wc -l <log.txt)" "the report follows it"
+    mknod dev-full c 1 7 && chmod 666 dev-full
+    "$CLRPROBE" report "$FX/trace.clrp" -o dev-full 2>full.err
+    assert_eq 1 "$?" "report into a full device fails"
+    assert_contains full.err "No space left on device" "the reason"
+    [[ -c dev-full ]] || fail "the full device node was replaced"
+}
+
+test_run_output_that_is_a_device_or_a_fifo() {
+    fresh_dir
+    need_root
+    mkdir -p tmp
+    mknod dev-null c 1 3 && chmod 666 dev-null
+    "$CLRPROBE" run -o dev-null -- /bin/true 2>true.err
+    assert_eq 0 "$?" "exit code of /bin/true"
+    [[ -c dev-null ]] || fail "run removed or replaced the device node"
+    TMPDIR=$PWD/tmp "$CLRPROBE" run -o dev-null -- "$SAMPLE" jit >jit.out 2>jit.err
+    assert_eq 0 "$?" "exit code of the sample"
+    [[ -c dev-null ]] || fail "the device node was replaced by the trace"
+    assert_contains jit.err "trace written to dev-null" "message"
+    mkfifo pipe
+    timeout 20 "$CLRPROBE" run -o pipe -- touch ran 2>fifo.err
+    assert_eq 1 "$?" "a FIFO without a reader is refused at once"
+    assert_contains fifo.err "it is a FIFO with no reader; start the reader first" "message"
+    [[ ! -e ran ]] || fail "the program ran although the output could not be written"
+    cat pipe >from-pipe.clrp &
+    local reader=$!
+    sleep 0.2
+    TMPDIR=$PWD/tmp timeout 60 "$CLRPROBE" run -o pipe -- "$SAMPLE" jit >pipe.out 2>pipe.err
+    assert_eq 0 "$?" "run into a FIFO with a reader"
+    wait "$reader"
+    "$CLRPROBE" report from-pipe.clrp --format jsonl >from-pipe.jsonl 2>/dev/null
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' from-pipe.jsonl)" "the reader got a whole trace"
+    assert_eq "" "$(ls tmp)" "no temporary file left in TMPDIR"
+}
+
+test_agent_never_removes_follows_or_blocks_on_its_output() {
+    fresh_dir
+    need_root
+    "$SAMPLE" jit >plain.out 2>&1
+    mknod dev-full c 1 7 && chmod 666 dev-full
+    agent_env "output=$PWD/dev-full" "$SAMPLE" jit >full.out 2>full.err
+    assert_eq 0 "$?" "exit code with a device as the output"
+    [[ -c dev-full ]] || fail "the agent removed the device node"
+    assert_eq 1 "$(grep -c '^clrprobe: ' full.err)" "one line on stderr"
+    assert_contains full.err "is a character device; the agent writes only regular files" "reason"
+    mkfifo fifo
+    timeout 60 bash -c "$(declare -f agent_env); agent_env 'output=$PWD/fifo' '$SAMPLE' jit" >fifo.out 2>fifo.err
+    assert_eq 0 "$?" "the program neither hangs nor fails on a FIFO output"
+    assert_contains fifo.err "FIFO" "reason"
+    [[ -p fifo ]] || fail "the FIFO was removed"
+    echo "someone's data" >existing.clrp
+    agent_env "output=$PWD/existing.clrp" "$SAMPLE" jit >ex.out 2>ex.err
+    assert_eq 0 "$?" "exit code with an existing file as the output"
+    assert_contains ex.err "already holds data; the agent never overwrites a file" "reason"
+    assert_eq "someone's data" "$(cat existing.clrp)" "the file is left as it was"
+    ln -s target.clrp link.clrp
+    agent_env "output=$PWD/link.clrp" "$SAMPLE" jit >ln.out 2>ln.err
+    assert_contains ln.err "is a symbolic link; the agent does not follow links" "reason"
+    [[ ! -e target.clrp ]] || fail "the agent wrote through a link"
+    for f in full fifo ex ln; do
+        cmp -s plain.out $f.out || fail "the program's output changed ($f)"
+    done
+}
+
+test_existing_files_survive_failures() {
+    fresh_dir
+    fixture all all
+    echo "my notes" >notes.txt
+    "$CLRPROBE" run -o notes.txt -- /no/such/program >o 2>e
+    assert_eq 127 "$?" "exit code of a missing program"
+    assert_eq "my notes" "$(cat notes.txt)" "the file given as output is left as it was"
+    cp "$FX/trace.clrp" t.clrp
+    "$CLRPROBE" report t.clrp -o t.clrp 2>same.err
+    assert_eq 1 "$?" "report over its own input is refused"
+    assert_contains same.err "it is the trace being read" "message"
+    cmp -s t.clrp "$FX/trace.clrp" || fail "the trace was overwritten by its own report"
+    ln -s t.clrp t-link
+    "$CLRPROBE" report t.clrp -o t-link 2>same2.err
+    assert_eq 1 "$?" "report over its own input through a link is refused"
+    echo "not a trace" >bad.clrp
+    echo "an old report" >r.txt
+    "$CLRPROBE" report bad.clrp -o r.txt 2>bad.err
+    assert_eq 1 "$?" "a failed report"
+    assert_eq "an old report" "$(cat r.txt)" "a failed report leaves the old one"
+    "$CLRPROBE" report t.clrp -o r.txt
+    assert_eq 0 "$?" "a report replacing an old one"
+    cmp -s r.txt "$FX/trace.txt" || true          # (the title names the input path)
+    assert_contains r.txt "Events by kind" "the new report is in place"
+    assert_eq "" "$(ls | grep partial)" "no temporary files left"
+}
+
+test_planted_links_in_shared_directories_are_not_followed() {
+    fresh_dir
+    need_root
+    echo "fs.protected_symlinks = $(cat /proc/sys/fs/protected_symlinks 2>/dev/null)"
+    fixture all all
+    shared_dir 1
+    echo "root's own file" >"$WORK/victim" && chmod 600 "$WORK/victim"
+    as_nobody ln -s "$WORK/victim" "$SHARED/report.txt"
+    "$CLRPROBE" report "$FX/trace.clrp" -o "$SHARED/report.txt" 2>planted.err
+    assert_eq 1 "$?" "report through a planted link"
+    assert_contains planted.err "is a symbolic link that belongs to uid 65534 in $SHARED" "message"
+    assert_eq "root's own file" "$(cat "$WORK/victim")" "the link's target is untouched"
+    as_nobody ln -s /etc "$SHARED/etc"
+    "$CLRPROBE" report "$FX/trace.clrp" -o "$SHARED/etc/clrprobe-test-$$.txt" 2>planted2.err
+    assert_eq 1 "$?" "report through a planted directory link"
+    [[ ! -e /etc/clrprobe-test-$$.txt ]] || { rm -f "/etc/clrprobe-test-$$.txt"; fail "wrote through the link"; }
+    # the predictable default trace names of the next seconds, planted
+    local s name
+    for s in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
+        name=clrprobe-Sample-$(date -d "+$s sec" +%Y%m%d-%H%M%S).clrp
+        as_nobody ln -s "$WORK/victim" "$SHARED/$name"
+    done
+    (cd "$SHARED" && "$CLRPROBE" run -- "$SAMPLE" exit 0 >"$OLDPWD/def.out" 2>"$OLDPWD/def.err")
+    assert_eq 0 "$?" "exit code"
+    assert_eq "root's own file" "$(cat "$WORK/victim")" "the planted default name was not followed"
+    local trace
+    trace=$(sed -n 's/^clrprobe: trace written to //p' def.err)
+    [[ -f $trace && ! -L $trace ]] || fail "no trace of our own: '$trace'"
+    [[ $trace == "$SHARED"/clrprobe-Sample-*-2.clrp ]] || fail "the trace did not take the next free name: $trace"
+    assert_eq "0 600" "$(stat -c '%u %a' "$trace")" "owner and mode of the trace"
+    # one's own link is followed, and stays a link
+    echo "to be replaced" >"$WORK/mine.txt"
+    ln -s "$WORK/mine.txt" "$SHARED/own-link"
+    "$CLRPROBE" report "$FX/trace.clrp" -o "$SHARED/own-link"
+    assert_eq 0 "$?" "report through one's own link"
+    [[ -L $SHARED/own-link ]] || fail "the link was replaced"
+    assert_contains "$WORK/mine.txt" "Events by kind" "the report went where the link points"
+}
+
+test_traces_reports_and_partial_files_are_private() {
+    fresh_dir
+    fixture all all
+    (
+        umask 000
+        "$CLRPROBE" run -o t.clrp -- "$SAMPLE" jit >/dev/null 2>&1
+        "$CLRPROBE" report t.clrp -o r.txt
+        "$CLRPROBE" run -o long.clrp -- "$SAMPLE" spin 3 >spin.out 2>&1 &
+        wait_for_text spin.out 30 "spin started"
+        ls -l >during.txt
+        stat -c '%n %a' long.clrp.partial-* >partial-mode.txt 2>&1
+        wait
+    )
+    assert_eq 600 "$(file_mode t.clrp)" "mode of a trace (umask 000)"
+    assert_eq 600 "$(file_mode r.txt)" "mode of a report (umask 000)"
+    assert_eq 600 "$(file_mode long.clrp)" "mode of a trace recorded over time"
+    assert_contains partial-mode.txt " 600" "the file being recorded is 0600"
+    [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null || return 0
+    # root attaches to another user's process: the trace is root's, even in a
+    # directory that user cannot enter
+    shared_dir 0
+    cp -r "$ROOT/build/sample" "$SHARED/sample"
+    mkdir -p "$SHARED/tmp" && chown 65534 "$SHARED/tmp"
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env HOME="$SHARED/tmp" TMPDIR="$SHARED/tmp" "$SHARED/sample/Sample" spin 20 >nobody.out 2>&1 &
+    local target=$!
+    wait_for_text nobody.out 30 "spin started" || fail "the sample did not start as nobody"
+    mkdir -m 700 private
+    "$CLRPROBE" attach "$target" --duration 0.5 -o private/att.clrp >att.out 2>att.err
+    assert_eq 0 "$?" "root attaches to nobody's process"
+    assert_eq "0 600" "$(stat -c '%u %a' private/att.clrp)" "owner and mode of the trace"
+    "$CLRPROBE" report private/att.clrp >att.txt 2>&1
+    assert_contains att.txt "trace      complete" "the trace is whole"
+    kill "$target"
+}
+
+test_report_input_that_is_not_a_file() {
+    fresh_dir
+    mkfifo in-pipe
+    timeout 10 "$CLRPROBE" report in-pipe >o 2>e
+    assert_eq 1 "$?" "a FIFO as the trace is refused at once"
+    assert_contains e "in-pipe is not a trace file: it is a FIFO" "message"
+    mkdir in-dir
+    timeout 10 "$CLRPROBE" report in-dir >o 2>e
+    assert_contains e "it is a directory" "message"
+    # a 1 GB trace (mostly a hole) is read in bounded memory
+    fixture all all
+    cp "$FX/trace.clrp" big.clrp
+    truncate -s 1G big.clrp
+    tail -c +300 "$FX/trace.clrp" >>big.clrp
+    local kb
+    [[ -x /usr/bin/time ]] || { fail "/usr/bin/time is missing (Debian package time, installed by make setup)"; return; }
+    /usr/bin/time -o rss.txt -f '%M' "$CLRPROBE" report big.clrp >/dev/null 2>&1
+    kb=$(tail -1 rss.txt)
+    [[ $kb =~ ^[0-9]+$ ]] || { fail "no peak memory measured: '$kb'"; return; }
+    echo "peak RSS reading a 1 GB trace: $kb KB"
+    [[ $kb -lt 204800 ]] || fail "reading a 1 GB trace took $kb KB (more than 200 MB)"
+}
+
+test_attach_to_an_unresponsive_process_gives_up_in_time() {
+    fresh_dir
+    DOTNET_EnableDiagnostics=0 "$SAMPLE" mute 60 >mute.out 2>&1 &
+    TPID=$!
+    local target=$TPID t0 ms
+    trap 'kill $TPID 2>/dev/null' EXIT
+    wait_for_text mute.out 30 "mute started" || fail "the fake process did not start"
+    t0=$(date +%s%N)
+    "$CLRPROBE" attach "$target" --timeout 1 -o m.clrp >a.out 2>a.err
+    assert_eq 1 "$?" "exit code"
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    echo "gave up after $ms ms (documented: the timeout, 1 s, plus 5 s)"
+    [[ $ms -ge 5500 && $ms -le 9000 ]] || fail "gave up after $ms ms, not about 6000"
+    assert_contains a.err "it did not answer within the attach timeout and 5 s more" "message"
+    # interrupted while waiting for the runtime
+    "$CLRPROBE" attach "$target" --timeout 60 -o m.clrp >b.out 2>b.err &
+    local cli=$!
+    sleep 1
+    t0=$(date +%s%N)
+    kill -TERM "$cli"
+    wait "$cli"
+    assert_eq 130 "$?" "exit code when interrupted"
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [[ $ms -le 2000 ]] || fail "took $ms ms to honour the interruption"
+    assert_contains b.err "interrupted: nothing was attached" "message"
+    [[ ! -e m.clrp ]] || fail "a trace file was left"
+    assert_eq "" "$(ls | grep partial)" "no temporary file left"
+}
+
+test_interrupt_while_waiting_for_the_detach() {
+    fresh_dir
+    "$SAMPLE" spin 20 >spin.out 2>&1 &
+    TPID=$!
+    local target=$TPID cli t0 ms
+    trap 'kill -CONT $TPID 2>/dev/null; kill $TPID 2>/dev/null' EXIT
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    "$CLRPROBE" attach "$target" -o d.clrp >a.out 2>a.err &
+    cli=$!
+    wait_for_text a.err 30 "attached to process" || fail "did not attach"
+    kill -STOP "$target"             # it cannot detach while stopped
+    kill -TERM "$cli"                # stop recording: the detach is asked for
+    sleep 1
+    t0=$(date +%s%N)
+    kill -TERM "$cli"                # stop waiting for it
+    wait "$cli"
+    assert_eq 130 "$?" "exit code"
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [[ $ms -le 2000 ]] || fail "took $ms ms to honour the second interruption"
+    assert_contains a.err "not waiting for process $target to detach" "message"
+    kill -CONT "$target"
+    wait "$target"
+    assert_eq 0 "$?" "the target runs on and exits normally"
+    assert_contains spin.out "spin done" "the target's output"
+}
+
+test_number_arguments_are_checked() {
+    fresh_dir
+    "$CLRPROBE" attach 4294967297 >o 2>e
+    assert_eq 2 "$?" "pid 2^32+1"
+    assert_contains e "'4294967297' is not a process id" "message"
+    local v
+    for v in nan inf -1 1e300 ""; do
+        "$CLRPROBE" attach 1 --duration "$v" >o 2>e
+        assert_eq 2 "$?" "--duration '$v'"
+        "$CLRPROBE" attach 1 --timeout "$v" >o 2>e
+        assert_eq 2 "$?" "--timeout '$v'"
+    done
+}
+
+test_recording_stopped_early_is_said() {
+    fresh_dir
+    # A file size limit stops the agent as a full disk does.  (The runtime's
+    # W^X double mapping sizes a file of its own, which the limit would
+    # refuse: it is turned off for these runs.)
+    export DOTNET_EnableWriteXorExecute=0
+    ( ulimit -f 200; "$CLRPROBE" run -o small.clrp -- "$SAMPLE" work 5 >w.out 2>w.err )
+    assert_eq 0 "$?" "the program runs on"
+    assert_contains w.err "but the agent stopped recording early: the trace reached the process's file size limit" \
+        "run says why the trace is short"
+    (ulimit -f 100; exec "$SAMPLE" spin 8 >spin.out 2>&1) &
+    TPID=$!
+    trap 'kill $TPID 2>/dev/null' EXIT
+    wait_for_text spin.out 30 "spin started"
+    "$CLRPROBE" attach "$TPID" --rate 1000 --duration 4 -o att.clrp >a.out 2>a.err
+    assert_eq 1 "$?" "attach exit code when the recording stopped early"
+    assert_contains a.err "trace written to $PWD/att.clrp, but the agent stopped recording early" "attach says why"
+    [[ -f att.clrp ]] || fail "the trace was not put in place"
+    assert_eq "" "$(ls | grep partial)" "no partial file left"
+    wait "$TPID"
+    assert_eq 0 "$?" "the target runs on"
+}
+
+test_full_disk_is_said() {
+    fresh_dir
+    [[ $(id -u) -eq 0 ]] || skip "needs root to mount a small file system"
+    mkdir -p small
+    mount -t tmpfs -o size=512k tmpfs small 2>/dev/null || skip "cannot mount a tmpfs here"
+    trap 'umount "$PWD/small"' EXIT
+    "$SAMPLE" work 5 >plain.out
+    "$CLRPROBE" run -o small/full.clrp -- "$SAMPLE" work 5 >run.out 2>run.err
+    assert_eq 0 "$?" "the program runs on"
+    cmp -s plain.out run.out || fail "the program's output changed"
+    assert_contains run.err "but the agent stopped recording early: the disk is full" "run says why"
+    "$CLRPROBE" report small/full.clrp >r.txt 2>r.err
+    assert_eq 0 "$?" "the trace is readable"
+    assert_contains r.err "the disk is full" "report says why the trace is short"
+}
