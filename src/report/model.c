@@ -191,7 +191,8 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
         e->id = trace_field_u64(&f);            /* sampler CPU */
         e->u1 = trace_field_u32(&f);            /* threads */
         e->u2 = trace_field_u32(&f);            /* failed snapshots */
-        e->id2 = trace_field_u64(&f);           /* nominal period */
+        e->id2 = trace_field_u64_opt(&f);       /* nominal period (0 in ticks of an earlier
+                                                   agent, which end before it: length 40) */
         break;
     default:
         return -1;

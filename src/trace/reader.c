@@ -273,6 +273,13 @@ uint64_t trace_field_u64(trace_fields *f)
     return v;
 }
 
+uint64_t trace_field_u64_opt(trace_fields *f)
+{
+    if (f->p == f->end)
+        return 0;
+    return trace_field_u64(f);
+}
+
 const char *trace_field_str(trace_fields *f, size_t *len)
 {
     const char *s;

@@ -87,6 +87,11 @@ void trace_fields_init(trace_fields *f, const trace_record *r);
 uint16_t trace_field_u16(trace_fields *f);
 uint32_t trace_field_u32(trace_fields *f);
 uint64_t trace_field_u64(trace_fields *f);
+/* A field added at the end of a record by a later agent: a record that ends
+ * where the field would start is an older record of its documented length,
+ * not a malformed one, so the field reads as 0 without setting bad.  (A
+ * record that ends inside the field is still malformed.) */
+uint64_t trace_field_u64_opt(trace_fields *f);
 /* A string field: pointer into the record (not NUL-terminated) and length. */
 const char *trace_field_str(trace_fields *f, size_t *len);
 

@@ -4,6 +4,7 @@
  * created is one thread. */
 #include "unit.h"
 #include "report/model.h"
+#include "report/profile.h"
 #include "trace/format.h"
 #include "trace/writer.h"
 
@@ -135,6 +136,65 @@ TEST(model_sorts_across_buffers_and_merges_early_thread_name)
         CHECK_STR(tr.threads[2].name, "");
         CHECK_EQ(tr.threads[2].destroyed, 0);
     }
+    rp_free(&tr);
+    unlink(path);
+}
+
+/* A sampler tick; with_period 0 writes it as an earlier agent did (length
+ * 40, no period_ns), -1 cuts it inside period_ns (length 44). */
+static void tick(uint64_t t, int with_period)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_SAMPLER_TICK, 1, t);
+    trace_rec_u64(&r, 5000);                       /* suspend_ns */
+    trace_rec_u64(&r, 7000);                       /* sampler_cpu_ns */
+    trace_rec_u32(&r, 2);                          /* threads */
+    trace_rec_u32(&r, 0);                          /* failed */
+    if (with_period > 0)
+        trace_rec_u64(&r, 4000000);                /* period_ns: 250 Hz */
+    else if (with_period < 0)
+        trace_rec_u32(&r, 4000000);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+TEST(model_old_tick_without_period_is_not_malformed)
+{
+    char path[128], err[256];
+    rp_trace tr;
+    rp_profile prof;
+    const rp_event *e;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model-tick", (int)getpid());
+    begin(path);
+    tick(1100, 0);
+    tick(1200, 0);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(tr.bad_records, 0);
+    CHECK((e = find(&tr, TK_SAMPLER_TICK, 1)) != NULL);
+    if (e) {
+        CHECK_EQ(e->duration_ns, 5000);
+        CHECK_EQ(e->id, 7000);
+        CHECK_EQ(e->u1, 2);
+        CHECK_EQ(e->id2, 0);                       /* period_ns reads as 0 */
+    }
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_WALL, NULL, &prof), 0);
+    CHECK_EQ(prof.ticks, 2);
+    CHECK_EQ(prof.period_ns, 10000000);            /* the default rate is assumed */
+    rp_profile_free(&prof);
+    rp_free(&tr);
+
+    /* the current length reads the period; a record cut inside it is malformed */
+    begin(path);
+    tick(1100, 1);
+    tick(1200, -1);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(tr.bad_records, 1);
+    CHECK((e = find(&tr, TK_SAMPLER_TICK, 0)) != NULL);
+    if (e) CHECK_EQ(e->id2, 4000000);
     rp_free(&tr);
     unlink(path);
 }
