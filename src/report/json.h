@@ -6,11 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start
- * one (overlong forms, surrogates, > U+10FFFF, cut sequences).  Also used by
- * the pprof writer, whose strings must be UTF-8. */
-int utf8_seq_len(const unsigned char *s);
-
 /* Writes s as a JSON string literal (quotes included); invalid UTF-8 bytes
  * become U+FFFD. */
 void json_string(FILE *out, const char *s);

@@ -11,7 +11,7 @@
  * encoded into a buffer so its length can be written first, and the
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
-#include "report/json.h"
+#include "common/escape.h"
 #include "report/report.h"
 
 #include <stdint.h>
@@ -101,16 +101,17 @@ static void pb_string(pbuf *b, uint32_t field, const char *str)
     static const unsigned char replacement[3] = { 0xef, 0xbf, 0xbd };
     const unsigned char *s = (const unsigned char *)(str ? str : "");
     size_t len = 0;
+    uint32_t cp;
     int n;
 
     for (const unsigned char *q = s; *q; q += n > 0 ? n : 1) {
-        n = utf8_seq_len(q);
+        n = utf8_next(q, 4, &cp);
         len += n > 0 ? (size_t)n : sizeof(replacement);
     }
     pb_tag(b, field, WT_LEN);
     pb_varint(b, len);
     for (; *s; s += n > 0 ? n : 1) {
-        n = utf8_seq_len(s);
+        n = utf8_next(s, 4, &cp);
         if (n > 0)
             pb_put(b, s, (size_t)n);
         else
