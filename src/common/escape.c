@@ -35,8 +35,8 @@ int utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 }
 
 /* Code points that are valid but must not reach a terminal as they are:
- * controls, and those that break lines or reorder text (escape.h). */
-static int is_hidden(uint32_t c)
+ * controls, and those that break lines or reorder text. */
+int esc_is_hidden(uint32_t c)
 {
     return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
            (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
@@ -75,7 +75,7 @@ static size_t step(const unsigned char *s, size_t n, const char *extra, char *tm
         *esc_len = hex_escape((unsigned char)c, tmp);
         return 1;
     }
-    if (!is_hidden(c)) {
+    if (!esc_is_hidden(c)) {
         *esc_len = 0;
         return (size_t)len;
     }

@@ -45,6 +45,10 @@
  * NUL).  This is the one UTF-8 validator of the report and the messages. */
 int utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* Whether code point cp is one that escaping hides (C0, DEL, C1, the
+ * separators and bidi controls above); JSON escapes the same ones. */
+int esc_is_hidden(uint32_t cp);
+
 /* Writes s[0..n) escaped to out.  extra lists printable ASCII characters
  * to write as \xNN too (";" for collapsed stacks, where it separates
  * frames), or is NULL.  Returns the number of bytes written. */

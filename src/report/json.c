@@ -7,29 +7,32 @@
 void json_string(FILE *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
+
     putc('"', out);
     while (*s) {
-        unsigned char c = *s;
         uint32_t cp;
-        int n;
-        if (c == '"' || c == '\\') {
-            putc('\\', out);
-            putc(c, out);
+        int n = utf8_next(s, 4, &cp);           /* (a NUL ends any sequence) */
+        if (n == 0 && s[0] == 0xc0 && s[1] == 0x80) {
+            fputs("\\u0000", out);              /* the model's NUL (model.h) */
+            s += 2;
+        } else if (n == 0) {
+            fputs("\\ufffd", out);              /* not UTF-8 */
             s++;
-        } else if (c < 0x20) {
-            switch (c) {
+        } else if (cp == '"' || cp == '\\') {
+            putc('\\', out);
+            putc((int)cp, out);
+            s++;
+        } else if (esc_is_hidden(cp)) {         /* controls, separators, bidi */
+            switch (cp) {
             case '\n': fputs("\\n", out); break;
             case '\r': fputs("\\r", out); break;
             case '\t': fputs("\\t", out); break;
-            default: fprintf(out, "\\u%04x", c); break;
+            default: fprintf(out, "\\u%04x", (unsigned)cp); break;
             }
-            s++;
-        } else if ((n = utf8_next(s, 4, &cp)) > 0) {   /* (a NUL ends any sequence) */
-            fwrite(s, 1, (size_t)n, out);
             s += n;
         } else {
-            fputs("\\ufffd", out);
-            s++;
+            fwrite(s, 1, (size_t)n, out);
+            s += n;
         }
     }
     putc('"', out);

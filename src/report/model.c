@@ -9,9 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A string of the trace as a C string in the arena (trace_str_copy: a NUL
+ * inside becomes C0 80, see model.h). */
 static const char *arena_str(rp_trace *tr, const char *s, size_t n)
 {
-    return arena_strndup(&tr->arena, s, n);
+    size_t size = trace_str_size(s, n);
+    char *out;
+
+    if (size == n + 1)
+        return arena_strndup(&tr->arena, s, n);
+    if ((out = arena_alloc(&tr->arena, size)) == NULL)
+        return "";
+    trace_str_copy(out, s, n);
+    return out;
 }
 
 /* Copies n little-endian u64 frames into arena memory. */

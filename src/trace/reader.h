@@ -16,10 +16,18 @@ typedef struct trace_file {
     uint32_t flags;              /* TRACE_FLAG_* */
     uint64_t start_realtime_ns;
     uint64_t start_monotonic_ns;
-    char *runtime_version;       /* NUL-terminated copies */
+    char *runtime_version;       /* NUL-terminated copies (trace_str_copy) */
     char *command_line;
     size_t body_offset;          /* first chunk */
 } trace_file;
+
+/* A string of the trace as a C string: trace_str_size is the size of the
+ * copy (terminator included), trace_str_copy writes it.  A NUL inside the
+ * string (a program can put one in a thread name) becomes the two bytes
+ * C0 80, the "modified UTF-8" convention, so that the copy is not cut
+ * there (see report/model.h). */
+size_t trace_str_size(const char *s, size_t n);
+void trace_str_copy(char *dst, const char *s, size_t n);
 
 /* Errors trace_open() can give, so callers can choose words and exit codes. */
 enum trace_open_error {

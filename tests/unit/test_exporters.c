@@ -4,6 +4,7 @@
  * protobuf decoder here) to the expected samples, values, strings and
  * functions. */
 #include "unit.h"
+#include "report/json.h"
 #include "report/report.h"
 
 #include <stdint.h>
@@ -171,6 +172,34 @@ static int count_of(const char *hay, const char *needle)
     for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
         n++;
     return n;
+}
+
+/* ---- JSON strings ---- */
+
+static char *json_of(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    json_string(f, s);
+    fclose(f);
+    return buf;
+}
+
+#define CHECK_JSON(in, want) do { char *got_ = json_of(in); CHECK_STR(got_, want); \
+                                  CHECK(got_ && json_valid(got_)); free(got_); } while (0)
+
+TEST(exporters_json_string_escapes_every_control)
+{
+    CHECK_JSON("plain \xc3\xa9 \xe6\x97\xa5", "\"plain \xc3\xa9 \xe6\x97\xa5\"");
+    CHECK_JSON("q\"b\\", "\"q\\\"b\\\\\"");
+    CHECK_JSON("\x1b[31m\r\n\t\x01", "\"\\u001b[31m\\r\\n\\t\\u0001\"");
+    CHECK_JSON("del\x7f c1\xc2\x85\xc2\x9b", "\"del\\u007f c1\\u0085\\u009b\"");
+    CHECK_JSON("a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xe2\x81\xa6", "\"a\\u2028b\\u202ec\\u2066\"");
+    CHECK_JSON("nul\xc0\x80tail", "\"nul\\u0000tail\"");            /* the model's NUL */
+    CHECK_JSON("bad\xff\xc0", "\"bad\\ufffd\\ufffd\"");
 }
 
 /* ---- speedscope ---- */

@@ -5,9 +5,11 @@
 #include "unit.h"
 #include "report/model.h"
 #include "report/profile.h"
+#include "report/report.h"
 #include "trace/format.h"
 #include "trace/writer.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,6 +62,15 @@ static void thread_name(uint64_t t, uint64_t id, const char *name)
     trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
     trace_rec_u64(&r, id);
     trace_rec_str(&r, name);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static void thread_name_n(uint64_t t, uint64_t id, const char *name, size_t n)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
+    trace_rec_u64(&r, id);
+    trace_rec_strn(&r, name, n);
     trace_buffer_end(buf, trace_rec_finish(&r));
 }
 
@@ -135,6 +146,41 @@ TEST(model_sorts_across_buffers_and_merges_early_thread_name)
         CHECK_EQ(tr.threads[1].created_t, 1200 - 1000);
         CHECK_STR(tr.threads[2].name, "");
         CHECK_EQ(tr.threads[2].destroyed, 0);
+    }
+    rp_free(&tr);
+    unlink(path);
+}
+
+/* A thread name holding terminal escapes, a line break and a NUL: the
+ * model keeps it whole (the NUL as C0 80), and jsonl gives it back exactly. */
+TEST(model_thread_name_with_nul_is_kept_whole)
+{
+    static const char name[] = "\x1b[31mevil\r\n  runtime    .NET 99\0tail";
+    char path[128], err[256], *out = NULL;
+    size_t outlen = 0;
+    rp_trace tr;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model-nul", (int)getpid());
+    begin(path);
+    id_only(1100, TK_THREAD_CREATE, 0x77);
+    thread_name_n(1200, 0x77, name, sizeof(name) - 1);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(tr.nthreads, 1);
+    if (tr.nthreads == 1)
+        CHECK_STR(tr.threads[0].name, "\x1b[31mevil\r\n  runtime    .NET 99\xc0\x80tail");
+    f = open_memstream(&out, &outlen);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ(rp_write_jsonl(&tr, f), 0);
+        fclose(f);
+        CHECK(strstr(out, "\"name\":\"\\u001b[31mevil\\r\\n  runtime    .NET 99\\u0000tail\"") != NULL);
+        CHECK(strchr(out, '\x1b') == NULL);
+        CHECK(strchr(out, '\r') == NULL);
+        free(out);
     }
     rp_free(&tr);
     unlink(path);
