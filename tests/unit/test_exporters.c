@@ -44,10 +44,10 @@ static void make_profile(fixture *fx, enum rp_view view)
         p->frames[i] = (char *)frame_names[i];
     p->nthreads = 2;
     p->threads = calloc(2, sizeof(rp_pthread));
-    strcpy(p->threads[0].name, "main");
+    p->threads[0].name = "main";
     p->threads[0].os_tid = 100;
     p->threads[0].samples = 4;
-    strcpy(p->threads[1].name, "worker");
+    p->threads[1].name = "worker";
     p->threads[1].os_tid = 200;
     p->threads[1].samples = 3;
     p->nsamples = n;
@@ -200,6 +200,85 @@ TEST(exporters_json_string_escapes_every_control)
     CHECK_JSON("a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xe2\x81\xa6", "\"a\\u2028b\\u202ec\\u2066\"");
     CHECK_JSON("nul\xc0\x80tail", "\"nul\\u0000tail\"");            /* the model's NUL */
     CHECK_JSON("bad\xff\xc0", "\"bad\\ufffd\\ufffd\"");
+}
+
+/* ---- the text outputs escape names ---- */
+
+static const char hostile[] = "\x1b[31mw;k\r\n  runtime    .NET 99\xc0\x80tail\xe2\x80\xae";
+
+/* Whether text holds a control character other than the line ends. */
+static int has_controls(const char *text)
+{
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++)
+        if ((*s < 0x20 && *s != '\n') || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+static char *collapsed_of(const rp_profile *p, int by_thread)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    CHECK_EQ(rp_write_collapsed(p, by_thread, f), 0);
+    fclose(f);
+    return buf;
+}
+
+TEST(exporters_collapsed_escapes_names)
+{
+    fixture fx;
+    char *out;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    fx.p.threads[1].name = hostile;
+    fx.p.frames[3] = "App.Other;Fake.Frame";
+    out = collapsed_of(&fx.p, 1);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK(!has_controls(out));
+        CHECK(strstr(out, "\\x1b[31mw\\x3bk\\r\\n  runtime    .NET 99\\0tail\\u202e;App.Main;"
+                          "App.Other\\x3bFake.Frame 2\n") != NULL);
+        CHECK(strstr(out, "main;App.Main;App.Work;App.Leaf \"quoted\"\\n 3\n") != NULL);
+        CHECK(strstr(out, "App.Bad\\xff") == NULL);        /* (not sampled) */
+        CHECK_EQ(count_of(out, "\n"), 4);                   /* one line per stack */
+        CHECK_EQ(count_of(out, ";"), 3 + 2 + 2 + 0);         /* only the separators */
+        free(out);
+    }
+    out = collapsed_of(&fx.p, 0);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK(!has_controls(out));
+        CHECK_EQ(count_of(out, "\n"), 4);
+        free(out);
+    }
+    free_profile(&fx);
+}
+
+TEST(exporters_profile_text_escapes_names)
+{
+    fixture fx;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    fx.p.threads[1].name = hostile;
+    f = open_memstream(&out, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    rp_write_profile_text(&fx.p, f);
+    fclose(f);
+    CHECK(!has_controls(out));
+    CHECK(strstr(out, "\n  Thread \\x1b[31mw;k\\r\\n  runtime    .NET 99\\0tail\\u202e (OS thread 200): 3 samples")
+          != NULL);
+    CHECK(strstr(out, "%  App.Leaf \"quoted\"\\n\n") != NULL);
+    CHECK(strstr(out, "\n  runtime") == NULL);
+    free(out);
+    free_profile(&fx);
 }
 
 /* ---- speedscope ---- */
@@ -599,8 +678,8 @@ TEST(exporters_pprof_decodes)
     CHECK_EQ(d.nfn, NFRAMES + 1);
     CHECK_EQ(d.nloc, NFRAMES + 1);
     CHECK_STR(fn_name_of_loc(&d, 1), "App.Main");
-    CHECK_STR(fn_name_of_loc(&d, 3), "App.Leaf \"quoted\"\n");
-    CHECK_STR(fn_name_of_loc(&d, 5), "App.Bad\xef\xbf\xbd");
+    CHECK_STR(fn_name_of_loc(&d, 3), "App.Leaf \"quoted\"\\n");     /* escaped for the terminal */
+    CHECK_STR(fn_name_of_loc(&d, 5), "App.Bad\\xff");
     CHECK_STR(fn_name_of_loc(&d, 6), "[no managed frames]");
     /* samples: aggregated by (thread, stack), values [count, count * period], leaf first */
     CHECK_EQ(d.nsamples, 4);
@@ -620,7 +699,7 @@ TEST(exporters_pprof_decodes)
         const dsample *s = &d.samples[0];      /* first seen: main [Main, Work, Leaf] x3 */
         CHECK_EQ(s->val[0], 3);
         CHECK_EQ(s->nloc, 3);
-        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Leaf \"quoted\"\n");
+        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Leaf \"quoted\"\\n");
         CHECK_STR(fn_name_of_loc(&d, s->loc[1]), "App.Work");
         CHECK_STR(fn_name_of_loc(&d, s->loc[2]), "App.Main");
         CHECK_STR(str_at(&d, s->label_str[0]), "main");

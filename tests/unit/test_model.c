@@ -152,7 +152,8 @@ TEST(model_sorts_across_buffers_and_merges_early_thread_name)
 }
 
 /* A thread name holding terminal escapes, a line break and a NUL: the
- * model keeps it whole (the NUL as C0 80), and jsonl gives it back exactly. */
+ * model keeps it whole (the NUL as C0 80), jsonl gives it back exactly,
+ * and the text report shows it whole and escaped. */
 TEST(model_thread_name_with_nul_is_kept_whole)
 {
     static const char name[] = "\x1b[31mevil\r\n  runtime    .NET 99\0tail";
@@ -180,6 +181,21 @@ TEST(model_thread_name_with_nul_is_kept_whole)
         CHECK(strstr(out, "\"name\":\"\\u001b[31mevil\\r\\n  runtime    .NET 99\\u0000tail\"") != NULL);
         CHECK(strchr(out, '\x1b') == NULL);
         CHECK(strchr(out, '\r') == NULL);
+        free(out);
+    }
+    /* the text report shows it whole and inert: no escape, no forged line */
+    out = NULL;
+    f = open_memstream(&out, &outlen);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ(rp_write_text(&tr, "t\x1b]0;title\x07.clrp", f), 0);
+        fclose(f);
+        CHECK(strchr(out, '\x1b') == NULL);
+        CHECK(strchr(out, '\r') == NULL);
+        CHECK(strchr(out, '\x07') == NULL);
+        CHECK(strstr(out, "\n  runtime    .NET 99") == NULL);
+        CHECK(strstr(out, "\\x1b[31mevil\\r\\n  runtime    .NET 99\\0tail") != NULL);
+        CHECK(strstr(out, "clrprobe trace t\\x1b]0;title\\x07.clrp\n") != NULL);
         free(out);
     }
     rp_free(&tr);
