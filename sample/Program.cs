@@ -27,6 +27,7 @@ internal static class Program
           churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
+          hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
@@ -83,6 +84,8 @@ internal static class Program
             case "shares":
                 return OptionalSeconds(scenario, rest, out double shareSeconds) ??
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
+            case "hostile":
+                return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":
