@@ -281,6 +281,36 @@ TEST(exporters_profile_text_escapes_names)
     free_profile(&fx);
 }
 
+/* ---- html: names cannot leave the <script> element that holds the data ---- */
+
+TEST(exporters_html_names_cannot_close_the_script)
+{
+    fixture fx;
+    size_t len = 0, plain_len = 0;
+    int rc = -1;
+    char *plain, *out;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    plain = run_exporter(rp_write_html, &fx.p, "t.clrp", &plain_len, &rc);
+    CHECK_EQ(rc, 0);
+    fx.p.frames[3] = "App.</script><script>alert(1)</script><!--";
+    fx.p.threads[1].name = hostile;
+    out = run_exporter(rp_write_html, &fx.p, "t.clrp", &len, &rc);
+    CHECK_EQ(rc, 0);
+    CHECK(plain != NULL && out != NULL);
+    if (plain && out) {
+        CHECK_EQ(count_of(out, "</script"), count_of(plain, "</script"));   /* only the page's own */
+        CHECK_EQ(count_of(out, "<script"), count_of(plain, "<script"));
+        CHECK_EQ(count_of(out, "<!--"), count_of(plain, "<!--"));
+        CHECK(strstr(out, "App.\\u003c/script\\u003e\\u003cscript\\u003ealert(1)") != NULL);
+        CHECK(strstr(out, "\\u001b[31mw;k\\r\\n  runtime    .NET 99\\u0000tail\\u202e") != NULL);
+        CHECK(!has_controls(out));
+    }
+    free(plain);
+    free(out);
+    free_profile(&fx);
+}
+
 /* ---- speedscope ---- */
 
 TEST(exporters_speedscope_fields)
