@@ -29,6 +29,7 @@ internal static class Program
                             function on another, a sleeping thread (default 3 s)
           mute [SECONDS]    a fake diagnostics socket that accepts and never answers (run with
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
+          hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
@@ -87,6 +88,8 @@ internal static class Program
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
             case "mute":
                 return OptionalSeconds(scenario, rest, out double muteSeconds) ?? MuteScenario.Run(muteSeconds);
+            case "hostile":
+                return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":

@@ -10,6 +10,7 @@
 #include "agent/profiler.h"
 #include "agent/sampler.h"
 #include "common/files.h"
+#include "common/escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,17 +22,20 @@
 #define TRACE_FD_TIMEOUT_MS 10000     /* the command sends the trace file right after "hello" */
 #define FUNCTION_SNAPSHOT_TRIES 3
 
-/* Refuses activation; tells the command why when it is listening. */
+/* Refuses activation; tells the command why when it is listening.  The
+ * reason is escaped (common/escape.h): a line break in a path quoted in it
+ * would otherwise start a line of the control protocol. */
 static HRESULT refuse(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static HRESULT refuse(profiler *p, const char *fmt, ...)
 {
-    char why[512];
+    char why[512], shown[512];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
-    control_send(p, "error %s", why);
+    esc_buf(shown, sizeof(shown), why, strlen(why), NULL);
+    control_send(p, "error %s", shown);
     control_stop(p, 1);
     close_trace_on_failure(p);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;

@@ -44,18 +44,22 @@ HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, D
     return S_OK;
 }
 
+/* The name is exactly cch units, not NUL-terminated, and set by the
+ * program: it is recorded whole, NULs and control characters included (up
+ * to the trace's string limit); the report makes it safe to print. */
 HRESULT cb_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID id, ULONG cch, WCHAR *name)
 {
     profiler *p = profiler_from(This);
-    char utf8[512];
+    char utf8[TRACE_MAX_STR + 1];
+    size_t len;
     emit e;
 
     if (!(p->cfg.collect & CP_COLLECT_THREADS))
         return S_OK;
-    names_utf16_to_utf8(name ? name : (WCHAR *)u"", name ? cch : 0, utf8, sizeof(utf8));
+    len = names_utf16_to_utf8_whole(name ? name : (WCHAR *)u"", name ? cch : 0, utf8, sizeof(utf8));
     if (emit_begin(p, &e, TK_THREAD_NAME)) {
         trace_rec_u64(&e.r, id);
-        trace_rec_str(&e.r, utf8);
+        trace_rec_strn(&e.r, utf8, len);
         emit_end(&e);
     }
     return S_OK;

@@ -9,6 +9,7 @@
 #include "agent/profiler.h"
 #include "agent/sampler.h"
 #include "common/files.h"
+#include "common/escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,16 +31,19 @@ static const GUID *const info_iids[] = {
 };
 #define MIN_INFO_VERSION 5   /* SetEventMask2 */
 
-/* One line on stderr, then cancel: the runtime unloads us and runs on. */
+/* One line on stderr, then cancel: the runtime unloads us and runs on.
+ * The reason is escaped (common/escape.h): it may quote the configuration
+ * or a path, which must not break the line or drive the terminal. */
 static HRESULT cancel(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static HRESULT cancel(const char *fmt, ...)
 {
-    char line[768];
+    char line[768], shown[4 * sizeof(line)];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "clrprobe: %s; the program runs without profiling\n", line);
+    esc_buf(shown, sizeof(shown), line, strlen(line), NULL);
+    fprintf(stderr, "clrprobe: %s; the program runs without profiling\n", shown);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 }
 

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t names_utf16_to_utf8(const uint16_t *src, size_t n, char *dst, size_t cap)
+/* The conversion of both forms: stop_at_nul tells them apart. */
+static size_t utf16_to_utf8(const uint16_t *src, size_t n, char *dst, size_t cap, int stop_at_nul)
 {
     size_t o = 0;
 
     if (cap == 0)
         return 0;
-    for (size_t i = 0; i < n && src[i]; i++) {
+    for (size_t i = 0; i < n && (src[i] || !stop_at_nul); i++) {
         uint32_t c = src[i];
         char tmp[4];
         size_t k;
@@ -48,6 +49,16 @@ size_t names_utf16_to_utf8(const uint16_t *src, size_t n, char *dst, size_t cap)
     }
     dst[o] = '\0';
     return o;
+}
+
+size_t names_utf16_to_utf8(const uint16_t *src, size_t n, char *dst, size_t cap)
+{
+    return utf16_to_utf8(src, n, dst, cap, 1);
+}
+
+size_t names_utf16_to_utf8_whole(const uint16_t *src, size_t n, char *dst, size_t cap)
+{
+    return utf16_to_utf8(src, n, dst, cap, 0);
 }
 
 void sb_init(sbuf *sb, char *buf, size_t cap)

@@ -9,8 +9,15 @@
 #include <stdint.h>
 
 /* Converts n UTF-16 units (stops early at a NUL) to NUL-terminated UTF-8 in
- * dst; unpaired surrogates become U+FFFD.  Returns the byte length. */
+ * dst; unpaired surrogates become U+FFFD.  Returns the byte length.  For
+ * the runtime's NUL-terminated buffers. */
 size_t names_utf16_to_utf8(const uint16_t *src, size_t n, char *dst, size_t cap);
+
+/* The same for a string of exactly n units that may hold NULs (a thread
+ * name the program set): each U+0000 becomes a NUL byte, so the result is
+ * dst[0..length) and must be written with its length, not strlen.  It is
+ * NUL-terminated as well.  Stops early only when dst is full. */
+size_t names_utf16_to_utf8_whole(const uint16_t *src, size_t n, char *dst, size_t cap);
 
 /* A string builder over a caller's buffer; stops adding when full and marks
  * the result truncated (it then ends in "..."). */

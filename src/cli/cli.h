@@ -18,7 +18,8 @@ int cmd_attach(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 
-/* Prints "clrprobe: <message>" on stderr. */
+/* Prints "clrprobe: <message>" on stderr, the message escaped
+ * (common/escape.h): a value quoted in it cannot break the line. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The message for getopt_long's '?' (an unknown option, or one missing its

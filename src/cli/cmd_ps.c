@@ -2,6 +2,7 @@
  * can attach to, found by their diagnostics sockets and asked who they are
  * over the diagnostics IPC (ProcessInfo2), one second each at most. */
 #include "cli/cli.h"
+#include "common/escape.h"
 #include "ipc/ipc.h"
 
 #include <fcntl.h>
@@ -34,17 +35,6 @@ static const char ps_usage[] =
     "\n"
     "options:\n"
     "  -h, --help   this help\n";
-
-/* Copies s to out replacing control characters (a command line could hold
- * terminal escapes) by '?'. */
-static void printable(const char *s, char *out, size_t cap)
-{
-    size_t i = 0;
-
-    for (; *s && i + 1 < cap; s++, i++)
-        out[i] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-    out[i] = '\0';
-}
 
 /* Reads /proc/PID/FILE (at most cap-1 bytes); NULs become spaces when
  * join is set (cmdline), a trailing newline or space is dropped. */
@@ -106,7 +96,8 @@ int cmd_ps(int argc, char **argv)
     }
     for (i = 0; i < count; i++) {
         ipc_process_info_t info;
-        char name[64], cmdline[4096], shown_cmd[4096], version[128];
+        char name[64], cmdline[4096], version[128], shown_name[4 * sizeof(name)], shown_runtime[4 * sizeof(version)];
+        char *shown_cmd;
         const char *runtime = "?", *command;
         int rc = ipc_process_info(eps[i].pid, PS_TIMEOUT_MS, &info, err, sizeof(err));
 
@@ -130,10 +121,16 @@ int cmd_ps(int argc, char **argv)
         command = cmdline;
         if (!cmdline[0] && rc == IPC_OK)
             command = info.command_line;
-        printable(command, shown_cmd, sizeof(shown_cmd));
+        /* All three come from the process (it can set its own name and
+         * arguments): escaped, so that they cannot drive the terminal or
+         * forge a line of this list. */
+        esc_buf(shown_name, sizeof(shown_name), name[0] ? name : "?", name[0] ? strlen(name) : 1, NULL);
+        esc_buf(shown_runtime, sizeof(shown_runtime), runtime, strlen(runtime), NULL);
+        shown_cmd = esc_dup(command);
         if (!shown)
             printf("%-8s %-16s %-10s %s\n", "PID", "NAME", "RUNTIME", "COMMAND");
-        printf("%-8d %-16s %-10s %s\n", eps[i].pid, name[0] ? name : "?", runtime, shown_cmd);
+        printf("%-8d %-16s %-10s %s\n", eps[i].pid, shown_name, shown_runtime, shown_cmd ? shown_cmd : "?");
+        free(shown_cmd);
         shown++;
         if (rc == IPC_OK)
             ipc_process_info_free(&info);

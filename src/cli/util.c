@@ -4,24 +4,36 @@
 #include "common/config.h"
 #include "trace/format.h"
 #include "trace/reader.h"
+#include "common/escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The message is escaped whole (common/escape.h): it quotes paths,
+ * arguments, configuration values and what a process or the agent said,
+ * any of which could otherwise drive the terminal or forge a second line.
+ * One fprintf, so one write on the unbuffered stderr. */
 void cli_error(const char *fmt, ...)
 {
+    char *msg = NULL, *esc;
     va_list ap;
-    fputs("clrprobe: ", stderr);
+    int n;
+
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    n = vasprintf(&msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    esc = n < 0 ? NULL : esc_dup(msg);
+    fprintf(stderr, "clrprobe: %s\n", esc ? esc : "out of memory");
+    free(esc);
+    if (n >= 0)
+        free(msg);
 }
 
 void cli_option_error(const char *cmd, char **argv, int optind, int optopt)

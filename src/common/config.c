@@ -2,8 +2,10 @@
  * (format described in config.h and docs/config.md).  Pure code: no
  * allocation, no I/O, so the agent can call it from Initialize. */
 #include "common/config.h"
+#include "common/escape.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,23 @@ static const struct { const char *name; uint32_t bit; } collect_kinds[] = {
     { "cpu",         CP_COLLECT_CPU },
 };
 #define NKINDS (sizeof(collect_kinds) / sizeof(collect_kinds[0]))
+
+/* Sets err to a reason for refusing the configuration.  The values quoted
+ * in it come from the user or from a program's environment and may hold
+ * anything (a %0A decodes to a line break that would forge a second line of
+ * a message, or of the attach control protocol that carries it), so the
+ * whole reason is escaped (common/escape.h). */
+static void config_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void config_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    char raw[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
+    va_end(ap);
+    esc_buf(err, errlen, raw, strlen(raw), NULL);
+}
 
 const char *cp_collect_valid_names(void)
 {
@@ -41,7 +60,7 @@ int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
     const char *p = list;
 
     if (!list || !*list) {
-        snprintf(err, errlen, "empty collect list (valid kinds: %s)", cp_collect_valid_names());
+        config_error(err, errlen, "empty collect list (valid kinds: %s)", cp_collect_valid_names());
         return -1;
     }
     while (*p) {
@@ -59,7 +78,7 @@ int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
                     break;
             }
             if (i == NKINDS) {
-                snprintf(err, errlen, "unknown collect kind '%.*s' (valid kinds: %s)",
+                config_error(err, errlen, "unknown collect kind '%.*s' (valid kinds: %s)",
                          (int)(n > 64 ? 64 : n), p, cp_collect_valid_names());
                 return -1;
             }
@@ -69,7 +88,7 @@ int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
             break;
         p = end + 1;
         if (!*p) {
-            snprintf(err, errlen, "collect list ends with ',' (valid kinds: %s)", cp_collect_valid_names());
+            config_error(err, errlen, "collect list ends with ',' (valid kinds: %s)", cp_collect_valid_names());
             return -1;
         }
     }
@@ -102,7 +121,7 @@ int cp_rate_parse(const char *text, int *rate, char *err, size_t errlen)
     errno = 0;
     v = strtol(text, &end, 10);
     if (!text[0] || *end || errno || v < CP_RATE_MIN || v > CP_RATE_MAX) {
-        snprintf(err, errlen, "sampling rate '%.32s' is out of range (%d..%d samples per second)", text,
+        config_error(err, errlen, "sampling rate '%.32s' is out of range (%d..%d samples per second)", text,
                  CP_RATE_MIN, CP_RATE_MAX);
         return -1;
     }
@@ -128,23 +147,23 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
         int c = (unsigned char)p[i];
         if (c == '%') {
             if (i + 2 >= n) {
-                snprintf(err, errlen, "bad %%-escape in value of '%s'", key);
+                config_error(err, errlen, "bad %%-escape in value of '%s'", key);
                 return -1;
             }
             int h = hexval((unsigned char)p[i + 1]), l = hexval((unsigned char)p[i + 2]);
             if (h < 0 || l < 0) {
-                snprintf(err, errlen, "bad %%-escape in value of '%s'", key);
+                config_error(err, errlen, "bad %%-escape in value of '%s'", key);
                 return -1;
             }
             c = h * 16 + l;
             if (c == 0) {
-                snprintf(err, errlen, "NUL byte in value of '%s'", key);
+                config_error(err, errlen, "NUL byte in value of '%s'", key);
                 return -1;
             }
             i += 2;
         }
         if (o + 1 >= outlen) {
-            snprintf(err, errlen, "value of '%s' is too long (limit %zu bytes)", key, outlen - 1);
+            config_error(err, errlen, "value of '%s' is too long (limit %zu bytes)", key, outlen - 1);
             return -1;
         }
         out[o++] = (char)c;
@@ -161,11 +180,11 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 
     cp_config_init(cfg);
     if (!text || !*text) {
-        snprintf(err, errlen, "configuration is empty (expected e.g. 'output=/tmp/app.clrp')");
+        config_error(err, errlen, "configuration is empty (expected e.g. 'output=/tmp/app.clrp')");
         return -1;
     }
     if (strlen(text) > CP_CONFIG_MAX_TEXT) {
-        snprintf(err, errlen, "configuration is longer than %d bytes", CP_CONFIG_MAX_TEXT);
+        config_error(err, errlen, "configuration is longer than %d bytes", CP_CONFIG_MAX_TEXT);
         return -1;
     }
     while (*p) {
@@ -180,12 +199,12 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             continue;
         }
         if (!eq) {
-            snprintf(err, errlen, "entry '%.*s' is not key=value", (int)(n > 64 ? 64 : n), p);
+            config_error(err, errlen, "entry '%.*s' is not key=value", (int)(n > 64 ? 64 : n), p);
             return -1;
         }
         klen = (size_t)(eq - p);
         if (klen == 0 || klen >= sizeof(key)) {
-            snprintf(err, errlen, "bad key in entry '%.*s'", (int)(n > 64 ? 64 : n), p);
+            config_error(err, errlen, "bad key in entry '%.*s'", (int)(n > 64 ? 64 : n), p);
             return -1;
         }
         memcpy(key, p, klen);
@@ -196,14 +215,14 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
         if (strcmp(key, "v") == 0) {
             if (seen_v++) goto duplicate;
             if (strcmp(value, "1") != 0) {
-                snprintf(err, errlen, "configuration version '%.16s' is not supported (this agent reads v=1)",
+                config_error(err, errlen, "configuration version '%.16s' is not supported (this agent reads v=1)",
                          value);
                 return -1;
             }
         } else if (strcmp(key, "output") == 0) {
             if (seen_output++) goto duplicate;
             if (value[0] != '/') {
-                snprintf(err, errlen, "output '%.200s' is not an absolute path", value);
+                config_error(err, errlen, "output '%.200s' is not an absolute path", value);
                 return -1;
             }
             memcpy(cfg->output, value, strlen(value) + 1);
@@ -218,7 +237,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             errno = 0;
             v = strtol(value, &e, 10);
             if (value[0] < '1' || value[0] > '9' || *e || errno || v <= 0 || v > 0x7fffffff) {
-                snprintf(err, errlen, "pid '%.32s' is not a positive number", value);
+                config_error(err, errlen, "pid '%.32s' is not a positive number", value);
                 return -1;
             }
             cfg->pid = v;
@@ -229,22 +248,22 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
         } else if (strcmp(key, "ctl") == 0) {
             if (seen_ctl++) goto duplicate;
             if (value[0] != '/') {
-                snprintf(err, errlen, "ctl '%.200s' is not an absolute path", value);
+                config_error(err, errlen, "ctl '%.200s' is not an absolute path", value);
                 return -1;
             }
             memcpy(cfg->ctl, value, strlen(value) + 1);
         } else {
-            snprintf(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl)", key);
+            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
         continue;
 duplicate:
-        snprintf(err, errlen, "key '%s' given twice", key);
+        config_error(err, errlen, "key '%s' given twice", key);
         return -1;
     }
     if (!seen_output && !seen_ctl) {      /* (with ctl, the trace arrives over the control socket) */
-        snprintf(err, errlen, "no output path (expected 'output=/absolute/path')");
+        config_error(err, errlen, "no output path (expected 'output=/absolute/path')");
         return -1;
     }
     return 0;

@@ -52,7 +52,9 @@ typedef struct cp_config {
 /* Fills *cfg with defaults (collect everything, no output). */
 void cp_config_init(cp_config *cfg);
 
-/* Parses text into *cfg.  Returns 0, or -1 with a one-line reason in err. */
+/* Parses text into *cfg.  Returns 0, or -1 with a one-line reason in err.
+ * Reasons quote the values they refuse, escaped (common/escape.h), so
+ * they are safe to print or to send on as they are. */
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen);
 
 /* Writes cfg as text.  Returns the length, or -1 if buf is too small. */

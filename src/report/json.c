@@ -1,52 +1,38 @@
 /* json.c - JSON string escaping and one-line objects (see json.h). */
 #include "report/json.h"
+#include "common/escape.h"
 
 #include <inttypes.h>
-
-int utf8_seq_len(const unsigned char *s)
-{
-    int n;
-    uint32_t cp;
-    if (s[0] < 0x80) return 1;
-    if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
-    else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
-    else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
-    else return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
 
 void json_string(FILE *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
+
     putc('"', out);
     while (*s) {
-        unsigned char c = *s;
-        int n;
-        if (c == '"' || c == '\\') {
-            putc('\\', out);
-            putc(c, out);
+        uint32_t cp;
+        int n = utf8_next(s, 4, &cp);           /* (a NUL ends any sequence) */
+        if (n == 0 && s[0] == 0xc0 && s[1] == 0x80) {
+            fputs("\\u0000", out);              /* the model's NUL (model.h) */
+            s += 2;
+        } else if (n == 0) {
+            fputs("\\ufffd", out);              /* not UTF-8 */
             s++;
-        } else if (c < 0x20) {
-            switch (c) {
+        } else if (cp == '"' || cp == '\\') {
+            putc('\\', out);
+            putc((int)cp, out);
+            s++;
+        } else if (esc_is_hidden(cp)) {         /* controls, separators, bidi */
+            switch (cp) {
             case '\n': fputs("\\n", out); break;
             case '\r': fputs("\\r", out); break;
             case '\t': fputs("\\t", out); break;
-            default: fprintf(out, "\\u%04x", c); break;
+            default: fprintf(out, "\\u%04x", (unsigned)cp); break;
             }
-            s++;
-        } else if ((n = utf8_seq_len(s)) > 0) {
-            fwrite(s, 1, (size_t)n, out);
             s += n;
         } else {
-            fputs("\\ufffd", out);
-            s++;
+            fwrite(s, 1, (size_t)n, out);
+            s += n;
         }
     }
     putc('"', out);

@@ -6,13 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start
- * one (overlong forms, surrogates, > U+10FFFF, cut sequences).  Also used by
- * the pprof writer, whose strings must be UTF-8. */
-int utf8_seq_len(const unsigned char *s);
-
-/* Writes s as a JSON string literal (quotes included); invalid UTF-8 bytes
- * become U+FFFD. */
+/* Writes s as a JSON string literal (quotes included).  Every control
+ * character (C0, DEL, C1) and the line separators and bidi controls that
+ * the text escaper hides (common/escape.h) are \u escapes (\n, \r, \t
+ * short), so a JSON line is one line and reads the same on a terminal;
+ * C0 80, the model's NUL (model.h), is \u0000; bytes that are not UTF-8
+ * become U+FFFD.  Parsed back, the string is the name as the program set
+ * it. */
 void json_string(FILE *out, const char *s);
 
 /* One-line object: json_begin, fields, json_end (writes "}\n"). */

@@ -9,9 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A string of the trace as a C string in the arena (trace_str_copy: a NUL
+ * inside becomes C0 80, see model.h). */
 static const char *arena_str(rp_trace *tr, const char *s, size_t n)
 {
-    return arena_strndup(&tr->arena, s, n);
+    size_t size = trace_str_size(s, n);
+    char *out;
+
+    if (size == n + 1)
+        return arena_strndup(&tr->arena, s, n);
+    if ((out = arena_alloc(&tr->arena, size)) == NULL)
+        return "";
+    trace_str_copy(out, s, n);
+    return out;
 }
 
 /* Copies n little-endian u64 frames into arena memory. */
@@ -191,7 +201,8 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
         e->id = trace_field_u64(&f);            /* sampler CPU */
         e->u1 = trace_field_u32(&f);            /* threads */
         e->u2 = trace_field_u32(&f);            /* failed snapshots */
-        e->id2 = trace_field_u64(&f);           /* nominal period */
+        e->id2 = trace_field_u64_opt(&f);       /* nominal period (0 in ticks of an earlier
+                                                   agent, which end before it: length 40) */
         break;
     default:
         return -1;

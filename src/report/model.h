@@ -1,6 +1,14 @@
 /* model.h - a trace loaded for analysis: every record decoded into an
  * rp_event, sorted by time, plus what the reader found wrong with the file
- * and the per-thread facts (OS thread id, name) gathered from all records. */
+ * and the per-thread facts (OS thread id, name) gathered from all records.
+ *
+ * Strings (names, paths, the header's strings) are NUL-terminated C
+ * strings, kept as the trace has them: they may hold control characters or
+ * invalid UTF-8, so every printer must escape them (common/escape.h for
+ * text, json_string for JSON).  A NUL byte inside a string of the trace (a
+ * program can put one in a thread name) is stored as the two bytes C0 80,
+ * the "modified UTF-8" convention, so that the string is not cut there;
+ * the text escaper shows it as \0 and json_string writes \u0000. */
 #ifndef CLRPROBE_REPORT_MODEL_H
 #define CLRPROBE_REPORT_MODEL_H
 

@@ -11,7 +11,7 @@
  * encoded into a buffer so its length can be written first, and the
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
-#include "report/json.h"
+#include "common/escape.h"
 #include "report/report.h"
 
 #include <stdint.h>
@@ -94,28 +94,25 @@ static void pb_msg(pbuf *b, uint32_t field, const pbuf *inner)
     pb_put(b, inner->d, inner->n);
 }
 
-/* A string field.  proto3 strings must be UTF-8 (protoc refuses others):
- * invalid bytes become U+FFFD. */
+/* A string field.  Names and the title are escaped (common/escape.h):
+ * go tool pprof prints them to a terminal.  The escaped text is valid
+ * UTF-8, as proto3 strings must be (protoc refuses others). */
 static void pb_string(pbuf *b, uint32_t field, const char *str)
 {
-    static const unsigned char replacement[3] = { 0xef, 0xbf, 0xbd };
-    const unsigned char *s = (const unsigned char *)(str ? str : "");
-    size_t len = 0;
-    int n;
+    const char *s = str ? str : "";
+    size_t n = strlen(s), len = esc_buf(NULL, 0, s, n, NULL);
+    char small[256], *esc = len < sizeof(small) ? small : malloc(len + 1);
 
-    for (const unsigned char *q = s; *q; q += n > 0 ? n : 1) {
-        n = utf8_seq_len(q);
-        len += n > 0 ? (size_t)n : sizeof(replacement);
+    if (!esc) {
+        b->oom = 1;
+        return;
     }
+    esc_buf(esc, len + 1, s, n, NULL);
     pb_tag(b, field, WT_LEN);
     pb_varint(b, len);
-    for (; *s; s += n > 0 ? n : 1) {
-        n = utf8_seq_len(s);
-        if (n > 0)
-            pb_put(b, s, (size_t)n);
-        else
-            pb_put(b, replacement, sizeof(replacement));
-    }
+    pb_put(b, esc, len);
+    if (esc != small)
+        free(esc);
 }
 
 /* ---- gzip output ---- */

@@ -1,6 +1,7 @@
 /* profile.c - building a profile from a trace's samples (see profile.h),
  * and the two plain-text outputs: collapsed stacks and the text summary. */
 #include "report/profile.h"
+#include "common/escape.h"
 #include "report/arena.h"
 #include "report/idmap.h"
 #include "trace/format.h"
@@ -91,28 +92,58 @@ uint64_t rp_count_samples(const rp_trace *tr)
     return n;
 }
 
-/* The display name of a thread lifetime. */
-static void thread_name(const rp_trace *tr, int idx, uint32_t os_tid, char *buf, size_t cap)
+/* The display name of a thread lifetime (profile.h), a copy in the
+ * profile's arena ("" if out of memory). */
+static const char *display_name(rp_profile *p, const rp_thread *th, uint32_t os_tid)
 {
-    const rp_thread *th = idx >= 0 ? &tr->threads[idx] : NULL;
-    if (th && th->name[0])
-        snprintf(buf, cap, "%s", th->name);
-    else if (th && th->os_name[0])
-        snprintf(buf, cap, "(%s)", th->os_name);
-    else
-        snprintf(buf, cap, "thread %" PRIu32, os_tid);
+    const char *name = th ? th->name : "";
+    size_t n;
+    char *s;
+
+    if (th && !name[0] && th->os_name[0]) {
+        n = strlen(th->os_name) + 3;
+        if ((s = palloc(p, n)) == NULL)
+            return "";
+        snprintf(s, n, "(%s)", th->os_name);
+        return s;
+    }
+    if (!name[0]) {
+        if ((s = palloc(p, 24)) == NULL)
+            return "";
+        snprintf(s, 24, "thread %" PRIu32, os_tid);
+        return s;
+    }
+    n = strlen(name) + 1;
+    if ((s = palloc(p, n)) == NULL)
+        return "";
+    memcpy(s, name, n);
+    return s;
 }
 
-static int thread_matches(const char *filter, const char *name, const rp_thread *th, uint32_t os_tid,
-                          uint64_t managed)
+/* Whether the thread matches the --thread filter: its display name, managed
+ * name, kernel name, OS thread id or managed ID (see docs/sampling.md). */
+static int thread_matches(const char *filter, const rp_thread *th, uint32_t os_tid, uint64_t managed)
 {
     char num[32];
+    size_t flen;
+
     if (!filter)
         return 1;
-    if (strcmp(filter, name) == 0)
+    if (th && strcmp(filter, th->name) == 0)
         return 1;
-    if (th && (strcmp(filter, th->name) == 0 || (th->os_name[0] && strcmp(filter, th->os_name) == 0)))
-        return 1;
+    if (th && th->os_name[0]) {
+        flen = strlen(filter);
+        if (strcmp(filter, th->os_name) == 0)
+            return 1;
+        if (!th->name[0] && flen == strlen(th->os_name) + 2 && filter[0] == '(' &&
+            memcmp(filter + 1, th->os_name, flen - 2) == 0 && filter[flen - 1] == ')')
+            return 1;                                    /* "(kernel name)", as displayed */
+    }
+    if (!th || (!th->name[0] && !th->os_name[0])) {
+        snprintf(num, sizeof(num), "thread %" PRIu32, os_tid);
+        if (strcmp(filter, num) == 0)
+            return 1;
+    }
     snprintf(num, sizeof(num), "%" PRIu32, os_tid);
     if (strcmp(filter, num) == 0)
         return 1;
@@ -172,7 +203,6 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
             uint64_t v, prev_t = 0;
             int tidx = idmap_get(&threads_by_id, e->id, &v) ? (int)v : -1;
             const rp_thread *th = tidx >= 0 ? &tr->threads[tidx] : NULL;
-            char tname[96];
             uint64_t key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | e->u1;
             rp_sample *s;
 
@@ -187,8 +217,7 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
                 if (view == RP_VIEW_CPU && !on_cpu)
                     continue;
             }
-            thread_name(tr, tidx, e->u1, tname, sizeof(tname));
-            if (!thread_matches(filter, tname, th, e->u1, e->id))
+            if (!thread_matches(filter, th, e->u1, e->id))
                 continue;
             if (!idmap_get(&thread_slots, key, &v)) {
                 if (p->nthreads == tcap) {
@@ -201,7 +230,7 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
                 }
                 v = p->nthreads++;
                 memset(&p->threads[v], 0, sizeof(p->threads[v]));
-                snprintf(p->threads[v].name, sizeof(p->threads[v].name), "%s", tname);
+                p->threads[v].name = display_name(p, th, e->u1);
                 p->threads[v].os_tid = e->u1;
                 idmap_put(&thread_slots, key, v);
             }
@@ -315,11 +344,11 @@ static int same_stack(const rp_profile *p, const rp_sample *x, const rp_sample *
     return memcmp(x->frames, y->frames, x->nframes * sizeof(uint32_t)) == 0;
 }
 
-/* A frame name as collapsed-stack text: ';' and line breaks would break the format. */
+/* A frame or thread name as collapsed-stack text: escaped, and ';', which
+ * separates frames, as \x3b. */
 static void put_frame(FILE *out, const char *name)
 {
-    for (; *name; name++)
-        putc(*name == ';' ? ':' : (*name == '\n' || *name == '\r') ? ' ' : *name, out);
+    esc_write(out, name, strlen(name), ";");
 }
 
 int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
@@ -407,16 +436,28 @@ static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
     return st;
 }
 
+/* The top of st by cmp under a title line; the title of a thread's list is
+ * "Thread NAME (OS thread N): N samples, top by self:" (title NULL), with
+ * the thread's name escaped. */
 static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
-                     const char *title, size_t limit, FILE *out)
+                     const char *title, long thread, size_t limit, FILE *out)
 {
     qsort(st, p->nframes, sizeof(*st), cmp);
-    fprintf(out, "  %s\n  %8s %7s %8s %7s  %s\n", title, "self", "", "total", "", "function");
+    if (title) {
+        fprintf(out, "  %s\n", title);
+    } else {
+        fputs("  Thread ", out);
+        esc_puts(out, p->threads[thread].name);
+        fprintf(out, " (OS thread %" PRIu32 "): %" PRIu64 " samples, top by self:\n", p->threads[thread].os_tid, n);
+    }
+    fprintf(out, "  %8s %7s %8s %7s  %s\n", "self", "", "total", "", "function");
     for (size_t i = 0; i < p->nframes && i < limit; i++) {
         if ((cmp == by_self ? st[i].self : st[i].total) == 0)
             break;
-        fprintf(out, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  %s\n", st[i].self, 100.0 * (double)st[i].self / (double)n,
-                st[i].total, 100.0 * (double)st[i].total / (double)n, p->frames[st[i].frame]);
+        fprintf(out, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  ", st[i].self, 100.0 * (double)st[i].self / (double)n,
+                st[i].total, 100.0 * (double)st[i].total / (double)n);
+        esc_puts(out, p->frames[st[i].frame]);
+        putc('\n', out);
     }
 }
 
@@ -441,17 +482,14 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
     st = frame_stats(p, -1, &n);
     if (!st)
         return;
-    top_list(p, st, n, by_self, "Top functions by self time:", 20, out);
-    top_list(p, st, n, by_total, "Top functions by total time (self + callees):", 20, out);
+    top_list(p, st, n, by_self, "Top functions by self time:", -1, 20, out);
+    top_list(p, st, n, by_total, "Top functions by total time (self + callees):", -1, 20, out);
     free(st);
     for (size_t t = 0; t < p->nthreads; t++) {
-        char title[160];
         st = frame_stats(p, (long)t, &n);
         if (!st)
             return;
-        snprintf(title, sizeof(title), "Thread %s (OS thread %" PRIu32 "): %" PRIu64 " samples, top by self:",
-                 p->threads[t].name, p->threads[t].os_tid, n);
-        top_list(p, st, n, by_self, title, 5, out);
+        top_list(p, st, n, by_self, NULL, (long)t, 5, out);
         free(st);
     }
 }

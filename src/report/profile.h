@@ -16,7 +16,8 @@
 enum rp_view { RP_VIEW_CPU = 0, RP_VIEW_WALL = 1 };
 
 typedef struct rp_pthread {
-    char name[96];           /* managed name, else "(kernel name)", else "thread TID" */
+    const char *name;        /* display name: managed name, else "(kernel name)", else "thread TID";
+                                whole, as the trace has it (escape it to print it as text) */
     uint32_t os_tid;
     uint64_t samples;        /* in the chosen view */
 } rp_pthread;
@@ -54,11 +55,12 @@ void rp_profile_free(rp_profile *p);
 uint64_t rp_count_samples(const rp_trace *tr);
 
 /* Writes `root;...;leaf count` lines, aggregated; with by_thread the thread
- * name is the root frame.  Returns 0 or -1 (I/O). */
+ * name is the root frame.  Names are escaped (common/escape.h), ';' as
+ * \x3b since it separates frames.  Returns 0 or -1 (I/O). */
 int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
 
 /* The profile part of the text report: top functions by self and total,
- * overall and per thread. */
+ * overall and per thread (names escaped). */
 void rp_write_profile_text(const rp_profile *p, FILE *out);
 
 #endif

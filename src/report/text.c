@@ -1,7 +1,9 @@
 /* text.c - `report --format text`: a readable summary of a trace: runtime,
  * duration, events by kind, modules, the slowest JIT compilations, threads
  * with names, garbage collections per generation with their pauses, and
- * exceptions by type. */
+ * exceptions by type.  Every string from the trace (or the command line)
+ * is escaped as it is printed (common/escape.h), never cut. */
+#include "common/escape.h"
 #include "report/report.h"
 #include "trace/format.h"
 
@@ -67,6 +69,14 @@ static void section(FILE *out, const char *title)
     fprintf(out, "\n%s\n", title);
 }
 
+/* before, then s escaped, then after. */
+static void put_esc(FILE *out, const char *before, const char *s, const char *after)
+{
+    fputs(before, out);
+    esc_puts(out, s);
+    fputs(after, out);
+}
+
 static void print_modules(const rp_trace *tr, FILE *out)
 {
     size_t loads = 0, unloads = 0, shown = 0;
@@ -84,8 +94,8 @@ static void print_modules(const rp_trace *tr, FILE *out)
             if (tr->ev[j].kind == TK_MODULE_UNLOAD && tr->ev[j].id == e->id) { unloaded = 1; break; }
             if (tr->ev[j].kind == TK_MODULE_LOAD && tr->ev[j].id == e->id) break;
         }
-        fprintf(out, "  %s%s%s%s\n", e->s1[0] ? e->s1 : "(no name)",
-                (e->u1 & 0x4) ? "  [dynamic]" : "", (e->u1 & 0x8) ? "  [collectible]" : "",
+        put_esc(out, "  ", e->s1[0] ? e->s1 : "(no name)", "");
+        fprintf(out, "%s%s%s\n", (e->u1 & 0x4) ? "  [dynamic]" : "", (e->u1 & 0x8) ? "  [collectible]" : "",
                 unloaded ? "  [unloaded]" : "");
         shown++;
     }
@@ -126,9 +136,30 @@ static void print_jit(const rp_trace *tr, FILE *out)
     for (size_t i = 0; i < n && i < TOP_JIT; i++) {
         const rp_event *e = &tr->ev[idx[i]];
         fmt_ms(b, sizeof(b), e->duration_ns);
-        fprintf(out, "  %12s  %s  (%s)\n", b, e->s1, e->s2[0] ? e->s2 : "?");
+        fprintf(out, "  %12s  ", b);
+        put_esc(out, "", e->s1, "  (");
+        put_esc(out, "", e->s2[0] ? e->s2 : "?", ")\n");
     }
     free(idx);
+}
+
+/* A thread's name as the list shows it (escaped, whole), padded to width
+ * bytes: its managed name, else "(kernel name)", else "(unnamed)". */
+static void put_thread_name(FILE *out, const rp_thread *th, size_t width)
+{
+    size_t n;
+
+    if (th->name[0]) {
+        n = esc_puts(out, th->name);
+    } else if (th->os_name[0]) {
+        putc('(', out);
+        n = esc_puts(out, th->os_name) + 2;
+        putc(')', out);
+    } else {
+        n = (size_t)fprintf(out, "(unnamed)");
+    }
+    for (; n < width; n++)
+        putc(' ', out);
 }
 
 static void print_threads(const rp_trace *tr, FILE *out)
@@ -142,14 +173,9 @@ static void print_threads(const rp_trace *tr, FILE *out)
         char from[32], to[32];
         fmt_ms(from, sizeof(from), th->created_t);
         fmt_ms(to, sizeof(to), th->destroyed_t);
-        char shown[96];
-        if (th->name[0])
-            snprintf(shown, sizeof(shown), "%s", th->name);
-        else if (th->os_name[0])
-            snprintf(shown, sizeof(shown), "(%s)", th->os_name);
-        else
-            snprintf(shown, sizeof(shown), "(unnamed)");
-        fprintf(out, "  %8" PRIu32 "  %-32s  %s .. %s\n", th->os_tid, shown, from, th->destroyed ? to : "end");
+        fprintf(out, "  %8" PRIu32 "  ", th->os_tid);
+        put_thread_name(out, th, 32);
+        fprintf(out, "  %s .. %s\n", from, th->destroyed ? to : "end");
     }
 }
 
@@ -233,12 +259,17 @@ static void print_exceptions(const rp_trace *tr, FILE *out)
     fprintf(out, "\nExceptions: %" PRIu64 " thrown\n", thrown);
     qsort(types, nt, sizeof(*types), tally_cmp);
     qsort(catches, nc, sizeof(*catches), tally_cmp);
-    for (size_t i = 0; i < nt; i++)
-        fprintf(out, "  %8" PRIu64 "  %s\n", types[i].n, types[i].a);
+    for (size_t i = 0; i < nt; i++) {
+        fprintf(out, "  %8" PRIu64 "  ", types[i].n);
+        put_esc(out, "", types[i].a, "\n");
+    }
     if (nc) {
         fprintf(out, "  Caught:\n");
-        for (size_t i = 0; i < nc && i < 20; i++)
-            fprintf(out, "  %8" PRIu64 "  %s in %s\n", catches[i].n, catches[i].a, catches[i].b);
+        for (size_t i = 0; i < nc && i < 20; i++) {
+            fprintf(out, "  %8" PRIu64 "  ", catches[i].n);
+            put_esc(out, "", catches[i].a, " in ");
+            put_esc(out, "", catches[i].b, "\n");
+        }
     }
     free(types);
     free(catches);
@@ -258,9 +289,10 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     gmtime_r(&start, &tm);
     strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
 
-    fprintf(out, "clrprobe trace %s\n", path);
-    fprintf(out, "  runtime    .NET %s (CoreCLR)\n", tr->file.runtime_version);
-    fprintf(out, "  process    pid %" PRIu32 ": %s\n", tr->file.pid, tr->file.command_line);
+    put_esc(out, "clrprobe trace ", path, "\n");
+    put_esc(out, "  runtime    .NET ", tr->file.runtime_version, " (CoreCLR)\n");
+    fprintf(out, "  process    pid %" PRIu32 ": ", tr->file.pid);
+    put_esc(out, "", tr->file.command_line, "\n");
     fprintf(out, "  mode       %s\n", (tr->file.flags & TRACE_FLAG_ATTACHED) ? "attached" : "launched");
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
@@ -276,7 +308,7 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     fmt_ms(buf, sizeof(buf), tr->end_t);
     fprintf(out, "  duration   %s\n", buf);
     p = rp_problem(tr, problem, sizeof(problem));
-    fprintf(out, "  trace      %s\n", p ? p : "complete");
+    put_esc(out, "  trace      ", p ? p : "complete", "\n");
 
     section(out, "Events by kind");
     for (int k = 1; k <= TK_KIND_MAX; k++)
@@ -284,7 +316,7 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
             fprintf(out, "  %-20s %10" PRIu64 "\n", rp_kind_name(k), counts[k]);
     for (size_t i = 0; i < tr->nev; i++)
         if (tr->ev[i].kind == TK_NOTE)
-            fprintf(out, "  note: %s\n", tr->ev[i].s1);
+            put_esc(out, "  note: ", tr->ev[i].s1, "\n");
 
     print_modules(tr, out);
     print_jit(tr, out);

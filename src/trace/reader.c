@@ -20,13 +20,32 @@
 
 #define RELEASE_STEP (16u << 20)      /* give mapped pages back 16 MB at a time */
 
+size_t trace_str_size(const char *s, size_t n)
+{
+    size_t size = n + 1;
+    for (size_t i = 0; i < n; i++)
+        size += s[i] == '\0';
+    return size;
+}
+
+void trace_str_copy(char *dst, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\0') {
+            *dst++ = (char)0xc0;
+            *dst++ = (char)0x80;
+        } else {
+            *dst++ = s[i];
+        }
+    }
+    *dst = '\0';
+}
+
 static char *dup_field(const uint8_t *p, size_t n)
 {
-    char *s = malloc(n + 1);
-    if (s) {
-        memcpy(s, p, n);
-        s[n] = '\0';
-    }
+    char *s = malloc(trace_str_size((const char *)p, n));
+    if (s)
+        trace_str_copy(s, (const char *)p, n);
     return s;
 }
 
@@ -317,6 +336,13 @@ uint64_t trace_field_u64(trace_fields *f)
     v = trace_get_u64(f->p);
     f->p += 8;
     return v;
+}
+
+uint64_t trace_field_u64_opt(trace_fields *f)
+{
+    if (f->p == f->end)
+        return 0;
+    return trace_field_u64(f);
 }
 
 const char *trace_field_str(trace_fields *f, size_t *len)

@@ -17,10 +17,18 @@ typedef struct trace_file {
     uint32_t flags;              /* TRACE_FLAG_* */
     uint64_t start_realtime_ns;
     uint64_t start_monotonic_ns;
-    char *runtime_version;       /* NUL-terminated copies */
+    char *runtime_version;       /* NUL-terminated copies (trace_str_copy) */
     char *command_line;
     size_t body_offset;          /* first chunk */
 } trace_file;
+
+/* A string of the trace as a C string: trace_str_size is the size of the
+ * copy (terminator included), trace_str_copy writes it.  A NUL inside the
+ * string (a program can put one in a thread name) becomes the two bytes
+ * C0 80, the "modified UTF-8" convention, so that the copy is not cut
+ * there (see report/model.h). */
+size_t trace_str_size(const char *s, size_t n);
+void trace_str_copy(char *dst, const char *s, size_t n);
 
 /* Errors trace_open() can give, so callers can choose words and exit codes. */
 enum trace_open_error {
@@ -95,6 +103,11 @@ void trace_fields_init(trace_fields *f, const trace_record *r);
 uint16_t trace_field_u16(trace_fields *f);
 uint32_t trace_field_u32(trace_fields *f);
 uint64_t trace_field_u64(trace_fields *f);
+/* A field added at the end of a record by a later agent: a record that ends
+ * where the field would start is an older record of its documented length,
+ * not a malformed one, so the field reads as 0 without setting bad.  (A
+ * record that ends inside the field is still malformed.) */
+uint64_t trace_field_u64_opt(trace_fields *f);
 /* A string field: pointer into the record (not NUL-terminated) and length. */
 const char *trace_field_str(trace_fields *f, size_t *len);
 

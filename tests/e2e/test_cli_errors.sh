@@ -21,6 +21,20 @@ test_run_usage_errors() {
     expect_error 127 "cannot run /no/such/program" "$CLRPROBE" run -o y.clrp -- /no/such/program
 }
 
+test_messages_escape_what_they_quote() {
+    # Values quoted in a message (an option's value, a path) cannot break
+    # its line or reach the terminal as control characters.
+    "$CLRPROBE" run --collect $'jit,\nclrprobe: forged\x1b[31m' -- "$SAMPLE" jit >out 2>err
+    assert_eq 2 "$?" "exit code of a bad --collect"
+    assert_eq 1 "$(wc -l <err | tr -d ' ')" "lines on stderr for a bad --collect"
+    assert_contains err "unknown collect kind '\nclrprobe: forged\x1b[31m'" "the kind is quoted escaped"
+    "$CLRPROBE" report $'no\x1b]0;owned\x07such\r\nclrprobe: forged.clrp' >out 2>err
+    assert_eq 1 "$?" "exit code of a missing trace"
+    assert_eq 1 "$(wc -l <err | tr -d ' ')" "lines on stderr for a missing trace"
+    assert_contains err 'no\x1b]0;owned\x07such\r\nclrprobe: forged.clrp' "the path is quoted escaped"
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' err; then fail "a control character reached stderr"; fi
+}
+
 test_unwritable_output_checked_before_start() {
     rm -f marker
     expect_error 1 "cannot write trace file /nonexistent-dir/t.clrp" "$CLRPROBE" run -o /nonexistent-dir/t.clrp -- touch marker

@@ -71,6 +71,22 @@ test_ps_lists_sample_with_runtime_and_command() {
     [[ -n $(ps_line ps2.out "$pid") ]] || fail "the first sample is no longer listed"
 }
 
+test_ps_escapes_command_line() {
+    # A process chooses its own command line: terminal escapes and a line
+    # break in it must not reach the terminal or forge a line of the list.
+    ps_setup escape
+    (exec -a $'argv0\x1b[31m\r\n4242 Forged 9.9.9 evil' "$SAMPLE" spin 30) >spin.out 2>spin.err &
+    local pid=$!
+    PS_PIDS+=("$pid")
+    wait_for_text spin.out 30 "spin started" || fail "sample did not start"
+    "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq 0 "$?" "exit code"
+    assert_eq 1 "$(ps_line ps.out "$pid" | wc -l | tr -d ' ')" "lines for pid $pid"
+    assert_eq 0 "$(ps_line ps.out 4242 | wc -l | tr -d ' ')" "forged lines"
+    assert_contains ps.out 'argv0\x1b[31m\r\n4242 Forged 9.9.9 evil spin 30' "the command line, escaped"
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' ps.out; then fail "a control character reached the output"; fi
+}
+
 test_ps_skips_disabled_diagnostics() {
     ps_setup nodiag
     ps_start nodiag DOTNET_EnableDiagnostics=0 -- spin 30

@@ -1,6 +1,6 @@
 # test_robustness.sh - the program is never hurt by the agent: a bad
-# configuration cancels profiling with one stderr line and the program runs
-# on; a program killed with -9 leaves a readable trace; a damaged trace is
+# configuration cancels profiling with one stderr line (one, even when the
+# value it quotes holds a line break) and the program runs on; a program killed with -9 leaves a readable trace; a damaged trace is
 # read around the damage.
 
 test_invalid_config_program_runs_normally() {
@@ -24,6 +24,22 @@ test_invalid_config_program_runs_normally() {
         CORECLR_PROFILER_PATH="$ROOT/build/libclrprobe.so" "$SAMPLE" jit >none.out 2>none.err
     assert_eq 0 "$?" "exit code without CLRPROBE_CONFIG"
     assert_contains none.err "CLRPROBE_CONFIG is not set" "missing config"
+}
+
+test_config_value_cannot_forge_a_stderr_line() {
+    # %0A decodes to a line break inside the value the message quotes; %1B
+    # to ESC.  The agent's one line must stay one line, with both escaped.
+    "$SAMPLE" jit >plain.out 2>plain.err
+    echo $? >plain.rc
+    agent_env 'output=relative%0Aclrprobe: forged line%1B[2J' "$SAMPLE" jit >bad.out 2>bad.err
+    assert_eq "$(cat plain.rc)" "$?" "exit code with the hostile config"
+    cmp -s plain.out bad.out || fail "stdout changed with the hostile config"
+    assert_eq 1 "$(wc -l <bad.err | tr -d ' ')" "lines on stderr"
+    assert_eq 0 "$(grep -c '^clrprobe: forged' bad.err)" "forged stderr lines"
+    assert_contains bad.err "output 'relative\nclrprobe: forged line\x1b[2J' is not an absolute path" \
+        "the value is quoted escaped"
+    assert_contains bad.err "the program runs without profiling" "message"
+    if LC_ALL=C grep -q $'\x1b' bad.err; then fail "an ESC byte reached stderr"; fi
 }
 
 test_child_process_of_other_pid_is_silent() {

@@ -87,6 +87,34 @@ TEST(config_rejects_bad_input)
     }
 }
 
+/* A reason quotes the value it refuses escaped: a %0A in the configuration
+ * cannot put a second line into the message (or the attach protocol). */
+TEST(config_reasons_quote_values_escaped)
+{
+    static const struct { const char *text, *shown; } bad[] = {
+        { "output=rel%0Aclrprobe: forged", "output 'rel\\nclrprobe: forged' is not an absolute path" },
+        { "output=/a;v=%1B[31m2%0D", "version '\\x1b[31m2\\r' is not supported" },
+        { "output=/a;collect=jit,%0Abad", "unknown collect kind '\\nbad'" },
+        { "output=/a;k\x1b]0;x\x07ey=1", "entry 'k\\x1b]0' is not key=value" },
+        { "output=/a;k\tey=1", "unknown key 'k\\tey'" },
+        { "output=/a;pid=1%C2%85", "pid '1\\u0085' is not a positive number" },
+        { "output=/a;ctl=x%E2%80%AEtxt.exe", "ctl 'x\\u202etxt.exe' is not an absolute path" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cp_config c;
+        char err[256] = "";
+        int rc = parse(bad[i].text, &c, err);
+        if (rc != -1 || !strstr(err, bad[i].shown) || strpbrk(err, "\n\r\t\x1b\x07"))
+            unit_fail(__FILE__, __LINE__, "input %zu: rc=%d err='%s' (wanted '%s')", i, rc, err, bad[i].shown);
+    }
+    {
+        int rate;
+        char err[256] = "";
+        CHECK_EQ(cp_rate_parse("9\n9", &rate, err, sizeof(err)), -1);
+        CHECK(strstr(err, "'9\\n9'") != NULL);
+    }
+}
+
 TEST(config_rejects_overlong)
 {
     static char text[CP_CONFIG_MAX_TEXT + 64];

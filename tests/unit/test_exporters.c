@@ -4,6 +4,7 @@
  * protobuf decoder here) to the expected samples, values, strings and
  * functions. */
 #include "unit.h"
+#include "report/json.h"
 #include "report/report.h"
 
 #include <stdint.h>
@@ -43,10 +44,10 @@ static void make_profile(fixture *fx, enum rp_view view)
         p->frames[i] = (char *)frame_names[i];
     p->nthreads = 2;
     p->threads = calloc(2, sizeof(rp_pthread));
-    strcpy(p->threads[0].name, "main");
+    p->threads[0].name = "main";
     p->threads[0].os_tid = 100;
     p->threads[0].samples = 4;
-    strcpy(p->threads[1].name, "worker");
+    p->threads[1].name = "worker";
     p->threads[1].os_tid = 200;
     p->threads[1].samples = 3;
     p->nsamples = n;
@@ -171,6 +172,143 @@ static int count_of(const char *hay, const char *needle)
     for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
         n++;
     return n;
+}
+
+/* ---- JSON strings ---- */
+
+static char *json_of(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    json_string(f, s);
+    fclose(f);
+    return buf;
+}
+
+#define CHECK_JSON(in, want) do { char *got_ = json_of(in); CHECK_STR(got_, want); \
+                                  CHECK(got_ && json_valid(got_)); free(got_); } while (0)
+
+TEST(exporters_json_string_escapes_every_control)
+{
+    CHECK_JSON("plain \xc3\xa9 \xe6\x97\xa5", "\"plain \xc3\xa9 \xe6\x97\xa5\"");
+    CHECK_JSON("q\"b\\", "\"q\\\"b\\\\\"");
+    CHECK_JSON("\x1b[31m\r\n\t\x01", "\"\\u001b[31m\\r\\n\\t\\u0001\"");
+    CHECK_JSON("del\x7f c1\xc2\x85\xc2\x9b", "\"del\\u007f c1\\u0085\\u009b\"");
+    CHECK_JSON("a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xe2\x81\xa6", "\"a\\u2028b\\u202ec\\u2066\"");
+    CHECK_JSON("nul\xc0\x80tail", "\"nul\\u0000tail\"");            /* the model's NUL */
+    CHECK_JSON("bad\xff\xc0", "\"bad\\ufffd\\ufffd\"");
+}
+
+/* ---- the text outputs escape names ---- */
+
+static const char hostile[] = "\x1b[31mw;k\r\n  runtime    .NET 99\xc0\x80tail\xe2\x80\xae";
+
+/* Whether text holds a control character other than the line ends. */
+static int has_controls(const char *text)
+{
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++)
+        if ((*s < 0x20 && *s != '\n') || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+static char *collapsed_of(const rp_profile *p, int by_thread)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    CHECK_EQ(rp_write_collapsed(p, by_thread, f), 0);
+    fclose(f);
+    return buf;
+}
+
+TEST(exporters_collapsed_escapes_names)
+{
+    fixture fx;
+    char *out;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    fx.p.threads[1].name = hostile;
+    fx.p.frames[3] = "App.Other;Fake.Frame";
+    out = collapsed_of(&fx.p, 1);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK(!has_controls(out));
+        CHECK(strstr(out, "\\x1b[31mw\\x3bk\\r\\n  runtime    .NET 99\\0tail\\u202e;App.Main;"
+                          "App.Other\\x3bFake.Frame 2\n") != NULL);
+        CHECK(strstr(out, "main;App.Main;App.Work;App.Leaf \"quoted\"\\n 3\n") != NULL);
+        CHECK(strstr(out, "App.Bad\\xff") == NULL);        /* (not sampled) */
+        CHECK_EQ(count_of(out, "\n"), 4);                   /* one line per stack */
+        CHECK_EQ(count_of(out, ";"), 3 + 2 + 2 + 0);         /* only the separators */
+        free(out);
+    }
+    out = collapsed_of(&fx.p, 0);
+    CHECK(out != NULL);
+    if (out) {
+        CHECK(!has_controls(out));
+        CHECK_EQ(count_of(out, "\n"), 4);
+        free(out);
+    }
+    free_profile(&fx);
+}
+
+TEST(exporters_profile_text_escapes_names)
+{
+    fixture fx;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    fx.p.threads[1].name = hostile;
+    f = open_memstream(&out, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    rp_write_profile_text(&fx.p, f);
+    fclose(f);
+    CHECK(!has_controls(out));
+    CHECK(strstr(out, "\n  Thread \\x1b[31mw;k\\r\\n  runtime    .NET 99\\0tail\\u202e (OS thread 200): 3 samples")
+          != NULL);
+    CHECK(strstr(out, "%  App.Leaf \"quoted\"\\n\n") != NULL);
+    CHECK(strstr(out, "\n  runtime") == NULL);
+    free(out);
+    free_profile(&fx);
+}
+
+/* ---- html: names cannot leave the <script> element that holds the data ---- */
+
+TEST(exporters_html_names_cannot_close_the_script)
+{
+    fixture fx;
+    size_t len = 0, plain_len = 0;
+    int rc = -1;
+    char *plain, *out;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    plain = run_exporter(rp_write_html, &fx.p, "t.clrp", &plain_len, &rc);
+    CHECK_EQ(rc, 0);
+    fx.p.frames[3] = "App.</script><script>alert(1)</script><!--";
+    fx.p.threads[1].name = hostile;
+    out = run_exporter(rp_write_html, &fx.p, "t.clrp", &len, &rc);
+    CHECK_EQ(rc, 0);
+    CHECK(plain != NULL && out != NULL);
+    if (plain && out) {
+        CHECK_EQ(count_of(out, "</script"), count_of(plain, "</script"));   /* only the page's own */
+        CHECK_EQ(count_of(out, "<script"), count_of(plain, "<script"));
+        CHECK_EQ(count_of(out, "<!--"), count_of(plain, "<!--"));
+        CHECK(strstr(out, "App.\\u003c/script\\u003e\\u003cscript\\u003ealert(1)") != NULL);
+        CHECK(strstr(out, "\\u001b[31mw;k\\r\\n  runtime    .NET 99\\u0000tail\\u202e") != NULL);
+        CHECK(!has_controls(out));
+    }
+    free(plain);
+    free(out);
+    free_profile(&fx);
 }
 
 /* ---- speedscope ---- */
@@ -570,8 +708,8 @@ TEST(exporters_pprof_decodes)
     CHECK_EQ(d.nfn, NFRAMES + 1);
     CHECK_EQ(d.nloc, NFRAMES + 1);
     CHECK_STR(fn_name_of_loc(&d, 1), "App.Main");
-    CHECK_STR(fn_name_of_loc(&d, 3), "App.Leaf \"quoted\"\n");
-    CHECK_STR(fn_name_of_loc(&d, 5), "App.Bad\xef\xbf\xbd");
+    CHECK_STR(fn_name_of_loc(&d, 3), "App.Leaf \"quoted\"\\n");     /* escaped for the terminal */
+    CHECK_STR(fn_name_of_loc(&d, 5), "App.Bad\\xff");
     CHECK_STR(fn_name_of_loc(&d, 6), "[no managed frames]");
     /* samples: aggregated by (thread, stack), values [count, count * period], leaf first */
     CHECK_EQ(d.nsamples, 4);
@@ -591,7 +729,7 @@ TEST(exporters_pprof_decodes)
         const dsample *s = &d.samples[0];      /* first seen: main [Main, Work, Leaf] x3 */
         CHECK_EQ(s->val[0], 3);
         CHECK_EQ(s->nloc, 3);
-        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Leaf \"quoted\"\n");
+        CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Leaf \"quoted\"\\n");
         CHECK_STR(fn_name_of_loc(&d, s->loc[1]), "App.Work");
         CHECK_STR(fn_name_of_loc(&d, s->loc[2]), "App.Main");
         CHECK_STR(str_at(&d, s->label_str[0]), "main");

@@ -4,9 +4,12 @@
  * created is one thread. */
 #include "unit.h"
 #include "report/model.h"
+#include "report/profile.h"
+#include "report/report.h"
 #include "trace/format.h"
 #include "trace/writer.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,6 +62,15 @@ static void thread_name(uint64_t t, uint64_t id, const char *name)
     trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
     trace_rec_u64(&r, id);
     trace_rec_str(&r, name);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static void thread_name_n(uint64_t t, uint64_t id, const char *name, size_t n)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
+    trace_rec_u64(&r, id);
+    trace_rec_strn(&r, name, n);
     trace_buffer_end(buf, trace_rec_finish(&r));
 }
 
@@ -135,6 +147,116 @@ TEST(model_sorts_across_buffers_and_merges_early_thread_name)
         CHECK_STR(tr.threads[2].name, "");
         CHECK_EQ(tr.threads[2].destroyed, 0);
     }
+    rp_free(&tr);
+    unlink(path);
+}
+
+/* A thread name holding terminal escapes, a line break and a NUL: the
+ * model keeps it whole (the NUL as C0 80), jsonl gives it back exactly,
+ * and the text report shows it whole and escaped. */
+TEST(model_thread_name_with_nul_is_kept_whole)
+{
+    static const char name[] = "\x1b[31mevil\r\n  runtime    .NET 99\0tail";
+    char path[128], err[256], *out = NULL;
+    size_t outlen = 0;
+    rp_trace tr;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model-nul", (int)getpid());
+    begin(path);
+    id_only(1100, TK_THREAD_CREATE, 0x77);
+    thread_name_n(1200, 0x77, name, sizeof(name) - 1);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(tr.nthreads, 1);
+    if (tr.nthreads == 1)
+        CHECK_STR(tr.threads[0].name, "\x1b[31mevil\r\n  runtime    .NET 99\xc0\x80tail");
+    f = open_memstream(&out, &outlen);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ(rp_write_jsonl(&tr, f), 0);
+        fclose(f);
+        CHECK(strstr(out, "\"name\":\"\\u001b[31mevil\\r\\n  runtime    .NET 99\\u0000tail\"") != NULL);
+        CHECK(strchr(out, '\x1b') == NULL);
+        CHECK(strchr(out, '\r') == NULL);
+        free(out);
+    }
+    /* the text report shows it whole and inert: no escape, no forged line */
+    out = NULL;
+    f = open_memstream(&out, &outlen);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ(rp_write_text(&tr, "t\x1b]0;title\x07.clrp", f), 0);
+        fclose(f);
+        CHECK(strchr(out, '\x1b') == NULL);
+        CHECK(strchr(out, '\r') == NULL);
+        CHECK(strchr(out, '\x07') == NULL);
+        CHECK(strstr(out, "\n  runtime    .NET 99") == NULL);
+        CHECK(strstr(out, "\\x1b[31mevil\\r\\n  runtime    .NET 99\\0tail") != NULL);
+        CHECK(strstr(out, "clrprobe trace t\\x1b]0;title\\x07.clrp\n") != NULL);
+        free(out);
+    }
+    rp_free(&tr);
+    unlink(path);
+}
+
+/* A sampler tick; with_period 0 writes it as an earlier agent did (length
+ * 40, no period_ns), -1 cuts it inside period_ns (length 44). */
+static void tick(uint64_t t, int with_period)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_SAMPLER_TICK, 1, t);
+    trace_rec_u64(&r, 5000);                       /* suspend_ns */
+    trace_rec_u64(&r, 7000);                       /* sampler_cpu_ns */
+    trace_rec_u32(&r, 2);                          /* threads */
+    trace_rec_u32(&r, 0);                          /* failed */
+    if (with_period > 0)
+        trace_rec_u64(&r, 4000000);                /* period_ns: 250 Hz */
+    else if (with_period < 0)
+        trace_rec_u32(&r, 4000000);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+TEST(model_old_tick_without_period_is_not_malformed)
+{
+    char path[128], err[256];
+    rp_trace tr;
+    rp_profile prof;
+    const rp_event *e;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model-tick", (int)getpid());
+    begin(path);
+    tick(1100, 0);
+    tick(1200, 0);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(tr.bad_records, 0);
+    CHECK((e = find(&tr, TK_SAMPLER_TICK, 1)) != NULL);
+    if (e) {
+        CHECK_EQ(e->duration_ns, 5000);
+        CHECK_EQ(e->id, 7000);
+        CHECK_EQ(e->u1, 2);
+        CHECK_EQ(e->id2, 0);                       /* period_ns reads as 0 */
+    }
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_WALL, NULL, &prof), 0);
+    CHECK_EQ(prof.ticks, 2);
+    CHECK_EQ(prof.period_ns, 10000000);            /* the default rate is assumed */
+    rp_profile_free(&prof);
+    rp_free(&tr);
+
+    /* the current length reads the period; a record cut inside it is malformed */
+    begin(path);
+    tick(1100, 1);
+    tick(1200, -1);
+    trace_writer_close(w, 1, 2000);
+    trace_writer_free(w);
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(tr.bad_records, 1);
+    CHECK((e = find(&tr, TK_SAMPLER_TICK, 0)) != NULL);
+    if (e) CHECK_EQ(e->id2, 4000000);
     rp_free(&tr);
     unlink(path);
 }

@@ -33,6 +33,17 @@ TEST(utf16_stops_at_nul_and_capacity)
     CHECK_STR(out, "\xc3\xa9\xc3\xa9");
 }
 
+TEST(utf16_whole_keeps_nuls)
+{
+    static const uint16_t w[] = { 0x1b, '[', 'm', '\r', '\n', 0, 't', 0x00e9, 0 };
+    char out[16];
+    size_t n = names_utf16_to_utf8_whole(w, 9, out, sizeof(out));
+    CHECK_EQ(n, 10);
+    CHECK(memcmp(out, "\x1b[m\r\n\0t\xc3\xa9\0", 11) == 0);      /* and NUL-terminated */
+    CHECK_EQ(names_utf16_to_utf8_whole(w, 9, out, 8), 7);          /* stops only when full */
+    CHECK(memcmp(out, "\x1b[m\r\n\0t", 8) == 0);
+}
+
 TEST(arity_stripping)
 {
     unsigned a;
