@@ -5,7 +5,7 @@
 # already there.
 set -euo pipefail
 
-PACKAGES=(gcc make libc6-dev zlib1g-dev jq protobuf-compiler chromium)
+PACKAGES=(gcc make libc6-dev zlib1g-dev jq protobuf-compiler chromium time)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -171,6 +171,12 @@ int trace_writer_open(trace_writer **out, int fd, const char *name, const trace_
         return -1;
     }
     w->fd = fd;
+    {
+        /* Appends only, whatever else shares the file's offset. */
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0)
+            fcntl(fd, F_SETFL, fl | O_APPEND);
+    }
     pthread_mutex_init(&w->file_lock, NULL);
     pthread_mutex_init(&w->registry_lock, NULL);
     pthread_mutex_init(&w->flush_lock, NULL);

@@ -268,7 +268,7 @@ test_attach_to_an_unresponsive_process_gives_up_in_time() {
 
 test_interrupt_while_waiting_for_the_detach() {
     fresh_dir
-    "$SAMPLE" spin 20 >spin.out 2>&1 &
+    "$SAMPLE" spin 8 >spin.out 2>&1 &
     TPID=$!
     local target=$TPID cli t0 ms
     trap 'kill -CONT $TPID 2>/dev/null; kill $TPID 2>/dev/null' EXIT
