@@ -621,7 +621,10 @@ int cmd_attach(int argc, char **argv)
 out:
     cli_output_discard(&s.out);
 out_kept:
-    cli_output_keep(&s.out);
+    if (cli_output_size(&s.out) == 0)
+        cli_output_discard(&s.out);          /* nothing was recorded into it */
+    else
+        cli_output_keep(&s.out);
     ctl_cleanup(&s.ch);
     if (s.sfd >= 0) {
         close(s.sfd);
