@@ -3,13 +3,23 @@
 #   build/libclrprobe.so  the in-process agent
 #   build/sample/         the bundled C# sample program
 #   build/unit_tests      unit tests of the pure parts
-# Targets: all (default), demo, check, test, unit, bench, setup, clean.
+# Targets: all (default), demo, check, test, unit, asan, bench, setup, clean.
+#
+# CFLAGS (default -O2 -g), CPPFLAGS and LDFLAGS are the user's: they come after
+# the project's own flags (PROJECT_CFLAGS: C11, warnings, include path,
+# dependency files), which are always used, so `make CC=clang CFLAGS=-O1`
+# changes the optimisation and keeps the rest.
 
 CC      ?= gcc
 BUILD   := build
 WARN    := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -MMD -MP
+PROJECT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -MMD -MP
+# Sanitizer flags, for compiling and linking; set only by `make asan`, which
+# builds into its own directory.
+SANITIZE :=
+ALL_CFLAGS  = $(PROJECT_CFLAGS) $(SANITIZE) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SANITIZE) $(LDFLAGS)
 LDLIBS  := -lz -lpthread
 
 # The agent: position independent, only DllGetClassObject exported.
@@ -35,20 +45,20 @@ all: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so $(SAMPLE_DLL)
 
 $(BUILD)/obj/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/obj/std/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
 $(BUILD)/libclrprobe.so: $(AGENT_OBJ)
-	$(CC) -shared -Wl,-z,defs -Wl,--version-script=src/agent/exports.map -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=src/agent/exports.map -o $@ $^ $(LDLIBS)
 
 $(BUILD)/clrprobe: $(CLI_OBJ)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SAMPLE_DLL): $(SAMPLE_SRC)
 	dotnet build sample/Sample.csproj -c Release -o $(BUILD)/sample --nologo -v q -clp:ErrorsOnly
