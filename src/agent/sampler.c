@@ -58,8 +58,9 @@ struct sampler {
 static clockid_t thread_cpu_clock(uint32_t tid)
 {
     /* the kernel's per-thread CPU clock of another thread of this process:
-     * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) */
-    return (clockid_t)((~(clockid_t)tid << 3) | 6);
+     * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), shifted as unsigned like the
+     * kernel's macro (a left shift of a negative int is undefined) */
+    return (clockid_t)((~tid << 3) | 6u);
 }
 
 static uint64_t cpu_of(uint32_t tid)

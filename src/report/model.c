@@ -443,9 +443,10 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
     }
     /* Chunks from different threads interleave: order by time, keeping file
      * order for equal times. */
-    qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
-    if (tr->nev)
+    if (tr->nev) {                        /* (tr->ev is NULL when there are none) */
+        qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
         tr->end_t = tr->ev[tr->nev - 1].t;
+    }
     rp_merge_catchup(tr->ev, tr->nev);
     {
         size_t kept = 0;

@@ -257,8 +257,10 @@ static void print_exceptions(const rp_trace *tr, FILE *out)
         }
     }
     fprintf(out, "\nExceptions: %" PRIu64 " thrown\n", thrown);
-    qsort(types, nt, sizeof(*types), tally_cmp);
-    qsort(catches, nc, sizeof(*catches), tally_cmp);
+    if (nt)                               /* qsort's array must not be NULL, even when empty */
+        qsort(types, nt, sizeof(*types), tally_cmp);
+    if (nc)
+        qsort(catches, nc, sizeof(*catches), tally_cmp);
     for (size_t i = 0; i < nt; i++) {
         fprintf(out, "  %8" PRIu64 "  ", types[i].n);
         put_esc(out, "", types[i].a, "\n");
