@@ -96,7 +96,7 @@ wait_for_text() {
 # would set, but with our own configuration text.
 agent_env() {
     env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
-        CORECLR_PROFILER_PATH="$ROOT/build/libclrprobe.so" CLRPROBE_CONFIG="$1" "${@:2}"
+        CORECLR_PROFILER_PATH="$AGENT" CLRPROBE_CONFIG="$1" "${@:2}"
 }
 
 # file_mode PATH: the permission bits, e.g. 600.
