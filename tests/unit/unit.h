@@ -11,6 +11,7 @@ typedef void (*unit_fn)(void);
 void unit_register(const char *name, unit_fn fn, const char *file);
 void unit_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+int unit_failures(void);        /* failures of the current test so far */
 
 /* Removes path if it exists and creates it afresh for the trace writer. */
 int unit_create_file(const char *path);

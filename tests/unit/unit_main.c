@@ -42,6 +42,11 @@ void unit_fail(const char *file, int line, const char *fmt, ...)
     current_failures++;
 }
 
+int unit_failures(void)
+{
+    return current_failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *filter = argc > 1 ? argv[1] : NULL;

@@ -1,0 +1,742 @@
+/* test_fuzz_reader.c - a deterministic mutation fuzzer of the trace reader
+ * and the report model.  Two valid traces made with the writer (a launch
+ * with every record kind, an attach with catch-up records) are mutated with
+ * a fixed seed: bit flips, interesting byte values, truncation, inserted and
+ * deleted bytes, corrupted chunk, record and string lengths, duplicated and
+ * swapped chunks; half of the cases then get their chunk and header
+ * checksums recomputed, so the damage reaches the record and field decoding
+ * instead of stopping at the checksum.  Each case is read with
+ * trace_open_memory and walked chunk by chunk, record by record and field by
+ * field, then loaded with rp_load (from a temporary file) and written in
+ * every report format to /dev/null.  Asserted: no crash (run it under
+ * `make asan` to see every out-of-bounds read), termination (a watchdog per
+ * case), and counters that add up (every byte of the body is in a good
+ * chunk, counted as corrupt or as the cut-short tail; records and fields
+ * stay inside their chunk).  A failure prints the case number: FUZZ_CASE=N
+ * reruns that case alone; FUZZ_VERBOSE=1 prints each case's number before it
+ * runs (to find the one a sanitizer stopped at). */
+#include "unit.h"
+#include "report/model.h"
+#include "report/profile.h"
+#include "report/report.h"
+#include "trace/format.h"
+#include "trace/reader.h"
+#include "trace/writer.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define FUZZ_SEED 0x636c7270726f6265ull     /* "clrprobe" */
+#define FUZZ_CASES 3000
+
+/* ---- a small deterministic generator (splitmix64) ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static size_t below(size_t n)        /* 0..n-1; 0 when n is 0 */
+{
+    return n ? (size_t)(rnd() % n) : 0;
+}
+
+/* ---- the seed traces ---- */
+
+typedef struct { uint8_t *data; size_t size; } bytes;
+
+static char tmp_path[128];
+
+/* One record; shape has a letter per field: 2 u16, 4 u32, 8 u64, s string,
+ * F a u16 count and that many u64 (arguments: the count, then an array). */
+static void rec_simple(trace_buffer *b, int kind, unsigned flags, uint32_t tid, uint64_t t,
+                       const char *shape, ...)
+{
+    trace_rec r;
+    va_list ap;
+    uint8_t *p = trace_buffer_begin(b);
+    if (!p)
+        return;
+    trace_rec_begin(&r, p, TRACE_MAX_RECORD, kind, tid, t);
+    trace_rec_flags(&r, (uint8_t)flags);
+    va_start(ap, shape);
+    for (const char *c = shape; *c; c++) {
+        switch (*c) {
+        case '2': trace_rec_u16(&r, (uint16_t)va_arg(ap, unsigned)); break;
+        case '4': trace_rec_u32(&r, va_arg(ap, uint32_t)); break;
+        case '8': trace_rec_u64(&r, va_arg(ap, uint64_t)); break;
+        case 's': trace_rec_str(&r, va_arg(ap, const char *)); break;
+        case 'F': {
+            unsigned n = va_arg(ap, unsigned);
+            const uint64_t *ids = va_arg(ap, const uint64_t *);
+            trace_rec_u16(&r, (uint16_t)n);
+            for (unsigned i = 0; i < n; i++)
+                trace_rec_u64(&r, ids[i]);
+            break;
+        }
+        }
+    }
+    va_end(ap);
+    trace_buffer_end(b, trace_rec_finish(&r));
+}
+
+#define U64(x) ((uint64_t)(x))
+
+/* One runtime's worth of records over three thread buffers, flushed now and
+ * then so the file has many chunks. */
+static void write_records(trace_writer *w, unsigned catchup)
+{
+    trace_buffer *b[3];
+    uint64_t t = 1000;
+    static const uint64_t stack1[] = { 0x7001, 0x7002, 0x7003 };
+    static const uint64_t stack2[] = { 0x7004, 0, 0x7002, 0x7003 };
+    static const uint64_t stack3[] = { 0x7001, 0x7001, 0x7001, 0x7005, 0x7003 };
+
+    for (int i = 0; i < 3; i++)
+        b[i] = trace_writer_buffer_get(w);
+    rec_simple(b[0], TK_RUNTIME_START, 0, 10, t++, "222222s", 1u, 1u, 10u, 0u, 12u, 0u, "10.0.12");
+    rec_simple(b[0], TK_APPDOMAIN_CREATE, catchup, 10, t++, "8s", U64(0xa1), "clrhost");
+    rec_simple(b[0], TK_ASSEMBLY_LOAD, catchup, 10, t++, "888ss", U64(0xa2), U64(0xa1), U64(0xa3),
+               "Sample", "1.0.0.0");
+    rec_simple(b[0], TK_MODULE_LOAD, catchup, 10, t++, "8844s", U64(0xa3), U64(0xa2), 0x8u, 0u,
+               "/app/Sample.dll");
+    rec_simple(b[0], TK_MODULE_LOAD, 0, 10, t++, "8844s", U64(0xa4), U64(0xa2), 0x20u, 0u, "dyn\xc3\xa9");
+    for (int round = 0; round < 6; round++) {
+        trace_buffer *x = b[round % 3];
+        uint32_t tid = 10 + (uint32_t)(round % 3);
+        char name[64];
+        snprintf(name, sizeof(name), "Ns.Generic<System.Int32>.Method%d", round);
+        rec_simple(x, TK_THREAD_CREATE, catchup, tid, t++, "8", U64(0xb0 + round));
+        rec_simple(x, TK_THREAD_OS, catchup, tid, t++, "84s", U64(0xb0 + round), tid, "kern-name");
+        rec_simple(x, TK_THREAD_NAME, 0, tid, t++, "8s", U64(0xb0 + round), round ? "worker" : "");
+        rec_simple(x, TK_CLASS_LOAD, catchup, tid, t++, "88s", U64(0xc0 + round), U64(0xa3), name);
+        rec_simple(x, TK_JIT, catchup, tid, t++, "8884s", U64(0x7001 + round), U64(0xa3), U64(5000), 0u, name);
+        rec_simple(x, TK_PRECOMPILED, 0, tid, t++, "88s", U64(0x7100 + round), U64(0xa3), name);
+        rec_simple(x, TK_FUNC_NAME, 0, tid, t++, "88s", U64(0x7001 + round), U64(0xa3), name);
+        rec_simple(x, TK_GC_START, 0, tid, t++, "44", 0x3u, (uint32_t)(round & 1));
+        rec_simple(x, TK_GC_END, 0, tid, t++, "");
+        rec_simple(x, TK_SUSPEND, 0, tid, t++, "48", 1u, U64(20000 + round));
+        rec_simple(x, TK_EXCEPTION_THROWN, 0, tid, t++, "8s", U64(0xd0), "System.InvalidOperationException");
+        rec_simple(x, TK_EXCEPTION_CATCH, 0, tid, t++, "8ss", U64(0x7001), "System.InvalidOperationException",
+                   name);
+        for (int s = 0; s < 8; s++) {
+            rec_simple(x, TK_SAMPLE, 0, tid, t++, "848F", U64(0xb0 + round), tid, U64(10000000),
+                       s % 3 == 0 ? 3u : s % 3 == 1 ? 4u : 5u,
+                       s % 3 == 0 ? stack1 : s % 3 == 1 ? stack2 : stack3);
+            rec_simple(x, TK_SAMPLER_TICK, 0, 99, t++, "88448", U64(130000), U64(20000), 3u, 0u,
+                       U64(10000000));
+        }
+        rec_simple(x, TK_CLASS_UNLOAD, 0, tid, t++, "8", U64(0xc0 + round));
+        if (round == 3) {
+            rec_simple(x, TK_NOTE, 0, tid, t++, "s", "a note from the agent\r\n\x1b[31m");
+            if (catchup)
+                rec_simple(x, TK_ATTACH, 0, tid, t++, "44448", 2u, 1u, 3u, 6u, U64(500000));
+        }
+        rec_simple(x, TK_THREAD_DESTROY, 0, tid, t++, "8", U64(0xb0 + round));
+        if (round % 2)
+            trace_writer_flush(w);
+    }
+    rec_simple(b[1], TK_MODULE_UNLOAD, 0, 11, t++, "8", U64(0xa4));
+    rec_simple(b[1], TK_ASSEMBLY_UNLOAD, 0, 11, t++, "8", U64(0xa2));
+    rec_simple(b[1], TK_APPDOMAIN_SHUTDOWN, 0, 11, t++, "8", U64(0xa1));
+    if (catchup)
+        rec_simple(b[2], TK_DETACH, 0, 12, t++, "");
+    rec_simple(b[2], TK_RUNTIME_SHUTDOWN, 0, 12, t++, "");
+    rec_simple(b[2], 0, 0, 12, t++, "8", U64(1));        /* a kind this reader does not know */
+    rec_simple(b[2], 200, 0, 12, t++, "s", "future");
+    trace_writer_close(w, 12, t);
+}
+
+static bytes make_seed(int attached)
+{
+    trace_header_info h = { 4242, attached ? TRACE_FLAG_ATTACHED : 0, 1700000000000000000ull, 1000,
+                            "10.0.12", "/app/Sample all --with \"quotes\"" };
+    trace_writer *w;
+    char err[256];
+    bytes b = { NULL, 0 };
+    FILE *f;
+
+    if (trace_writer_open(&w, unit_create_file(tmp_path), tmp_path, &h, err, sizeof(err)) != 0) {
+        unit_fail(__FILE__, __LINE__, "cannot write the seed trace: %s", err);
+        return b;
+    }
+    write_records(w, attached ? TRACE_REC_CATCHUP : 0);
+    trace_writer_free(w);
+    f = fopen(tmp_path, "rb");
+    if (!f)
+        return b;
+    fseek(f, 0, SEEK_END);
+    b.size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b.data = malloc(b.size);
+    if (!b.data || fread(b.data, 1, b.size, f) != b.size)
+        b.size = 0;
+    fclose(f);
+    return b;
+}
+
+/* ---- mutations ---- */
+
+typedef struct {
+    uint8_t *d;
+    size_t n, cap;
+} buf;
+
+static void reserve(buf *b, size_t n)
+{
+    if (n > b->cap) {
+        b->cap = n * 2;
+        b->d = realloc(b->d, b->cap);
+    }
+}
+
+/* Offsets of the chunk headers in a (possibly damaged) body: every chunk magic. */
+static size_t find_chunks(const buf *b, size_t from, size_t *out, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = from; i + 4 <= b->n && k < max; i++)
+        if (trace_get_u32(b->d + i) == TRACE_CHUNK_MAGIC)
+            out[k++] = i;
+    return k;
+}
+
+static size_t header_len(const buf *b)
+{
+    size_t h = b->n >= 16 ? trace_get_u32(b->d + 12) : 0;
+    return h >= TRACE_HEADER_FIXED_LEN && h <= b->n ? h : (b->n < 64 ? b->n : 64);
+}
+
+static uint16_t interesting16(uint16_t real)
+{
+    static const uint16_t v[] = { 0, 1, 2, 15, 16, 17, 0x7fff, 0x8000, 0xfffe, 0xffff };
+    switch (below(3)) {
+    case 0: return v[below(sizeof(v) / sizeof(v[0]))];
+    case 1: return (uint16_t)(real + 1 + below(8));
+    default: return (uint16_t)(real - 1 - below(8));
+    }
+}
+
+static uint32_t interesting32(uint32_t real)
+{
+    static const uint32_t v[] = { 0, 1, 23, 24, 25, 0x7fffffffu, 0x80000000u, 0xffffffffu,
+                                  TRACE_MAX_CHUNK_PAYLOAD, TRACE_MAX_CHUNK_PAYLOAD + 1 };
+    switch (below(3)) {
+    case 0: return v[below(sizeof(v) / sizeof(v[0]))];
+    case 1: return real + 1 + (uint32_t)below(64);
+    default: return real - 1 - (uint32_t)below(64);
+    }
+}
+
+/* A record inside a chunk: its offset in the file, if the walk finds one. */
+static int pick_record(const buf *b, size_t *rec_off, size_t *rec_len)
+{
+    size_t chunks[512], k = find_chunks(b, header_len(b), chunks, 512);
+    if (!k)
+        return 0;
+    size_t c = chunks[below(k)];
+    if (c + TRACE_CHUNK_HEADER_LEN > b->n)
+        return 0;
+    size_t len = trace_get_u32(b->d + c + 4), pos = c + TRACE_CHUNK_HEADER_LEN;
+    size_t end = len <= b->n - pos ? pos + len : b->n;
+    size_t nrec = 0, offs[4096], lens[4096];
+    while (pos + TRACE_RECORD_HEADER_LEN <= end && nrec < 4096) {
+        size_t l = trace_get_u16(b->d + pos + 2);
+        if (l < TRACE_RECORD_HEADER_LEN || l > end - pos)
+            break;
+        offs[nrec] = pos;
+        lens[nrec++] = l;
+        pos += l;
+    }
+    if (!nrec)
+        return 0;
+    size_t i = below(nrec);
+    *rec_off = offs[i];
+    *rec_len = lens[i];
+    return 1;
+}
+
+static void mutate_once(buf *b)
+{
+    size_t pos, len, chunks[512], k;
+
+    switch (below(13)) {
+    case 0:                                  /* flip bits */
+        for (int i = 1 + (int)below(4); i > 0 && b->n; i--)
+            b->d[below(b->n)] ^= (uint8_t)(1u << below(8));
+        break;
+    case 1: {                                /* an interesting byte */
+        static const uint8_t v[] = { 0, 1, 0x7f, 0x80, 0xff, 'C', ';', '\n', '"', '<' };
+        if (b->n)
+            b->d[below(b->n)] = v[below(sizeof(v))];
+        break;
+    }
+    case 2:                                  /* truncate */
+        b->n = below(b->n + 1);
+        break;
+    case 3:                                  /* insert random bytes */
+        len = 1 + below(40);
+        pos = below(b->n + 1);
+        reserve(b, b->n + len);
+        memmove(b->d + pos + len, b->d + pos, b->n - pos);
+        for (size_t i = 0; i < len; i++)
+            b->d[pos + i] = (uint8_t)rnd();
+        b->n += len;
+        break;
+    case 4:                                  /* delete a range */
+        pos = below(b->n + 1);
+        len = below(b->n - pos + 1);
+        if (len > 64 && below(2))
+            len = 1 + below(64);
+        memmove(b->d + pos, b->d + pos + len, b->n - pos - len);
+        b->n -= len;
+        break;
+    case 5:                                  /* a chunk's payload length */
+        k = find_chunks(b, header_len(b), chunks, 512);
+        if (k) {
+            pos = chunks[below(k)];
+            if (pos + 8 <= b->n)
+                trace_put_u32(b->d + pos + 4, interesting32(trace_get_u32(b->d + pos + 4)));
+        }
+        break;
+    case 6:                                  /* a chunk's record count or sequence */
+        k = find_chunks(b, header_len(b), chunks, 512);
+        if (k) {
+            pos = chunks[below(k)];
+            if (pos + 20 <= b->n)
+                trace_put_u32(b->d + pos + (below(2) ? 16 : 8), interesting32(0));
+        }
+        break;
+    case 7: {                                /* a record's length */
+        size_t ro, rl;
+        if (pick_record(b, &ro, &rl))
+            trace_put_u16(b->d + ro + 2, interesting16((uint16_t)rl));
+        break;
+    }
+    case 8: {                                /* a u16 inside a record's fields: a string length or a frame count */
+        size_t ro, rl;
+        if (pick_record(b, &ro, &rl) && rl >= TRACE_RECORD_HEADER_LEN + 2) {
+            pos = ro + TRACE_RECORD_HEADER_LEN + below(rl - TRACE_RECORD_HEADER_LEN - 1);
+            trace_put_u16(b->d + pos, interesting16(trace_get_u16(b->d + pos)));
+        }
+        break;
+    }
+    case 9: {                                /* a record's kind or flags */
+        size_t ro, rl;
+        if (pick_record(b, &ro, &rl))
+            b->d[ro + below(2)] = (uint8_t)(below(2) ? below(TK_KIND_MAX + 3) : rnd());
+        break;
+    }
+    case 10:                                 /* duplicate a chunk somewhere else */
+    case 11: {                               /* or swap two */
+        k = find_chunks(b, header_len(b), chunks, 512);
+        if (!k)
+            break;
+        size_t c = chunks[below(k)];
+        size_t clen = c + 8 <= b->n ? trace_get_u32(b->d + c + 4) : 0;
+        size_t total = TRACE_CHUNK_HEADER_LEN + clen;
+        if (total > b->n - c)
+            total = b->n - c;
+        if (total > 1 << 16)
+            break;
+        uint8_t *copy = malloc(total ? total : 1);
+        memcpy(copy, b->d + c, total);
+        if (below(2) == 0 || k < 2) {
+            size_t at = below(2) ? chunks[below(k)] : below(b->n + 1);
+            reserve(b, b->n + total);
+            memmove(b->d + at + total, b->d + at, b->n - at);
+            memcpy(b->d + at, copy, total);
+            b->n += total;
+        } else {                             /* move it before another chunk */
+            size_t other = chunks[below(k)];
+            memmove(b->d + c, b->d + c + total, b->n - c - total);
+            b->n -= total;
+            if (other > c)
+                other = other >= c + total ? other - total : c;
+            reserve(b, b->n + total);
+            memmove(b->d + other + total, b->d + other, b->n - other);
+            memcpy(b->d + other, copy, total);
+            b->n += total;
+        }
+        free(copy);
+        break;
+    }
+    case 12: {                               /* the header: version, length, a string length */
+        size_t where[] = { 8, 12, TRACE_HEADER_FIXED_LEN, TRACE_HEADER_FIXED_LEN };
+        size_t at = where[below(4)];
+        if (b->n >= TRACE_HEADER_FIXED_LEN + 2 && below(4) == 0)     /* the second string's length */
+            at = TRACE_HEADER_FIXED_LEN + 2 + trace_get_u16(b->d + TRACE_HEADER_FIXED_LEN);
+        if (at + 4 <= b->n) {
+            if (at >= TRACE_HEADER_FIXED_LEN)
+                trace_put_u16(b->d + at, interesting16(trace_get_u16(b->d + at)));
+            else
+                trace_put_u32(b->d + at, interesting32(trace_get_u32(b->d + at)));
+        }
+        break;
+    }
+    }
+}
+
+/* Recomputes the header checksum and the checksum of every chunk whose
+ * header and claimed length fit in the file, so that damage inside chunks
+ * gets past the checksums. */
+static void reseal(buf *b)
+{
+    size_t hlen = b->n >= 16 ? trace_get_u32(b->d + 12) : 0, chunks[512], k;
+    if (hlen >= 8 && hlen <= b->n && hlen <= 64 * 1024)
+        trace_put_u32(b->d + hlen - 4, (uint32_t)crc32(0L, b->d, (uInt)(hlen - 4)));
+    k = find_chunks(b, hlen <= b->n ? hlen : 0, chunks, 512);
+    for (size_t i = 0; i < k; i++) {
+        size_t c = chunks[i];
+        if (c + TRACE_CHUNK_HEADER_LEN > b->n)
+            continue;
+        size_t len = trace_get_u32(b->d + c + 4);
+        if (len > b->n - c - TRACE_CHUNK_HEADER_LEN)
+            continue;
+        uLong crc = crc32(0L, b->d + c, 20);
+        crc = crc32(crc, b->d + c + TRACE_CHUNK_HEADER_LEN, (uInt)len);
+        trace_put_u32(b->d + c + 20, (uint32_t)crc);
+    }
+}
+
+/* ---- reading a case ---- */
+
+static long current_case = -1;
+
+static void watchdog(int sig)
+{
+    static const char msg[] = "    fuzz: a case did not finish within its time limit (hang): case ";
+    char num[32];
+    int n = 0;
+    long c = current_case;
+    char rev[32];
+    (void)sig;
+    if (write(1, msg, sizeof(msg) - 1) < 0) { }
+    do { rev[n++] = (char)('0' + c % 10); c /= 10; } while (c > 0 && n < 30);
+    for (int i = 0; i < n; i++) num[i] = rev[n - 1 - i];
+    num[n++] = '\n';
+    if (write(1, num, (size_t)n) < 0) { }
+    _exit(2);
+}
+
+/* The fields of each kind, as format.h lists them ('F': u16 count + u64s). */
+static const char *shape_of(int kind)
+{
+    switch (kind) {
+    case TK_RUNTIME_START: return "222222s";
+    case TK_APPDOMAIN_CREATE: return "8s";
+    case TK_ASSEMBLY_LOAD: return "888ss";
+    case TK_MODULE_LOAD: return "8844s";
+    case TK_CLASS_LOAD: return "88s";
+    case TK_JIT: return "8884s";
+    case TK_PRECOMPILED: return "88s";
+    case TK_THREAD_OS: return "84s";
+    case TK_THREAD_NAME: return "8s";
+    case TK_GC_START: return "44";
+    case TK_SUSPEND: return "48";
+    case TK_EXCEPTION_THROWN: return "8s";
+    case TK_EXCEPTION_CATCH: return "8ss";
+    case TK_NOTE: return "s";
+    case TK_ATTACH: return "44448";
+    case TK_SAMPLE: return "848F";
+    case TK_FUNC_NAME: return "88s";
+    case TK_SAMPLER_TICK: return "88448";
+    case TK_APPDOMAIN_SHUTDOWN: case TK_ASSEMBLY_UNLOAD: case TK_MODULE_UNLOAD: case TK_CLASS_UNLOAD:
+    case TK_THREAD_CREATE: case TK_THREAD_DESTROY: return "8";
+    default: return "";
+    }
+}
+
+typedef struct {
+    int open_rc;
+    uint64_t chunks, records, bad_chunk_walks;
+    uint64_t corrupt_chunks, corrupt_bytes;
+    int truncated, complete;
+} walk_result;
+
+/* Records a failure and leaves through the function's fail: label (which frees what it holds). */
+#define FAIL_CASE(...) do { unit_fail(__FILE__, __LINE__, __VA_ARGS__); goto fail; } while (0)
+
+/* Reads b with trace_open_memory and walks everything; checks the invariants. */
+static int walk(const buf *b, walk_result *res)
+{
+    uint8_t *copy = malloc(b->n ? b->n : 1);
+    trace_file tf;
+    trace_scan s;
+    trace_chunk c;
+    char err[256];
+    size_t good_bytes = 0, last_end = 0;
+    uint64_t steps = 0;
+
+    memcpy(copy, b->d, b->n);
+    memset(res, 0, sizeof(*res));
+    err[0] = '\0';
+    res->open_rc = trace_open_memory(copy, b->n, &tf, err, sizeof(err));     /* tf owns copy now */
+    if (res->open_rc != TRACE_OK) {
+        if (res->open_rc < TRACE_E_IO || res->open_rc > TRACE_E_BAD_HEADER || !err[0])
+            FAIL_CASE("trace_open_memory returned %d with message '%s'", res->open_rc, err);
+        trace_close(&tf);
+        return 0;
+    }
+    if (tf.body_offset < TRACE_HEADER_FIXED_LEN || tf.body_offset > b->n || !tf.runtime_version ||
+        !tf.command_line || strlen(tf.runtime_version) > b->n || strlen(tf.command_line) > b->n)
+        FAIL_CASE("header fields out of range (body at %zu of %zu)", tf.body_offset, b->n);
+    last_end = tf.body_offset;
+    trace_scan_init(&tf, &s);
+    while (trace_next_chunk(&tf, &s, &c)) {
+        size_t off = 0, nrec = 0;
+        trace_record r;
+        int rc;
+        if (++steps > b->n + 1)
+            FAIL_CASE("more chunks than bytes: the walk does not end");
+        if (c.offset < last_end || c.payload != tf.data + c.offset + TRACE_CHUNK_HEADER_LEN ||
+            c.len > tf.size - c.offset - TRACE_CHUNK_HEADER_LEN || c.len > TRACE_MAX_CHUNK_PAYLOAD)
+            FAIL_CASE("chunk at %zu (payload %u) outside the file of %zu or before the last (%zu)", c.offset,
+                      c.len, tf.size, last_end);
+        good_bytes += TRACE_CHUNK_HEADER_LEN + c.len;
+        last_end = c.offset + TRACE_CHUNK_HEADER_LEN + c.len;
+        res->chunks++;
+        while ((rc = trace_next_record(&c, &off, &r)) == 1) {
+            trace_fields f;
+            const char *shape = shape_of(r.kind);
+            if (++nrec > c.len / TRACE_RECORD_HEADER_LEN)
+                FAIL_CASE("more records than fit a chunk of %u bytes", c.len);
+            if (r.fields < c.payload + TRACE_RECORD_HEADER_LEN || r.fields + r.fields_len > c.payload + c.len ||
+                off > c.len)
+                FAIL_CASE("record outside its chunk");
+            res->records++;
+            if (r.kind == TK_TRACE_END)
+                res->complete = 1;
+            trace_fields_init(&f, &r);
+            for (const char *k = shape; *k; k++) {
+                size_t n;
+                const char *str;
+                switch (*k) {
+                case '2': trace_field_u16(&f); break;
+                case '4': trace_field_u32(&f); break;
+                case '8': trace_field_u64(&f); break;
+                case 's':
+                    str = trace_field_str(&f, &n);
+                    if (n && (str < (const char *)r.fields ||
+                              str + n > (const char *)r.fields + r.fields_len))
+                        FAIL_CASE("string field outside its record");
+                    break;
+                case 'F': {
+                    unsigned nf = trace_field_u16(&f);
+                    for (unsigned i = 0; i < nf && !f.bad; i++)
+                        trace_field_u64(&f);
+                    break;
+                }
+                }
+                if (f.p < r.fields || f.p > f.end || f.end != r.fields + r.fields_len)
+                    FAIL_CASE("field cursor outside its record");
+            }
+            /* reads past the end give zeros and set bad */
+            {
+                trace_fields g = f;
+                g.p = g.end;
+                if (trace_field_u64(&g) != 0 || !g.bad)
+                    FAIL_CASE("a read past the end of a record did not give 0 and set bad");
+            }
+        }
+        if (rc < 0)
+            res->bad_chunk_walks++;
+    }
+    if (s.pos != tf.size)
+        FAIL_CASE("the walk ended at %zu, not at the end %zu", s.pos, tf.size);
+    if (s.chunks != res->chunks)
+        FAIL_CASE("scan counted %llu chunks, the walk got %llu", (unsigned long long)s.chunks,
+                  (unsigned long long)res->chunks);
+    /* every byte of the body is accounted for exactly once */
+    if (tf.body_offset + good_bytes + s.corrupt_bytes + (s.truncated ? s.truncated_bytes : 0) != tf.size)
+        FAIL_CASE("bytes do not add up: body at %zu + good %zu + corrupt %llu + cut %zu != size %zu",
+                  tf.body_offset, good_bytes, (unsigned long long)s.corrupt_bytes,
+                  s.truncated ? s.truncated_bytes : (size_t)0, tf.size);
+    if ((s.corrupt_chunks == 0) != (s.corrupt_bytes == 0))
+        FAIL_CASE("corrupt chunks %llu but corrupt bytes %llu", (unsigned long long)s.corrupt_chunks,
+                  (unsigned long long)s.corrupt_bytes);
+    if (s.corrupt_chunks && (s.first_corrupt_offset < tf.body_offset || s.first_corrupt_offset >= tf.size))
+        FAIL_CASE("first corrupt offset %zu outside the body", s.first_corrupt_offset);
+    res->corrupt_chunks = s.corrupt_chunks;
+    res->corrupt_bytes = s.corrupt_bytes;
+    res->truncated = s.truncated;
+    trace_close(&tf);
+    return 0;
+fail:
+    trace_close(&tf);
+    return -1;
+}
+
+/* Loads b with rp_load (through the temporary file) and writes every report
+ * format to sink; checks the model against the walk. */
+static int load_and_report(const buf *b, const walk_result *w, FILE *sink)
+{
+    rp_trace tr;
+    rp_profile p;
+    int have_trace = 0, have_profile = 0;
+    char err[256];
+    FILE *f = fopen(tmp_path, "wb");
+    int rc;
+
+    if (!f || (b->n && fwrite(b->d, 1, b->n, f) != b->n) || fclose(f) != 0)
+        FAIL_CASE("cannot write %s", tmp_path);
+    rc = rp_load(tmp_path, &tr, err, sizeof(err));
+    have_trace = rc == TRACE_OK;
+    if (rc != w->open_rc)
+        FAIL_CASE("rp_load gave %d where trace_open_memory gave %d (%s)", rc, w->open_rc, err);
+    if (rc != TRACE_OK)
+        return 0;
+    if (tr.nev > w->records || tr.scan.chunks != w->chunks || tr.scan.corrupt_bytes != w->corrupt_bytes ||
+        tr.complete != w->complete || tr.scan.truncated != w->truncated)
+        FAIL_CASE("model disagrees with the walk: %zu events of %llu records, %llu chunks of %llu",
+                  tr.nev, (unsigned long long)w->records, (unsigned long long)tr.scan.chunks,
+                  (unsigned long long)w->chunks);
+    for (size_t i = 0; i < tr.nev; i++) {
+        const rp_event *e = &tr.ev[i];
+        if (!e->s1 || !e->s2 || (e->nframes && !e->frames) ||
+            (e->thread != -1 && (e->thread < 0 || (size_t)e->thread >= tr.nthreads)) ||
+            (i && e->t < tr.ev[i - 1].t))
+            FAIL_CASE("event %zu of %zu is not sane (kind %d)", i, tr.nev, e->kind);
+    }
+    {
+        char problem[512];
+        rp_problem(&tr, problem, sizeof(problem));
+    }
+    if (rp_write_text(&tr, tmp_path, sink) != 0 || rp_write_jsonl(&tr, sink) != 0)
+        FAIL_CASE("text or jsonl report failed");
+    for (int view = RP_VIEW_CPU; view <= RP_VIEW_WALL; view++) {
+        if (rp_profile_build(&tr, (enum rp_view)view, view ? "worker" : NULL, &p) != 0)
+            FAIL_CASE("profile build failed");
+        have_profile = 1;
+        if (p.nsamples > p.total_samples || p.total_samples > rp_count_samples(&tr))
+            FAIL_CASE("profile has %zu samples of %llu", p.nsamples, (unsigned long long)p.total_samples);
+        for (size_t i = 0; i < p.nsamples; i++) {
+            if (p.samples[i].thread >= p.nthreads)
+                FAIL_CASE("sample of thread %u of %zu", p.samples[i].thread, p.nthreads);
+            for (uint32_t k = 0; k < p.samples[i].nframes; k++)
+                if (p.samples[i].frames[k] >= p.nframes)
+                    FAIL_CASE("frame %u of %zu", p.samples[i].frames[k], p.nframes);
+        }
+        rp_write_profile_text(&p, sink);
+        if (rp_write_collapsed(&p, view, sink) != 0 || rp_write_speedscope(&p, "fuzz", sink) != 0 ||
+            rp_write_pprof(&p, "fuzz", sink) != 0 || rp_write_html(&p, "fuzz", sink) != 0)
+            FAIL_CASE("a profile format failed");
+        rp_profile_free(&p);
+        have_profile = 0;
+    }
+    rp_free(&tr);
+    return 0;
+fail:
+    if (have_profile)
+        rp_profile_free(&p);
+    if (have_trace)
+        rp_free(&tr);
+    return -1;
+}
+
+TEST(fuzz_reader_mutated_traces)
+{
+    bytes seeds[2];
+    buf b = { NULL, 0, 0 };
+    FILE *sink = fopen("/dev/null", "w");
+    struct sigaction sa, old_sa;
+    const char *only = getenv("FUZZ_CASE");
+    long first = 0, last = FUZZ_CASES - 1;
+    uint64_t opened = 0, with_records = 0, resealed = 0;
+    uint64_t seen_corrupt = 0, seen_cut = 0, seen_bad_records = 0;
+    int failures_before_case, verbose = getenv("FUZZ_VERBOSE") != NULL;
+
+    snprintf(tmp_path, sizeof(tmp_path), "/tmp/clrprobe-unit-%d-fuzz", (int)getpid());
+    seeds[0] = make_seed(0);
+    seeds[1] = make_seed(1);
+    CHECK(seeds[0].size > 1000 && seeds[1].size > 1000);
+    CHECK(sink != NULL);
+    if (!sink || !seeds[0].size || !seeds[1].size)
+        return;
+    if (only)
+        first = last = atol(only);
+
+    /* the seeds themselves read cleanly */
+    for (int i = 0; i < 2; i++) {
+        walk_result w;
+        b.n = 0;
+        reserve(&b, seeds[i].size);
+        memcpy(b.d, seeds[i].data, seeds[i].size);
+        b.n = seeds[i].size;
+        CHECK_EQ(walk(&b, &w), 0);
+        CHECK_EQ(w.open_rc, TRACE_OK);
+        CHECK_EQ(w.corrupt_chunks + (uint64_t)w.truncated + w.bad_chunk_walks, 0);
+        CHECK_EQ(w.complete, 1);
+        CHECK(w.chunks > 5);
+        CHECK_EQ(load_and_report(&b, &w, sink), 0);
+    }
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = watchdog;
+    sigaction(SIGALRM, &sa, &old_sa);
+    for (long i = first; i <= last; i++) {
+        walk_result w;
+        const bytes *seed = &seeds[i & 1];
+        struct itimerval limit = { { 0, 0 }, { 10, 0 } };    /* 10 s per case, ASan included */
+
+        current_case = i;
+        if (verbose)
+            fprintf(stderr, "fuzz case %ld\n", i);
+        rng_state = FUZZ_SEED ^ ((uint64_t)i * 0x2545f4914f6cdd1dull);
+        b.n = 0;
+        reserve(&b, seed->size);
+        memcpy(b.d, seed->data, seed->size);
+        b.n = seed->size;
+        for (int m = 1 + (int)below(4); m > 0; m--)
+            mutate_once(&b);
+        if (below(2)) {
+            reseal(&b);
+            resealed++;
+        }
+        setitimer(ITIMER_REAL, &limit, NULL);
+        failures_before_case = unit_failures();
+        if (walk(&b, &w) == 0 && load_and_report(&b, &w, sink) == 0) {
+            opened += w.open_rc == TRACE_OK;
+            with_records += w.records > 0;
+            seen_corrupt += w.corrupt_chunks > 0;
+            seen_cut += w.truncated;
+            seen_bad_records += w.bad_chunk_walks > 0;
+        }
+        if (unit_failures() != failures_before_case) {
+            printf("    fuzz: case %ld failed (seed %#llx; rerun it alone with FUZZ_CASE=%ld)\n", i,
+                   (unsigned long long)FUZZ_SEED, i);
+            break;
+        }
+    }
+    {
+        struct itimerval off = { { 0, 0 }, { 0, 0 } };
+        setitimer(ITIMER_REAL, &off, NULL);
+    }
+    sigaction(SIGALRM, &old_sa, NULL);
+    if (!only && unit_failures() == 0) {
+        /* the mutations reached every part of the reader */
+        printf("    fuzz: %d cases (%llu resealed): %llu opened, %llu with records, %llu with corrupt chunks, "
+               "%llu cut short, %llu with malformed records\n", FUZZ_CASES, (unsigned long long)resealed,
+               (unsigned long long)opened, (unsigned long long)with_records, (unsigned long long)seen_corrupt,
+               (unsigned long long)seen_cut, (unsigned long long)seen_bad_records);
+        CHECK(opened > FUZZ_CASES / 2);
+        CHECK(seen_corrupt > 100);
+        CHECK(seen_cut > 100);
+        CHECK(seen_bad_records > 100);
+        CHECK(opened < FUZZ_CASES);
+    }
+    fclose(sink);
+    free(b.d);
+    free(seeds[0].data);
+    free(seeds[1].data);
+    unlink(tmp_path);
+}
