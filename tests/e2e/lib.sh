@@ -35,6 +35,88 @@ assert_not_contains() {
     return 0
 }
 
+# at_exit COMMAND: runs COMMAND (a string, evaluated) when the test ends, also
+# when it is stopped by its time limit; the last registered runs first.
+__at_exit=()
+at_exit() {
+    __at_exit+=("$1")
+    trap __run_at_exit EXIT
+    trap 'exit 1' TERM INT
+}
+__run_at_exit() {
+    local i
+    for ((i = ${#__at_exit[@]} - 1; i >= 0; i--)); do
+        eval "${__at_exit[i]}"
+    done
+}
+
+# ---- Sampled data ------------------------------------------------------------
+# A share of CPU samples is an estimate, never exact.  If each of n samples
+# lands in a function with probability p, the share has a standard deviation
+# of sqrt(p(1-p)/n) (binomial; the sampler's ticks are periodic rather than
+# random, which for the sample's workloads spreads less, as measured).  Every
+# share assertion allows 5 standard deviations, so a correct profiler fails one
+# check in about 1.7 million, plus a known systematic bias: a fraction b of the
+# samples may land outside the functions a scenario names (see SHARES_BIAS),
+# which lowers a share p by up to p*b.  When p is 0 or 1 the binomial spread is
+# 0, and the spread of those outside samples, sqrt(b(1-b)/n), stands in:
+#
+#     tolerance = 100 * (p*b + 5 * sqrt(max(p(1-p), b(1-b)) / n))   percentage points
+#
+# n is the number of samples the share is taken of, read from the trace under
+# test.  Shares that are 0 by construction (a function never called on a
+# thread) are not estimates: they are asserted exactly.
+#
+# SHARES_BIAS, for `Sample shares`: in 28 recordings on a loaded 2-core
+# machine, samples outside the three Burn functions (the loop that calls them,
+# caught on its way between two calls; the main thread starting the threads)
+# were at most 1.1% of the CPU samples, and samples in a Burn function whose
+# leaf is below it (Stopwatch.GetTimestamp; it matters for leaf shares) at
+# most 1.4%, 2.1% together; b = 3%.  With 3 s at 100 Hz, n is ~600 CPU samples
+# (~420 when the machine is busy), ~300 per burning thread: 50% +-11.7
+# points, 37.5% +-11.0, 12.5% +-7.1 of all samples; 100% -7.9 and 75% +-14.8
+# of one thread's.  The per-thread shares are what catches a wrong
+# attribution at any n: functions swapped, or a tenth of a thread's samples
+# charged to the wrong function.
+SHARES_BIAS=0.03
+
+# share_tolerance EXPECTED_PERCENT N BIAS: the tolerance in points (rule above).
+share_tolerance() {
+    awk -v p="$1" -v n="$2" -v b="$3" 'BEGIN {
+        p /= 100; v = p * (1 - p); if (b * (1 - b) > v) v = b * (1 - b)
+        printf "%.1f", 100 * (p * b + 5 * sqrt(v / n)) }'
+}
+
+# assert_share ACTUAL_PERCENT EXPECTED_PERCENT N BIAS MESSAGE: ACTUAL (a share
+# of N samples) is within share_tolerance of EXPECTED.
+assert_share() {
+    local tol
+    if ! [[ $3 =~ ^[0-9]+$ && $3 -gt 0 ]]; then
+        fail "$5: no samples to take a share of (n = '$3')"
+        return
+    fi
+    tol=$(share_tolerance "$2" "$3" "$4")
+    echo "$5: $1% of $3 samples; expected $2% +-$tol"
+    awk -v v="$1" -v e="$2" -v d="$tol" 'BEGIN {exit !(v != "" && v >= e - d && v <= e + d)}' ||
+        fail "$5: $1% of $3 samples is not within $tol points of $2% (5 standard deviations + bias $4)"
+}
+
+# collapsed_share NEEDLE FILE: percentage of the counts of collapsed-stack
+# lines (`frames count`) whose stack contains NEEDLE; collapsed_total FILE:
+# the total count.
+collapsed_share() {
+    awk -v n="$1" '{c = $NF; t += c; if (index($0, n)) m += c} END {if (t) printf "%.1f", 100 * m / t; else print "0"}' "$2"
+}
+collapsed_total() {
+    awk '{t += $NF} END {print t + 0}' "$1"
+}
+# collapsed_thread NAME FILE: the lines of `--by-thread` collapsed output for
+# the thread NAME, also when it is known by its kernel name, "(NAME)" cut to
+# 15 bytes (threads that started before an attach).
+collapsed_thread() {
+    awk -v a="$1;" -v b="(${1:0:15});" 'index($0, a) == 1 || index($0, b) == 1' "$2"
+}
+
 # Count jsonl lines matching a jq filter: jcount FILE 'select(...)'
 jcount() {
     jq -c "$2" "$1" | wc -l | tr -d ' '

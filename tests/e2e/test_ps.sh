@@ -25,15 +25,15 @@ ps_cleanup() {
     PS_PIDS=()
 }
 
+# ps_setup NAME [DIR]: the samples' TMPDIR is $WORK/ps-tmp-NAME, or DIR.
 ps_setup() {
-    PS_TMP="$WORK/ps-tmp-$1"
+    PS_TMP=${2:-$WORK/ps-tmp-$1}
     rm -rf "$PS_TMP"
     mkdir -p "$PS_TMP"
     chmod 755 "$PS_TMP"
     export TMPDIR="$PS_TMP"
     PS_PIDS=()
-    trap ps_cleanup EXIT
-    trap 'ps_cleanup; exit 1' TERM INT
+    at_exit ps_cleanup
 }
 
 # The ps line of a pid (empty when not listed).

@@ -520,7 +520,7 @@ TEST(ipc_exchange_over_socketpair)
     t0 = now_ms();
     CHECK_EQ(ipc_exchange(sv[0], 77, 150, req, sizeof(req), reply, sizeof(reply), &reply_len, err, sizeof(err)),
              IPC_ERR_TIMEOUT);
-    CHECK(now_ms() - t0 >= 140 && now_ms() - t0 < 1000);
+    CHECK(now_ms() - t0 >= 140 && now_ms() - t0 < 3000);   /* (timed: generous above, for a busy machine) */
     CHECK_STR(err, "timed out after 150 ms waiting for process 77 to answer");
     /* half a header, then nothing: still a timeout */
     CHECK_EQ(write(sv[1], sent, 10), 10);
