@@ -75,7 +75,7 @@ fi
 # prints what the sanitizers reported during it (nothing when all is clean).
 sanitizer_begin() {
     [[ -n $SANITIZED ]] || return 0
-    SANDIR="$WORK/sanitizer/$1"
+    export SANDIR="$WORK/sanitizer/$1"
     mkdir -p "$SANDIR"
     touch "$SANDIR/.start"
     export ASAN_OPTIONS="log_path=$SANDIR/report:abort_on_error=0"

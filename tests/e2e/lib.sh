@@ -117,6 +117,41 @@ collapsed_thread() {
     awk -v a="$1;" -v b="(${1:0:15});" 'index($0, a) == 1 || index($0, b) == 1' "$2"
 }
 
+# ---- Another user ------------------------------------------------------------
+# Tests that run clrprobe as another user (nobody, uid 65534) need root and
+# setpriv, and must not run it from the checkout: under a directory that
+# others cannot enter (a 0700 home, mktemp -d) nobody cannot reach it.
+# other_user_setup copies clrprobe and libclrprobe.so to a fresh directory
+# under /tmp that everyone can reach (removed when the test ends) and sets
+# OTHER_DIR, OTHER_CLRPROBE and OTHER_OUT (a directory nobody may write to).
+other_user_setup() {
+    [[ $(id -u) -eq 0 ]] || skip "needs root to run clrprobe as another user"
+    command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
+    OTHER_DIR=$(mktemp -d /tmp/clrprobe-other.XXXXXX) || { fail "cannot make a directory in /tmp"; return 1; }
+    at_exit 'rm -rf "$OTHER_DIR"'
+    chmod 755 "$OTHER_DIR"
+    cp "$CLRPROBE" "$AGENT" "$OTHER_DIR/" || fail "cannot copy clrprobe to $OTHER_DIR"
+    OTHER_CLRPROBE="$OTHER_DIR/clrprobe"
+    OTHER_OUT="$OTHER_DIR/out"
+    install -d -m 700 -o 65534 -g 65534 "$OTHER_OUT"
+}
+
+# as_other_user COMMAND ARGS...: runs COMMAND as nobody, in $OTHER_DIR.  (In a
+# sanitized run its reports go to $OTHER_DIR, then to the test's own.)
+as_other_user() {
+    local rc
+    if [[ -n ${SANDIR:-} ]]; then
+        install -d -m 1777 "$OTHER_DIR/sanitizer"
+        (cd "$OTHER_DIR" && ASAN_OPTIONS=${ASAN_OPTIONS//$SANDIR/$OTHER_DIR/sanitizer} \
+            UBSAN_OPTIONS=${UBSAN_OPTIONS//$SANDIR/$OTHER_DIR/sanitizer} \
+            setpriv --reuid=65534 --regid=65534 --clear-groups "$@")
+        rc=$?
+        cp "$OTHER_DIR"/sanitizer/* "$SANDIR/" 2>/dev/null
+        return $rc
+    fi
+    (cd "$OTHER_DIR" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@")
+}
+
 # Count jsonl lines matching a jq filter: jcount FILE 'select(...)'
 jcount() {
     jq -c "$2" "$1" | wc -l | tr -d ' '

@@ -142,13 +142,10 @@ test_attach_twice_at_once() {
 }
 
 test_attach_permission_denied() {
-    [[ $(id -u) -eq 0 ]] || skip "needs root to run as another user"
-    command -v setpriv >/dev/null || skip "setpriv is not installed"
+    other_user_setup
     start_target perm.out spin 20
-    setpriv --reuid=65534 --regid=65534 --clear-groups "$CLRPROBE" attach "$TPID" -o /tmp/perm-$$.clrp \
-        >perm.o 2>perm.e
+    as_other_user "$OTHER_CLRPROBE" attach "$TPID" -o "$OTHER_OUT/perm.clrp" >perm.o 2>perm.e
     local rc=$?
-    rm -f /tmp/perm-$$.clrp
     [[ $rc -ne 0 ]] || fail "attach as another user succeeded"
     assert_contains perm.e "run clrprobe as the same user as process $TPID, or as root" "permission message"
 }

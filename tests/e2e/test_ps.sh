@@ -123,12 +123,11 @@ test_ps_skips_stale_sockets() {
 }
 
 test_ps_other_users_not_shown() {
-    [[ $(id -u) -eq 0 ]] || skip "needs root to run clrprobe as another user"
-    command -v setpriv >/dev/null || skip "needs setpriv"
-    ps_setup users
+    other_user_setup
+    ps_setup users "$OTHER_DIR/tmp"      # (nobody must be able to list the sockets' directory)
     ps_start mine -- spin 30
     local pid=$PS_PID
-    setpriv --reuid=65534 --regid=65534 --clear-groups env TMPDIR="$PS_TMP" "$CLRPROBE" ps >ps.out 2>ps.err
+    as_other_user env TMPDIR="$PS_TMP" "$OTHER_CLRPROBE" ps >ps.out 2>ps.err
     assert_eq 0 "$?" "exit code"
     [[ -z $(ps_line ps.out "$pid") ]] || fail "root's process $pid is listed for nobody"
     assert_contains ps.err "of other users not shown (run clrprobe as their user, or as root, to see them)" "note"
