@@ -106,13 +106,16 @@ if [[ -n $line ]]; then
 else
     echo "FAIL unit_tests (no summary line)"
     failed=$((failed + 1))
+    failed_names+=(unit_tests)
 fi
 san=$(sanitizer_reports)
 if [[ -n $san ]]; then
     echo "FAIL unit_tests: sanitizer reports"
     echo "$san"
-    failed=$((failed + 1))
-    failed_names+=(unit_tests)
+    if [[ -n $line ]]; then          # (else already counted: the unit tests stopped)
+        failed=$((failed + 1))
+        failed_names+=(unit_tests)
+    fi
 fi
 
 # End-to-end tests.
