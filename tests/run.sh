@@ -43,19 +43,27 @@ done
 
 # A sanitized build (make asan): every sanitizer report fails the test it
 # came from.  The programs (clrprobe, unit_tests) carry gcc's runtimes linked
-# statically: their ASan, LSan and UBSan reports go to files in
-# $WORK/sanitizer/TEST/ and stop the process (UBSan too: halt_on_error).  ASan's
-# runtime must be the first library of a process, so it cannot be dlopen'ed
-# with the agent: the .NET processes get it by LD_PRELOAD from two wrappers,
-# $SAMPLE and a `dotnet` first in PATH, with leak checking off (the runtime
-# does not free everything at exit).  There the agent's ASan reports go to
-# the files, but its UBSan reports go to the process's stderr (the shared
-# libubsan ignores log_path when libasan is loaded too), so every file the
-# test wrote is searched for them as well.
+# statically: their ASan, LSan and UBSan reports go to files and stop the
+# process (UBSan too: halt_on_error).  The files are in a directory under /tmp
+# that every user may write to (a test may run clrprobe as another user); the
+# reports of a failed test are copied to $WORK/sanitizer/TEST/.  ASan's runtime
+# must be the first library of a process, so it cannot be dlopen'ed with the
+# agent: the .NET processes get it by LD_PRELOAD from two wrappers, $SAMPLE and
+# a `dotnet` first in PATH (tests that start the sample otherwise use
+# sanitizer_preload and $SAMPLE_BIN, lib.sh), with leak checking off (the
+# runtime does not free everything at exit).  There the agent's ASan reports
+# go to the files, but its UBSan reports go to the process's stderr (the
+# shared libubsan ignores log_path when libasan is loaded too), so every file
+# the test wrote is searched for them as well.
 SANITIZED=
+export SAMPLE_BIN=$SAMPLE SANITIZER_PRELOAD=
 libasan=$(ldd "$AGENT" 2>/dev/null | awk '$1 ~ /^libasan\.so/ {print $3}')
 if [[ -n $libasan ]]; then
     SANITIZED=1
+    SANITIZER_PRELOAD=$libasan
+    SANLOG=$(mktemp -d /tmp/clrprobe-sanitizer.XXXXXX) || exit 1
+    chmod 1777 "$SANLOG"
+    trap 'rm -rf "$SANLOG"' EXIT
     wrappers="$WORK/sanitizer-bin"
     mkdir -p "$wrappers"
     for prog in Sample dotnet; do
@@ -75,17 +83,21 @@ fi
 # prints what the sanitizers reported during it (nothing when all is clean).
 sanitizer_begin() {
     [[ -n $SANITIZED ]] || return 0
-    export SANDIR="$WORK/sanitizer/$1"
+    SANDIR="$SANLOG/$1"
     mkdir -p "$SANDIR"
+    chmod 1777 "$SANDIR"
     touch "$SANDIR/.start"
     export ASAN_OPTIONS="log_path=$SANDIR/report:abort_on_error=0"
     export UBSAN_OPTIONS="log_path=$SANDIR/report:print_stacktrace=1:halt_on_error=1"
 }
 sanitizer_reports() {
     [[ -n $SANITIZED ]] || return 0
-    local f
+    local f kept="$WORK/sanitizer/$1"
     for f in "$SANDIR"/report.*; do
-        [[ -f $f ]] && { echo "  sanitizer report $f:"; head -30 "$f"; }
+        [[ -f $f ]] || continue
+        mkdir -p "$kept" && cp "$f" "$kept/"
+        echo "  sanitizer report $kept/${f##*/}:"
+        head -30 "$f"
     done
     find "$WORK" -path "$WORK/sanitizer" -prune -o -type f -newer "$SANDIR/.start" -size -20M -print0 |
         xargs -0 -r grep -lIE 'runtime error: |ERROR: (Address|Leak)Sanitizer|SUMMARY: UndefinedBehaviorSanitizer' |
@@ -108,7 +120,7 @@ else
     failed=$((failed + 1))
     failed_names+=(unit_tests)
 fi
-san=$(sanitizer_reports)
+san=$(sanitizer_reports unit_tests)
 if [[ -n $san ]]; then
     echo "FAIL unit_tests: sanitizer reports"
     echo "$san"
@@ -128,7 +140,7 @@ for file in "$ROOT"/tests/e2e/test_*.sh; do
         timeout -k 10 "$TEST_TIMEOUT" bash -c 'set -uo pipefail; source "$ROOT/tests/e2e/lib.sh"; source "$1"; cd "$WORK"; '"$t"'; exit $__failures' _ "$file" >"$log" 2>&1
         rc=$?
         ms=$(( ($(date +%s%N) - start) / 1000000 ))
-        san=$(sanitizer_reports)
+        san=$(sanitizer_reports "$t")
         if [[ -n $san ]]; then
             echo "$san" >>"$log"
             [[ $rc -eq 0 || $rc -eq 77 ]] && rc=1

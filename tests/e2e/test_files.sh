@@ -24,7 +24,7 @@ as_nobody() {
 # writable by everyone.
 shared_dir() {
     SHARED=$(mktemp -d /tmp/clrprobe-test-shared.XXXXXX)
-    trap 'rm -rf "$SHARED"' EXIT
+    at_exit 'rm -rf "$SHARED"'
     if [[ ${1:-0} == 1 ]]; then
         chmod 1777 "$SHARED"
     else
@@ -201,8 +201,8 @@ test_traces_reports_and_partial_files_are_private() {
     shared_dir 0
     cp -r "$ROOT/build/sample" "$SHARED/sample"
     mkdir -p "$SHARED/tmp" && chown 65534 "$SHARED/tmp"
-    setpriv --reuid=65534 --regid=65534 --clear-groups \
-        env HOME="$SHARED/tmp" TMPDIR="$SHARED/tmp" "$SHARED/sample/Sample" spin 20 >nobody.out 2>&1 &
+    (sanitizer_preload; exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env HOME="$SHARED/tmp" TMPDIR="$SHARED/tmp" "$SHARED/sample/Sample" spin 20) >nobody.out 2>&1 &
     local target=$!
     wait_for_text nobody.out 30 "spin started" || fail "the sample did not start as nobody"
     mkdir -m 700 private
@@ -242,14 +242,15 @@ test_attach_to_an_unresponsive_process_gives_up_in_time() {
     DOTNET_EnableDiagnostics=0 "$SAMPLE" mute 60 >mute.out 2>&1 &
     TPID=$!
     local target=$TPID t0 ms
-    trap 'kill $TPID 2>/dev/null' EXIT
+    at_exit "kill $TPID 2>/dev/null"
     wait_for_text mute.out 30 "mute started" || fail "the fake process did not start"
     t0=$(date +%s%N)
     "$CLRPROBE" attach "$target" --timeout 1 -o m.clrp >a.out 2>a.err
     assert_eq 1 "$?" "exit code"
     ms=$((($(date +%s%N) - t0) / 1000000))
     echo "gave up after $ms ms (documented: the timeout, 1 s, plus 5 s)"
-    [[ $ms -ge 5500 && $ms -le 9000 ]] || fail "gave up after $ms ms, not about 6000"
+    # (timed: generous above for a busy machine; the wait it replaced was a minute longer)
+    [[ $ms -ge 5500 && $ms -le 15000 ]] || fail "gave up after $ms ms, not about 6000"
     assert_contains a.err "it did not answer within the attach timeout and 5 s more" "message"
     # interrupted while waiting for the runtime
     "$CLRPROBE" attach "$target" --timeout 60 -o m.clrp >b.out 2>b.err &
@@ -260,7 +261,7 @@ test_attach_to_an_unresponsive_process_gives_up_in_time() {
     wait "$cli"
     assert_eq 130 "$?" "exit code when interrupted"
     ms=$((($(date +%s%N) - t0) / 1000000))
-    [[ $ms -le 2000 ]] || fail "took $ms ms to honour the interruption"
+    [[ $ms -le 5000 ]] || fail "took $ms ms to honour the interruption"   # (timed: generous)
     assert_contains b.err "interrupted: nothing was attached" "message"
     [[ ! -e m.clrp ]] || fail "a trace file was left"
     assert_eq "" "$(ls | grep partial)" "no temporary file left"
@@ -271,7 +272,7 @@ test_interrupt_while_waiting_for_the_detach() {
     "$SAMPLE" spin 8 >spin.out 2>&1 &
     TPID=$!
     local target=$TPID cli t0 ms
-    trap 'kill -CONT $TPID 2>/dev/null; kill $TPID 2>/dev/null' EXIT
+    at_exit "kill -CONT $TPID 2>/dev/null; kill $TPID 2>/dev/null"
     wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
     "$CLRPROBE" attach "$target" -o d.clrp >a.out 2>a.err &
     cli=$!
@@ -284,7 +285,7 @@ test_interrupt_while_waiting_for_the_detach() {
     wait "$cli"
     assert_eq 130 "$?" "exit code"
     ms=$((($(date +%s%N) - t0) / 1000000))
-    [[ $ms -le 2000 ]] || fail "took $ms ms to honour the second interruption"
+    [[ $ms -le 5000 ]] || fail "took $ms ms to honour the second interruption"   # (timed: generous)
     assert_contains a.err "not waiting for process $target to detach" "message"
     kill -CONT "$target"
     wait "$target"
@@ -318,7 +319,7 @@ test_recording_stopped_early_is_said() {
         "run says why the trace is short"
     (ulimit -f 100; exec "$SAMPLE" spin 8 >spin.out 2>&1) &
     TPID=$!
-    trap 'kill $TPID 2>/dev/null' EXIT
+    at_exit "kill $TPID 2>/dev/null"
     wait_for_text spin.out 30 "spin started"
     "$CLRPROBE" attach "$TPID" --rate 1000 --duration 4 -o att.clrp >a.out 2>a.err
     assert_eq 1 "$?" "attach exit code when the recording stopped early"
@@ -334,7 +335,7 @@ test_full_disk_is_said() {
     [[ $(id -u) -eq 0 ]] || skip "needs root to mount a small file system"
     mkdir -p small
     mount -t tmpfs -o size=512k tmpfs small 2>/dev/null || skip "cannot mount a tmpfs here"
-    trap 'umount "$PWD/small"' EXIT
+    at_exit "umount '$PWD/small'"
     "$SAMPLE" work 5 >plain.out
     "$CLRPROBE" run -o small/full.clrp -- "$SAMPLE" work 5 >run.out 2>run.err
     assert_eq 0 "$?" "the program runs on"

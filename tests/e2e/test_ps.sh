@@ -75,7 +75,7 @@ test_ps_escapes_command_line() {
     # A process chooses its own command line: terminal escapes and a line
     # break in it must not reach the terminal or forge a line of the list.
     ps_setup escape
-    (exec -a $'argv0\x1b[31m\r\n4242 Forged 9.9.9 evil' "$SAMPLE" spin 30) >spin.out 2>spin.err &
+    (sanitizer_preload; exec -a $'argv0\x1b[31m\r\n4242 Forged 9.9.9 evil' "$SAMPLE_BIN" spin 30) >spin.out 2>spin.err &
     local pid=$!
     PS_PIDS+=("$pid")
     wait_for_text spin.out 30 "spin started" || fail "sample did not start"
