@@ -76,8 +76,9 @@ __run_at_exit() {
 # (~420 when the machine is busy), ~300 per burning thread: 50% +-11.7
 # points, 37.5% +-11.0, 12.5% +-7.1 of all samples; 100% -7.9 and 75% +-14.8
 # of one thread's.  The per-thread shares are what catches a wrong
-# attribution at any n: functions swapped, or a tenth of a thread's samples
-# charged to the wrong function.
+# attribution even on a busy machine: two functions swapped, or a tenth of a
+# thread's samples charged to the wrong function, fails down to ~150 samples
+# per thread.
 SHARES_BIAS=0.03
 
 # share_tolerance EXPECTED_PERCENT N BIAS: the tolerance in points (rule above).
@@ -120,10 +121,10 @@ collapsed_thread() {
 # ---- Another user ------------------------------------------------------------
 # Tests that run clrprobe as another user (nobody, uid 65534) need root and
 # setpriv, and must not run it from the checkout: under a directory that
-# others cannot enter (a 0700 home, mktemp -d) nobody cannot reach it.
-# other_user_setup copies clrprobe and libclrprobe.so to a fresh directory
-# under /tmp that everyone can reach (removed when the test ends) and sets
-# OTHER_DIR, OTHER_CLRPROBE and OTHER_OUT (a directory nobody may write to).
+# other users cannot enter (a 0700 home, mktemp -d) user nobody cannot reach
+# it.  other_user_setup copies clrprobe and libclrprobe.so to a fresh
+# directory under /tmp that everyone can reach (removed when the test ends)
+# and sets OTHER_DIR, OTHER_CLRPROBE and OTHER_OUT (a directory of nobody's).
 other_user_setup() {
     [[ $(id -u) -eq 0 ]] || skip "needs root to run clrprobe as another user"
     command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
