@@ -200,13 +200,16 @@ test_traces_reports_and_partial_files_are_private() {
     # directory that user cannot enter
     shared_dir 0
     cp -r "$ROOT/build/sample" "$SHARED/sample"
+    # nobody's process loads the agent: from a copy it can reach (the
+    # checkout may be under a directory nobody cannot enter)
+    cp "$CLRPROBE" "$AGENT" "$SHARED/"
     mkdir -p "$SHARED/tmp" && chown 65534 "$SHARED/tmp"
     (sanitizer_preload; exec setpriv --reuid=65534 --regid=65534 --clear-groups \
         env HOME="$SHARED/tmp" TMPDIR="$SHARED/tmp" "$SHARED/sample/Sample" spin 20) >nobody.out 2>&1 &
     local target=$!
     wait_for_text nobody.out 30 "spin started" || fail "the sample did not start as nobody"
     mkdir -m 700 private
-    "$CLRPROBE" attach "$target" --duration 0.5 -o private/att.clrp >att.out 2>att.err
+    "$SHARED/clrprobe" attach "$target" --duration 0.5 -o private/att.clrp >att.out 2>att.err
     assert_eq 0 "$?" "root attaches to nobody's process"
     assert_eq "0 600" "$(stat -c '%u %a' private/att.clrp)" "owner and mode of the trace"
     "$CLRPROBE" report private/att.clrp >att.txt 2>&1
