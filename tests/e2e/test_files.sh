@@ -48,6 +48,11 @@ test_report_outputs_that_are_not_files_are_written_in_place() {
     "$CLRPROBE" report "$FX/trace.clrp" -o /dev/stdout >>log.txt
     assert_eq "an earlier line" "$(head -1 log.txt)" "what the shell appended to is kept"
     assert_eq "$(($(wc -l <"$FX/trace.txt") + 1))" "$(wc -l <log.txt)" "the report follows it"
+    mkfifo out-pipe
+    timeout 10 "$CLRPROBE" report "$FX/trace.clrp" -o out-pipe 2>pipe.err
+    assert_eq 1 "$?" "a report into a FIFO without a reader is refused at once"
+    assert_contains pipe.err "it is a FIFO with no reader; start the reader first" "message"
+    [[ -p out-pipe ]] || fail "the FIFO was replaced"
     mknod dev-full c 1 7 && chmod 666 dev-full
     "$CLRPROBE" report "$FX/trace.clrp" -o dev-full 2>full.err
     assert_eq 1 "$?" "report into a full device fails"
