@@ -9,7 +9,6 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sampler.h"
-#include "common/files.h"
 #include "common/escape.h"
 
 #include <stdarg.h>
@@ -120,24 +119,16 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
     hdr.start_monotonic_ns = cp_monotonic_ns();
     hdr.runtime_version = p->runtime_version;
     hdr.command_line = cmdline;
-    if (p->cfg.output[0]) {
-        if (open_trace(p, &hdr, err, sizeof(err)) < 0)
+    {
+        /* Without an output, the command created the file (as its own user:
+         * when root attaches to another user's process, the trace stays
+         * root's) and sends the descriptor; we never open a path of its
+         * choosing. */
+        int fd = -1;
+        if (!p->cfg.output[0] && (fd = control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err))) < 0)
             return refuse(p, "%.400s", err);
-    } else {
-        /* The command created the file (as its own user: when root attaches
-         * to another user's process, the trace stays root's) and sends the
-         * descriptor; we never open a path of its choosing. */
-        int fd = p->ctl_fd >= 0 ? control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err)) : -1;
-        if (fd < 0)
-            return refuse(p, "%.400s", p->ctl_fd >= 0 ? err : "no output and no control socket");
-        if (cp_file_check_fresh(fd, "the trace file sent by clrprobe", 0, err, sizeof(err)) < 0) {
-            close(fd);
+        if (open_trace(p, fd, &hdr, err, sizeof(err)) < 0)
             return refuse(p, "%.400s", err);
-        }
-        if (trace_writer_open(&p->writer, fd, "sent by clrprobe", &hdr, err, sizeof(err)) < 0) {
-            p->writer = NULL;
-            return refuse(p, "%.400s", err);
-        }
     }
     if (flusher_start(p) < 0 || control_start(p) < 0) {
         flusher_stop(p);

@@ -76,6 +76,10 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     ssize_t n;
     int fd = -1, r;
 
+    if (p->ctl_fd < 0) {
+        snprintf(err, errlen, "no output and no control connection to receive the trace file on");
+        return -1;
+    }
     do {
         r = poll(&pfd, 1, timeout_ms);
     } while (r < 0 && errno == EINTR);
@@ -130,7 +134,7 @@ static void request_detach(profiler *p)
         control_send(p, "detaching");
     } else {
         /* We stay loaded, but nobody can stop us any more: stop recording. */
-        profiler_note(p, "recording stopped: the runtime refused to detach the agent (HRESULT 0x%08x)",
+        profiler_note(p, TRACE_STOP_NOTE "the runtime refused to detach the agent (HRESULT 0x%08x)",
                       (unsigned)hr);
         atomic_store(&p->recording, 0);
         trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());

@@ -134,15 +134,25 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     }
 }
 
-/* Opens cfg.output as common/files.h says (never following a link, never
- * blocking, never overwriting) and starts the writer on it. */
-int open_trace(profiler *p, const trace_header_info *hdr, char *err, size_t errlen)
+/* Starts the writer on the trace file: the descriptor given (handed over
+ * by `clrprobe attach`, which created it as its own user), or else
+ * cfg.output opened as common/files.h says (never following a link, never
+ * blocking, never overwriting). */
+int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen)
 {
-    int fd = cp_file_open_trace(p->cfg.output, &p->output_created, err, errlen);
+    const char *name = given_fd >= 0 ? "sent by clrprobe" : p->cfg.output;
+    int fd = given_fd;
 
-    if (fd < 0)
+    p->output_created = 0;
+    if (fd >= 0) {
+        if (cp_file_check_fresh(fd, "the trace file sent by clrprobe", 0, err, errlen) < 0) {
+            close(fd);
+            return -1;
+        }
+    } else if ((fd = cp_file_open_trace(p->cfg.output, &p->output_created, err, errlen)) < 0) {
         return -1;
-    if (trace_writer_open(&p->writer, fd, p->cfg.output, hdr, err, errlen) < 0) {
+    }
+    if (trace_writer_open(&p->writer, fd, name, hdr, err, errlen) < 0) {
         p->writer = NULL;
         if (p->output_created)
             unlink(p->cfg.output);
@@ -274,7 +284,7 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
     hdr.start_monotonic_ns = cp_monotonic_ns();
     hdr.runtime_version = p->runtime_version;
     hdr.command_line = cmdline;
-    if (open_trace(p, &hdr, err, sizeof(err)) < 0)
+    if (open_trace(p, -1, &hdr, err, sizeof(err)) < 0)
         return cancel("%s", err);
     if (flusher_start(p) < 0) {
         close_trace_on_failure(p);

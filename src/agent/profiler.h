@@ -118,10 +118,11 @@ void emit_id(profiler *p, int kind, uint64_t id);
 void flusher_stop(profiler *p);
 int flusher_start(profiler *p);
 
-/* Opens the trace file cfg.output and starts the writer (lifecycle.c): 0,
- * or -1 with a reason in err.  close_trace_on_failure() undoes it when the
- * activation fails later (removing the file only if the agent created it). */
-int open_trace(profiler *p, const trace_header_info *hdr, char *err, size_t errlen);
+/* Starts the writer on the trace file (lifecycle.c): given_fd when it is
+ * >= 0 (taken over, closed on failure), else cfg.output.  0, or -1 with a
+ * reason in err.  close_trace_on_failure() undoes it when the activation
+ * fails later (removing the file only if the agent created it). */
+int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen);
 void close_trace_on_failure(profiler *p);
 
 /* The event mask for the configuration (lifecycle.c); attach mode keeps to

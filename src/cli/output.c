@@ -48,12 +48,22 @@ static int make_temp_elsewhere(cli_output *o)
     return 0;
 }
 
+/* The directory of the target, into dir. */
+static void target_dir(const cli_output *o, char *dir, size_t cap)
+{
+    char *slash;
+
+    snprintf(dir, cap, "%s", o->target);
+    slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+}
+
 /* The temporary file beside the target, in the same directory so that it
  * can be renamed over it: TARGET.partial-XXXXXX. */
 static int make_temp_beside(cli_output *o)
 {
     char dir[PATH_MAX];
-    char *slash;
     int e;
 
     if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s.partial-XXXXXX", o->target) < sizeof(o->temp)) {
@@ -64,10 +74,7 @@ static int make_temp_beside(cli_output *o)
             goto fail;
     }
     /* A file name near NAME_MAX: a shorter temporary name in its directory. */
-    snprintf(dir, sizeof(dir), "%s", o->target);
-    slash = strrchr(dir, '/');
-    if (slash)
-        slash[slash == dir ? 1 : 0] = '\0';
+    target_dir(o, dir, sizeof(dir));
     if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe.partial-XXXXXX", dir) >= sizeof(o->temp)) {
         errno = ENAMETOOLONG;
         goto fail;
@@ -77,10 +84,7 @@ static int make_temp_beside(cli_output *o)
         return 0;
 fail:
     e = errno;
-    snprintf(dir, sizeof(dir), "%s", o->target);
-    slash = strrchr(dir, '/');
-    if (slash)
-        slash[slash == dir ? 1 : 0] = '\0';
+    target_dir(o, dir, sizeof(dir));
     cli_error("cannot write %s %s: cannot create a file in %s (%s); choose another path with -o", o->what,
               o->name, dir, strerror(e));
     o->temp[0] = '\0';

@@ -131,9 +131,9 @@ int cli_trace_outcome(const char *path, char *why, size_t whylen)
                 const char *text;
                 trace_fields_init(&f, &r);
                 text = trace_field_str(&f, &n);
-                if (n > 19 && memcmp(text, "recording stopped: ", 19) == 0) {
+                if (n > TRACE_STOP_NOTE_LEN && memcmp(text, TRACE_STOP_NOTE, TRACE_STOP_NOTE_LEN) == 0) {
                     stopped = 1;
-                    snprintf(why, whylen, "%.*s", (int)(n - 19), text + 19);
+                    snprintf(why, whylen, "%.*s", (int)(n - TRACE_STOP_NOTE_LEN), text + TRACE_STOP_NOTE_LEN);
                 }
             }
         }

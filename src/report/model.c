@@ -485,7 +485,7 @@ const char *rp_problem(const rp_trace *tr, char *buf, size_t buflen)
     }
     const char *stopped = NULL;
     for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_NOTE && strncmp(tr->ev[i].s1, "recording stopped: ", 19) == 0)
+        if (tr->ev[i].kind == TK_NOTE && strncmp(tr->ev[i].s1, TRACE_STOP_NOTE, TRACE_STOP_NOTE_LEN) == 0)
             stopped = tr->ev[i].s1;
     if (stopped && used < buflen) {
         snprintf(buf + used, buflen - used, "%sthe agent stopped early, %s", used ? "; " : "", stopped);

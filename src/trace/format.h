@@ -30,6 +30,11 @@
 #define TRACE_MAX_RECORD 8192                /* longest record the writer makes */
 #define TRACE_MAX_CHUNK_PAYLOAD (1u << 20)   /* readers reject larger chunks */
 #define TRACE_MAX_STR 2048                   /* strings are cut to this many bytes */
+
+/* A TK_NOTE whose text starts with this says the agent stopped recording
+ * early, and why (a full disk, the file size limit, a refused detach). */
+#define TRACE_STOP_NOTE "recording stopped: "
+#define TRACE_STOP_NOTE_LEN (sizeof(TRACE_STOP_NOTE) - 1)
 #define TRACE_HEADER_FIXED_LEN 40            /* magic..start_monotonic_ns */
 
 /* Header flags. */

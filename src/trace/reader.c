@@ -7,6 +7,7 @@
  * short (the writer died mid-write) rather than corrupted. */
 #include "trace/reader.h"
 #include "trace/format.h"
+#include "common/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -120,11 +121,13 @@ int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return TRACE_E_IO;
     }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s is not a trace file: it is %s", path,
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-                 S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" :
-                 "not a regular file");
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "cannot examine %s: %s", path, strerror(errno));
+        close(fd);
+        return TRACE_E_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a trace file: it is %s", path, cp_file_kind(st.st_mode));
         close(fd);
         return TRACE_E_IO;
     }

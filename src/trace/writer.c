@@ -96,7 +96,7 @@ static void stop_locked(trace_writer *w, const char *why)
 
     atomic_store(&w->stopped, 1);
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(text, sizeof(text), "recording stopped: %s; events after this point were not recorded", why);
+    snprintf(text, sizeof(text), TRACE_STOP_NOTE "%s; events after this point were not recorded", why);
     trace_rec_begin(&r, chunk + TRACE_CHUNK_HEADER_LEN, sizeof(chunk) - TRACE_CHUNK_HEADER_LEN, TK_NOTE, 0,
                     (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
     trace_rec_str(&r, text);
