@@ -2,29 +2,12 @@
 // "runtime" line of the text report, and a NUL, then burns a fixed amount of CPU on it so that it shows up in
 // the samples too. Prints a checksum that does not depend on timing. Used to check that clrprobe keeps such a
 // name whole and prints it inert.
-using System.Runtime.CompilerServices;
-
 namespace ClrProbe.Sample;
 
 public static class HostileTargets
 {
     // The name, as the tests spell it: ESC [31m, CR LF, a fake report line, NUL, and the rest of the name.
     public const string ThreadName = "\u001b[31mevil\r\n  runtime    .NET 99\u0000tail";
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    public static long Burn(long units)
-    {
-        long x = 7;
-        for (long u = 0; u < units; u++)
-        {
-            for (int i = 0; i < 1000; i++)
-            {
-                x = x * 6364136223846793005L + 1442695040888963407L;
-                x ^= x >> 29;
-            }
-        }
-        return x;
-    }
 }
 
 internal static class HostileScenario
@@ -38,7 +21,7 @@ internal static class HostileScenario
         var thread = new Thread(() =>
         {
             seen = Thread.CurrentThread.Name;
-            result = HostileTargets.Burn(Units);
+            result = BurnTargets.Work(Units, 7);   // the burn scenario's work, on this thread
         })
         {
             Name = HostileTargets.ThreadName,

@@ -42,7 +42,7 @@ test_hostile_thread_name_stays_inert() {
     assert_eq 0 "$(grep -vcE ' [0-9]+$' collapsed.txt)" "lines that do not end in a count"
     "$CLRPROBE" report "$FX/trace.clrp" --format collapsed >collapsed-all.txt 2>/dev/null
     no_controls collapsed-all.txt "collapsed output without threads"
-    assert_ge 1 "$(grep -c 'HostileTargets.Burn' collapsed-all.txt)" "samples in the burning function"
+    assert_ge 1 "$(grep -c 'BurnTargets.Work' collapsed-all.txt)" "samples in the burning function"
 
     # jsonl: the name parses back exactly, ESC and NUL included
     assert_eq 1 "$(jcount "$FX/trace.jsonl" "select(.kind==\"thread_name\" and .name==$HOSTILE_JSON)")" \
