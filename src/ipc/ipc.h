@@ -13,7 +13,7 @@
  *   locate.c   which socket belongs to a pid
  *   list.c     every live .NET process whose socket we can see
  *   transport.c connect, one request/one reply with a deadline
- *   commands.c ipc_attach_profiler, ipc_process_info
+ *   commands.c ipc_attach_profiler_send/_reply, ipc_process_info
  *   status.c   status names, error sentences
  *
  * Conventions: functions that can fail return IPC_OK (0) or a negative
