@@ -9,6 +9,7 @@
 #include "cli/output.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/identity.h"
 #include "ipc/ipc.h"
 
 #include <errno.h>
@@ -256,14 +257,13 @@ static double ms_since(uint64_t t0) { return (double)(cp_monotonic_ns() - t0) / 
  * ready), INTERRUPTED, or CLOSED after a message. */
 static int attach_agent(session *s, const char *agent, const char *text, int timeout_ms)
 {
-    static const GUID clsid = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
     uint64_t deadline;
     char err[512];
     HRESULT hr = E_FAIL;
     int ipc_fd, rc = IPC_ERR_TIMEOUT, hello = 0, agent_gone = 0;
 
-    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &clsid, agent, text, (uint32_t)strlen(text), s->sfd,
-                                      err, sizeof(err));
+    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &CLSID_clrprobe, agent, text, (uint32_t)strlen(text),
+                                      s->sfd, err, sizeof(err));
     if (ipc_fd == IPC_ERR_CANCELLED) {
         take_signal(s->sfd);
         return INTERRUPTED;

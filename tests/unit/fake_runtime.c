@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "api/cormetadata.h"
+#include "common/identity.h"
 #include "trace/format.h"
 
 /* The agent's one export (src/agent/manager.c). */
 HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-extern const GUID CLSID_clrprobe;
 
 static fake_runtime *rt_of(ICorProfilerInfo15 *This) { return (fake_runtime *)This; }
 
