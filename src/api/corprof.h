@@ -2,7 +2,7 @@
  * ICorProfilerInfo 1..15 and their helper interfaces) as plain C11
  * declarations for CoreCLR on Linux x64.
  *
- * Written from the fact tables in /work/shared/reference/corprof-facts.md, not
+ * Written from the fact tables in shared/reference/corprof-facts.md, not
  * copied from the runtime's corprof.idl / corprof.h:
  *   section 0  C ABI, ID typedefs, function-pointer typedefs
  *   section 1  every interface: IID, absolute vtable slot, method, parameters
