@@ -14,6 +14,10 @@
  * reference's primary source, corprof.idl at dotnet/runtime 05284b23); the
  * _Static_asserts at the end tie every method to the slot number in the table
  * and every interface version to the first-slot / total-entries summary.
+ * The callback methods (slots 3..97) are listed once, in corprof_callbacks.def
+ * (an X-macro list: slot, name, return type, parameters): the members of
+ * ICorProfilerCallbackVtbl, their slot checks here and the agent's do-nothing
+ * defaults (src/agent/callback_defaults.c) are all made from it.
  *
  * How the interfaces map to C
  * ---------------------------
@@ -663,170 +667,11 @@ typedef struct ICorProfilerCallbackVtbl {
     /*   1 */ ULONG (*AddRef)(ICorProfilerCallback11 *This);
     /*   2 */ ULONG (*Release)(ICorProfilerCallback11 *This);
 
-    /* ---- ICorProfilerCallback {176FBED1-A55C-4796-98CA-A9DA0EF883E7} (slots 3..71) ---- */
-    /*   3 */ HRESULT (*Initialize)(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk);
-    /*   4 */ HRESULT (*Shutdown)(ICorProfilerCallback11 *This);
-    /*   5 */ HRESULT (*AppDomainCreationStarted)(ICorProfilerCallback11 *This, AppDomainID appDomainId);
-    /*   6 */ HRESULT (*AppDomainCreationFinished)(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                HRESULT hrStatus);
-    /*   7 */ HRESULT (*AppDomainShutdownStarted)(ICorProfilerCallback11 *This, AppDomainID appDomainId);
-    /*   8 */ HRESULT (*AppDomainShutdownFinished)(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                HRESULT hrStatus);
-    /*   9 */ HRESULT (*AssemblyLoadStarted)(ICorProfilerCallback11 *This, AssemblyID assemblyId);
-    /*  10 */ HRESULT (*AssemblyLoadFinished)(ICorProfilerCallback11 *This, AssemblyID assemblyId,
-                HRESULT hrStatus);
-    /*  11 */ HRESULT (*AssemblyUnloadStarted)(ICorProfilerCallback11 *This, AssemblyID assemblyId);
-    /*  12 */ HRESULT (*AssemblyUnloadFinished)(ICorProfilerCallback11 *This, AssemblyID assemblyId,
-                HRESULT hrStatus);
-    /*  13 */ HRESULT (*ModuleLoadStarted)(ICorProfilerCallback11 *This, ModuleID moduleId);
-    /*  14 */ HRESULT (*ModuleLoadFinished)(ICorProfilerCallback11 *This, ModuleID moduleId,
-                HRESULT hrStatus);
-    /*  15 */ HRESULT (*ModuleUnloadStarted)(ICorProfilerCallback11 *This, ModuleID moduleId);
-    /*  16 */ HRESULT (*ModuleUnloadFinished)(ICorProfilerCallback11 *This, ModuleID moduleId,
-                HRESULT hrStatus);
-    /*  17 */ HRESULT (*ModuleAttachedToAssembly)(ICorProfilerCallback11 *This, ModuleID moduleId,
-                AssemblyID AssemblyId);
-    /*  18 */ HRESULT (*ClassLoadStarted)(ICorProfilerCallback11 *This, ClassID classId);
-    /*  19 */ HRESULT (*ClassLoadFinished)(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus);
-    /*  20 */ HRESULT (*ClassUnloadStarted)(ICorProfilerCallback11 *This, ClassID classId);
-    /*  21 */ HRESULT (*ClassUnloadFinished)(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus);
-    /*  22 */ HRESULT (*FunctionUnloadStarted)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  23 */ HRESULT (*JITCompilationStarted)(ICorProfilerCallback11 *This, FunctionID functionId,
-                BOOL fIsSafeToBlock);
-    /*  24 */ HRESULT (*JITCompilationFinished)(ICorProfilerCallback11 *This, FunctionID functionId,
-                HRESULT hrStatus, BOOL fIsSafeToBlock);
-    /*  25 */ HRESULT (*JITCachedFunctionSearchStarted)(ICorProfilerCallback11 *This, FunctionID functionId,
-                BOOL *pbUseCachedFunction);
-    /*  26 */ HRESULT (*JITCachedFunctionSearchFinished)(ICorProfilerCallback11 *This, FunctionID functionId,
-                COR_PRF_JIT_CACHE result);
-    /*  27 */ HRESULT (*JITFunctionPitched)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  28 */ HRESULT (*JITInlining)(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId,
-                BOOL *pfShouldInline);
-    /*  29 */ HRESULT (*ThreadCreated)(ICorProfilerCallback11 *This, ThreadID threadId);
-    /*  30 */ HRESULT (*ThreadDestroyed)(ICorProfilerCallback11 *This, ThreadID threadId);
-    /*  31 */ HRESULT (*ThreadAssignedToOSThread)(ICorProfilerCallback11 *This, ThreadID managedThreadId,
-                DWORD osThreadId);
-    /*  32 */ HRESULT (*RemotingClientInvocationStarted)(ICorProfilerCallback11 *This);
-    /*  33 */ HRESULT (*RemotingClientSendingMessage)(ICorProfilerCallback11 *This, GUID *pCookie,
-                BOOL fIsAsync);
-    /*  34 */ HRESULT (*RemotingClientReceivingReply)(ICorProfilerCallback11 *This, GUID *pCookie,
-                BOOL fIsAsync);
-    /*  35 */ HRESULT (*RemotingClientInvocationFinished)(ICorProfilerCallback11 *This);
-    /*  36 */ HRESULT (*RemotingServerReceivingMessage)(ICorProfilerCallback11 *This, GUID *pCookie,
-                BOOL fIsAsync);
-    /*  37 */ HRESULT (*RemotingServerInvocationStarted)(ICorProfilerCallback11 *This);
-    /*  38 */ HRESULT (*RemotingServerInvocationReturned)(ICorProfilerCallback11 *This);
-    /*  39 */ HRESULT (*RemotingServerSendingReply)(ICorProfilerCallback11 *This, GUID *pCookie,
-                BOOL fIsAsync);
-    /*  40 */ HRESULT (*UnmanagedToManagedTransition)(ICorProfilerCallback11 *This, FunctionID functionId,
-                COR_PRF_TRANSITION_REASON reason);
-    /*  41 */ HRESULT (*ManagedToUnmanagedTransition)(ICorProfilerCallback11 *This, FunctionID functionId,
-                COR_PRF_TRANSITION_REASON reason);
-    /*  42 */ HRESULT (*RuntimeSuspendStarted)(ICorProfilerCallback11 *This,
-                COR_PRF_SUSPEND_REASON suspendReason);
-    /*  43 */ HRESULT (*RuntimeSuspendFinished)(ICorProfilerCallback11 *This);
-    /*  44 */ HRESULT (*RuntimeSuspendAborted)(ICorProfilerCallback11 *This);
-    /*  45 */ HRESULT (*RuntimeResumeStarted)(ICorProfilerCallback11 *This);
-    /*  46 */ HRESULT (*RuntimeResumeFinished)(ICorProfilerCallback11 *This);
-    /*  47 */ HRESULT (*RuntimeThreadSuspended)(ICorProfilerCallback11 *This, ThreadID threadId);
-    /*  48 */ HRESULT (*RuntimeThreadResumed)(ICorProfilerCallback11 *This, ThreadID threadId);
-    /*  49 */ HRESULT (*MovedReferences)(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
-                ObjectID *oldObjectIDRangeStart, ObjectID *newObjectIDRangeStart,
-                ULONG *cObjectIDRangeLength);
-    /*  50 */ HRESULT (*ObjectAllocated)(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId);
-    /*  51 */ HRESULT (*ObjectsAllocatedByClass)(ICorProfilerCallback11 *This, ULONG cClassCount,
-                ClassID *classIds, ULONG *cObjects);
-    /*  52 */ HRESULT (*ObjectReferences)(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId,
-                ULONG cObjectRefs, ObjectID *objectRefIds);
-    /*  53 */ HRESULT (*RootReferences)(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds);
-    /*  54 */ HRESULT (*ExceptionThrown)(ICorProfilerCallback11 *This, ObjectID thrownObjectId);
-    /*  55 */ HRESULT (*ExceptionSearchFunctionEnter)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  56 */ HRESULT (*ExceptionSearchFunctionLeave)(ICorProfilerCallback11 *This);
-    /*  57 */ HRESULT (*ExceptionSearchFilterEnter)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  58 */ HRESULT (*ExceptionSearchFilterLeave)(ICorProfilerCallback11 *This);
-    /*  59 */ HRESULT (*ExceptionSearchCatcherFound)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  60 */ HRESULT (*ExceptionOSHandlerEnter)(ICorProfilerCallback11 *This, UINT_PTR reserved);
-    /*  61 */ HRESULT (*ExceptionOSHandlerLeave)(ICorProfilerCallback11 *This, UINT_PTR reserved);
-    /*  62 */ HRESULT (*ExceptionUnwindFunctionEnter)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  63 */ HRESULT (*ExceptionUnwindFunctionLeave)(ICorProfilerCallback11 *This);
-    /*  64 */ HRESULT (*ExceptionUnwindFinallyEnter)(ICorProfilerCallback11 *This, FunctionID functionId);
-    /*  65 */ HRESULT (*ExceptionUnwindFinallyLeave)(ICorProfilerCallback11 *This);
-    /*  66 */ HRESULT (*ExceptionCatcherEnter)(ICorProfilerCallback11 *This, FunctionID functionId,
-                ObjectID objectId);
-    /*  67 */ HRESULT (*ExceptionCatcherLeave)(ICorProfilerCallback11 *This);
-    /*  68 */ HRESULT (*COMClassicVTableCreated)(ICorProfilerCallback11 *This, ClassID wrappedClassId,
-                REFGUID implementedIID, void *pVTable, ULONG cSlots);
-    /*  69 */ HRESULT (*COMClassicVTableDestroyed)(ICorProfilerCallback11 *This, ClassID wrappedClassId,
-                REFGUID implementedIID, void *pVTable);
-    /*  70 */ HRESULT (*ExceptionCLRCatcherFound)(ICorProfilerCallback11 *This);
-    /*  71 */ HRESULT (*ExceptionCLRCatcherExecute)(ICorProfilerCallback11 *This);
-
-    /* ---- ICorProfilerCallback2 {8A8CC829-CCF2-49FE-BBAE-0F022228071A} (slots 72..79) ---- */
-    /*  72 */ HRESULT (*ThreadNameChanged)(ICorProfilerCallback11 *This, ThreadID threadId, ULONG cchName,
-                WCHAR *name);
-    /*  73 */ HRESULT (*GarbageCollectionStarted)(ICorProfilerCallback11 *This, int cGenerations,
-                BOOL *generationCollected, COR_PRF_GC_REASON reason);
-    /*  74 */ HRESULT (*SurvivingReferences)(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
-                ObjectID *objectIDRangeStart, ULONG *cObjectIDRangeLength);
-    /*  75 */ HRESULT (*GarbageCollectionFinished)(ICorProfilerCallback11 *This);
-    /*  76 */ HRESULT (*FinalizeableObjectQueued)(ICorProfilerCallback11 *This, DWORD finalizerFlags,
-                ObjectID objectID);
-    /*  77 */ HRESULT (*RootReferences2)(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds,
-                COR_PRF_GC_ROOT_KIND *rootKinds, COR_PRF_GC_ROOT_FLAGS *rootFlags, UINT_PTR *rootIds);
-    /*  78 */ HRESULT (*HandleCreated)(ICorProfilerCallback11 *This, GCHandleID handleId,
-                ObjectID initialObjectId);
-    /*  79 */ HRESULT (*HandleDestroyed)(ICorProfilerCallback11 *This, GCHandleID handleId);
-
-    /* ---- ICorProfilerCallback3 {4FD2ED52-7731-4B8D-9469-03D2CC3086C5} (slots 80..82) ---- */
-    /*  80 */ HRESULT (*InitializeForAttach)(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk,
-                void *pvClientData, UINT cbClientData);
-    /*  81 */ HRESULT (*ProfilerAttachComplete)(ICorProfilerCallback11 *This);
-    /*  82 */ HRESULT (*ProfilerDetachSucceeded)(ICorProfilerCallback11 *This);
-
-    /* ---- ICorProfilerCallback4 {7B63B2E3-107D-4D48-B2F6-F61E229470D2} (slots 83..88) ---- */
-    /*  83 */ HRESULT (*ReJITCompilationStarted)(ICorProfilerCallback11 *This, FunctionID functionId,
-                ReJITID rejitId, BOOL fIsSafeToBlock);
-    /*  84 */ HRESULT (*GetReJITParameters)(ICorProfilerCallback11 *This, ModuleID moduleId,
-                mdMethodDef methodId, ICorProfilerFunctionControl *pFunctionControl);
-    /*  85 */ HRESULT (*ReJITCompilationFinished)(ICorProfilerCallback11 *This, FunctionID functionId,
-                ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock);
-    /*  86 */ HRESULT (*ReJITError)(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
-                FunctionID functionId, HRESULT hrStatus);
-    /*  87 */ HRESULT (*MovedReferences2)(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
-                ObjectID *oldObjectIDRangeStart, ObjectID *newObjectIDRangeStart,
-                SIZE_T *cObjectIDRangeLength);
-    /*  88 */ HRESULT (*SurvivingReferences2)(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
-                ObjectID *objectIDRangeStart, SIZE_T *cObjectIDRangeLength);
-
-    /* ---- ICorProfilerCallback5 {8DFBA405-8C9F-45F8-BFFA-83B14CEF78B5} (slot 89) ---- */
-    /*  89 */ HRESULT (*ConditionalWeakTableElementReferences)(ICorProfilerCallback11 *This, ULONG cRootRefs,
-                ObjectID *keyRefIds, ObjectID *valueRefIds, GCHandleID *rootIds);
-
-    /* ---- ICorProfilerCallback6 {FC13DF4B-4448-4F4F-950C-BA8D19D00C36} (slot 90) ---- */
-    /*  90 */ HRESULT (*GetAssemblyReferences)(ICorProfilerCallback11 *This, const WCHAR *wszAssemblyPath,
-                ICorProfilerAssemblyReferenceProvider *pAsmRefProvider);
-
-    /* ---- ICorProfilerCallback7 {F76A2DBA-1D52-4539-866C-2AA518F9EFC3} (slot 91) ---- */
-    /*  91 */ HRESULT (*ModuleInMemorySymbolsUpdated)(ICorProfilerCallback11 *This, ModuleID moduleId);
-
-    /* ---- ICorProfilerCallback8 {5BED9B15-C079-4D47-BFE2-215A140C07E0} (slots 92..93) ---- */
-    /*  92 */ HRESULT (*DynamicMethodJITCompilationStarted)(ICorProfilerCallback11 *This,
-                FunctionID functionId, BOOL fIsSafeToBlock, LPCBYTE pILHeader, ULONG cbILHeader);
-    /*  93 */ HRESULT (*DynamicMethodJITCompilationFinished)(ICorProfilerCallback11 *This,
-                FunctionID functionId, HRESULT hrStatus, BOOL fIsSafeToBlock);
-
-    /* ---- ICorProfilerCallback9 {27583EC3-C8F5-482F-8052-194B8CE4705A} (slot 94) ---- */
-    /*  94 */ HRESULT (*DynamicMethodUnloaded)(ICorProfilerCallback11 *This, FunctionID functionId);
-
-    /* ---- ICorProfilerCallback10 {CEC5B60E-C69C-495F-87F6-84D28EE16FFB} (slots 95..96) ---- */
-    /*  95 */ HRESULT (*EventPipeEventDelivered)(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
-                DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob,
-                ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId, LPCGUID pRelatedActivityId,
-                ThreadID eventThread, ULONG numStackFrames, UINT_PTR *stackFrames);
-    /*  96 */ HRESULT (*EventPipeProviderCreated)(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider);
-
-    /* ---- ICorProfilerCallback11 {42350846-AAED-47F7-B128-FD0C98881CDE} (slot 97) ---- */
-    /*  97 */ HRESULT (*LoadAsNotificationOnly)(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly);
+    /* ---- ICorProfilerCallback .. ICorProfilerCallback11 (slots 3..97): one member
+     * per entry of corprof_callbacks.def, where the versions' IIDs and slot
+     * ranges are (and CORPROF_CALLBACK_SLOTS_Vn below) ---- */
+#define CORPROF_CALLBACK(slot, name, ret, params) ret (*name) params;
+#include "corprof_callbacks.def"
 } ICorProfilerCallbackVtbl;
 
 struct ICorProfilerCallback11 {
@@ -1447,101 +1292,8 @@ CORPROF_CHECK_VERSION(ICorProfilerInfoVtbl,
 CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, QueryInterface, 0);
 CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AddRef, 1);
 CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, Release, 2);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, Initialize, 3);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, Shutdown, 4);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AppDomainCreationStarted, 5);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AppDomainCreationFinished, 6);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AppDomainShutdownStarted, 7);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AppDomainShutdownFinished, 8);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AssemblyLoadStarted, 9);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AssemblyLoadFinished, 10);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AssemblyUnloadStarted, 11);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, AssemblyUnloadFinished, 12);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ModuleLoadStarted, 13);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ModuleLoadFinished, 14);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ModuleUnloadStarted, 15);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ModuleUnloadFinished, 16);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ModuleAttachedToAssembly, 17);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ClassLoadStarted, 18);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ClassLoadFinished, 19);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ClassUnloadStarted, 20);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ClassUnloadFinished, 21);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, FunctionUnloadStarted, 22);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, JITCompilationStarted, 23);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, JITCompilationFinished, 24);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, JITCachedFunctionSearchStarted, 25);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, JITCachedFunctionSearchFinished, 26);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, JITFunctionPitched, 27);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, JITInlining, 28);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ThreadCreated, 29);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ThreadDestroyed, 30);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ThreadAssignedToOSThread, 31);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingClientInvocationStarted, 32);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingClientSendingMessage, 33);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingClientReceivingReply, 34);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingClientInvocationFinished, 35);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingServerReceivingMessage, 36);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingServerInvocationStarted, 37);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingServerInvocationReturned, 38);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RemotingServerSendingReply, 39);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, UnmanagedToManagedTransition, 40);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ManagedToUnmanagedTransition, 41);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeSuspendStarted, 42);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeSuspendFinished, 43);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeSuspendAborted, 44);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeResumeStarted, 45);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeResumeFinished, 46);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeThreadSuspended, 47);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RuntimeThreadResumed, 48);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, MovedReferences, 49);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ObjectAllocated, 50);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ObjectsAllocatedByClass, 51);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ObjectReferences, 52);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RootReferences, 53);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionThrown, 54);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionSearchFunctionEnter, 55);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionSearchFunctionLeave, 56);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionSearchFilterEnter, 57);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionSearchFilterLeave, 58);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionSearchCatcherFound, 59);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionOSHandlerEnter, 60);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionOSHandlerLeave, 61);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionUnwindFunctionEnter, 62);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionUnwindFunctionLeave, 63);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionUnwindFinallyEnter, 64);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionUnwindFinallyLeave, 65);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionCatcherEnter, 66);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionCatcherLeave, 67);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, COMClassicVTableCreated, 68);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, COMClassicVTableDestroyed, 69);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionCLRCatcherFound, 70);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ExceptionCLRCatcherExecute, 71);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ThreadNameChanged, 72);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, GarbageCollectionStarted, 73);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, SurvivingReferences, 74);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, GarbageCollectionFinished, 75);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, FinalizeableObjectQueued, 76);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, RootReferences2, 77);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, HandleCreated, 78);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, HandleDestroyed, 79);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, InitializeForAttach, 80);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ProfilerAttachComplete, 81);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ProfilerDetachSucceeded, 82);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ReJITCompilationStarted, 83);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, GetReJITParameters, 84);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ReJITCompilationFinished, 85);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ReJITError, 86);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, MovedReferences2, 87);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, SurvivingReferences2, 88);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ConditionalWeakTableElementReferences, 89);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, GetAssemblyReferences, 90);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, ModuleInMemorySymbolsUpdated, 91);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, DynamicMethodJITCompilationStarted, 92);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, DynamicMethodJITCompilationFinished, 93);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, DynamicMethodUnloaded, 94);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, EventPipeEventDelivered, 95);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, EventPipeProviderCreated, 96);
-CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, LoadAsNotificationOnly, 97);
+#define CORPROF_CALLBACK(slot, name, ret, params) CORPROF_CHECK_SLOT(ICorProfilerCallbackVtbl, name, slot);
+#include "corprof_callbacks.def"
 
 /* Every info method at its slot (section 1 tables). */
 CORPROF_CHECK_SLOT(ICorProfilerInfoVtbl, QueryInterface, 0);
