@@ -69,7 +69,7 @@ void control_send(profiler *p, const char *fmt, ...)
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
 {
     char line[16], cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { line, CP_CTL_TRACE_LEN };       /* "trace\n" and not a byte more */
+    struct iovec iov = { line, CP_CTL_TRACE_LEN };   /* "trace\n" and not a byte more */
     struct msghdr msg;
     struct cmsghdr *cm;
     struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
@@ -106,7 +106,8 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
                 close(got);
         }
     }
-    if (n != CP_CTL_TRACE_LEN || memcmp(line, CP_CTL_TRACE, CP_CTL_TRACE_LEN) != 0 || (msg.msg_flags & MSG_CTRUNC) || fd < 0) {
+    if (n != CP_CTL_TRACE_LEN || memcmp(line, CP_CTL_TRACE, CP_CTL_TRACE_LEN) != 0 || (msg.msg_flags & MSG_CTRUNC) ||
+        fd < 0) {
         if (fd >= 0)
             close(fd);
         snprintf(err, errlen, "the clrprobe command did not send the trace file");

@@ -479,7 +479,8 @@ int cmd_attach(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     uint64_t t_start = cp_monotonic_ns();
-    char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], line[CP_CTL_LINE_MAX], label[32];
+    char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], label[32];
+    char line[CP_CTL_LINE_MAX];
     const char *output = NULL, *pid_arg = NULL;
     double duration = -1, timeout_s = 10;
     int c, rc, status = 1, r;
