@@ -34,7 +34,7 @@ static HRESULT refuse(profiler *p, const char *fmt, ...)
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     esc_buf(shown, sizeof(shown), why, strlen(why), NULL);
-    control_send(p, "error %s", shown);
+    control_send(p, CP_CTL_ERROR_FMT, shown);
     control_stop(p, 1);
     close_trace_on_failure(p);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -78,7 +78,7 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
     }
     if (p->cfg.ctl[0] && control_connect(p, p->cfg.ctl, err, sizeof(err)) < 0)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* the command is gone */
-    control_send(p, "hello %d", (int)getpid());
+    control_send(p, CP_CTL_HELLO_FMT, (int)getpid());
 
     p->attached = 1;
     p->info_version = query_info(unk, &p->info);
@@ -361,7 +361,7 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
     trace_writer_flush(p->writer);
     if (sampler_start(p) < 0)
         profiler_note(p, "CPU sampling could not start (out of memory or threads)");
-    control_send(p, "ready %u %u %u %u %llu", modules, assemblies, threads, functions, (unsigned long long)took);
+    control_send(p, CP_CTL_READY_FMT, modules, assemblies, threads, functions, (unsigned long long)took);
     /* Last: until now the control thread must not request a detach, since
      * the runtime would unload us while this callback still runs (it is not
      * counted as "in the profiler" on the diagnostics thread). */
@@ -408,7 +408,7 @@ HRESULT cb_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
         sampler_stop(p);
         flusher_stop(p);
     }
-    control_send(p, "detached");
+    control_send(p, CP_CTL_DETACHED);
     control_stop(p, 1);
     return S_OK;
 }
@@ -418,6 +418,6 @@ void attach_shutdown(profiler *p)
 {
     if (atomic_load(&p->recording))
         finish_trace(p, TK_RUNTIME_SHUTDOWN);
-    control_send(p, "exited");
+    control_send(p, CP_CTL_EXITED);
     control_stop(p, 1);
 }

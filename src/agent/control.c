@@ -1,5 +1,5 @@
 /* control.c - the agent end of the control connection with `clrprobe
- * attach` (protocol in control.h). */
+ * attach` (protocol in common/control_protocol.h). */
 #include "agent/control.h"
 #include "agent/sampler.h"
 
@@ -46,7 +46,7 @@ int control_connect(profiler *p, const char *path, char *err, size_t errlen)
 
 void control_send(profiler *p, const char *fmt, ...)
 {
-    char line[600];
+    char line[CP_CTL_LINE_MAX];
     va_list ap;
     int n;
 
@@ -69,7 +69,7 @@ void control_send(profiler *p, const char *fmt, ...)
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
 {
     char line[16], cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { line, 6 };       /* "trace\n" and not a byte more */
+    struct iovec iov = { line, CP_CTL_TRACE_LEN };   /* "trace\n" and not a byte more */
     struct msghdr msg;
     struct cmsghdr *cm;
     struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
@@ -92,7 +92,7 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     msg.msg_iovlen = 1;
     msg.msg_control = cbuf;
     msg.msg_controllen = sizeof(cbuf);
-    /* Exactly the 6 bytes of "trace\n": the descriptor travels with them. */
+    /* Exactly the CP_CTL_TRACE_LEN bytes of "trace\n": the descriptor travels with them. */
     do {
         n = recvmsg(p->ctl_fd, &msg, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
@@ -106,7 +106,8 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
                 close(got);
         }
     }
-    if (n != 6 || memcmp(line, "trace\n", 6) != 0 || (msg.msg_flags & MSG_CTRUNC) || fd < 0) {
+    if (n != CP_CTL_TRACE_LEN || memcmp(line, CP_CTL_TRACE, CP_CTL_TRACE_LEN) != 0 || (msg.msg_flags & MSG_CTRUNC) ||
+        fd < 0) {
         if (fd >= 0)
             close(fd);
         snprintf(err, errlen, "the clrprobe command did not send the trace file");
@@ -131,14 +132,14 @@ static void request_detach(profiler *p)
      * twice as long, then only every few seconds: 300 gives two early checks. */
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
     if (SUCCEEDED(hr)) {
-        control_send(p, "detaching");
+        control_send(p, CP_CTL_DETACHING);
     } else {
         /* We stay loaded, but nobody can stop us any more: stop recording. */
         profiler_note(p, TRACE_STOP_NOTE "the runtime refused to detach the agent (HRESULT 0x%08x)",
                       (unsigned)hr);
         atomic_store(&p->recording, 0);
         trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
-        control_send(p, "detach-failed 0x%08x", (unsigned)hr);
+        control_send(p, CP_CTL_DETACH_FAILED_FMT, (unsigned)hr);
     }
 }
 
@@ -168,7 +169,7 @@ static void *control_main(void *arg)
         }
         used += (size_t)n;
         buf[used] = '\0';
-        if (strstr(buf, "detach\n")) {
+        if (strstr(buf, CP_CTL_DETACH)) {
             request_detach(p);
             break;
         }

@@ -1,19 +1,6 @@
-/* control.h - the attached agent's line protocol with `clrprobe attach`.
- * The command listens on a Unix socket (its path travels in the
- * configuration as ctl=); the agent connects from InitializeForAttach.
- *
- *   agent -> command:  "hello PID"            connected
- *                      "error TEXT"           activation refused, and why
- *                      "ready M A T F NS"     catch-up done (modules, assemblies,
- *                                             threads, functions, its duration in ns)
- *                      "detaching"            RequestProfilerDetach accepted
- *                      "detach-failed HR"     RequestProfilerDetach refused
- *                      "detached"             ProfilerDetachSucceeded: trace closed
- *                      "exited"               the process is shutting down
- *   command -> agent:  "trace" + an fd        the trace file (SCM_RIGHTS), right after
- *                                             "hello" when the configuration has no output
- *                      "detach"               stop recording and detach
- *                      (end of stream)        the command went away: detach too
+/* control.h - the attached agent's end of the control connection with
+ * `clrprobe attach`; the protocol, shared with the command, is in
+ * common/control_protocol.h.
  *
  * The agent's own control thread waits for "detach" and calls
  * RequestProfilerDetach; it is joined before ProfilerDetachSucceeded returns. */
@@ -21,6 +8,7 @@
 #define CLRPROBE_AGENT_CONTROL_H
 
 #include "agent/profiler.h"
+#include "common/control_protocol.h"
 
 /* Connects to path (from InitializeForAttach).  0, or -1 with a reason. */
 int control_connect(profiler *p, const char *path, char *err, size_t errlen);

@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* {8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}: must match CLRPROBE_CLSID_STRING in src/cli/cli.h. */
-const GUID CLSID_clrprobe = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
-
 static struct {
     pthread_mutex_t lock;
     profiler *instances;

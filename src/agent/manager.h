@@ -4,8 +4,7 @@
 #define CLRPROBE_AGENT_MANAGER_H
 
 #include "agent/profiler.h"
-
-extern const GUID CLSID_clrprobe;
+#include "common/identity.h"   /* CLSID_clrprobe */
 
 void manager_add(profiler *p);
 void manager_remove(profiler *p);

@@ -1,7 +1,7 @@
 /* cor.h - basic Windows/PAL-style types used by the CLR profiling and metadata
  * interfaces, as a plain C11 header for Linux x64.
  *
- * Facts come from /work/shared/reference/corprof-facts.md section 0 ("C ABI
+ * Facts come from shared/reference/corprof-facts.md section 0 ("C ABI
  * conventions on Linux x64": PAL type sizes, GUID layout, COM objects in C,
  * IUnknown / IClassFactory slots) and section 6 (generic HRESULTs), plus
  * metadata-facts.md section 1 ("Conventions": md* tokens, HCORENUM,

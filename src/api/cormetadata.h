@@ -3,7 +3,7 @@
  * name builder needs (element types, calling conventions, token types, type
  * visibility), as plain C11 declarations for CoreCLR on Linux x64.
  *
- * Written from /work/shared/reference/metadata-facts.md, not copied from the
+ * Written from shared/reference/metadata-facts.md, not copied from the
  * runtime's cor.h / corhdr.h:
  *   section 1.1  IIDs               section 1.2  slot tables, ASSEMBLYMETADATA,
  *   section 1.3  CorOpenFlags                    token types, CLDB_* HRESULTs

@@ -1,7 +1,7 @@
 /* guids.c - the one definition of every interface ID declared extern in
  * src/api/cor.h, corprof.h and cormetadata.h.
  *
- * Values are the IIDs listed in /work/shared/reference/corprof-facts.md
+ * Values are the IIDs listed in shared/reference/corprof-facts.md
  * (section 0 "Fixed IIDs" and the section 1 summary table) and
  * metadata-facts.md section 1.1, converted from their string form
  * {Data1-Data2-Data3-Data4[0..1]-Data4[2..7]}: Data1..Data3 are numbers (stored

@@ -7,9 +7,6 @@
 
 #define CLRPROBE_VERSION "0.1.0"
 
-/* The profiler's CLSID, as CORECLR_PROFILER expects it. */
-#define CLRPROBE_CLSID_STRING "{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}"
-
 /* Exit status for usage errors and for problems the user can fix. */
 #define EXIT_USAGE 2
 

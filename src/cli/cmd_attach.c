@@ -9,6 +9,8 @@
 #include "cli/output.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/control_protocol.h"
+#include "common/identity.h"
 #include "ipc/ipc.h"
 
 #include <errno.h>
@@ -77,7 +79,7 @@ typedef struct session {
     unsigned modules, assemblies, threads, functions;
     int hello;                    /* "hello" seen: the agent runs and has the trace file */
     int ready;                    /* "ready" seen: the catch-up is done */
-    char agent_error[600];        /* what the agent said when it refused */
+    char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
 } session;
 
 static void ctl_cleanup(ctl *c)
@@ -145,7 +147,7 @@ static void ctl_accept(ctl *c)
 static int ctl_send_trace(ctl *c, int fd)
 {
     char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { "trace\n", 6 };
+    struct iovec iov = { CP_CTL_TRACE, CP_CTL_TRACE_LEN };
     struct msghdr msg;
     struct cmsghdr *cm;
 
@@ -160,7 +162,7 @@ static int ctl_send_trace(ctl *c, int fd)
     cm->cmsg_type = SCM_RIGHTS;
     cm->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    return sendmsg(c->fd, &msg, MSG_NOSIGNAL) == 6 ? 0 : -1;
+    return sendmsg(c->fd, &msg, MSG_NOSIGNAL) == CP_CTL_TRACE_LEN ? 0 : -1;
 }
 
 /* Takes the pending interruption off the signalfd (so that it counts once
@@ -223,14 +225,17 @@ static int ctl_line(ctl *c, int sfd, int timeout_ms, char *line, size_t cap)
 /* Acts on one line from the agent while the attach is under way. */
 static void on_agent_line(session *s, const char *line)
 {
-    if (strncmp(line, "hello ", 6) == 0) {
+    const char *args;
+
+    if (cp_ctl_args(line, CP_CTL_HELLO)) {
         s->hello = 1;
         if (ctl_send_trace(&s->ch, s->out.fd) < 0)
             cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
-    } else if (strncmp(line, "error ", 6) == 0) {
-        snprintf(s->agent_error, sizeof(s->agent_error), "%s", line + 6);
-    } else if (strncmp(line, "ready ", 6) == 0) {
-        sscanf(line + 6, "%u %u %u %u", &s->modules, &s->assemblies, &s->threads, &s->functions);
+    } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
+        snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);
+    } else if ((args = cp_ctl_args(line, CP_CTL_READY)) != NULL) {
+        unsigned long long took_ns;
+        sscanf(args, CP_CTL_READY_ARGS_FMT, &s->modules, &s->assemblies, &s->threads, &s->functions, &took_ns);
         s->ready = 1;
     }
 }
@@ -238,7 +243,7 @@ static void on_agent_line(session *s, const char *line)
 /* Reads every line that has arrived; CLOSED once the agent has hung up. */
 static int drain_agent(session *s)
 {
-    char line[700];
+    char line[CP_CTL_LINE_MAX];
     int r;
 
     while ((r = ctl_line(&s->ch, -1, 0, line, sizeof(line))) == GOT_LINE)
@@ -256,14 +261,13 @@ static double ms_since(uint64_t t0) { return (double)(cp_monotonic_ns() - t0) / 
  * ready), INTERRUPTED, or CLOSED after a message. */
 static int attach_agent(session *s, const char *agent, const char *text, int timeout_ms)
 {
-    static const GUID clsid = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
     uint64_t deadline;
     char err[512];
     HRESULT hr = E_FAIL;
     int ipc_fd, rc = IPC_ERR_TIMEOUT, hello = 0, agent_gone = 0;
 
-    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &clsid, agent, text, (uint32_t)strlen(text), s->sfd,
-                                      err, sizeof(err));
+    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &CLSID_clrprobe, agent, text, (uint32_t)strlen(text),
+                                      s->sfd, err, sizeof(err));
     if (ipc_fd == IPC_ERR_CANCELLED) {
         take_signal(s->sfd);
         return INTERRUPTED;
@@ -324,7 +328,7 @@ static int attach_agent(session *s, const char *agent, const char *text, int tim
         cli_error("cannot attach to process %d: %s", s->pid, ipc_hresult_message(hr));
         /* the agent may have said why it refused */
         if (!s->agent_error[0] && s->ch.fd >= 0) {
-            char line[700];
+            char line[CP_CTL_LINE_MAX];
             while (ctl_line(&s->ch, -1, 200, line, sizeof(line)) == GOT_LINE)
                 on_agent_line(s, line);
         }
@@ -339,7 +343,7 @@ static int attach_agent(session *s, const char *agent, const char *text, int tim
     }
     /* "ready" is sent before the runtime's reply; wait for it all the same. */
     while (!s->ready) {
-        char line[700];
+        char line[CP_CTL_LINE_MAX];
         int r = ctl_line(&s->ch, s->sfd, READY_TIMEOUT_MS, line, sizeof(line));
         if (r == INTERRUPTED)
             return INTERRUPTED;
@@ -389,10 +393,11 @@ static int finish(session *s, const char *how)
 static int detach_agent(session *s)
 {
     uint64_t t_detach = cp_monotonic_ns();
-    char line[700], how[128];
+    char line[CP_CTL_LINE_MAX], how[128];
+    const char *args;
     int r;
 
-    if (send(s->ch.fd, "detach\n", 7, MSG_NOSIGNAL) != 7) {
+    if (send(s->ch.fd, CP_CTL_DETACH, CP_CTL_DETACH_LEN, MSG_NOSIGNAL) != CP_CTL_DETACH_LEN) {
         cli_error("lost the connection to the agent in process %d; what was recorded is in %s", s->pid,
                   cli_output_staging_path(&s->out));
         return 1;
@@ -410,10 +415,10 @@ static int detach_agent(session *s)
                       cli_output_staging_path(&s->out));
             return 1;
         }
-        if (strcmp(line, "detached") == 0 || strcmp(line, "exited") == 0)
+        if (cp_ctl_is(line, CP_CTL_DETACHED) || cp_ctl_is(line, CP_CTL_EXITED))
             break;
-        if (strncmp(line, "detach-failed ", 14) == 0) {
-            HRESULT dhr = (HRESULT)strtoul(line + 14, NULL, 16);
+        if ((args = cp_ctl_args(line, CP_CTL_DETACH_FAILED)) != NULL) {
+            HRESULT dhr = (HRESULT)strtoul(args, NULL, 16);
             cli_error("process %d refused to detach the agent: %s; the agent stopped recording", s->pid,
                       ipc_hresult_message(dhr));
             finish(s, "the agent stays loaded");
@@ -474,7 +479,8 @@ int cmd_attach(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     uint64_t t_start = cp_monotonic_ns();
-    char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], line[700], label[32];
+    char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], label[32];
+    char line[CP_CTL_LINE_MAX];
     const char *output = NULL, *pid_arg = NULL;
     double duration = -1, timeout_s = 10;
     int c, rc, status = 1, r;
@@ -599,7 +605,7 @@ int cmd_attach(int argc, char **argv)
             uint64_t now = cp_monotonic_ns();
             int left = wait_ms < 0 ? -1 : now >= until ? 0 : (int)((until - now) / 1000000u) + 1;
             r = ctl_line(&s.ch, s.sfd, left, line, sizeof(line));
-            if (r != GOT_LINE || strcmp(line, "exited") == 0)
+            if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
                 break;                                     /* (nothing else is expected) */
         }
         if (r == GOT_LINE) {             /* "exited": the process is shutting down; the agent closed the trace */

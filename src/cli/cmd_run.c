@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "common/config.h"
+#include "common/identity.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +60,7 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
  * errno to the pipe and exits 127. */
 static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd)
 {
-    char text[CP_CONFIG_MAX_TEXT + 1];
+    char text[CP_CONFIG_MAX_TEXT + 1], clsid[CP_GUID_STRING_SIZE];
     int e;
 
     cfg->pid = (long)getpid();
@@ -67,7 +68,8 @@ static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd
         e = ENAMETOOLONG;
         goto fail;
     }
-    if (setenv("CORECLR_ENABLE_PROFILING", "1", 1) || setenv("CORECLR_PROFILER", CLRPROBE_CLSID_STRING, 1) ||
+    cp_guid_format(&CLSID_clrprobe, clsid);
+    if (setenv("CORECLR_ENABLE_PROFILING", "1", 1) || setenv("CORECLR_PROFILER", clsid, 1) ||
         setenv("CORECLR_PROFILER_PATH", agent, 1) || setenv("CORECLR_PROFILER_PATH_64", agent, 1) ||
         setenv("CLRPROBE_CONFIG", text, 1)) {
         e = errno;
@@ -75,7 +77,7 @@ static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd
     }
     /* .NET 11 also reads DOTNET_-prefixed aliases; keep them consistent. */
     setenv("DOTNET_ENABLE_PROFILING", "1", 1);
-    setenv("DOTNET_PROFILER", CLRPROBE_CLSID_STRING, 1);
+    setenv("DOTNET_PROFILER", clsid, 1);
     setenv("DOTNET_PROFILER_PATH", agent, 1);
     setenv("DOTNET_PROFILER_PATH_64", agent, 1);
     execvp(argv[0], argv);

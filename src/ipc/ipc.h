@@ -2,7 +2,7 @@
  * "dotnet-diagnostic-{pid}-{key}-socket" Unix socket): finding a process's
  * socket, listing .NET processes, asking a process who it is
  * (ProcessInfo2 / ProcessInfo) and asking it to load a profiler
- * (AttachProfiler).  Wire format: /work/shared/reference/coreclr-facts.md
+ * (AttachProfiler).  Wire format: shared/reference/coreclr-facts.md
  * section 2, and dotnet/diagnostics documentation/design-docs/ipc-protocol.md.
  *
  * Layers, one file each:

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "api/cormetadata.h"
+#include "common/identity.h"
 #include "trace/format.h"
 
 /* The agent's one export (src/agent/manager.c). */
 HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-extern const GUID CLSID_clrprobe;
 
 static fake_runtime *rt_of(ICorProfilerInfo15 *This) { return (fake_runtime *)This; }
 
@@ -766,165 +766,12 @@ static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpe
 }
 
 /* ---- everything else: E_NOTIMPL, counted ----
- * The two lists below were generated from the vtable declarations in
- * src/api/corprof.h and src/api/cormetadata.h (every method not implemented
- * above, with its exact parameter list); fr_init checks that no slot of
+ * Info: a counting stub for every method of src/api/corprof_info.def;
+ * fill_info_vtbl puts them all in the table, then the methods implemented
+ * above over them.  IMetaDataImport: the list below, generated from the
+ * vtable declaration in src/api/cormetadata.h (every method not implemented
+ * above, with its exact parameter list).  fr_init checks that no slot of
  * either vtable is left empty. */
-
-#define FR_INFO_NOT_IMPLEMENTED(X) \
-    X(GetClassFromToken, (ICorProfilerInfo15 *This, ModuleID moduleId, mdTypeDef typeDef, ClassID *pClassId)) \
-    X(GetCodeInfo, (ICorProfilerInfo15 *This, FunctionID functionId, LPCBYTE *pStart, ULONG *pcSize)) \
-    X(GetEventMask, (ICorProfilerInfo15 *This, DWORD *pdwEvents)) \
-    X(GetFunctionFromIP, (ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *pFunctionId)) \
-    X(GetFunctionFromToken, (ICorProfilerInfo15 *This, ModuleID moduleId, mdToken token, \
-        FunctionID *pFunctionId)) \
-    X(GetHandleFromThread, (ICorProfilerInfo15 *This, ThreadID threadId, HANDLE *phThread)) \
-    X(GetObjectSize, (ICorProfilerInfo15 *This, ObjectID objectId, ULONG *pcSize)) \
-    X(IsArrayClass, (ICorProfilerInfo15 *This, ClassID classId, CorElementType *pBaseElemType, \
-        ClassID *pBaseClassId, ULONG *pcRank)) \
-    X(GetCurrentThreadID, (ICorProfilerInfo15 *This, ThreadID *pThreadId)) \
-    X(SetEventMask, (ICorProfilerInfo15 *This, DWORD dwEvents)) \
-    X(SetEnterLeaveFunctionHooks, (ICorProfilerInfo15 *This, FunctionEnter *pFuncEnter, \
-        FunctionLeave *pFuncLeave, FunctionTailcall *pFuncTailcall)) \
-    X(SetFunctionIDMapper, (ICorProfilerInfo15 *This, FunctionIDMapper *pFunc)) \
-    X(GetTokenAndMetaDataFromFunction, (ICorProfilerInfo15 *This, FunctionID functionId, REFIID riid, \
-        IUnknown **ppImport, mdToken *pToken)) \
-    X(GetModuleInfo, (ICorProfilerInfo15 *This, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress, ULONG cchName, \
-        ULONG *pcchName, WCHAR *szName, AssemblyID *pAssemblyId)) \
-    X(GetILFunctionBody, (ICorProfilerInfo15 *This, ModuleID moduleId, mdMethodDef methodId, \
-        LPCBYTE *ppMethodHeader, ULONG *pcbMethodSize)) \
-    X(GetILFunctionBodyAllocator, (ICorProfilerInfo15 *This, ModuleID moduleId, IMethodMalloc **ppMalloc)) \
-    X(SetILFunctionBody, (ICorProfilerInfo15 *This, ModuleID moduleId, mdMethodDef methodid, \
-        LPCBYTE pbNewILMethodHeader)) \
-    X(SetFunctionReJIT, (ICorProfilerInfo15 *This, FunctionID functionId)) \
-    X(ForceGC, (ICorProfilerInfo15 *This)) \
-    X(SetILInstrumentedCodeMap, (ICorProfilerInfo15 *This, FunctionID functionId, BOOL fStartJit, \
-        ULONG cILMapEntries, COR_IL_MAP *rgILMapEntries)) \
-    X(GetInprocInspectionInterface, (ICorProfilerInfo15 *This, IUnknown **ppicd)) \
-    X(GetInprocInspectionIThisThread, (ICorProfilerInfo15 *This, IUnknown **ppicd)) \
-    X(GetThreadContext, (ICorProfilerInfo15 *This, ThreadID threadId, ContextID *pContextId)) \
-    X(BeginInprocDebugging, (ICorProfilerInfo15 *This, BOOL fThisThreadOnly, DWORD *pdwProfilerContext)) \
-    X(EndInprocDebugging, (ICorProfilerInfo15 *This, DWORD dwProfilerContext)) \
-    X(GetILToNativeMapping, (ICorProfilerInfo15 *This, FunctionID functionId, ULONG32 cMap, ULONG32 *pcMap, \
-        COR_DEBUG_IL_TO_NATIVE_MAP *map)) \
-    X(DoStackSnapshot, (ICorProfilerInfo15 *This, ThreadID thread, StackSnapshotCallback *callback, \
-        ULONG32 infoFlags, void *clientData, BYTE *context, ULONG32 contextSize)) \
-    X(SetEnterLeaveFunctionHooks2, (ICorProfilerInfo15 *This, FunctionEnter2 *pFuncEnter, \
-        FunctionLeave2 *pFuncLeave, FunctionTailcall2 *pFuncTailcall)) \
-    X(GetStringLayout, (ICorProfilerInfo15 *This, ULONG *pBufferLengthOffset, ULONG *pStringLengthOffset, \
-        ULONG *pBufferOffset)) \
-    X(GetClassLayout, (ICorProfilerInfo15 *This, ClassID classID, COR_FIELD_OFFSET *rFieldOffset, \
-        ULONG cFieldOffset, ULONG *pcFieldOffset, ULONG *pulClassSize)) \
-    X(GetCodeInfo2, (ICorProfilerInfo15 *This, FunctionID functionID, ULONG32 cCodeInfos, \
-        ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO *codeInfos)) \
-    X(GetClassFromTokenAndTypeArgs, (ICorProfilerInfo15 *This, ModuleID moduleID, mdTypeDef typeDef, \
-        ULONG32 cTypeArgs, ClassID *typeArgs, ClassID *pClassID)) \
-    X(GetFunctionFromTokenAndTypeArgs, (ICorProfilerInfo15 *This, ModuleID moduleID, mdMethodDef funcDef, \
-        ClassID classId, ULONG32 cTypeArgs, ClassID *typeArgs, FunctionID *pFunctionID)) \
-    X(EnumModuleFrozenObjects, (ICorProfilerInfo15 *This, ModuleID moduleID, ICorProfilerObjectEnum **ppEnum)) \
-    X(GetArrayObjectInfo, (ICorProfilerInfo15 *This, ObjectID objectId, ULONG32 cDimensions, \
-        ULONG32 *pDimensionSizes, int *pDimensionLowerBounds, BYTE **ppData)) \
-    X(GetBoxClassLayout, (ICorProfilerInfo15 *This, ClassID classId, ULONG32 *pBufferOffset)) \
-    X(GetThreadAppDomain, (ICorProfilerInfo15 *This, ThreadID threadId, AppDomainID *pAppDomainId)) \
-    X(GetRVAStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, void **ppAddress)) \
-    X(GetAppDomainStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
-        AppDomainID appDomainId, void **ppAddress)) \
-    X(GetThreadStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
-        ThreadID threadId, void **ppAddress)) \
-    X(GetContextStaticAddress, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
-        ContextID contextId, void **ppAddress)) \
-    X(GetStaticFieldInfo, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
-        COR_PRF_STATIC_TYPE *pFieldInfo)) \
-    X(GetGenerationBounds, (ICorProfilerInfo15 *This, ULONG cObjectRanges, ULONG *pcObjectRanges, \
-        COR_PRF_GC_GENERATION_RANGE *ranges)) \
-    X(GetObjectGeneration, (ICorProfilerInfo15 *This, ObjectID objectId, COR_PRF_GC_GENERATION_RANGE *range)) \
-    X(GetNotifiedExceptionClauseInfo, (ICorProfilerInfo15 *This, COR_PRF_EX_CLAUSE_INFO *pinfo)) \
-    X(EnumJITedFunctions, (ICorProfilerInfo15 *This, ICorProfilerFunctionEnum **ppEnum)) \
-    X(SetFunctionIDMapper2, (ICorProfilerInfo15 *This, FunctionIDMapper2 *pFunc, void *clientData)) \
-    X(GetStringLayout2, (ICorProfilerInfo15 *This, ULONG *pStringLengthOffset, ULONG *pBufferOffset)) \
-    X(SetEnterLeaveFunctionHooks3, (ICorProfilerInfo15 *This, FunctionEnter3 *pFuncEnter3, \
-        FunctionLeave3 *pFuncLeave3, FunctionTailcall3 *pFuncTailcall3)) \
-    X(SetEnterLeaveFunctionHooks3WithInfo, (ICorProfilerInfo15 *This, \
-        FunctionEnter3WithInfo *pFuncEnter3WithInfo, FunctionLeave3WithInfo *pFuncLeave3WithInfo, \
-        FunctionTailcall3WithInfo *pFuncTailcall3WithInfo)) \
-    X(GetFunctionEnter3Info, (ICorProfilerInfo15 *This, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, \
-        COR_PRF_FRAME_INFO *pFrameInfo, ULONG *pcbArgumentInfo, \
-        COR_PRF_FUNCTION_ARGUMENT_INFO *pArgumentInfo)) \
-    X(GetFunctionLeave3Info, (ICorProfilerInfo15 *This, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, \
-        COR_PRF_FRAME_INFO *pFrameInfo, COR_PRF_FUNCTION_ARGUMENT_RANGE *pRetvalRange)) \
-    X(GetFunctionTailcall3Info, (ICorProfilerInfo15 *This, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, \
-        COR_PRF_FRAME_INFO *pFrameInfo)) \
-    X(GetThreadStaticAddress2, (ICorProfilerInfo15 *This, ClassID classId, mdFieldDef fieldToken, \
-        AppDomainID appDomainId, ThreadID threadId, void **ppAddress)) \
-    X(GetAppDomainsContainingModule, (ICorProfilerInfo15 *This, ModuleID moduleId, ULONG32 cAppDomainIds, \
-        ULONG32 *pcAppDomainIds, AppDomainID *appDomainIds)) \
-    X(InitializeCurrentThread, (ICorProfilerInfo15 *This)) \
-    X(RequestReJIT, (ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID *moduleIds, mdMethodDef *methodIds)) \
-    X(RequestRevert, (ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID *moduleIds, \
-        mdMethodDef *methodIds, HRESULT *status)) \
-    X(GetCodeInfo3, (ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId, ULONG32 cCodeInfos, \
-        ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO *codeInfos)) \
-    X(GetFunctionFromIP2, (ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *pFunctionId, ReJITID *pReJitId)) \
-    X(GetReJITIDs, (ICorProfilerInfo15 *This, FunctionID functionId, ULONG cReJitIds, ULONG *pcReJitIds, \
-        ReJITID *reJitIds)) \
-    X(GetILToNativeMapping2, (ICorProfilerInfo15 *This, FunctionID functionId, ReJITID reJitId, ULONG32 cMap, \
-        ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP *map)) \
-    X(GetObjectSize2, (ICorProfilerInfo15 *This, ObjectID objectId, SIZE_T *pcSize)) \
-    X(GetEventMask2, (ICorProfilerInfo15 *This, DWORD *pdwEventsLow, DWORD *pdwEventsHigh)) \
-    X(EnumNgenModuleMethodsInliningThisMethod, (ICorProfilerInfo15 *This, ModuleID inlinersModuleId, \
-        ModuleID inlineeModuleId, mdMethodDef inlineeMethodId, BOOL *incompleteData, \
-        ICorProfilerMethodEnum **ppEnum)) \
-    X(ApplyMetaData, (ICorProfilerInfo15 *This, ModuleID moduleId)) \
-    X(GetInMemorySymbolsLength, (ICorProfilerInfo15 *This, ModuleID moduleId, DWORD *pCountSymbolBytes)) \
-    X(ReadInMemorySymbols, (ICorProfilerInfo15 *This, ModuleID moduleId, DWORD symbolsReadOffset, \
-        BYTE *pSymbolBytes, DWORD countSymbolBytes, DWORD *pCountSymbolBytesRead)) \
-    X(IsFunctionDynamic, (ICorProfilerInfo15 *This, FunctionID functionId, BOOL *isDynamic)) \
-    X(GetFunctionFromIP3, (ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *functionId, ReJITID *pReJitId)) \
-    X(GetDynamicFunctionInfo, (ICorProfilerInfo15 *This, FunctionID functionId, ModuleID *moduleId, \
-        PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, ULONG cchName, ULONG *pcchName, WCHAR *wszName)) \
-    X(GetNativeCodeStartAddresses, (ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId, \
-        ULONG32 cCodeStartAddresses, ULONG32 *pcCodeStartAddresses, UINT_PTR *codeStartAddresses)) \
-    X(GetILToNativeMapping3, (ICorProfilerInfo15 *This, UINT_PTR pNativeCodeStartAddress, ULONG32 cMap, \
-        ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP *map)) \
-    X(GetCodeInfo4, (ICorProfilerInfo15 *This, UINT_PTR pNativeCodeStartAddress, ULONG32 cCodeInfos, \
-        ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO *codeInfos)) \
-    X(EnumerateObjectReferences, (ICorProfilerInfo15 *This, ObjectID objectId, \
-        ObjectReferenceCallback *callback, void *clientData)) \
-    X(IsFrozenObject, (ICorProfilerInfo15 *This, ObjectID objectId, BOOL *pbFrozen)) \
-    X(GetLOHObjectSizeThreshold, (ICorProfilerInfo15 *This, DWORD *pThreshold)) \
-    X(RequestReJITWithInliners, (ICorProfilerInfo15 *This, DWORD dwRejitFlags, ULONG cFunctions, \
-        ModuleID *moduleIds, mdMethodDef *methodIds)) \
-    X(SuspendRuntime, (ICorProfilerInfo15 *This)) \
-    X(ResumeRuntime, (ICorProfilerInfo15 *This)) \
-    X(GetEnvironmentVariable, (ICorProfilerInfo15 *This, const WCHAR *szName, ULONG cchValue, \
-        ULONG *pcchValue, WCHAR *szValue)) \
-    X(SetEnvironmentVariable, (ICorProfilerInfo15 *This, const WCHAR *szName, const WCHAR *szValue)) \
-    X(EventPipeStartSession, (ICorProfilerInfo15 *This, UINT32 cProviderConfigs, \
-        COR_PRF_EVENTPIPE_PROVIDER_CONFIG *pProviderConfigs, BOOL requestRundown, \
-        EVENTPIPE_SESSION *pSession)) \
-    X(EventPipeAddProviderToSession, (ICorProfilerInfo15 *This, EVENTPIPE_SESSION session, \
-        COR_PRF_EVENTPIPE_PROVIDER_CONFIG providerConfig)) \
-    X(EventPipeStopSession, (ICorProfilerInfo15 *This, EVENTPIPE_SESSION session)) \
-    X(EventPipeCreateProvider, (ICorProfilerInfo15 *This, const WCHAR *providerName, \
-        EVENTPIPE_PROVIDER *pProvider)) \
-    X(EventPipeGetProviderInfo, (ICorProfilerInfo15 *This, EVENTPIPE_PROVIDER provider, ULONG cchName, \
-        ULONG *pcchName, WCHAR *providerName)) \
-    X(EventPipeDefineEvent, (ICorProfilerInfo15 *This, EVENTPIPE_PROVIDER provider, const WCHAR *eventName, \
-        UINT32 eventID, UINT64 keywords, UINT32 eventVersion, UINT32 level, UINT8 opcode, BOOL needStack, \
-        UINT32 cParamDescs, COR_PRF_EVENTPIPE_PARAM_DESC *pParamDescs, EVENTPIPE_EVENT *pEvent)) \
-    X(EventPipeWriteEvent, (ICorProfilerInfo15 *This, EVENTPIPE_EVENT event, UINT32 cData, \
-        COR_PRF_EVENT_DATA *data, LPCGUID pActivityId, LPCGUID pRelatedActivityId)) \
-    X(CreateHandle, (ICorProfilerInfo15 *This, ObjectID object, COR_PRF_HANDLE_TYPE type, \
-        ObjectHandleID *pHandle)) \
-    X(DestroyHandle, (ICorProfilerInfo15 *This, ObjectHandleID handle)) \
-    X(GetObjectIDFromHandle, (ICorProfilerInfo15 *This, ObjectHandleID handle, ObjectID *pObject)) \
-    X(EnumerateNonGCObjects, (ICorProfilerInfo15 *This, ICorProfilerObjectEnum **ppEnum)) \
-    X(GetNonGCHeapBounds, (ICorProfilerInfo15 *This, ULONG cObjectRanges, ULONG *pcObjectRanges, \
-        COR_PRF_NONGC_HEAP_RANGE *ranges)) \
-    X(EventPipeCreateProvider2, (ICorProfilerInfo15 *This, const WCHAR *providerName, \
-        EventPipeProviderCallback *pCallback, EVENTPIPE_PROVIDER *pProvider)) \
-    X(EnumerateGCHeapObjects, (ICorProfilerInfo15 *This, ObjectCallback callback, void *callbackState)) \
-    /* end */
 
 #define FR_IMPORT_NOT_IMPLEMENTED(X) \
     X(CountEnum, (IMetaDataImport *This, HCORENUM hEnum, ULONG *pulCount)) \
@@ -1036,13 +883,15 @@ static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpe
     X(IsGlobal, (IMetaDataImport *This, mdToken pd, int *pbGlobal)) \
     /* end */
 
-#define INFO_STUB(name, params)                                                                   \
-    static HRESULT ni_##name params                                                              \
+#define CORPROF_INFO(slot, name, ret, params)                                                    \
+    static ret ni_##name params                                                                  \
     {                                                                                            \
         rt_of(This)->notimpl_calls++;                                                            \
         rt_of(This)->last_notimpl = #name;                                                       \
         return E_NOTIMPL;                                                                        \
     }
+#include "api/corprof_info.def"
+
 #define IMPORT_STUB(name, params)                                                                 \
     static HRESULT imp_ni_##name params                                                          \
     {                                                                                            \
@@ -1050,34 +899,36 @@ static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpe
         imp_of(This)->rt->last_notimpl = "IMetaDataImport::" #name;                              \
         return E_NOTIMPL;                                                                        \
     }
-FR_INFO_NOT_IMPLEMENTED(INFO_STUB)
 FR_IMPORT_NOT_IMPLEMENTED(IMPORT_STUB)
 
-#define INFO_STUB_ENTRY(name, params) .name = ni_##name,
 #define IMPORT_STUB_ENTRY(name, params) .name = imp_ni_##name,
 
-static const ICorProfilerInfoVtbl info_vtbl = {
-    .QueryInterface = info_QueryInterface,
-    .AddRef = info_AddRef,
-    .Release = info_Release,
-    .GetClassFromObject = info_GetClassFromObject,
-    .GetThreadInfo = info_GetThreadInfo,
-    .GetClassIDInfo = info_GetClassIDInfo,
-    .GetFunctionInfo = info_GetFunctionInfo,
-    .GetModuleMetaData = info_GetModuleMetaData,
-    .GetAppDomainInfo = info_GetAppDomainInfo,
-    .GetAssemblyInfo = info_GetAssemblyInfo,
-    .GetFunctionInfo2 = info_GetFunctionInfo2,
-    .GetClassIDInfo2 = info_GetClassIDInfo2,
-    .RequestProfilerDetach = info_RequestProfilerDetach,
-    .EnumModules = info_EnumModules,
-    .GetRuntimeInformation = info_GetRuntimeInformation,
-    .GetModuleInfo2 = info_GetModuleInfo2,
-    .EnumThreads = info_EnumThreads,
-    .EnumJITedFunctions2 = info_EnumJITedFunctions2,
-    .SetEventMask2 = info_SetEventMask2,
-    FR_INFO_NOT_IMPLEMENTED(INFO_STUB_ENTRY)
-};
+static ICorProfilerInfoVtbl info_vtbl;          /* filled by fill_info_vtbl */
+
+static void fill_info_vtbl(void)
+{
+#define CORPROF_INFO(slot, name, ret, params) info_vtbl.name = ni_##name;
+#include "api/corprof_info.def"
+    info_vtbl.QueryInterface = info_QueryInterface;
+    info_vtbl.AddRef = info_AddRef;
+    info_vtbl.Release = info_Release;
+    info_vtbl.GetClassFromObject = info_GetClassFromObject;
+    info_vtbl.GetThreadInfo = info_GetThreadInfo;
+    info_vtbl.GetClassIDInfo = info_GetClassIDInfo;
+    info_vtbl.GetFunctionInfo = info_GetFunctionInfo;
+    info_vtbl.GetModuleMetaData = info_GetModuleMetaData;
+    info_vtbl.GetAppDomainInfo = info_GetAppDomainInfo;
+    info_vtbl.GetAssemblyInfo = info_GetAssemblyInfo;
+    info_vtbl.GetFunctionInfo2 = info_GetFunctionInfo2;
+    info_vtbl.GetClassIDInfo2 = info_GetClassIDInfo2;
+    info_vtbl.RequestProfilerDetach = info_RequestProfilerDetach;
+    info_vtbl.EnumModules = info_EnumModules;
+    info_vtbl.GetRuntimeInformation = info_GetRuntimeInformation;
+    info_vtbl.GetModuleInfo2 = info_GetModuleInfo2;
+    info_vtbl.EnumThreads = info_EnumThreads;
+    info_vtbl.EnumJITedFunctions2 = info_EnumJITedFunctions2;
+    info_vtbl.SetEventMask2 = info_SetEventMask2;
+}
 
 static const IMetaDataImportVtbl import_vtbl = {
     .QueryInterface = imp_QueryInterface,
@@ -1109,6 +960,7 @@ static int empty_slots(const void *vtbl, size_t n)
 void fr_init(fake_runtime *rt)
 {
     memset(rt, 0, sizeof(*rt));
+    fill_info_vtbl();
     rt->info.lpVtbl = &info_vtbl;
     rt->info_refs = 1;
     if (empty_slots(&info_vtbl, COM_VTBL_ENTRIES(ICorProfilerInfoVtbl)) ||

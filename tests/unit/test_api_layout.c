@@ -5,7 +5,7 @@
  * most important checks at run time (so a failure shows up as a named test,
  * not just a compile error) and check what the compiler cannot: the IID
  * values in guids.c.  Expected values are taken from the reference facts:
- * /work/shared/reference/corprof-facts.md (sections 0-6) and
+ * shared/reference/corprof-facts.md (sections 0-6) and
  * metadata-facts.md (sections 1.1, 1.2, 2.4).  In particular every IID is
  * re-parsed here from its canonical string form in those tables and compared
  * with the constant in guids.c, so a typo there fails a test.

@@ -1,0 +1,79 @@
+/* control_protocol.h - the line protocol between `clrprobe attach`
+ * (src/cli/cmd_attach.c) and the agent it attached (src/agent/control.c,
+ * src/agent/attach.c), defined once for both ends.  The command listens on
+ * a Unix stream socket (its path travels in the configuration as ctl=); the
+ * agent connects from InitializeForAttach.
+ *
+ *   agent -> command:  "hello PID"            connected
+ *                      "error TEXT"           activation refused, and why
+ *                      "ready M A T F NS"     catch-up done (modules, assemblies,
+ *                                             threads, functions, its duration in ns)
+ *                      "detaching"            RequestProfilerDetach accepted
+ *                      "detach-failed HR"     RequestProfilerDetach refused
+ *                      "detached"             ProfilerDetachSucceeded: trace closed
+ *                      "exited"               the process is shutting down
+ *   command -> agent:  "trace" + an fd        the trace file (SCM_RIGHTS), right after
+ *                                             "hello" when the configuration has no output
+ *                      "detach"               stop recording and detach
+ *                      (end of stream)        the command went away: detach too
+ *
+ * Every message is one line ending in '\n'.  A message with arguments is its
+ * word, one space and the arguments (the *_FMT formats below, printf's and,
+ * for "ready", scanf's too); one without is the word alone.  HR is written
+ * as 0x%08x, TEXT is escaped (common/escape.h) so it cannot break the line.
+ * "trace\n" is sent as exactly its CP_CTL_TRACE_LEN bytes in one sendmsg
+ * with the descriptor, and received as exactly that many. */
+#ifndef CLRPROBE_COMMON_CONTROL_PROTOCOL_H
+#define CLRPROBE_COMMON_CONTROL_PROTOCOL_H
+
+#include <string.h>
+
+/* A buffer that holds any line the agent sends, its newline and a NUL: the
+ * agent cuts a longer line to fit (src/agent/control.c, control_send). */
+#define CP_CTL_LINE_MAX 600
+
+/* ---- agent -> command: the words ---- */
+#define CP_CTL_HELLO          "hello"
+#define CP_CTL_ERROR          "error"
+#define CP_CTL_READY          "ready"
+#define CP_CTL_DETACHING      "detaching"
+#define CP_CTL_DETACH_FAILED  "detach-failed"
+#define CP_CTL_DETACHED       "detached"
+#define CP_CTL_EXITED         "exited"
+
+/* ... and the lines with arguments, without the newline. */
+#define CP_CTL_HELLO_FMT          CP_CTL_HELLO " %d"                  /* PID */
+#define CP_CTL_ERROR_FMT          CP_CTL_ERROR " %s"                  /* TEXT, escaped */
+#define CP_CTL_DETACH_FAILED_FMT  CP_CTL_DETACH_FAILED " 0x%08x"      /* HR */
+/* "ready"'s arguments: modules, assemblies, threads, functions (unsigned)
+ * and the catch-up's duration in ns (unsigned long long); the same format
+ * writes them (agent) and reads them (command). */
+#define CP_CTL_READY_ARGS_FMT     "%u %u %u %u %llu"
+#define CP_CTL_READY_FMT          CP_CTL_READY " " CP_CTL_READY_ARGS_FMT
+
+/* ---- command -> agent ---- */
+/* The message that carries the trace file's descriptor (SCM_RIGHTS). */
+#define CP_CTL_TRACE       "trace\n"
+#define CP_CTL_TRACE_LEN   6
+/* The request to detach. */
+#define CP_CTL_DETACH      "detach\n"
+#define CP_CTL_DETACH_LEN  7
+
+_Static_assert(sizeof(CP_CTL_TRACE) - 1 == CP_CTL_TRACE_LEN, "CP_CTL_TRACE_LEN is the length of CP_CTL_TRACE");
+_Static_assert(sizeof(CP_CTL_DETACH) - 1 == CP_CTL_DETACH_LEN, "CP_CTL_DETACH_LEN is the length of CP_CTL_DETACH");
+
+/* The arguments of line (without its newline) if it is message word with
+ * arguments ("word ARGS"), else NULL. */
+static inline const char *cp_ctl_args(const char *line, const char *word)
+{
+    size_t n = strlen(word);
+    return strncmp(line, word, n) == 0 && line[n] == ' ' ? line + n + 1 : NULL;
+}
+
+/* Whether line (without its newline) is exactly the message word. */
+static inline int cp_ctl_is(const char *line, const char *word)
+{
+    return strcmp(line, word) == 0;
+}
+
+#endif

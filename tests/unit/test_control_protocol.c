@@ -1,0 +1,52 @@
+/* test_control_protocol.c - the words and formats of the control protocol
+ * (src/common/control_protocol.h) produce the exact bytes the protocol
+ * documents, and the command's helpers read them back. */
+#include "unit.h"
+#include "common/control_protocol.h"
+
+TEST(control_protocol_bytes)
+{
+    char line[CP_CTL_LINE_MAX];
+
+    snprintf(line, sizeof(line), CP_CTL_HELLO_FMT, 4242);
+    CHECK_STR(line, "hello 4242");
+    snprintf(line, sizeof(line), CP_CTL_ERROR_FMT, "no \\\"x\\\"");
+    CHECK_STR(line, "error no \\\"x\\\"");
+    snprintf(line, sizeof(line), CP_CTL_READY_FMT, 1u, 2u, 3u, 4u, 5000000000ull);
+    CHECK_STR(line, "ready 1 2 3 4 5000000000");
+    snprintf(line, sizeof(line), CP_CTL_DETACH_FAILED_FMT, 0x80131367u);
+    CHECK_STR(line, "detach-failed 0x80131367");
+    CHECK_STR(CP_CTL_DETACHING, "detaching");
+    CHECK_STR(CP_CTL_DETACHED, "detached");
+    CHECK_STR(CP_CTL_EXITED, "exited");
+    CHECK_STR(CP_CTL_TRACE, "trace\n");
+    CHECK_EQ(strlen(CP_CTL_TRACE), CP_CTL_TRACE_LEN);
+    CHECK_STR(CP_CTL_DETACH, "detach\n");
+    CHECK_EQ(strlen(CP_CTL_DETACH), CP_CTL_DETACH_LEN);
+}
+
+TEST(control_protocol_parse)
+{
+    unsigned m = 0, a = 0, t = 0, f = 0;
+    unsigned long long ns = 0;
+    const char *args;
+
+    CHECK_STR(cp_ctl_args("hello 17", CP_CTL_HELLO), "17");
+    CHECK(cp_ctl_args("hello", CP_CTL_HELLO) == NULL);          /* a word with arguments needs them */
+    CHECK(cp_ctl_args("helloo 1", CP_CTL_HELLO) == NULL);
+    CHECK_STR(cp_ctl_args("error ", CP_CTL_ERROR), "");
+    CHECK_STR(cp_ctl_args("detach-failed 0x80004005", CP_CTL_DETACH_FAILED), "0x80004005");
+    CHECK(cp_ctl_args("detached", CP_CTL_DETACH_FAILED) == NULL);
+    CHECK(cp_ctl_is("detached", CP_CTL_DETACHED));
+    CHECK(!cp_ctl_is("detaching", CP_CTL_DETACHED));
+    CHECK(!cp_ctl_is("exited ", CP_CTL_EXITED));
+
+    args = cp_ctl_args("ready 12 3 4 567 890123", CP_CTL_READY);
+    CHECK(args != NULL);
+    CHECK_EQ(sscanf(args ? args : "", CP_CTL_READY_ARGS_FMT, &m, &a, &t, &f, &ns), 5);
+    CHECK_EQ(m, 12);
+    CHECK_EQ(a, 3);
+    CHECK_EQ(t, 4);
+    CHECK_EQ(f, 567);
+    CHECK_EQ(ns, 890123);
+}
