@@ -127,6 +127,11 @@ int emit_begin_catchup(profiler *p, emit *e, int kind)
 
 int emit_begin(profiler *p, emit *e, int kind)
 {
+    return emit_begin_at(p, e, kind, 0);
+}
+
+int emit_begin_at(profiler *p, emit *e, int kind, uint64_t t)
+{
     uint8_t *buf;
 
     if (!atomic_load_explicit(&p->recording, memory_order_relaxed))
@@ -137,7 +142,7 @@ int emit_begin(profiler *p, emit *e, int kind)
     buf = trace_buffer_begin(e->ts->buf);
     if (!buf)
         return 0;
-    trace_rec_begin(&e->r, buf, TRACE_MAX_RECORD, kind, e->ts->tid, cp_monotonic_ns());
+    trace_rec_begin(&e->r, buf, TRACE_MAX_RECORD, kind, e->ts->tid, t ? t : cp_monotonic_ns());
     return 1;
 }
 
@@ -150,10 +155,36 @@ void emit_id(profiler *p, int kind, uint64_t id)
 {
     emit e;
 
-    if (emit_begin(p, &e, kind)) {
-        trace_rec_u64(&e.r, id);
-        emit_end(&e);
+    switch (kind) {
+    case TK_APPDOMAIN_SHUTDOWN: case TK_ASSEMBLY_UNLOAD: case TK_MODULE_UNLOAD: case TK_CLASS_UNLOAD:
+    case TK_THREAD_CREATE: case TK_THREAD_DESTROY:
+        break;
+    default:
+        return;
     }
+    if (!emit_begin(p, &e, kind))
+        return;
+    switch (kind) {
+    case TK_APPDOMAIN_SHUTDOWN:
+        rec_appdomain_shutdown_put(&e.r, &(rec_appdomain_shutdown){ .id = id });
+        break;
+    case TK_ASSEMBLY_UNLOAD:
+        rec_assembly_unload_put(&e.r, &(rec_assembly_unload){ .id = id });
+        break;
+    case TK_MODULE_UNLOAD:
+        rec_module_unload_put(&e.r, &(rec_module_unload){ .id = id });
+        break;
+    case TK_CLASS_UNLOAD:
+        rec_class_unload_put(&e.r, &(rec_class_unload){ .id = id });
+        break;
+    case TK_THREAD_CREATE:
+        rec_thread_create_put(&e.r, &(rec_thread_create){ .thread = id });
+        break;
+    case TK_THREAD_DESTROY:
+        rec_thread_destroy_put(&e.r, &(rec_thread_destroy){ .thread = id });
+        break;
+    }
+    emit_end(&e);
 }
 
 void profiler_note(profiler *p, const char *fmt, ...)
@@ -166,7 +197,7 @@ void profiler_note(profiler *p, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     if (emit_begin(p, &e, TK_NOTE)) {
-        trace_rec_str(&e.r, text);
+        rec_note_put(&e.r, &(rec_note){ .text = text });
         emit_end(&e);
     }
 }
