@@ -8,7 +8,8 @@
  *                          trace_rec_begin() (or the agent's emit_begin())
  *                          started; inline, allocation-free
  *   rec_jit_decode(r, &v, a)  a record's fields into v
- *   rec_decode(r, &any, a) any kind into the union rec_any
+ *   rec_put(r, kind, &any), rec_decode(r, &any, a)
+ *                          any kind, from or into the union rec_any
  *
  * A decoded string is a NUL-terminated copy in memory from a (a NUL inside
  * the string becomes C0 80, trace_str_copy); an empty string is the
@@ -93,6 +94,19 @@ static inline void rec_put_frames(trace_rec *r, uint16_t n, const uint64_t *fram
 #undef F_NONE
 #undef R_STR
 #undef R_U32
+
+/* Any kind: encodes the member of v that kind names (nothing for a kind the
+ * catalogue does not have).  For tests and tools; the agent calls each
+ * kind's own encoder. */
+static inline void rec_put(trace_rec *r, int kind, const rec_any *v)
+{
+    switch (kind) {
+#define RECORD(NAME, num, name, fields, report) case TK_##NAME: rec_##name##_put(r, &v->name); break;
+#include "trace/records.def"
+#undef RECORD
+    default: break;
+    }
+}
 
 /* ---- decoders (records.c) ---- */
 
