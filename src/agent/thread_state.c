@@ -153,38 +153,22 @@ void emit_end(emit *e)
 
 void emit_id(profiler *p, int kind, uint64_t id)
 {
+    rec_any v;
     emit e;
 
     switch (kind) {
-    case TK_APPDOMAIN_SHUTDOWN: case TK_ASSEMBLY_UNLOAD: case TK_MODULE_UNLOAD: case TK_CLASS_UNLOAD:
-    case TK_THREAD_CREATE: case TK_THREAD_DESTROY:
-        break;
-    default:
-        return;
+    case TK_APPDOMAIN_SHUTDOWN: v.appdomain_shutdown = (rec_appdomain_shutdown){ .id = id }; break;
+    case TK_ASSEMBLY_UNLOAD: v.assembly_unload = (rec_assembly_unload){ .id = id }; break;
+    case TK_MODULE_UNLOAD: v.module_unload = (rec_module_unload){ .id = id }; break;
+    case TK_CLASS_UNLOAD: v.class_unload = (rec_class_unload){ .id = id }; break;
+    case TK_THREAD_CREATE: v.thread_create = (rec_thread_create){ .thread = id }; break;
+    case TK_THREAD_DESTROY: v.thread_destroy = (rec_thread_destroy){ .thread = id }; break;
+    default: return;
     }
-    if (!emit_begin(p, &e, kind))
-        return;
-    switch (kind) {
-    case TK_APPDOMAIN_SHUTDOWN:
-        rec_appdomain_shutdown_put(&e.r, &(rec_appdomain_shutdown){ .id = id });
-        break;
-    case TK_ASSEMBLY_UNLOAD:
-        rec_assembly_unload_put(&e.r, &(rec_assembly_unload){ .id = id });
-        break;
-    case TK_MODULE_UNLOAD:
-        rec_module_unload_put(&e.r, &(rec_module_unload){ .id = id });
-        break;
-    case TK_CLASS_UNLOAD:
-        rec_class_unload_put(&e.r, &(rec_class_unload){ .id = id });
-        break;
-    case TK_THREAD_CREATE:
-        rec_thread_create_put(&e.r, &(rec_thread_create){ .thread = id });
-        break;
-    case TK_THREAD_DESTROY:
-        rec_thread_destroy_put(&e.r, &(rec_thread_destroy){ .thread = id });
-        break;
+    if (emit_begin(p, &e, kind)) {
+        rec_put(&e.r, kind, &v);
+        emit_end(&e);
     }
-    emit_end(&e);
 }
 
 void profiler_note(profiler *p, const char *fmt, ...)

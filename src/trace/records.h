@@ -6,7 +6,9 @@
  *                          fields the report fills in)
  *   rec_jit_put(r, &v)     encodes v after the record header that
  *                          trace_rec_begin() (or the agent's emit_begin())
- *                          started; inline, allocation-free
+ *                          started, and sets the header's kind to TK_JIT (a
+ *                          record always has its kind's fields); inline,
+ *                          allocation-free
  *   rec_jit_decode(r, &v, a)  a record's fields into v
  *   rec_put(r, kind, &any), rec_decode(r, &any, a)
  *                          any kind, from or into the union rec_any
@@ -80,8 +82,13 @@ static inline void rec_put_frames(trace_rec *r, uint16_t n, const uint64_t *fram
 #define F_NONE
 #define R_STR(x)
 #define R_U32(x)
-#define RECORD(NAME, num, name, fields, report) \
-    static inline void rec_##name##_put(trace_rec *r, const rec_##name *v) { (void)r; (void)v; fields }
+#define RECORD(NAME, num, name, fields, report)                              \
+    static inline void rec_##name##_put(trace_rec *r, const rec_##name *v)   \
+    {                                                                        \
+        (void)v;                                                             \
+        r->start[0] = TK_##NAME;                                             \
+        fields                                                               \
+    }
 #include "trace/records.def"
 #undef RECORD
 #undef F_U16
