@@ -27,10 +27,10 @@ LDLIBS  := -lz -lpthread
 AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c $(wildcard src/common/*.c) src/trace/writer.c
 # The command.
 CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/ipc/*.c) $(wildcard src/common/*.c) \
-             src/trace/reader.c
+             src/trace/reader.c src/trace/records.c
 # Unit tests: the pure parts plus the tests themselves.
 UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.c) \
-             src/trace/writer.c src/trace/reader.c $(wildcard src/agent/*.c) \
+             src/trace/writer.c src/trace/reader.c src/trace/records.c $(wildcard src/agent/*.c) \
              $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
              $(wildcard src/ipc/*.c)
 

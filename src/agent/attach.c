@@ -176,26 +176,19 @@ unsigned catchup_module(profiler *p, ModuleID m)
             char dname[512];
             names_appdomain(p->names, domain, dname, sizeof(dname));
             if (emit_begin_catchup(p, &e, TK_APPDOMAIN_CREATE)) {
-                trace_rec_u64(&e.r, domain);
-                trace_rec_str(&e.r, dname);
+                rec_appdomain_create_put(&e.r, &(rec_appdomain_create){ .id = domain, .name = dname });
                 emit_end(&e);
             }
         }
         if ((p->cfg.collect & CP_COLLECT_ASSEMBLIES) && emit_begin_catchup(p, &e, TK_ASSEMBLY_LOAD)) {
-            trace_rec_u64(&e.r, assembly);
-            trace_rec_u64(&e.r, domain);
-            trace_rec_u64(&e.r, manifest);
-            trace_rec_str(&e.r, name);
-            trace_rec_str(&e.r, version);
+            rec_assembly_load_put(&e.r, &(rec_assembly_load){ .id = assembly, .appdomain = domain,
+                                                              .module = manifest, .name = name, .version = version });
             emit_end(&e);
         }
     }
     if ((p->cfg.collect & CP_COLLECT_MODULES) && emit_begin_catchup(p, &e, TK_MODULE_LOAD)) {
-        trace_rec_u64(&e.r, m);
-        trace_rec_u64(&e.r, assembly);
-        trace_rec_u32(&e.r, flags);
-        trace_rec_u32(&e.r, 0);
-        trace_rec_str(&e.r, path);
+        rec_module_load_put(&e.r, &(rec_module_load){ .id = m, .assembly = assembly, .flags = flags, .hr = 0,
+                                                      .path = path });
         emit_end(&e);
     }
     return reported;
@@ -244,15 +237,14 @@ static unsigned catchup_threads(profiler *p)
                 if (FAILED(INFO(p)->GetThreadInfo(p->info, ids[i], &os_tid)))
                     os_tid = 0;
                 if (emit_begin_catchup(p, &e, TK_THREAD_CREATE)) {
-                    trace_rec_u64(&e.r, ids[i]);
+                    rec_thread_create_put(&e.r, &(rec_thread_create){ .thread = ids[i] });
                     emit_end(&e);
                 }
                 if (os_tid) {
                     thread_kernel_name(os_tid, name, sizeof(name));
                     if (emit_begin_catchup(p, &e, TK_THREAD_OS)) {
-                        trace_rec_u64(&e.r, ids[i]);
-                        trace_rec_u32(&e.r, os_tid);
-                        trace_rec_str(&e.r, name);
+                        rec_thread_os_put(&e.r, &(rec_thread_os){ .thread = ids[i], .os_tid = os_tid,
+                                                                  .os_name = name });
                         emit_end(&e);
                     }
                 }
@@ -276,11 +268,7 @@ static void catchup_function(profiler *p, FunctionID f)
     if (module && cu_state_of(p->modules, module) == CU_UNKNOWN)
         catchup_module(p, module);
     if (emit_begin_catchup(p, &e, TK_JIT)) {
-        trace_rec_u64(&e.r, f);
-        trace_rec_u64(&e.r, module);
-        trace_rec_u64(&e.r, 0);
-        trace_rec_u32(&e.r, 0);
-        trace_rec_str(&e.r, name);
+        rec_jit_put(&e.r, &(rec_jit){ .function = f, .module = module, .duration_ns = 0, .hr = 0, .name = name });
         emit_end(&e);
     }
 }
@@ -351,11 +339,8 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
     functions = catchup_functions(p);
     took = cp_monotonic_ns() - t0;
     if (emit_begin(p, &e, TK_ATTACH)) {
-        trace_rec_u32(&e.r, modules);
-        trace_rec_u32(&e.r, assemblies);
-        trace_rec_u32(&e.r, threads);
-        trace_rec_u32(&e.r, functions);
-        trace_rec_u64(&e.r, took);
+        rec_attach_put(&e.r, &(rec_attach){ .modules = modules, .assemblies = assemblies, .threads = threads,
+                                            .functions = functions, .catchup_ns = took });
         emit_end(&e);
     }
     trace_writer_flush(p->writer);

@@ -27,8 +27,7 @@ HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj)
         return S_OK;
     exception_type(p, obj, type, sizeof(type), &cls);
     if (emit_begin(p, &e, TK_EXCEPTION_THROWN)) {
-        trace_rec_u64(&e.r, cls);
-        trace_rec_str(&e.r, type);
+        rec_exception_thrown_put(&e.r, &(rec_exception_thrown){ .class_id = cls, .type = type });
         emit_end(&e);
     }
     return S_OK;
@@ -48,9 +47,8 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
     names_function(p->names, fid, function, sizeof(function), &module);
     attach_saw_module(p, module);
     if (emit_begin(p, &e, TK_EXCEPTION_CATCH)) {
-        trace_rec_u64(&e.r, fid);
-        trace_rec_str(&e.r, type);
-        trace_rec_str(&e.r, function);
+        rec_exception_catch_put(&e.r, &(rec_exception_catch){ .function = fid, .type = type,
+                                                              .function_name = function });
         emit_end(&e);
     }
     return S_OK;

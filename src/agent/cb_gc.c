@@ -15,8 +15,7 @@ HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGeneratio
         if (collected[g])
             mask |= 1u << g;
     if (emit_begin(p, &e, TK_GC_START)) {
-        trace_rec_u32(&e.r, mask);
-        trace_rec_u32(&e.r, (uint32_t)reason);
+        rec_gc_start_put(&e.r, &(rec_gc_start){ .generations = mask, .reason = (uint32_t)reason });
         emit_end(&e);
     }
     return S_OK;
@@ -31,8 +30,10 @@ HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
      * GC already in progress: ignore everything until a start is seen. */
     if (!atomic_load(&p->gc_started))
         return S_OK;
-    if (emit_begin(p, &e, TK_GC_END))
+    if (emit_begin(p, &e, TK_GC_END)) {
+        rec_gc_end_put(&e.r, &(rec_gc_end){ 0 });
         emit_end(&e);
+    }
     return S_OK;
 }
 
@@ -69,8 +70,8 @@ HRESULT cb_RuntimeResumeFinished(ICorProfilerCallback11 *This)
         return S_OK;                  /* (after an attach: a suspension that began before it) */
     ts->suspend_open = 0;
     if (emit_begin(p, &e, TK_SUSPEND)) {
-        trace_rec_u32(&e.r, ts->suspend_reason);
-        trace_rec_u64(&e.r, cp_monotonic_ns() - ts->suspend_start);
+        rec_suspend_put(&e.r, &(rec_suspend){ .reason = ts->suspend_reason,
+                                              .duration_ns = cp_monotonic_ns() - ts->suspend_start });
         emit_end(&e);
     }
     return S_OK;

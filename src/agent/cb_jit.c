@@ -42,11 +42,8 @@ HRESULT cb_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID fid, 
     names_function(p->names, fid, name, sizeof(name), &module);
     attach_saw_module(p, module);
     if (emit_begin(p, &e, TK_JIT)) {
-        trace_rec_u64(&e.r, fid);
-        trace_rec_u64(&e.r, module);
-        trace_rec_u64(&e.r, duration);
-        trace_rec_u32(&e.r, (uint32_t)hr);
-        trace_rec_str(&e.r, name);
+        rec_jit_put(&e.r, &(rec_jit){ .function = fid, .module = module, .duration_ns = duration,
+                                      .hr = (uint32_t)hr, .name = name });
         emit_end(&e);
     }
     return S_OK;
@@ -71,9 +68,7 @@ HRESULT cb_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, Functio
         return S_OK;
     names_function(p->names, fid, name, sizeof(name), &module);
     if (emit_begin(p, &e, TK_PRECOMPILED)) {
-        trace_rec_u64(&e.r, fid);
-        trace_rec_u64(&e.r, module);
-        trace_rec_str(&e.r, name);
+        rec_precompiled_put(&e.r, &(rec_precompiled){ .function = fid, .module = module, .name = name });
         emit_end(&e);
     }
     return S_OK;

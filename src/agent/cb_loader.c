@@ -18,8 +18,7 @@ HRESULT cb_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID i
         return S_OK;
     names_appdomain(p->names, id, name, sizeof(name));
     if (emit_begin(p, &e, TK_APPDOMAIN_CREATE)) {
-        trace_rec_u64(&e.r, id);
-        trace_rec_str(&e.r, name);
+        rec_appdomain_create_put(&e.r, &(rec_appdomain_create){ .id = id, .name = name });
         emit_end(&e);
     }
     return S_OK;
@@ -50,11 +49,8 @@ HRESULT cb_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID id, HRE
         return S_OK;
     names_assembly(p->names, id, name, sizeof(name), version, sizeof(version), &domain, &module);
     if (emit_begin(p, &e, TK_ASSEMBLY_LOAD)) {
-        trace_rec_u64(&e.r, id);
-        trace_rec_u64(&e.r, domain);
-        trace_rec_u64(&e.r, module);
-        trace_rec_str(&e.r, name);
-        trace_rec_str(&e.r, version);
+        rec_assembly_load_put(&e.r, &(rec_assembly_load){ .id = id, .appdomain = domain, .module = module,
+                                                          .name = name, .version = version });
         emit_end(&e);
     }
     return S_OK;
@@ -87,11 +83,8 @@ HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT
     if (SUCCEEDED(hr))
         names_module(p->names, id, path, sizeof(path), &assembly, &flags);
     if (emit_begin(p, &e, TK_MODULE_LOAD)) {
-        trace_rec_u64(&e.r, id);
-        trace_rec_u64(&e.r, assembly);
-        trace_rec_u32(&e.r, flags);
-        trace_rec_u32(&e.r, (uint32_t)hr);
-        trace_rec_str(&e.r, path);
+        rec_module_load_put(&e.r, &(rec_module_load){ .id = id, .assembly = assembly, .flags = flags,
+                                                      .hr = (uint32_t)hr, .path = path });
         emit_end(&e);
     }
     return S_OK;
@@ -122,9 +115,7 @@ HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT h
         return S_OK;
     names_class(p->names, id, name, sizeof(name), &module);
     if (emit_begin(p, &e, TK_CLASS_LOAD)) {
-        trace_rec_u64(&e.r, id);
-        trace_rec_u64(&e.r, module);
-        trace_rec_str(&e.r, name);
+        rec_class_load_put(&e.r, &(rec_class_load){ .id = id, .module = module, .name = name });
         emit_end(&e);
     }
     return S_OK;

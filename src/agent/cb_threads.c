@@ -36,9 +36,7 @@ HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, D
         return S_OK;
     thread_kernel_name(os_tid, name, sizeof(name));
     if (emit_begin(p, &e, TK_THREAD_OS)) {
-        trace_rec_u64(&e.r, id);
-        trace_rec_u32(&e.r, os_tid);
-        trace_rec_str(&e.r, name);
+        rec_thread_os_put(&e.r, &(rec_thread_os){ .thread = id, .os_tid = os_tid, .os_name = name });
         emit_end(&e);
     }
     return S_OK;
@@ -58,8 +56,7 @@ HRESULT cb_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID id, ULONG cc
         return S_OK;
     len = names_utf16_to_utf8_whole(name ? name : (WCHAR *)u"", name ? cch : 0, utf8, sizeof(utf8));
     if (emit_begin(p, &e, TK_THREAD_NAME)) {
-        trace_rec_u64(&e.r, id);
-        trace_rec_strn(&e.r, utf8, len);
+        rec_thread_name_put(&e.r, &(rec_thread_name){ .thread = id, .name = utf8, .name_len = (uint16_t)len });
         emit_end(&e);
     }
     return S_OK;

@@ -14,6 +14,7 @@
 #include "common/config.h"
 #include "common/clock.h"
 #include "trace/format.h"
+#include "trace/records.h"
 #include "trace/writer.h"
 
 typedef struct names names;
@@ -95,9 +96,10 @@ thread_state *thread_state_get(profiler *p);
 /* Frees every thread state (instance teardown, after the TLS key is gone). */
 void thread_state_free_all(profiler *p);
 
-/* Appending one record from a callback:
+/* Appending one record from a callback, encoded by the kind's encoder from
+ * the record catalogue (trace/records.h):
  *     emit e;
- *     if (emit_begin(p, &e, TK_X)) { trace_rec_u64(&e.r, ...); emit_end(&e); }
+ *     if (emit_begin(p, &e, TK_X)) { rec_x_put(&e.r, &(rec_x){ .field = ... }); emit_end(&e); }
  * Between begin and end the thread's buffer is locked: never call into the
  * runtime there (resolve names before emit_begin). */
 typedef struct emit {
@@ -106,12 +108,17 @@ typedef struct emit {
 } emit;
 
 int emit_begin(profiler *p, emit *e, int kind);
+/* The same with the record's time t (CLOCK_MONOTONIC ns; 0: now) instead of
+ * now: the sampler gives all the records of a tick the tick's time. */
+int emit_begin_at(profiler *p, emit *e, int kind, uint64_t t);
 void emit_end(emit *e);
 
 /* The same for a record learned by the attach catch-up. */
 int emit_begin_catchup(profiler *p, emit *e, int kind);
 
-/* A record whose only field is one runtime ID (unloads, thread events). */
+/* A record whose only field is one runtime ID: TK_APPDOMAIN_SHUTDOWN,
+ * TK_ASSEMBLY_UNLOAD, TK_MODULE_UNLOAD, TK_CLASS_UNLOAD, TK_THREAD_CREATE,
+ * TK_THREAD_DESTROY (nothing is written for another kind). */
 void emit_id(profiler *p, int kind, uint64_t id);
 
 /* Stops and joins the flusher thread, if it runs (lifecycle.c). */

@@ -231,13 +231,11 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
             names_function(p->names, fr[k], name, sizeof(name), &module);
             if (gate)
                 cu_gate_leave(&p->gate);
-            if (emit_begin(p, &e, TK_FUNC_NAME)) {
-                /* stamped with the tick's time, like the samples it names, and
-                 * written before them: in force when the reader meets them */
-                trace_put_u64(e.r.start + 8, t);
-                trace_rec_u64(&e.r, fr[k]);
-                trace_rec_u64(&e.r, module);
-                trace_rec_str(&e.r, name);
+            /* stamped with the tick's time, like the samples it names, and
+             * written before them: in force when the reader meets them */
+            if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
+                rec_function_name_put(&e.r, &(rec_function_name){ .function = fr[k], .module = module,
+                                                                   .name = name });
                 emit_end(&e);
             }
             named_add(s, fr[k]);
@@ -246,15 +244,10 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
 
     for (size_t i = 0; i < n; i++) {
         const slot *sl = &s->slots[i];
-        if (!emit_begin(p, &e, TK_SAMPLE))
+        if (!emit_begin_at(p, &e, TK_SAMPLE, t))   /* all samples of a tick share its time */
             return;
-        trace_put_u64(e.r.start + 8, t);   /* all samples of a tick share its time */
-        trace_rec_u64(&e.r, sl->thread);
-        trace_rec_u32(&e.r, sl->os_tid);
-        trace_rec_u64(&e.r, sl->cpu_delta);
-        trace_rec_u16(&e.r, sl->nframes);
-        for (uint16_t k = 0; k < sl->nframes; k++)
-            trace_rec_u64(&e.r, s->frames[i * MAX_FRAMES + k]);
+        rec_sample_put(&e.r, &(rec_sample){ .thread = sl->thread, .os_tid = sl->os_tid, .cpu_ns = sl->cpu_delta,
+                                            .nframes = sl->nframes, .frames = s->frames + i * MAX_FRAMES });
         emit_end(&e);
     }
 }
@@ -317,11 +310,10 @@ static void tick(profiler *p, struct sampler *s)
     write_tick(p, s, n, t, unloads);
     cpu1 = own_cpu();
     if (emit_begin(p, &e, TK_SAMPLER_TICK)) {
-        trace_rec_u64(&e.r, suspended);
-        trace_rec_u64(&e.r, cpu1 > cpu0 ? cpu1 - cpu0 : 0);
-        trace_rec_u32(&e.r, (uint32_t)n);
-        trace_rec_u32(&e.r, failed);
-        trace_rec_u64(&e.r, 1000000000u / (uint64_t)s->rate);
+        rec_sampler_tick_put(&e.r, &(rec_sampler_tick){ .suspend_ns = suspended,
+                                                        .sampler_cpu_ns = cpu1 > cpu0 ? cpu1 - cpu0 : 0,
+                                                        .threads = (uint32_t)n, .failed = failed,
+                                                        .period_ns = 1000000000u / (uint64_t)s->rate });
         emit_end(&e);
     }
     /* more threads than room: grow for the next tick (outside the suspension) */

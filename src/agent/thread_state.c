@@ -127,6 +127,11 @@ int emit_begin_catchup(profiler *p, emit *e, int kind)
 
 int emit_begin(profiler *p, emit *e, int kind)
 {
+    return emit_begin_at(p, e, kind, 0);
+}
+
+int emit_begin_at(profiler *p, emit *e, int kind, uint64_t t)
+{
     uint8_t *buf;
 
     if (!atomic_load_explicit(&p->recording, memory_order_relaxed))
@@ -137,7 +142,7 @@ int emit_begin(profiler *p, emit *e, int kind)
     buf = trace_buffer_begin(e->ts->buf);
     if (!buf)
         return 0;
-    trace_rec_begin(&e->r, buf, TRACE_MAX_RECORD, kind, e->ts->tid, cp_monotonic_ns());
+    trace_rec_begin(&e->r, buf, TRACE_MAX_RECORD, kind, e->ts->tid, t ? t : cp_monotonic_ns());
     return 1;
 }
 
@@ -148,10 +153,20 @@ void emit_end(emit *e)
 
 void emit_id(profiler *p, int kind, uint64_t id)
 {
+    rec_any v;
     emit e;
 
+    switch (kind) {
+    case TK_APPDOMAIN_SHUTDOWN: v.appdomain_shutdown = (rec_appdomain_shutdown){ .id = id }; break;
+    case TK_ASSEMBLY_UNLOAD: v.assembly_unload = (rec_assembly_unload){ .id = id }; break;
+    case TK_MODULE_UNLOAD: v.module_unload = (rec_module_unload){ .id = id }; break;
+    case TK_CLASS_UNLOAD: v.class_unload = (rec_class_unload){ .id = id }; break;
+    case TK_THREAD_CREATE: v.thread_create = (rec_thread_create){ .thread = id }; break;
+    case TK_THREAD_DESTROY: v.thread_destroy = (rec_thread_destroy){ .thread = id }; break;
+    default: return;
+    }
     if (emit_begin(p, &e, kind)) {
-        trace_rec_u64(&e.r, id);
+        rec_put(&e.r, kind, &v);
         emit_end(&e);
     }
 }
@@ -166,7 +181,7 @@ void profiler_note(profiler *p, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     if (emit_begin(p, &e, TK_NOTE)) {
-        trace_rec_str(&e.r, text);
+        rec_note_put(&e.r, &(rec_note){ .text = text });
         emit_end(&e);
     }
 }

@@ -35,9 +35,18 @@ static void gens_json(uint32_t mask, char *buf, size_t len)
     snprintf(buf + used, len - used, "]");
 }
 
+/* The fields of a module_load or module_unload that both have. */
+static void module_fields(json_obj *o, uint64_t id, const char *path, uint32_t flags)
+{
+    json_hex(o, "id", id);
+    json_str(o, "path", path);
+    json_bool(o, "dynamic", (flags & 0x4) != 0);
+    json_bool(o, "collectible", (flags & 0x8) != 0);
+}
+
 static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)
 {
-    json_hex(o, "thread", e->id);
+    json_hex(o, "thread", rp_thread_id(e));
     if (e->thread >= 0) {
         const rp_thread *th = &tr->threads[e->thread];
         json_u64(o, "os_tid", th->os_tid);
@@ -83,64 +92,66 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         if (e->catchup)
             json_bool(&o, "catchup", 1);
         switch (e->kind) {
-        case TK_RUNTIME_START:
-            json_str(&o, "version", e->s1);
-            json_str(&o, "runtime", e->u2 == 2 ? "CoreCLR" : e->u2 == 1 ? "Desktop CLR" : "unknown");
-            json_u64(&o, "instance", e->u1);
+        case TK_RUNTIME_START: {
+            const rec_runtime_start *r = &e->runtime_start;
+            json_str(&o, "version", r->version);
+            json_str(&o, "runtime", r->runtime_type == 2 ? "CoreCLR" : r->runtime_type == 1 ? "Desktop CLR" : "unknown");
+            json_u64(&o, "instance", r->clr_instance);
             break;
+        }
         case TK_APPDOMAIN_CREATE:
-            json_hex(&o, "id", e->id);
-            json_str(&o, "name", e->s1);
+            json_hex(&o, "id", e->appdomain_create.id);
+            json_str(&o, "name", e->appdomain_create.name);
             break;
         case TK_APPDOMAIN_SHUTDOWN:
-            json_hex(&o, "id", e->id);
+            json_hex(&o, "id", e->appdomain_shutdown.id);
             break;
         case TK_ASSEMBLY_LOAD:
+            json_hex(&o, "id", e->assembly_load.id);
+            json_str(&o, "name", e->assembly_load.name);
+            json_str(&o, "version", e->assembly_load.version);
+            json_hex(&o, "module", e->assembly_load.module);
+            json_hex(&o, "appdomain", e->assembly_load.appdomain);
+            break;
         case TK_ASSEMBLY_UNLOAD:
-            json_hex(&o, "id", e->id);
-            json_str(&o, "name", e->s1);
-            json_str(&o, "version", e->s2);
-            if (e->kind == TK_ASSEMBLY_LOAD) {
-                json_hex(&o, "module", e->id2);
-                json_hex(&o, "appdomain", e->id3);
-            }
+            json_hex(&o, "id", e->assembly_unload.id);
+            json_str(&o, "name", e->assembly_unload.name);
+            json_str(&o, "version", e->assembly_unload.version);
             break;
         case TK_MODULE_LOAD:
+            module_fields(&o, e->module_load.id, e->module_load.path, e->module_load.flags);
+            json_hex(&o, "assembly", e->module_load.assembly);
+            json_u64(&o, "flags", e->module_load.flags);
+            if (e->module_load.hr)
+                json_hex(&o, "hr", e->module_load.hr);
+            break;
         case TK_MODULE_UNLOAD:
-            json_hex(&o, "id", e->id);
-            json_str(&o, "path", e->s1);
-            json_bool(&o, "dynamic", (e->u1 & 0x4) != 0);
-            json_bool(&o, "collectible", (e->u1 & 0x8) != 0);
-            if (e->kind == TK_MODULE_LOAD) {
-                json_hex(&o, "assembly", e->id2);
-                json_u64(&o, "flags", e->u1);
-                if (e->u2)
-                    json_hex(&o, "hr", e->u2);
-            }
+            module_fields(&o, e->module_unload.id, e->module_unload.path, e->module_unload.flags);
             break;
         case TK_CLASS_LOAD:
+            json_hex(&o, "id", e->class_load.id);
+            json_str(&o, "name", e->class_load.name);
+            json_hex(&o, "module_id", e->class_load.module);
+            json_str(&o, "module", e->class_load.module_name);
+            break;
         case TK_CLASS_UNLOAD:
-            json_hex(&o, "id", e->id);
-            json_str(&o, "name", e->s1);
-            if (e->kind == TK_CLASS_LOAD) {
-                json_hex(&o, "module_id", e->id2);
-                json_str(&o, "module", e->s2);
-            }
+            json_hex(&o, "id", e->class_unload.id);
+            json_str(&o, "name", e->class_unload.name);
             break;
         case TK_JIT:
-            json_str(&o, "function", e->s1);
-            json_str(&o, "module", e->s2);
-            json_u64(&o, "duration_ns", e->duration_ns);
-            json_hex(&o, "id", e->id);
-            json_hex(&o, "module_id", e->id2);
-            if (e->u2)
-                json_hex(&o, "hr", e->u2);
+            json_str(&o, "function", e->jit.name);
+            json_str(&o, "module", e->jit.module_name);
+            json_u64(&o, "duration_ns", e->jit.duration_ns);
+            json_hex(&o, "id", e->jit.function);
+            json_hex(&o, "module_id", e->jit.module);
+            if (e->jit.hr)
+                json_hex(&o, "hr", e->jit.hr);
             break;
         case TK_PRECOMPILED:
-            json_str(&o, "function", e->s1);
-            json_str(&o, "module", e->s2);
-            json_hex(&o, "id", e->id);
-            json_hex(&o, "module_id", e->id2);
+            json_str(&o, "function", e->precompiled.name);
+            json_str(&o, "module", e->precompiled.module_name);
+            json_hex(&o, "id", e->precompiled.function);
+            json_hex(&o, "module_id", e->precompiled.module);
             break;
         case TK_THREAD_CREATE:
         case TK_THREAD_DESTROY:
@@ -148,15 +159,15 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             thread_fields(&o, tr, e);
             break;
         case TK_THREAD_NAME:               /* the name given at this point */
-            json_hex(&o, "thread", e->id);
+            json_hex(&o, "thread", e->thread_name.thread);
             if (e->thread >= 0)
                 json_u64(&o, "os_tid", tr->threads[e->thread].os_tid);
-            json_str(&o, "name", e->s1);
+            json_str(&o, "name", e->thread_name.name);
             break;
         case TK_GC_START:
-            gens_json(e->u1, gens, sizeof(gens));
+            gens_json(e->gc_start.generations, gens, sizeof(gens));
             json_raw(&o, "generations", gens);
-            json_str(&o, "reason", e->u2 == 1 ? "induced" : "other");
+            json_str(&o, "reason", e->gc_start.reason == 1 ? "induced" : "other");
             in_gc = 1;
             gc_start_t = e->t;
             break;
@@ -166,37 +177,38 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             in_gc = 0;
             break;
         case TK_SUSPEND:
-            json_str(&o, "reason", rp_suspend_reason(e->u1));
-            json_u64(&o, "duration_ns", e->duration_ns);
+            json_str(&o, "reason", rp_suspend_reason(e->suspend.reason));
+            json_u64(&o, "duration_ns", e->suspend.duration_ns);
             break;
         case TK_EXCEPTION_THROWN:
-            json_str(&o, "type", e->s1);
+            json_str(&o, "type", e->exception_thrown.type);
             break;
         case TK_EXCEPTION_CATCH:
-            json_str(&o, "type", e->s1);
-            json_str(&o, "function", e->s2);
+            json_str(&o, "type", e->exception_catch.type);
+            json_str(&o, "function", e->exception_catch.function_name);
             break;
         case TK_NOTE:
-            json_str(&o, "text", e->s1);
+            json_str(&o, "text", e->note.text);
             break;
         case TK_FUNC_NAME:
-            json_hex(&o, "id", e->id);
-            json_hex(&o, "module_id", e->id2);
-            json_str(&o, "name", e->s1);
+            json_hex(&o, "id", e->function_name.function);
+            json_hex(&o, "module_id", e->function_name.module);
+            json_str(&o, "name", e->function_name.name);
             break;
         case TK_SAMPLE: {
-            uint64_t v;
-            json_hex(&o, "thread", e->id);
-            json_u64(&o, "os_tid", e->u1);
-            json_u64(&o, "cpu_ns", e->duration_ns);
+            const rec_sample *r = &e->sample;
+            uint64_t v, id;
+            json_hex(&o, "thread", r->thread);
+            json_u64(&o, "os_tid", r->os_tid);
+            json_u64(&o, "cpu_ns", r->cpu_ns);
             fputs(",\"frames\":[", out);
-            for (uint32_t k = 0; k < e->nframes; k++) {
+            for (uint32_t k = 0; k < r->nframes; k++) {
                 if (k)
                     putc(',', out);
-                if (e->frames[k] == 0)
+                if (r->frames[k] == 0)
                     json_string(out, "[native code]");
-                else if (idmap_get(&fnames, e->frames[k], &v))
-                    json_string(out, tr->ev[v].s1);
+                else if (idmap_get(&fnames, r->frames[k], &v))
+                    json_string(out, rp_function_name(&tr->ev[v], &id));
                 else
                     json_string(out, "[unknown]");
             }
@@ -204,26 +216,30 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             break;
         }
         case TK_SAMPLER_TICK:
-            json_u64(&o, "suspend_ns", e->duration_ns);
-            json_u64(&o, "sampler_cpu_ns", e->id);
-            json_u64(&o, "threads", e->u1);
-            json_u64(&o, "failed", e->u2);
-            if (e->id2)
-                json_u64(&o, "period_ns", e->id2);
+            json_u64(&o, "suspend_ns", e->sampler_tick.suspend_ns);
+            json_u64(&o, "sampler_cpu_ns", e->sampler_tick.sampler_cpu_ns);
+            json_u64(&o, "threads", e->sampler_tick.threads);
+            json_u64(&o, "failed", e->sampler_tick.failed);
+            if (e->sampler_tick.period_ns)
+                json_u64(&o, "period_ns", e->sampler_tick.period_ns);
             break;
         case TK_ATTACH:
-            json_u64(&o, "modules", e->id);
-            json_u64(&o, "assemblies", e->id2);
-            json_u64(&o, "threads", e->id3);
-            json_u64(&o, "functions", e->u1);
-            json_u64(&o, "duration_ns", e->duration_ns);
+            json_u64(&o, "modules", e->attach.modules);
+            json_u64(&o, "assemblies", e->attach.assemblies);
+            json_u64(&o, "threads", e->attach.threads);
+            json_u64(&o, "functions", e->attach.functions);
+            json_u64(&o, "duration_ns", e->attach.catchup_ns);
             break;
         default:
             break;
         }
         json_end(&o);
-        if ((e->kind == TK_FUNC_NAME || e->kind == TK_JIT || e->kind == TK_PRECOMPILED) && e->s1[0])
-            idmap_put(&fnames, e->id, i);
+        {
+            uint64_t function;
+            const char *name = rp_function_name(e, &function);
+            if (name && name[0])
+                idmap_put(&fnames, function, i);
+        }
     }
     idmap_free(&fnames);
     return ferror(out) ? -1 : 0;

@@ -9,206 +9,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A string of the trace as a C string in the arena (trace_str_copy: a NUL
- * inside becomes C0 80, see model.h). */
-static const char *arena_str(rp_trace *tr, const char *s, size_t n)
+/* Memory for decoded strings and frames (trace/records.h): the arena. */
+static void *arena_for_records(void *ctx, size_t bytes)
 {
-    size_t size = trace_str_size(s, n);
-    char *out;
-
-    if (size == n + 1)
-        return arena_strndup(&tr->arena, s, n);
-    if ((out = arena_alloc(&tr->arena, size)) == NULL)
-        return "";
-    trace_str_copy(out, s, n);
-    return out;
-}
-
-/* Copies n little-endian u64 frames into arena memory. */
-static const uint64_t *arena_frames(rp_trace *tr, const uint8_t *p, size_t n)
-{
-    uint64_t *out;
-
-    if (n == 0 || (out = arena_alloc(&tr->arena, n * 8)) == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        out[i] = trace_get_u64(p + i * 8);
-    return out;
+    return arena_alloc(&((rp_trace *)ctx)->arena, bytes);
 }
 
 const char *rp_kind_name(int kind)
 {
-    static const char *names[] = {
-        [TK_RUNTIME_START] = "runtime_start",
-        [TK_RUNTIME_SHUTDOWN] = "runtime_shutdown",
-        [TK_APPDOMAIN_CREATE] = "appdomain_create",
-        [TK_APPDOMAIN_SHUTDOWN] = "appdomain_shutdown",
-        [TK_ASSEMBLY_LOAD] = "assembly_load",
-        [TK_ASSEMBLY_UNLOAD] = "assembly_unload",
-        [TK_MODULE_LOAD] = "module_load",
-        [TK_MODULE_UNLOAD] = "module_unload",
-        [TK_CLASS_LOAD] = "class_load",
-        [TK_CLASS_UNLOAD] = "class_unload",
-        [TK_JIT] = "jit",
-        [TK_PRECOMPILED] = "precompiled",
-        [TK_THREAD_CREATE] = "thread_create",
-        [TK_THREAD_DESTROY] = "thread_destroy",
-        [TK_THREAD_OS] = "thread_os",
-        [TK_THREAD_NAME] = "thread_name",
-        [TK_GC_START] = "gc_start",
-        [TK_GC_END] = "gc_end",
-        [TK_SUSPEND] = "suspend",
-        [TK_EXCEPTION_THROWN] = "exception_thrown",
-        [TK_EXCEPTION_CATCH] = "exception_catch",
-        [TK_NOTE] = "note",
-        [TK_TRACE_END] = "trace_end",
-        [TK_ATTACH] = "attach",
-        [TK_DETACH] = "detach",
-        [TK_SAMPLE] = "sample",
-        [TK_FUNC_NAME] = "function_name",
-        [TK_SAMPLER_TICK] = "sampler_tick",
-    };
-    if (kind > 0 && kind <= TK_KIND_MAX && names[kind])
-        return names[kind];
-    return "unknown";
+    return rec_kind_name(kind);
 }
 
-/* Decodes one record into *e.  Returns 0, or -1 for unknown kinds (skipped,
- * so that newer minor additions do not break older readers). */
+uint64_t rp_thread_id(const rp_event *e)
+{
+    switch (e->kind) {
+    case TK_THREAD_CREATE: return e->thread_create.thread;
+    case TK_THREAD_DESTROY: return e->thread_destroy.thread;
+    case TK_THREAD_OS: return e->thread_os.thread;
+    case TK_THREAD_NAME: return e->thread_name.thread;
+    default: return 0;
+    }
+}
+
+const char *rp_function_name(const rp_event *e, uint64_t *function)
+{
+    switch (e->kind) {
+    case TK_FUNC_NAME: *function = e->function_name.function; return e->function_name.name;
+    case TK_JIT: *function = e->jit.function; return e->jit.name;
+    case TK_PRECOMPILED: *function = e->precompiled.function; return e->precompiled.name;
+    default: return NULL;
+    }
+}
+
+/* Decodes one record into *e with its kind's decoder (trace/records.h).
+ * Returns 0, or -1 for unknown kinds (skipped, so that newer minor
+ * additions do not break older readers).  A malformed record is kept as
+ * far as it goes, and counted. */
 static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
 {
-    trace_fields f;
-    const char *s;
-    size_t n;
+    rec_alloc a = { arena_for_records, tr };
+    int rc;
 
     memset(e, 0, sizeof(*e));
     e->kind = r->kind;
     e->catchup = (r->flags & TRACE_REC_CATCHUP) != 0;
     e->tid = r->tid;
     e->t = r->t;
-    e->s1 = e->s2 = "";
     e->thread = -1;
-    trace_fields_init(&f, r);
-#define STR(dst) do { s = trace_field_str(&f, &n); (dst) = arena_str(tr, s, n); } while (0)
-    switch (r->kind) {
-    case TK_RUNTIME_START:
-        e->u1 = trace_field_u16(&f);            /* instance */
-        e->u2 = trace_field_u16(&f);            /* runtime type */
-        e->id = (uint64_t)trace_field_u16(&f) << 48;
-        e->id |= (uint64_t)trace_field_u16(&f) << 32;
-        e->id |= (uint64_t)trace_field_u16(&f) << 16;
-        e->id |= trace_field_u16(&f);
-        STR(e->s1);
-        break;
-    case TK_RUNTIME_SHUTDOWN: case TK_GC_END: case TK_TRACE_END: case TK_DETACH:
-        break;
-    case TK_ATTACH:
-        e->id = trace_field_u32(&f);            /* modules */
-        e->id2 = trace_field_u32(&f);           /* assemblies */
-        e->id3 = trace_field_u32(&f);           /* threads */
-        e->u1 = trace_field_u32(&f);            /* functions */
-        e->duration_ns = trace_field_u64(&f);
-        break;
-    case TK_APPDOMAIN_CREATE:
-        e->id = trace_field_u64(&f);
-        STR(e->s1);
-        break;
-    case TK_APPDOMAIN_SHUTDOWN: case TK_ASSEMBLY_UNLOAD: case TK_MODULE_UNLOAD: case TK_CLASS_UNLOAD:
-    case TK_THREAD_CREATE: case TK_THREAD_DESTROY:
-        e->id = trace_field_u64(&f);
-        break;
-    case TK_ASSEMBLY_LOAD:
-        e->id = trace_field_u64(&f);
-        e->id3 = trace_field_u64(&f);           /* appdomain */
-        e->id2 = trace_field_u64(&f);           /* module */
-        STR(e->s1);
-        STR(e->s2);
-        break;
-    case TK_MODULE_LOAD:
-        e->id = trace_field_u64(&f);
-        e->id2 = trace_field_u64(&f);           /* assembly */
-        e->u1 = trace_field_u32(&f);            /* flags */
-        e->u2 = trace_field_u32(&f);            /* hr */
-        STR(e->s1);
-        break;
-    case TK_CLASS_LOAD:
-        e->id = trace_field_u64(&f);
-        e->id2 = trace_field_u64(&f);
-        STR(e->s1);
-        break;
-    case TK_JIT:
-        e->id = trace_field_u64(&f);
-        e->id2 = trace_field_u64(&f);
-        e->duration_ns = trace_field_u64(&f);
-        e->u2 = trace_field_u32(&f);
-        STR(e->s1);
-        break;
-    case TK_PRECOMPILED:
-        e->id = trace_field_u64(&f);
-        e->id2 = trace_field_u64(&f);
-        STR(e->s1);
-        break;
-    case TK_THREAD_OS:
-        e->id = trace_field_u64(&f);
-        e->u1 = trace_field_u32(&f);
-        STR(e->s1);
-        break;
-    case TK_THREAD_NAME:
-        e->id = trace_field_u64(&f);
-        STR(e->s1);
-        break;
-    case TK_GC_START:
-        e->u1 = trace_field_u32(&f);
-        e->u2 = trace_field_u32(&f);
-        break;
-    case TK_SUSPEND:
-        e->u1 = trace_field_u32(&f);
-        e->duration_ns = trace_field_u64(&f);
-        break;
-    case TK_EXCEPTION_THROWN:
-        e->id = trace_field_u64(&f);
-        STR(e->s1);
-        break;
-    case TK_EXCEPTION_CATCH:
-        e->id = trace_field_u64(&f);
-        STR(e->s1);                             /* type */
-        STR(e->s2);                             /* function */
-        break;
-    case TK_NOTE:
-        STR(e->s1);
-        break;
-    case TK_SAMPLE: {
-        uint16_t nf;
-        e->id = trace_field_u64(&f);            /* managed thread */
-        e->u1 = trace_field_u32(&f);            /* os tid */
-        e->duration_ns = trace_field_u64(&f);   /* CPU since the thread's previous sample */
-        nf = trace_field_u16(&f);
-        if ((size_t)(f.end - f.p) < (size_t)nf * 8) {
-            f.bad = 1;
-            nf = 0;
-        }
-        e->frames = arena_frames(tr, f.p, nf);
-        e->nframes = e->frames ? nf : 0;
-        break;
-    }
-    case TK_FUNC_NAME:
-        e->id = trace_field_u64(&f);
-        e->id2 = trace_field_u64(&f);
-        STR(e->s1);
-        break;
-    case TK_SAMPLER_TICK:
-        e->duration_ns = trace_field_u64(&f);   /* suspension */
-        e->id = trace_field_u64(&f);            /* sampler CPU */
-        e->u1 = trace_field_u32(&f);            /* threads */
-        e->u2 = trace_field_u32(&f);            /* failed snapshots */
-        e->id2 = trace_field_u64_opt(&f);       /* nominal period (0 in ticks of an earlier
-                                                   agent, which end before it: length 40) */
-        break;
-    default:
+    rc = rec_decode(r, &e->any, &a);
+    if (rc == -2)
         return -1;
-    }
-#undef STR
-    if (f.bad)
+    if (rc < 0)
         tr->bad_records++;
     return 0;
 }
@@ -221,6 +72,26 @@ static int by_time(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The ID whose lifetime a load or unload record begins or ends (the
+ * function of a jit record), for the merge below. */
+static uint64_t lifetime_id(const rp_event *e)
+{
+    switch (e->kind) {
+    case TK_MODULE_LOAD: return e->module_load.id;
+    case TK_MODULE_UNLOAD: return e->module_unload.id;
+    case TK_ASSEMBLY_LOAD: return e->assembly_load.id;
+    case TK_ASSEMBLY_UNLOAD: return e->assembly_unload.id;
+    case TK_APPDOMAIN_CREATE: return e->appdomain_create.id;
+    case TK_APPDOMAIN_SHUTDOWN: return e->appdomain_shutdown.id;
+    case TK_THREAD_CREATE: return e->thread_create.thread;
+    case TK_THREAD_DESTROY: return e->thread_destroy.thread;
+    case TK_CLASS_LOAD: return e->class_load.id;
+    case TK_CLASS_UNLOAD: return e->class_unload.id;
+    case TK_JIT: return e->jit.function;
+    default: return 0;
+    }
+}
+
 /* The catch-up merge (seed 000): an ID reported by the attach catch-up and
  * then by a live load event (the ID was enumerable before its LoadFinished)
  * is one ID: the event wins and the catch-up record is dropped.  A live
@@ -228,6 +99,7 @@ static int by_time(const void *a, const void *b)
  * reused), and an unload of an ID never seen loaded stays as it is. */
 void rp_merge_catchup(rp_event *ev, size_t n)
 {
+    /* (the IDs: lifetime_id) */
     static const struct { int load, unload; } kinds[] = {
         { TK_MODULE_LOAD, TK_MODULE_UNLOAD },
         { TK_ASSEMBLY_LOAD, TK_ASSEMBLY_UNLOAD },
@@ -245,25 +117,28 @@ void rp_merge_catchup(rp_event *ev, size_t n)
         idmap_init(&live);
         for (size_t i = 0; i < n; i++) {
             rp_event *e = &ev[i];
+            uint64_t id;
             if (e->kind == kinds[k].load) {
+                id = lifetime_id(e);
                 if (e->catchup) {
-                    if (idmap_get(&open, e->id, &idx) || idmap_get(&live, e->id, &idx))
+                    if (idmap_get(&open, id, &idx) || idmap_get(&live, id, &idx))
                         e->dropped = 1;            /* caught up twice, or after its own event (recorded
                                                       while the catch-up was querying the ID) */
                     else
-                        idmap_put(&open, e->id, i);
-                } else if (kinds[k].load != TK_JIT || e->duration_ns == 0) {
+                        idmap_put(&open, id, i);
+                } else if (kinds[k].load != TK_JIT || e->jit.duration_ns == 0) {
                     /* (a JIT record counts only if it began before the attach: the
                        agent saw no JITCompilationStarted; a later one is a recompile) */
-                    if (idmap_get(&open, e->id, &idx)) {
+                    if (idmap_get(&open, id, &idx)) {
                         ev[idx].dropped = 1;       /* the event wins over the snapshot */
-                        idmap_del(&open, e->id);
+                        idmap_del(&open, id);
                     }
-                    idmap_put(&live, e->id, i);
+                    idmap_put(&live, id, i);
                 }
             } else if (e->kind == kinds[k].unload) {
-                idmap_del(&open, e->id);
-                idmap_del(&live, e->id);
+                id = lifetime_id(e);
+                idmap_del(&open, id);
+                idmap_del(&live, id);
             }
         }
         idmap_free(&open);
@@ -280,16 +155,17 @@ static void build_threads(rp_trace *tr)
     idmap_init(&live);
     for (size_t i = 0; i < tr->nev; i++) {
         rp_event *e = &tr->ev[i];
-        uint64_t idx;
+        uint64_t idx, id;
         rp_thread *th;
 
         if ((e->kind != TK_THREAD_CREATE && e->kind != TK_THREAD_DESTROY &&
              e->kind != TK_THREAD_OS && e->kind != TK_THREAD_NAME) || e->dropped)
             continue;
+        id = rp_thread_id(e);
         /* A new lifetime starts at thread_create - unless the runtime already
          * told us about this thread (a name set before Start() arrives
          * before the create), in which case that entry is this lifetime. */
-        int known = idmap_get(&live, e->id, &idx);
+        int known = idmap_get(&live, id, &idx);
         if (known && e->kind == TK_THREAD_CREATE && tr->threads[idx].seen_create)
             known = 0;
         if (!known) {
@@ -303,11 +179,11 @@ static void build_threads(rp_trace *tr)
             idx = tr->nthreads++;
             th = &tr->threads[idx];
             memset(th, 0, sizeof(*th));
-            th->id = e->id;
+            th->id = id;
             th->name = "";
             th->os_name = "";
             th->created_t = e->t;
-            idmap_put(&live, e->id, idx);
+            idmap_put(&live, id, idx);
         }
         th = &tr->threads[idx];
         e->thread = (int)idx;
@@ -316,16 +192,16 @@ static void build_threads(rp_trace *tr)
             th->created_t = e->t;
         }
         if (e->kind == TK_THREAD_OS) {
-            th->os_tid = e->u1;
-            if (e->s1[0])
-                th->os_name = e->s1;
+            th->os_tid = e->thread_os.os_tid;
+            if (e->thread_os.os_name[0])
+                th->os_name = e->thread_os.os_name;
         }
         else if (e->kind == TK_THREAD_NAME)
-            th->name = e->s1;
+            th->name = e->thread_name.name;
         else if (e->kind == TK_THREAD_DESTROY) {
             th->destroyed = 1;
             th->destroyed_t = e->t;
-            idmap_del(&live, e->id);
+            idmap_del(&live, id);
         }
     }
     idmap_free(&live);
@@ -357,40 +233,43 @@ static void resolve_names(rp_trace *tr)
             continue;
         switch (e->kind) {
         case TK_MODULE_LOAD:
-            idmap_put(&modules, e->id, i);
+            idmap_put(&modules, e->module_load.id, i);
             break;
         case TK_MODULE_UNLOAD:
-            if (idmap_get(&modules, e->id, &idx)) {
-                e->s1 = tr->ev[idx].s1;
-                e->u1 = tr->ev[idx].u1;
-                idmap_del(&modules, e->id);
+            if (idmap_get(&modules, e->module_unload.id, &idx)) {
+                e->module_unload.path = tr->ev[idx].module_load.path;
+                e->module_unload.flags = tr->ev[idx].module_load.flags;
+                idmap_del(&modules, e->module_unload.id);
             }
             break;
         case TK_ASSEMBLY_LOAD:
-            idmap_put(&assemblies, e->id, i);
+            idmap_put(&assemblies, e->assembly_load.id, i);
             break;
         case TK_ASSEMBLY_UNLOAD:
-            if (idmap_get(&assemblies, e->id, &idx)) {
-                e->s1 = tr->ev[idx].s1;
-                e->s2 = tr->ev[idx].s2;
-                idmap_del(&assemblies, e->id);
+            if (idmap_get(&assemblies, e->assembly_unload.id, &idx)) {
+                e->assembly_unload.name = tr->ev[idx].assembly_load.name;
+                e->assembly_unload.version = tr->ev[idx].assembly_load.version;
+                idmap_del(&assemblies, e->assembly_unload.id);
             }
             break;
         case TK_CLASS_LOAD:
-            idmap_put(&classes, e->id, i);
-            if (idmap_get(&modules, e->id2, &idx))
-                e->s2 = base_name(tr->ev[idx].s1);
+            idmap_put(&classes, e->class_load.id, i);
+            if (idmap_get(&modules, e->class_load.module, &idx))
+                e->class_load.module_name = base_name(tr->ev[idx].module_load.path);
             break;
         case TK_CLASS_UNLOAD:
-            if (idmap_get(&classes, e->id, &idx)) {
-                e->s1 = tr->ev[idx].s1;
-                idmap_del(&classes, e->id);
+            if (idmap_get(&classes, e->class_unload.id, &idx)) {
+                e->class_unload.name = tr->ev[idx].class_load.name;
+                idmap_del(&classes, e->class_unload.id);
             }
             break;
         case TK_JIT:
+            if (idmap_get(&modules, e->jit.module, &idx))
+                e->jit.module_name = base_name(tr->ev[idx].module_load.path);
+            break;
         case TK_PRECOMPILED:
-            if (idmap_get(&modules, e->id2, &idx))
-                e->s2 = base_name(tr->ev[idx].s1);
+            if (idmap_get(&modules, e->precompiled.module, &idx))
+                e->precompiled.module_name = base_name(tr->ev[idx].module_load.path);
             break;
         }
     }
@@ -485,8 +364,8 @@ const char *rp_problem(const rp_trace *tr, char *buf, size_t buflen)
     }
     const char *stopped = NULL;
     for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_NOTE && strncmp(tr->ev[i].s1, TRACE_STOP_NOTE, TRACE_STOP_NOTE_LEN) == 0)
-            stopped = tr->ev[i].s1;
+        if (tr->ev[i].kind == TK_NOTE && strncmp(tr->ev[i].note.text, TRACE_STOP_NOTE, TRACE_STOP_NOTE_LEN) == 0)
+            stopped = tr->ev[i].note.text;
     if (stopped && used < buflen) {
         snprintf(buf + used, buflen - used, "%sthe agent stopped early, %s", used ? "; " : "", stopped);
     } else if (!tr->complete && used < buflen) {

@@ -16,23 +16,29 @@
 #include <stdint.h>
 
 #include "trace/reader.h"
+#include "trace/records.h"
 
+/* One record: what every record has, then its kind's fields by name in the
+ * member named after the kind (e->jit.name, e->sample.frames; the structs
+ * of trace/records.def).  Strings are never NULL.  The report fills in the
+ * catalogue's report-only fields (resolve_names in model.c): the module's
+ * file name of a jit, precompiled or class_load record (module_name), and
+ * what an unload's load record said (module_unload's path and flags,
+ * assembly_unload's name and version, class_unload's name). */
 typedef struct rp_event {
     int kind;                /* TK_* */
     uint32_t tid;            /* OS thread that recorded it */
     uint64_t t;              /* ns since the trace started */
-    uint64_t id;             /* the main runtime ID of the record */
-    uint64_t id2, id3;       /* secondary IDs (module, assembly, appdomain) */
-    uint64_t duration_ns;    /* jit, suspend */
-    uint32_t u1, u2;         /* flags/hr/reason/generation mask/os tid */
-    const char *s1, *s2;     /* names and paths (never NULL); for jit, precompiled and
-                                class_load s2 is the module's file name */
-    int thread;              /* thread-create/destroy/name/os: index into threads, else -1 */
     size_t order;            /* position in the file, to keep sorting stable */
-    int catchup;             /* learned by the attach catch-up (TRACE_REC_CATCHUP) */
-    const uint64_t *frames;  /* sample: nframes FunctionIDs, leaf first (0 = native frames) */
-    uint32_t nframes;
-    int dropped;             /* merged into a later record for the same ID (not reported) */
+    int thread;              /* thread-create/destroy/name/os: index into threads, else -1 */
+    uint8_t catchup;         /* learned by the attach catch-up (TRACE_REC_CATCHUP) */
+    uint8_t dropped;         /* merged into a later record for the same ID (not reported) */
+    union {
+        rec_any any;         /* (what the decoder fills) */
+#define RECORD(NAME, num, name, fields, report) rec_##name name;
+#include "trace/records.def"
+#undef RECORD
+    };
 } rp_event;
 
 typedef struct rp_thread {
@@ -69,6 +75,14 @@ void rp_merge_catchup(rp_event *ev, size_t n);
 
 /* Name of a kind as used in jsonl ("jit", "module_load", ...). */
 const char *rp_kind_name(int kind);
+
+/* The managed ThreadID of a thread_create, thread_destroy, thread_os or
+ * thread_name record (0 for other kinds). */
+uint64_t rp_thread_id(const rp_event *e);
+
+/* The function a function_name, jit or precompiled record names: its name
+ * ("" possibly), with its FunctionID in *function; NULL for other kinds. */
+const char *rp_function_name(const rp_event *e, uint64_t *function);
 
 /* One line describing problems with the file, or NULL if it is whole. */
 const char *rp_problem(const rp_trace *tr, char *buf, size_t buflen);

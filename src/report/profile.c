@@ -175,35 +175,41 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
         switch (e->kind) {
         case TK_FUNC_NAME:
         case TK_JIT:
-        case TK_PRECOMPILED:
-            if (e->s1[0]) {
-                long f = intern(&in, p, e->s1);
+        case TK_PRECOMPILED: {
+            uint64_t function;
+            const char *name = rp_function_name(e, &function);
+            if (name[0]) {
+                long f = intern(&in, p, name);
                 if (f < 0)
                     goto out;
-                idmap_put(&names, e->id, (uint64_t)f);
+                idmap_put(&names, function, (uint64_t)f);
             }
             break;
+        }
         case TK_MODULE_UNLOAD:
             break;
         case TK_THREAD_CREATE: case TK_THREAD_OS: case TK_THREAD_NAME: case TK_THREAD_DESTROY:
             if (e->thread >= 0)
-                idmap_put(&threads_by_id, e->id, (uint64_t)e->thread);
+                idmap_put(&threads_by_id, rp_thread_id(e), (uint64_t)e->thread);
             break;
-        case TK_SAMPLER_TICK:
+        case TK_SAMPLER_TICK: {
+            const rec_sampler_tick *k = &e->sampler_tick;
             p->ticks++;
-            p->suspend_ns += e->duration_ns;
-            if (e->duration_ns > p->max_suspend_ns)
-                p->max_suspend_ns = e->duration_ns;
-            p->sampler_cpu_ns += e->id;
-            p->failed += e->u2;
-            if (e->id2)
-                p->period_ns = e->id2;
+            p->suspend_ns += k->suspend_ns;
+            if (k->suspend_ns > p->max_suspend_ns)
+                p->max_suspend_ns = k->suspend_ns;
+            p->sampler_cpu_ns += k->sampler_cpu_ns;
+            p->failed += k->failed;
+            if (k->period_ns)
+                p->period_ns = k->period_ns;
             break;
+        }
         case TK_SAMPLE: {
+            const rec_sample *r = &e->sample;
             uint64_t v, prev_t = 0;
-            int tidx = idmap_get(&threads_by_id, e->id, &v) ? (int)v : -1;
+            int tidx = idmap_get(&threads_by_id, r->thread, &v) ? (int)v : -1;
             const rp_thread *th = tidx >= 0 ? &tr->threads[tidx] : NULL;
-            uint64_t key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | e->u1;
+            uint64_t key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | r->os_tid;
             rp_sample *s;
 
             p->total_samples++;
@@ -211,13 +217,13 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
              * its previous sample (a sleeping thread that wakes now and then
              * does not count). */
             {
-                int seen = idmap_get(&last_sample, e->u1, &prev_t);
-                int on_cpu = seen && e->t > prev_t && e->duration_ns * 4 >= e->t - prev_t;
-                idmap_put(&last_sample, e->u1, e->t);
+                int seen = idmap_get(&last_sample, r->os_tid, &prev_t);
+                int on_cpu = seen && e->t > prev_t && r->cpu_ns * 4 >= e->t - prev_t;
+                idmap_put(&last_sample, r->os_tid, e->t);
                 if (view == RP_VIEW_CPU && !on_cpu)
                     continue;
             }
-            if (!thread_matches(filter, th, e->u1, e->id))
+            if (!thread_matches(filter, th, r->os_tid, r->thread))
                 continue;
             if (!idmap_get(&thread_slots, key, &v)) {
                 if (p->nthreads == tcap) {
@@ -230,8 +236,8 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
                 }
                 v = p->nthreads++;
                 memset(&p->threads[v], 0, sizeof(p->threads[v]));
-                p->threads[v].name = display_name(p, th, e->u1);
-                p->threads[v].os_tid = e->u1;
+                p->threads[v].name = display_name(p, th, r->os_tid);
+                p->threads[v].os_tid = r->os_tid;
                 idmap_put(&thread_slots, key, v);
             }
             if (p->nsamples == cap) {
@@ -245,13 +251,13 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
             s = &p->samples[p->nsamples++];
             s->t = e->t;
             s->thread = (uint32_t)v;
-            s->cpu_ns = e->duration_ns;
-            s->nframes = e->nframes;
-            s->frames = palloc(p, (e->nframes ? e->nframes : 1) * sizeof(uint32_t));
+            s->cpu_ns = r->cpu_ns;
+            s->nframes = r->nframes;
+            s->frames = palloc(p, (r->nframes ? r->nframes : 1) * sizeof(uint32_t));
             if (!s->frames)
                 goto out;
-            for (uint32_t k = 0; k < e->nframes; k++) {      /* leaf first -> root first */
-                uint64_t fid = e->frames[e->nframes - 1 - k], f;
+            for (uint32_t k = 0; k < r->nframes; k++) {      /* leaf first -> root first */
+                uint64_t fid = r->frames[r->nframes - 1 - k], f;
                 s->frames[k] = fid == 0 ? (uint32_t)native
                              : idmap_get(&names, fid, &f) ? (uint32_t)f : (uint32_t)unknown;
             }

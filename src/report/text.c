@@ -59,9 +59,9 @@ static const rp_trace *sort_tr;
 static int jit_cmp(const void *x, const void *y)
 {
     const rp_event *a = &sort_tr->ev[*(const size_t *)x], *b = &sort_tr->ev[*(const size_t *)y];
-    if (a->duration_ns != b->duration_ns)
-        return a->duration_ns < b->duration_ns ? 1 : -1;
-    return strcmp(a->s1, b->s1);
+    if (a->jit.duration_ns != b->jit.duration_ns)
+        return a->jit.duration_ns < b->jit.duration_ns ? 1 : -1;
+    return strcmp(a->jit.name, b->jit.name);
 }
 
 static void section(FILE *out, const char *title)
@@ -86,16 +86,16 @@ static void print_modules(const rp_trace *tr, FILE *out)
     }
     fprintf(out, "\nModules (%zu loaded, %zu unloaded)\n", loads, unloads);
     for (size_t i = 0; i < tr->nev && shown < MAX_MODULES_SHOWN; i++) {
-        const rp_event *e = &tr->ev[i];
+        const rec_module_load *m = &tr->ev[i].module_load;
         int unloaded = 0;
-        if (e->kind != TK_MODULE_LOAD)
+        if (tr->ev[i].kind != TK_MODULE_LOAD)
             continue;
         for (size_t j = i + 1; j < tr->nev; j++) {
-            if (tr->ev[j].kind == TK_MODULE_UNLOAD && tr->ev[j].id == e->id) { unloaded = 1; break; }
-            if (tr->ev[j].kind == TK_MODULE_LOAD && tr->ev[j].id == e->id) break;
+            if (tr->ev[j].kind == TK_MODULE_UNLOAD && tr->ev[j].module_unload.id == m->id) { unloaded = 1; break; }
+            if (tr->ev[j].kind == TK_MODULE_LOAD && tr->ev[j].module_load.id == m->id) break;
         }
-        put_esc(out, "  ", e->s1[0] ? e->s1 : "(no name)", "");
-        fprintf(out, "%s%s%s\n", (e->u1 & 0x4) ? "  [dynamic]" : "", (e->u1 & 0x8) ? "  [collectible]" : "",
+        put_esc(out, "  ", m->path[0] ? m->path : "(no name)", "");
+        fprintf(out, "%s%s%s\n", (m->flags & 0x4) ? "  [dynamic]" : "", (m->flags & 0x8) ? "  [collectible]" : "",
                 unloaded ? "  [unloaded]" : "");
         shown++;
     }
@@ -112,7 +112,7 @@ static void print_jit(const rp_trace *tr, FILE *out)
     size_t before = 0;
     for (size_t i = 0; i < tr->nev; i++) {
         if (tr->ev[i].kind == TK_JIT && tr->ev[i].catchup) before++;
-        else if (tr->ev[i].kind == TK_JIT) { n++; total += tr->ev[i].duration_ns; }
+        else if (tr->ev[i].kind == TK_JIT) { n++; total += tr->ev[i].jit.duration_ns; }
         if (tr->ev[i].kind == TK_PRECOMPILED) pre++;
     }
     fmt_ms(a, sizeof(a), total);
@@ -134,11 +134,11 @@ static void print_jit(const rp_trace *tr, FILE *out)
     qsort(idx, n, sizeof(*idx), jit_cmp);
     fprintf(out, "  Slowest to compile:\n");
     for (size_t i = 0; i < n && i < TOP_JIT; i++) {
-        const rp_event *e = &tr->ev[idx[i]];
-        fmt_ms(b, sizeof(b), e->duration_ns);
+        const rec_jit *j = &tr->ev[idx[i]].jit;
+        fmt_ms(b, sizeof(b), j->duration_ns);
         fprintf(out, "  %12s  ", b);
-        put_esc(out, "", e->s1, "  (");
-        put_esc(out, "", e->s2[0] ? e->s2 : "?", ")\n");
+        put_esc(out, "", j->name, "  (");
+        put_esc(out, "", j->module_name[0] ? j->module_name : "?", ")\n");
     }
     free(idx);
 }
@@ -203,17 +203,17 @@ static void print_gcs(const rp_trace *tr, FILE *out)
         if (e->kind != TK_GC_START)
             continue;
         n++;
-        g = gc_generation(e->u1);
+        g = gc_generation(e->gc_start.generations);
         count[g]++;
-        if (e->u2 == 1)
+        if (e->gc_start.reason == 1)
             induced++;
         if (have_suspend) {
             /* the pause: the GC suspension that contains the start of this GC */
             for (size_t j = i + 1; j < tr->nev; j++) {
                 const rp_event *s = &tr->ev[j];
-                if (s->kind == TK_SUSPEND && (s->u1 == 1 || s->u1 == 7)) {
-                    if (s->t - s->duration_ns <= e->t)
-                        pause = s->duration_ns;
+                if (s->kind == TK_SUSPEND && (s->suspend.reason == 1 || s->suspend.reason == 7)) {
+                    if (s->t - s->suspend.duration_ns <= e->t)
+                        pause = s->suspend.duration_ns;
                     break;
                 }
                 if (s->kind == TK_GC_START)
@@ -251,9 +251,9 @@ static void print_exceptions(const rp_trace *tr, FILE *out)
         const rp_event *e = &tr->ev[i];
         if (e->kind == TK_EXCEPTION_THROWN) {
             thrown++;
-            tally_add(&types, &nt, &ct, e->s1, "");
+            tally_add(&types, &nt, &ct, e->exception_thrown.type, "");
         } else if (e->kind == TK_EXCEPTION_CATCH) {
-            tally_add(&catches, &nc, &cc, e->s1, e->s2);
+            tally_add(&catches, &nc, &cc, e->exception_catch.type, e->exception_catch.function_name);
         }
     }
     fprintf(out, "\nExceptions: %" PRIu64 " thrown\n", thrown);
@@ -300,10 +300,10 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
         const rp_event *e = &tr->ev[i];
         if (e->kind == TK_ATTACH) {
             char took[32];
-            fmt_ms(took, sizeof(took), e->duration_ns);
-            fprintf(out, "  catch-up   %llu modules, %llu assemblies, %llu threads, %u JIT-compiled functions "
-                    "(took %s)\n", (unsigned long long)e->id, (unsigned long long)e->id2,
-                    (unsigned long long)e->id3, e->u1, took);
+            fmt_ms(took, sizeof(took), e->attach.catchup_ns);
+            fprintf(out, "  catch-up   %u modules, %u assemblies, %u threads, %u JIT-compiled functions "
+                    "(took %s)\n", e->attach.modules, e->attach.assemblies, e->attach.threads,
+                    e->attach.functions, took);
         }
     }
     fprintf(out, "  started    %s\n", buf);
@@ -318,7 +318,7 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
             fprintf(out, "  %-20s %10" PRIu64 "\n", rp_kind_name(k), counts[k]);
     for (size_t i = 0; i < tr->nev; i++)
         if (tr->ev[i].kind == TK_NOTE)
-            put_esc(out, "  note: ", tr->ev[i].s1, "\n");
+            put_esc(out, "  note: ", tr->ev[i].note.text, "\n");
 
     print_modules(tr, out);
     print_jit(tr, out);

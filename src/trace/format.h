@@ -10,7 +10,7 @@
  *   chunk:   u32 magic "CPCK", u32 payload_len, u64 seq, u32 nrecords,
  *            u32 crc32(the 20 header bytes before it + payload), payload
  *   record:  u8 kind, u8 flags, u16 length (whole record), u32 tid,
- *            u64 t (CLOCK_MONOTONIC ns), then the kind's fields
+ *            u64 t (CLOCK_MONOTONIC ns), then the kind's fields (records.def)
  *
  * Integers are little-endian; a "str" is a u16 byte count then UTF-8 bytes.
  * A chunk holds the records one thread buffered, in time order; chunks from
@@ -43,51 +43,14 @@
 /* Record flags (the byte after the kind). */
 #define TRACE_REC_CATCHUP 0x1u               /* learned by the attach catch-up, not from a live event */
 
-/* Record kinds.  Fields follow the record header in the order listed
- * (id = u64 runtime ID, as the runtime gave it; hr = u32 HRESULT). */
+/* Record kinds: TK_RUNTIME_START = 1 ... TK_SAMPLER_TICK = 28.  Each kind's
+ * number, name and fields are in the record catalogue, trace/records.def;
+ * trace/records.h makes its struct, encoder and decoder from there. */
 enum trace_kind {
-    TK_RUNTIME_START = 1,     /* u16 clr_instance, u16 runtime_type, u16 major, u16 minor, u16 build,
-                                 u16 qfe, str version */
-    TK_RUNTIME_SHUTDOWN = 2,  /* (nothing) */
-    TK_APPDOMAIN_CREATE = 3,  /* id appdomain, str name */
-    TK_APPDOMAIN_SHUTDOWN = 4,/* id appdomain */
-    TK_ASSEMBLY_LOAD = 5,     /* id assembly, id appdomain, id module, str name, str version */
-    TK_ASSEMBLY_UNLOAD = 6,   /* id assembly */
-    TK_MODULE_LOAD = 7,       /* id module, id assembly, u32 flags (COR_PRF_MODULE_*), u32 hr,
-                                 str path (or the scope name when the module has no file) */
-    TK_MODULE_UNLOAD = 8,     /* id module */
-    TK_CLASS_LOAD = 9,        /* id class, id module, str name */
-    TK_CLASS_UNLOAD = 10,     /* id class */
-    TK_JIT = 11,              /* id function, id module, u64 duration_ns, u32 hr, str name;
-                                 t is when compilation finished */
-    TK_PRECOMPILED = 12,      /* id function, id module, str name (ReadyToRun code was used) */
-    TK_THREAD_CREATE = 13,    /* id thread */
-    TK_THREAD_DESTROY = 14,   /* id thread */
-    TK_THREAD_OS = 15,        /* id thread, u32 os_tid, str os_name (the kernel's thread name, may be "") */
-    TK_THREAD_NAME = 16,      /* id thread, str name */
-    TK_GC_START = 17,         /* u32 generation mask (bit n = gen n collected; 3 LOH, 4 POH),
-                                 u32 reason (0 other, 1 induced) */
-    TK_GC_END = 18,           /* (nothing) */
-    TK_SUSPEND = 19,          /* u32 reason (COR_PRF_SUSPEND_REASON), u64 duration_ns;
-                                 t is when the runtime resumed */
-    TK_EXCEPTION_THROWN = 20, /* id class, str type */
-    TK_EXCEPTION_CATCH = 21,  /* id function, str type, str function */
-    TK_NOTE = 22,             /* str text: the agent telling the reader something */
-    TK_TRACE_END = 23,        /* (nothing): the agent closed the trace normally */
-    TK_ATTACH = 24,           /* u32 modules, u32 assemblies, u32 threads, u32 functions, u64 catchup_ns:
-                                 the attach catch-up is complete (counts of what it reported) */
-    TK_DETACH = 25,           /* (nothing): ProfilerDetachSucceeded - the agent is leaving */
-    TK_SAMPLE = 26,           /* id thread, u32 os_tid, u64 cpu_ns (CPU the thread used since its previous
-                                 sample; 0 at its first), u16 nframes, then nframes ids: FunctionIDs,
-                                 leaf first; 0 stands for a block of native frames */
-    TK_FUNC_NAME = 27,        /* id function, id module, str name: the name of a FunctionID from now on
-                                 (written once per function; again after an unload, IDs being reused) */
-    TK_SAMPLER_TICK = 28,     /* u64 suspend_ns (from SuspendRuntime to ResumeRuntime: how long managed
-                                 threads were held), u64 sampler_cpu_ns
-                                 (CPU the sampler thread used for this tick), u32 threads, u32 failed,
-                                 u64 period_ns (the nominal sampling period): one per sampling tick, so
-                                 the overhead can be shown */
-    TK_KIND_MAX = 28
+#define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
+#include "trace/records.def"
+#undef RECORD
+    TK_KIND_MAX = 28          /* the highest number in records.def */
 };
 
 /* --- little-endian helpers ------------------------------------------- */
@@ -113,8 +76,9 @@ static inline uint64_t trace_get_u64(const uint8_t *p)
 
 /* --- record encoding --------------------------------------------------
  * A cursor over space reserved for one record.  Writers call
- * trace_rec_begin(), then the field functions in the documented order, then
- * trace_rec_finish() which stores the length.  Strings that do not fit are
+ * trace_rec_begin(), then the kind's encoder (rec_KIND_put, records.h: the
+ * field functions below in the catalogue's order), then trace_rec_finish()
+ * which stores the length.  Strings that do not fit are
  * cut at a UTF-8 boundary; the cursor never writes past end. */
 typedef struct trace_rec {
     uint8_t *start, *p, *end;

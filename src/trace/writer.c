@@ -7,6 +7,7 @@
  * list of buffers and is taken when a thread appears or goes away. */
 #include "trace/writer.h"
 #include "trace/format.h"
+#include "trace/records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,7 +100,7 @@ static void stop_locked(trace_writer *w, const char *why)
     snprintf(text, sizeof(text), TRACE_STOP_NOTE "%s; events after this point were not recorded", why);
     trace_rec_begin(&r, chunk + TRACE_CHUNK_HEADER_LEN, sizeof(chunk) - TRACE_CHUNK_HEADER_LEN, TK_NOTE, 0,
                     (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-    trace_rec_str(&r, text);
+    rec_note_put(&r, &(rec_note){ .text = text });
     len = trace_rec_finish(&r);
     seal_chunk(w, chunk, len, 1);
     if (w->size + TRACE_CHUNK_HEADER_LEN + len <= w->size_limit &&
@@ -327,7 +328,8 @@ void trace_writer_flush(trace_writer *w)
     pthread_mutex_unlock(&w->flush_lock);
 }
 
-/* Writes one record as a chunk of its own, outside any thread buffer. */
+/* Writes one record as a chunk of its own, outside any thread buffer: a
+ * TK_NOTE saying text, or TK_TRACE_END. */
 static void write_single(trace_writer *w, int kind, uint32_t tid, uint64_t t, const char *text)
 {
     uint8_t chunk[TRACE_CHUNK_HEADER_LEN + TRACE_RECORD_HEADER_LEN + 2 + TRACE_MAX_STR];
@@ -335,8 +337,10 @@ static void write_single(trace_writer *w, int kind, uint32_t tid, uint64_t t, co
 
     trace_rec_begin(&r, chunk + TRACE_CHUNK_HEADER_LEN, sizeof(chunk) - TRACE_CHUNK_HEADER_LEN,
                     kind, tid, t);
-    if (text)
-        trace_rec_str(&r, text);
+    if (kind == TK_NOTE)
+        rec_note_put(&r, &(rec_note){ .text = text });
+    else
+        rec_trace_end_put(&r, &(rec_trace_end){ 0 });
     pthread_mutex_lock(&w->flush_lock);
     write_chunk(w, chunk, trace_rec_finish(&r), 1);
     pthread_mutex_unlock(&w->flush_lock);

@@ -39,7 +39,8 @@ void trace_writer_buffer_put(trace_writer *w, trace_buffer *b);
 
 /* Reserves room for one record of at most TRACE_MAX_RECORD bytes and locks
  * the buffer; NULL (and nothing locked) once the writer has stopped.  Encode
- * with trace_rec_*() from format.h, then call trace_buffer_end(). */
+ * with the kind's encoder (rec_KIND_put, trace/records.h), then call
+ * trace_buffer_end(). */
 uint8_t *trace_buffer_begin(trace_buffer *b);
 void trace_buffer_end(trace_buffer *b, size_t record_len);
 

@@ -1053,6 +1053,41 @@ int fr_load_trace(fake_runtime *rt, rp_trace *tr)
     return 0;
 }
 
+/* The ID a record is about: the one whose lifetime a load or unload
+ * record begins or ends, the function of a jit record (0 for other kinds). */
+static uint64_t record_id(const rp_event *e)
+{
+    switch (e->kind) {
+    case TK_APPDOMAIN_CREATE: return e->appdomain_create.id;
+    case TK_APPDOMAIN_SHUTDOWN: return e->appdomain_shutdown.id;
+    case TK_ASSEMBLY_LOAD: return e->assembly_load.id;
+    case TK_ASSEMBLY_UNLOAD: return e->assembly_unload.id;
+    case TK_MODULE_LOAD: return e->module_load.id;
+    case TK_MODULE_UNLOAD: return e->module_unload.id;
+    case TK_CLASS_LOAD: return e->class_load.id;
+    case TK_CLASS_UNLOAD: return e->class_unload.id;
+    case TK_JIT: return e->jit.function;
+    case TK_PRECOMPILED: return e->precompiled.function;
+    case TK_THREAD_CREATE: case TK_THREAD_DESTROY: case TK_THREAD_OS: case TK_THREAD_NAME:
+        return rp_thread_id(e);
+    default: return 0;
+    }
+}
+
+/* A load record's name or path, and its secondary ID (fr_state). */
+static const char *load_name(const rp_event *e, uint64_t *id2)
+{
+    *id2 = 0;
+    switch (e->kind) {
+    case TK_APPDOMAIN_CREATE: return e->appdomain_create.name;
+    case TK_ASSEMBLY_LOAD: *id2 = e->assembly_load.module; return e->assembly_load.name;
+    case TK_MODULE_LOAD: *id2 = e->module_load.assembly; return e->module_load.path;
+    case TK_CLASS_LOAD: *id2 = e->class_load.module; return e->class_load.name;
+    case TK_JIT: *id2 = e->jit.module; return e->jit.name;
+    default: return "";
+    }
+}
+
 fr_state fr_state_of(const rp_trace *tr, int load_kind, int unload_kind, uint64_t id)
 {
     fr_state s;
@@ -1062,7 +1097,7 @@ fr_state fr_state_of(const rp_trace *tr, int load_kind, int unload_kind, uint64_
     s.name = "";
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
-        if (e->id != id)
+        if (record_id(e) != id)
             continue;
         if (e->kind == load_kind) {
             if (closed)
@@ -1072,8 +1107,7 @@ fr_state fr_state_of(const rp_trace *tr, int load_kind, int unload_kind, uint64_
                 s.max_loads = cur;
             s.known = s.live = 1;
             s.catchup = e->catchup;
-            s.name = e->s1;
-            s.id2 = e->id2;
+            s.name = load_name(e, &s.id2);
         } else if (unload_kind && e->kind == unload_kind) {
             s.known = 1;
             s.live = 0;
@@ -1089,7 +1123,7 @@ int fr_count(const rp_trace *tr, int kind, uint64_t id)
 {
     int n = 0;
     for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == kind && (id == 0 || tr->ev[i].id == id))
+        if (tr->ev[i].kind == kind && (id == 0 || record_id(&tr->ev[i]) == id))
             n++;
     return n;
 }
@@ -1103,8 +1137,8 @@ int fr_duplicates(const rp_trace *tr, int load_kind, int unload_kind)
         if (e->kind != load_kind)
             continue;
         for (size_t j = 0; j < i && first; j++)
-            first = !(tr->ev[j].kind == load_kind && tr->ev[j].id == e->id);
-        if (first && fr_state_of(tr, load_kind, unload_kind, e->id).max_loads > 1)
+            first = !(tr->ev[j].kind == load_kind && record_id(&tr->ev[j]) == record_id(e));
+        if (first && fr_state_of(tr, load_kind, unload_kind, record_id(e)).max_loads > 1)
             dups++;
     }
     return dups;

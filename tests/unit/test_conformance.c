@@ -255,8 +255,8 @@ TEST(conformance_loading_while_events_are_off)
         CHECK_STR(fr_assembly_state(&tr, X_ASM).name, "Late");
         CHECK(fr_assembly_state(&tr, X_ASM).catchup);
         CHECK_EQ(fr_count(&tr, TK_MODULE_LOAD, 0), 2);
-        CHECK_EQ(attach_record(&tr)->id, 2);        /* modules caught up */
-        CHECK_EQ(attach_record(&tr)->id2, 2);       /* assemblies */
+        CHECK_EQ(attach_record(&tr)->attach.modules, 2);        /* modules caught up */
+        CHECK_EQ(attach_record(&tr)->attach.assemblies, 2);       /* assemblies */
         rp_free(&tr);
     }
     fr_cleanup(&rt);
@@ -382,7 +382,7 @@ TEST(conformance_unloading_without_duplicate)
         CHECK_EQ(s.loads, 0);
         CHECK_EQ(s.unloads, 1);
         CHECK(!fr_assembly_state(&tr, X_ASM).live);
-        CHECK_EQ(attach_record(&tr)->id, 1);    /* only CORE was caught up */
+        CHECK_EQ(attach_record(&tr)->attach.modules, 1);    /* only CORE was caught up */
         rp_free(&tr);
     }
     CHECK_EQ(calls(&rt, FR_MODULE, X), 0);      /* skipped: in the snapshot, but unloaded first */
@@ -430,7 +430,7 @@ TEST(conformance_unload_during_snapshot_iteration)
         CHECK_EQ(fr_count(&tr, TK_MODULE_LOAD, 0), 3);
         CHECK_EQ(fr_count(&tr, TK_MODULE_UNLOAD, 0), 1);
         CHECK_EQ(fr_count(&tr, TK_ASSEMBLY_LOAD, 0), 3);
-        CHECK_EQ(attach_record(&tr)->id, 2);
+        CHECK_EQ(attach_record(&tr)->attach.modules, 2);
         rp_free(&tr);
     }
     CHECK_EQ(calls(&rt, FR_MODULE, C), 0);
@@ -484,7 +484,7 @@ TEST(conformance_functions)
         CHECK(!s.catchup);
         CHECK_STR(s.name, "Sample.Worker.Later");
         CHECK_EQ(fr_count(&tr, TK_JIT, 0), 3);
-        CHECK_EQ(attach_record(&tr)->u1, 2);    /* functions caught up */
+        CHECK_EQ(attach_record(&tr)->attach.functions, 2);    /* functions caught up */
         s = fr_module_state(&tr, B);            /* caught up, then unloaded */
         CHECK_EQ(s.loads, 1);
         CHECK_EQ(s.unloads, 1);
@@ -526,10 +526,10 @@ TEST(conformance_attach_during_gc)
         CHECK(first_gc + 2 < tr.nev);
         if (first_gc + 2 < tr.nev) {
             CHECK_EQ(tr.ev[first_gc].kind, TK_GC_START);
-            CHECK_EQ(tr.ev[first_gc].u1, 3);    /* generations 0 and 1 */
+            CHECK_EQ(tr.ev[first_gc].gc_start.generations, 3);    /* generations 0 and 1 */
             CHECK_EQ(tr.ev[first_gc + 1].kind, TK_GC_END);
             CHECK_EQ(tr.ev[first_gc + 2].kind, TK_SUSPEND);
-            CHECK_EQ(tr.ev[first_gc + 2].u1, COR_PRF_SUSPEND_FOR_GC);
+            CHECK_EQ(tr.ev[first_gc + 2].suspend.reason, COR_PRF_SUSPEND_FOR_GC);
         }
         rp_free(&tr);
     }
@@ -596,7 +596,7 @@ TEST(conformance_threads)
         CHECK_EQ(s.unloads, 1);
         th = report_thread(&tr, T3);
         CHECK(th && th->destroyed && !th->seen_create);
-        CHECK_EQ(attach_record(&tr)->id3, 1);   /* threads caught up: T1 */
+        CHECK_EQ(attach_record(&tr)->attach.threads, 1);   /* threads caught up: T1 */
         rp_free(&tr);
     }
     CHECK_EQ(calls(&rt, FR_THREAD, T1), 1);

@@ -57,36 +57,33 @@ typedef struct { uint8_t *data; size_t size; } bytes;
 
 static char tmp_path[128];
 
-/* One record; shape has a letter per field: 2 u16, 4 u32, 8 u64, s string,
- * F a u16 count and that many u64 (arguments: the count, then an array). */
-static void rec_simple(trace_buffer *b, int kind, unsigned flags, uint32_t tid, uint64_t t,
-                       const char *shape, ...)
+/* One record, encoded by the catalogue (trace/records.h). */
+static void put(trace_buffer *b, int kind, unsigned flags, uint32_t tid, uint64_t t, const rec_any *v)
 {
     trace_rec r;
-    va_list ap;
     uint8_t *p = trace_buffer_begin(b);
     if (!p)
         return;
     trace_rec_begin(&r, p, TRACE_MAX_RECORD, kind, tid, t);
     trace_rec_flags(&r, (uint8_t)flags);
-    va_start(ap, shape);
-    for (const char *c = shape; *c; c++) {
-        switch (*c) {
-        case '2': trace_rec_u16(&r, (uint16_t)va_arg(ap, unsigned)); break;
-        case '4': trace_rec_u32(&r, va_arg(ap, uint32_t)); break;
-        case '8': trace_rec_u64(&r, va_arg(ap, uint64_t)); break;
-        case 's': trace_rec_str(&r, va_arg(ap, const char *)); break;
-        case 'F': {
-            unsigned n = va_arg(ap, unsigned);
-            const uint64_t *ids = va_arg(ap, const uint64_t *);
-            trace_rec_u16(&r, (uint16_t)n);
-            for (unsigned i = 0; i < n; i++)
-                trace_rec_u64(&r, ids[i]);
-            break;
-        }
-        }
-    }
-    va_end(ap);
+    rec_put(&r, kind, v);
+    trace_buffer_end(b, trace_rec_finish(&r));
+}
+#define PUT(b, kind, flags, tid, t, member, ...) \
+    put((b), (kind), (flags), (tid), (t), &(rec_any){ .member = { __VA_ARGS__ } })
+
+/* A record of a kind the catalogue does not have, with one u64 or string. */
+static void put_unknown(trace_buffer *b, int kind, uint32_t tid, uint64_t t, uint64_t id, const char *s)
+{
+    trace_rec r;
+    uint8_t *p = trace_buffer_begin(b);
+    if (!p)
+        return;
+    trace_rec_begin(&r, p, TRACE_MAX_RECORD, kind, tid, t);
+    if (s)
+        trace_rec_str(&r, s);
+    else
+        trace_rec_u64(&r, id);
     trace_buffer_end(b, trace_rec_finish(&r));
 }
 
@@ -104,56 +101,65 @@ static void write_records(trace_writer *w, unsigned catchup)
 
     for (int i = 0; i < 3; i++)
         b[i] = trace_writer_buffer_get(w);
-    rec_simple(b[0], TK_RUNTIME_START, 0, 10, t++, "222222s", 1u, 1u, 10u, 0u, 12u, 0u, "10.0.12");
-    rec_simple(b[0], TK_APPDOMAIN_CREATE, catchup, 10, t++, "8s", U64(0xa1), "clrhost");
-    rec_simple(b[0], TK_ASSEMBLY_LOAD, catchup, 10, t++, "888ss", U64(0xa2), U64(0xa1), U64(0xa3),
-               "Sample", "1.0.0.0");
-    rec_simple(b[0], TK_MODULE_LOAD, catchup, 10, t++, "8844s", U64(0xa3), U64(0xa2), 0x8u, 0u,
-               "/app/Sample.dll");
-    rec_simple(b[0], TK_MODULE_LOAD, 0, 10, t++, "8844s", U64(0xa4), U64(0xa2), 0x20u, 0u, "dyn\xc3\xa9");
+    PUT(b[0], TK_RUNTIME_START, 0, 10, t++, runtime_start, .clr_instance = 1, .runtime_type = 1, .major = 10,
+        .minor = 0, .build = 12, .qfe = 0, .version = "10.0.12");
+    PUT(b[0], TK_APPDOMAIN_CREATE, catchup, 10, t++, appdomain_create, .id = 0xa1, .name = "clrhost");
+    PUT(b[0], TK_ASSEMBLY_LOAD, catchup, 10, t++, assembly_load, .id = 0xa2, .appdomain = 0xa1, .module = 0xa3,
+        .name = "Sample", .version = "1.0.0.0");
+    PUT(b[0], TK_MODULE_LOAD, catchup, 10, t++, module_load, .id = 0xa3, .assembly = 0xa2, .flags = 0x8, .hr = 0,
+        .path = "/app/Sample.dll");
+    PUT(b[0], TK_MODULE_LOAD, 0, 10, t++, module_load, .id = 0xa4, .assembly = 0xa2, .flags = 0x20, .hr = 0,
+        .path = "dyn\xc3\xa9");
     for (int round = 0; round < 6; round++) {
         trace_buffer *x = b[round % 3];
         uint32_t tid = 10 + (uint32_t)(round % 3);
         char name[64];
         snprintf(name, sizeof(name), "Ns.Generic<System.Int32>.Method%d", round);
-        rec_simple(x, TK_THREAD_CREATE, catchup, tid, t++, "8", U64(0xb0 + round));
-        rec_simple(x, TK_THREAD_OS, catchup, tid, t++, "84s", U64(0xb0 + round), tid, "kern-name");
-        rec_simple(x, TK_THREAD_NAME, 0, tid, t++, "8s", U64(0xb0 + round), round ? "worker" : "");
-        rec_simple(x, TK_CLASS_LOAD, catchup, tid, t++, "88s", U64(0xc0 + round), U64(0xa3), name);
-        rec_simple(x, TK_JIT, catchup, tid, t++, "8884s", U64(0x7001 + round), U64(0xa3), U64(5000), 0u, name);
-        rec_simple(x, TK_PRECOMPILED, 0, tid, t++, "88s", U64(0x7100 + round), U64(0xa3), name);
-        rec_simple(x, TK_FUNC_NAME, 0, tid, t++, "88s", U64(0x7001 + round), U64(0xa3), name);
-        rec_simple(x, TK_GC_START, 0, tid, t++, "44", 0x3u, (uint32_t)(round & 1));
-        rec_simple(x, TK_GC_END, 0, tid, t++, "");
-        rec_simple(x, TK_SUSPEND, 0, tid, t++, "48", 1u, U64(20000 + round));
-        rec_simple(x, TK_EXCEPTION_THROWN, 0, tid, t++, "8s", U64(0xd0), "System.InvalidOperationException");
-        rec_simple(x, TK_EXCEPTION_CATCH, 0, tid, t++, "8ss", U64(0x7001), "System.InvalidOperationException",
-                   name);
+        PUT(x, TK_THREAD_CREATE, catchup, tid, t++, thread_create, .thread = U64(0xb0 + round));
+        PUT(x, TK_THREAD_OS, catchup, tid, t++, thread_os, .thread = U64(0xb0 + round), .os_tid = tid,
+            .os_name = "kern-name");
+        PUT(x, TK_THREAD_NAME, 0, tid, t++, thread_name, .thread = U64(0xb0 + round), .name = round ? "worker" : "",
+            .name_len = round ? 6 : 0);
+        PUT(x, TK_CLASS_LOAD, catchup, tid, t++, class_load, .id = U64(0xc0 + round), .module = 0xa3, .name = name);
+        PUT(x, TK_JIT, catchup, tid, t++, jit, .function = U64(0x7001 + round), .module = 0xa3, .duration_ns = 5000,
+            .hr = 0, .name = name);
+        PUT(x, TK_PRECOMPILED, 0, tid, t++, precompiled, .function = U64(0x7100 + round), .module = 0xa3,
+            .name = name);
+        PUT(x, TK_FUNC_NAME, 0, tid, t++, function_name, .function = U64(0x7001 + round), .module = 0xa3,
+            .name = name);
+        PUT(x, TK_GC_START, 0, tid, t++, gc_start, .generations = 0x3, .reason = (uint32_t)(round & 1));
+        PUT(x, TK_GC_END, 0, tid, t++, gc_end, 0);
+        PUT(x, TK_SUSPEND, 0, tid, t++, suspend, .reason = 1, .duration_ns = U64(20000 + round));
+        PUT(x, TK_EXCEPTION_THROWN, 0, tid, t++, exception_thrown, .class_id = 0xd0,
+            .type = "System.InvalidOperationException");
+        PUT(x, TK_EXCEPTION_CATCH, 0, tid, t++, exception_catch, .function = 0x7001,
+            .type = "System.InvalidOperationException", .function_name = name);
         for (int s = 0; s < 8; s++) {
-            rec_simple(x, TK_SAMPLE, 0, tid, t++, "848F", U64(0xb0 + round), tid, U64(10000000),
-                       s % 3 == 0 ? 3u : s % 3 == 1 ? 4u : 5u,
-                       s % 3 == 0 ? stack1 : s % 3 == 1 ? stack2 : stack3);
-            rec_simple(x, TK_SAMPLER_TICK, 0, 99, t++, "88448", U64(130000), U64(20000), 3u, 0u,
-                       U64(10000000));
+            PUT(x, TK_SAMPLE, 0, tid, t++, sample, .thread = U64(0xb0 + round), .os_tid = tid, .cpu_ns = 10000000,
+                .nframes = s % 3 == 0 ? 3 : s % 3 == 1 ? 4 : 5,
+                .frames = s % 3 == 0 ? stack1 : s % 3 == 1 ? stack2 : stack3);
+            PUT(x, TK_SAMPLER_TICK, 0, 99, t++, sampler_tick, .suspend_ns = 130000, .sampler_cpu_ns = 20000,
+                .threads = 3, .failed = 0, .period_ns = 10000000);
         }
-        rec_simple(x, TK_CLASS_UNLOAD, 0, tid, t++, "8", U64(0xc0 + round));
+        PUT(x, TK_CLASS_UNLOAD, 0, tid, t++, class_unload, .id = U64(0xc0 + round));
         if (round == 3) {
-            rec_simple(x, TK_NOTE, 0, tid, t++, "s", "a note from the agent\r\n\x1b[31m");
+            PUT(x, TK_NOTE, 0, tid, t++, note, .text = "a note from the agent\r\n\x1b[31m");
             if (catchup)
-                rec_simple(x, TK_ATTACH, 0, tid, t++, "44448", 2u, 1u, 3u, 6u, U64(500000));
+                PUT(x, TK_ATTACH, 0, tid, t++, attach, .modules = 2, .assemblies = 1, .threads = 3, .functions = 6,
+                    .catchup_ns = 500000);
         }
-        rec_simple(x, TK_THREAD_DESTROY, 0, tid, t++, "8", U64(0xb0 + round));
+        PUT(x, TK_THREAD_DESTROY, 0, tid, t++, thread_destroy, .thread = U64(0xb0 + round));
         if (round % 2)
             trace_writer_flush(w);
     }
-    rec_simple(b[1], TK_MODULE_UNLOAD, 0, 11, t++, "8", U64(0xa4));
-    rec_simple(b[1], TK_ASSEMBLY_UNLOAD, 0, 11, t++, "8", U64(0xa2));
-    rec_simple(b[1], TK_APPDOMAIN_SHUTDOWN, 0, 11, t++, "8", U64(0xa1));
+    PUT(b[1], TK_MODULE_UNLOAD, 0, 11, t++, module_unload, .id = 0xa4);
+    PUT(b[1], TK_ASSEMBLY_UNLOAD, 0, 11, t++, assembly_unload, .id = 0xa2);
+    PUT(b[1], TK_APPDOMAIN_SHUTDOWN, 0, 11, t++, appdomain_shutdown, .id = 0xa1);
     if (catchup)
-        rec_simple(b[2], TK_DETACH, 0, 12, t++, "");
-    rec_simple(b[2], TK_RUNTIME_SHUTDOWN, 0, 12, t++, "");
-    rec_simple(b[2], 0, 0, 12, t++, "8", U64(1));        /* a kind this reader does not know */
-    rec_simple(b[2], 200, 0, 12, t++, "s", "future");
+        PUT(b[2], TK_DETACH, 0, 12, t++, detach, 0);
+    PUT(b[2], TK_RUNTIME_SHUTDOWN, 0, 12, t++, runtime_shutdown, 0);
+    put_unknown(b[2], 0, 12, t++, 1, NULL);            /* a kind this reader does not know */
+    put_unknown(b[2], 200, 12, t++, 0, "future");
     trace_writer_close(w, 12, t);
 }
 
@@ -428,32 +434,54 @@ static void watchdog(int sig)
     _exit(2);
 }
 
-/* The fields of each kind, as format.h lists them ('F': u16 count + u64s). */
+/* The fields of each kind, from the catalogue: a letter per field, 2 u16,
+ * 4 u32, 8 u64, s string, F a u16 count and that many u64. */
 static const char *shape_of(int kind)
 {
+#define F_U16(x) "2"
+#define F_U32(x) "4"
+#define F_U64(x) "8"
+#define F_U64_OPT(x) "8"
+#define F_STR(x) "s"
+#define F_STRN(x) "s"
+#define F_FRAMES(n, x) "F"
+#define F_NONE
+#define R_STR(x)
+#define R_U32(x)
     switch (kind) {
-    case TK_RUNTIME_START: return "222222s";
-    case TK_APPDOMAIN_CREATE: return "8s";
-    case TK_ASSEMBLY_LOAD: return "888ss";
-    case TK_MODULE_LOAD: return "8844s";
-    case TK_CLASS_LOAD: return "88s";
-    case TK_JIT: return "8884s";
-    case TK_PRECOMPILED: return "88s";
-    case TK_THREAD_OS: return "84s";
-    case TK_THREAD_NAME: return "8s";
-    case TK_GC_START: return "44";
-    case TK_SUSPEND: return "48";
-    case TK_EXCEPTION_THROWN: return "8s";
-    case TK_EXCEPTION_CATCH: return "8ss";
-    case TK_NOTE: return "s";
-    case TK_ATTACH: return "44448";
-    case TK_SAMPLE: return "848F";
-    case TK_FUNC_NAME: return "88s";
-    case TK_SAMPLER_TICK: return "88448";
-    case TK_APPDOMAIN_SHUTDOWN: case TK_ASSEMBLY_UNLOAD: case TK_MODULE_UNLOAD: case TK_CLASS_UNLOAD:
-    case TK_THREAD_CREATE: case TK_THREAD_DESTROY: return "8";
+#define RECORD(NAME, num, name, fields, report) case TK_##NAME: return "" fields;
+#include "trace/records.def"
+#undef RECORD
     default: return "";
     }
+}
+
+/* The strings and frames of a decoded event are there (not NULL). */
+static int strings_sane(const rp_event *e)
+{
+#undef F_U16
+#undef F_U32
+#undef F_U64
+#undef F_U64_OPT
+#undef F_STR
+#undef F_STRN
+#undef F_FRAMES
+#undef R_STR
+#define F_U16(x)
+#define F_U32(x)
+#define F_U64(x)
+#define F_U64_OPT(x)
+#define F_STR(x) if (!v->x) return 0;
+#define F_STRN(x) if (!v->x) return 0;
+#define F_FRAMES(n, x) if (v->n && !v->x) return 0;
+#define R_STR(x) if (!v->x) return 0;
+    switch (e->kind) {
+#define RECORD(NAME, num, name, fields, report) \
+    case TK_##NAME: { const rec_##name *v = &e->name; (void)v; fields report break; }
+#include "trace/records.def"
+#undef RECORD
+    }
+    return 1;
 }
 
 typedef struct {
@@ -602,7 +630,7 @@ static int load_and_report(const buf *b, const walk_result *w, FILE *sink)
                   (unsigned long long)w->chunks);
     for (size_t i = 0; i < tr.nev; i++) {
         const rp_event *e = &tr.ev[i];
-        if (!e->s1 || !e->s2 || (e->nframes && !e->frames) ||
+        if (!strings_sane(e) ||
             (e->thread != -1 && (e->thread < 0 || (size_t)e->thread >= tr.nthreads)) ||
             (i && e->t < tr.ev[i - 1].t))
             FAIL_CASE("event %zu of %zu is not sane (kind %d)", i, tr.nev, e->kind);

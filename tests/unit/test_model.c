@@ -24,54 +24,47 @@ static void begin(const char *path)
     buf = trace_writer_buffer_get(w);
 }
 
-static void module_load(uint64_t t, uint64_t id, const char *path)
-{
-    trace_rec r;
-    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_MODULE_LOAD, 1, t);
-    trace_rec_u64(&r, id);
-    trace_rec_u64(&r, 0);
-    trace_rec_u32(&r, 0x8);
-    trace_rec_u32(&r, 0);
-    trace_rec_str(&r, path);
-    trace_buffer_end(buf, trace_rec_finish(&r));
-}
-
-static void id_only(uint64_t t, int kind, uint64_t id)
+/* One record, encoded by the catalogue (trace/records.h). */
+static void put(uint64_t t, int kind, const rec_any *v)
 {
     trace_rec r;
     trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, kind, 1, t);
-    trace_rec_u64(&r, id);
+    rec_put(&r, kind, v);
     trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+static void module_load(uint64_t t, uint64_t id, const char *path)
+{
+    put(t, TK_MODULE_LOAD, &(rec_any){ .module_load = { .id = id, .flags = 0x8, .path = path } });
+}
+
+/* A record whose only field is an ID (unloads, thread create/destroy). */
+static void id_only(uint64_t t, int kind, uint64_t id)
+{
+    rec_any v;
+    memset(&v, 0, sizeof(v));
+    switch (kind) {
+    case TK_MODULE_UNLOAD: v.module_unload.id = id; break;
+    case TK_THREAD_CREATE: v.thread_create.thread = id; break;
+    case TK_THREAD_DESTROY: v.thread_destroy.thread = id; break;
+    default: CHECK(!"id_only: a kind with one ID");
+    }
+    put(t, kind, &v);
 }
 
 static void jit(uint64_t t, uint64_t module, const char *name)
 {
-    trace_rec r;
-    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_JIT, 1, t);
-    trace_rec_u64(&r, 0x500);
-    trace_rec_u64(&r, module);
-    trace_rec_u64(&r, 10);
-    trace_rec_u32(&r, 0);
-    trace_rec_str(&r, name);
-    trace_buffer_end(buf, trace_rec_finish(&r));
-}
-
-static void thread_name(uint64_t t, uint64_t id, const char *name)
-{
-    trace_rec r;
-    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
-    trace_rec_u64(&r, id);
-    trace_rec_str(&r, name);
-    trace_buffer_end(buf, trace_rec_finish(&r));
+    put(t, TK_JIT, &(rec_any){ .jit = { .function = 0x500, .module = module, .duration_ns = 10, .name = name } });
 }
 
 static void thread_name_n(uint64_t t, uint64_t id, const char *name, size_t n)
 {
-    trace_rec r;
-    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, TK_THREAD_NAME, 1, t);
-    trace_rec_u64(&r, id);
-    trace_rec_strn(&r, name, n);
-    trace_buffer_end(buf, trace_rec_finish(&r));
+    put(t, TK_THREAD_NAME, &(rec_any){ .thread_name = { .thread = id, .name = name, .name_len = (uint16_t)n } });
+}
+
+static void thread_name(uint64_t t, uint64_t id, const char *name)
+{
+    thread_name_n(t, id, name, strlen(name));
 }
 
 static const rp_event *find(const rp_trace *tr, int kind, int nth)
@@ -101,13 +94,14 @@ TEST(model_id_reused_after_unload_gets_the_right_name)
 
     CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
     CHECK((e = find(&tr, TK_JIT, 0)) != NULL);
-    if (e) CHECK_STR(e->s2, "First.dll");
+    if (e) CHECK_STR(e->jit.module_name, "First.dll");
     CHECK((e = find(&tr, TK_JIT, 1)) != NULL);
-    if (e) CHECK_STR(e->s2, "Second.dll");
+    if (e) CHECK_STR(e->jit.module_name, "Second.dll");
     CHECK((e = find(&tr, TK_MODULE_UNLOAD, 0)) != NULL);
-    if (e) CHECK_STR(e->s1, "/x/First.dll");
+    if (e) CHECK_STR(e->module_unload.path, "/x/First.dll");
+    if (e) CHECK_EQ(e->module_unload.flags, 0x8);
     CHECK((e = find(&tr, TK_MODULE_UNLOAD, 1)) != NULL);
-    if (e) CHECK_STR(e->s1, "/x/Second.dll");
+    if (e) CHECK_STR(e->module_unload.path, "/x/Second.dll");
     CHECK_EQ(tr.complete, 1);
     rp_free(&tr);
     unlink(path);
@@ -236,10 +230,10 @@ TEST(model_old_tick_without_period_is_not_malformed)
     CHECK_EQ(tr.bad_records, 0);
     CHECK((e = find(&tr, TK_SAMPLER_TICK, 1)) != NULL);
     if (e) {
-        CHECK_EQ(e->duration_ns, 5000);
-        CHECK_EQ(e->id, 7000);
-        CHECK_EQ(e->u1, 2);
-        CHECK_EQ(e->id2, 0);                       /* period_ns reads as 0 */
+        CHECK_EQ(e->sampler_tick.suspend_ns, 5000);
+        CHECK_EQ(e->sampler_tick.sampler_cpu_ns, 7000);
+        CHECK_EQ(e->sampler_tick.threads, 2);
+        CHECK_EQ(e->sampler_tick.period_ns, 0);    /* period_ns reads as 0 */
     }
     CHECK_EQ(rp_profile_build(&tr, RP_VIEW_WALL, NULL, &prof), 0);
     CHECK_EQ(prof.ticks, 2);
@@ -256,7 +250,7 @@ TEST(model_old_tick_without_period_is_not_malformed)
     CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
     CHECK_EQ(tr.bad_records, 1);
     CHECK((e = find(&tr, TK_SAMPLER_TICK, 0)) != NULL);
-    if (e) CHECK_EQ(e->id2, 4000000);
+    if (e) CHECK_EQ(e->sampler_tick.period_ns, 4000000);
     rp_free(&tr);
     unlink(path);
 }
@@ -268,9 +262,15 @@ static rp_event ev_of(int kind, uint64_t id, int catchup)
     rp_event e;
     memset(&e, 0, sizeof(e));
     e.kind = kind;
-    e.id = id;
-    e.catchup = catchup;
-    e.s1 = e.s2 = "";
+    e.catchup = (uint8_t)catchup;
+    switch (kind) {
+    case TK_MODULE_LOAD: e.module_load.id = id; e.module_load.path = ""; break;
+    case TK_MODULE_UNLOAD: e.module_unload.id = id; e.module_unload.path = ""; break;
+    case TK_ASSEMBLY_LOAD: e.assembly_load.id = id; e.assembly_load.name = e.assembly_load.version = ""; break;
+    case TK_APPDOMAIN_CREATE: e.appdomain_create.id = id; e.appdomain_create.name = ""; break;
+    case TK_THREAD_CREATE: e.thread_create.thread = id; break;
+    default: CHECK(!"ev_of: a kind the merge tests use");
+    }
     return e;
 }
 

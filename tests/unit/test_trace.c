@@ -4,6 +4,7 @@
 #include "unit.h"
 #include "trace/format.h"
 #include "trace/reader.h"
+#include "trace/records.h"
 #include "trace/writer.h"
 #include "common/files.h"
 
@@ -27,11 +28,7 @@ static void put_jit(trace_buffer *b, uint32_t tid, uint64_t t, uint64_t fid, con
     if (!p)
         return;
     trace_rec_begin(&r, p, TRACE_MAX_RECORD, TK_JIT, tid, t);
-    trace_rec_u64(&r, fid);
-    trace_rec_u64(&r, 7);
-    trace_rec_u64(&r, 1000);
-    trace_rec_u32(&r, 0);
-    trace_rec_str(&r, name);
+    rec_jit_put(&r, &(rec_jit){ .function = fid, .module = 7, .duration_ns = 1000, .hr = 0, .name = name });
     trace_buffer_end(b, trace_rec_finish(&r));
 }
 
