@@ -19,8 +19,8 @@ static void *palloc(rp_profile *p, size_t bytes)
 typedef struct interner {
     char **names;            /* shared with the profile */
     size_t n, cap;
-    uint32_t *slots;         /* index + 1, 0 = empty */
-    size_t nslots;
+    idindex *slots;          /* the names by their hash (idmap.h): one block, freed with free() */
+    size_t reserved;         /* (unused: rp_profile_build initializes an interner positionally) */
 } interner;
 
 static uint64_t hash_str(const char *s)
@@ -31,29 +31,25 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
+typedef struct name_key {
+    const interner *in;
+    const char *name;
+} name_key;
+
+static int same_name(const void *ctx, uint32_t entry)
+{
+    const name_key *k = ctx;
+    return strcmp(k->in->names[entry], k->name) == 0;
+}
+
 static long intern(interner *in, rp_profile *p, const char *name)
 {
+    name_key key = { in, name };
     uint64_t h = hash_str(name);
-    size_t i;
+    long found = idindex_find(in->slots, h, same_name, &key);
 
-    if ((in->n + 1) * 2 > in->nslots) {
-        size_t ns = in->nslots ? in->nslots * 2 : 1024;
-        uint32_t *slots = calloc(ns, sizeof(*slots));
-        if (!slots)
-            return -1;
-        for (size_t k = 0; k < in->n; k++) {
-            size_t j = hash_str(in->names[k]) & (ns - 1);
-            while (slots[j])
-                j = (j + 1) & (ns - 1);
-            slots[j] = (uint32_t)k + 1;
-        }
-        free(in->slots);
-        in->slots = slots;
-        in->nslots = ns;
-    }
-    for (i = h & (in->nslots - 1); in->slots[i]; i = (i + 1) & (in->nslots - 1))
-        if (strcmp(in->names[in->slots[i] - 1], name) == 0)
-            return in->slots[i] - 1;
+    if (found >= 0)
+        return found;
     if (in->n == in->cap) {
         size_t nc = in->cap ? in->cap * 2 : 256;
         char **nn = realloc(in->names, nc * sizeof(*nn));
@@ -70,7 +66,8 @@ static long intern(interner *in, rp_profile *p, const char *name)
         memcpy(copy, name, len);
         in->names[in->n] = copy;
     }
-    in->slots[i] = (uint32_t)in->n + 1;
+    if (idindex_add(&in->slots, h, (uint32_t)in->n) < 0)
+        return -1;
     return (long)in->n++;
 }
 
