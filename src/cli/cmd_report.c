@@ -3,6 +3,7 @@
  * only when complete, is cli/output.h's business. */
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "report/formats.h"
 #include "report/report.h"
 #include "trace/reader.h"
 
@@ -14,17 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char report_usage[] =
+/* The usage, around the list of formats and what they need (formats.h). */
+static const char usage_head[] =
     "usage: clrprobe report FILE [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [-o OUT]\n"
     "\n"
-    "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n"
-    "  text        a readable summary (default): runtime, duration, events by kind, modules,\n"
-    "              the slowest JIT compilations, threads, GCs, exceptions, and where time goes\n"
-    "  jsonl       one JSON object per event, in time order (schema: docs/jsonl.md)\n"
-    "  collapsed   'root;...;leaf count' lines (Brendan Gregg's format, for flamegraph.pl)\n"
-    "  speedscope  speedscope's JSON format (https://www.speedscope.app), one profile per thread\n"
-    "  pprof       gzip-compressed profile.proto for 'go tool pprof' and profiling backends\n"
-    "  html        one self-contained interactive flame graph (no network needed)\n"
+    "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n";
+static const char usage_options[] =
     "\n"
     "options:\n"
     "  -f, --format FORMAT   one of the above\n"
@@ -36,12 +32,57 @@ static const char report_usage[] =
     "                        id T, or managed thread id T (0x...)\n"
     "      --by-thread       collapsed: put the thread name as the root frame\n"
     "  -h, --help            this help\n"
-    "\n"
-    "The last four formats need CPU samples (recorded by default; --collect cpu).  A trace that\n"
+    "\n";
+static const char usage_tail[] =
+    "A trace that\n"
     "was cut short (the program was killed) is read up to its last complete chunk; damaged\n"
     "chunks are skipped.  Both are reported on stderr.\n";
 
-static const char *const formats[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html" };
+/* "text, jsonl, ..." (sep between names) into buf. */
+static void format_names(char *buf, size_t len, unsigned needs, const char *sep)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const rp_format *f = rp_formats; f->name; f++)
+        if ((f->needs & needs) == needs && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", f->name);
+}
+
+static void print_usage(FILE *out)
+{
+    static const char *const counts[] = { NULL, "one", "two", "three", "four", "five", "six", "seven", "eight" };
+    size_t nformats = 0, nsampled = 0, tail = 0;
+    char names[256];
+
+    fputs(usage_head, out);
+    for (const rp_format *f = rp_formats; f->name; f++) {
+        const char *d = f->description, *nl;
+        fprintf(out, "  %-10s  ", f->name);
+        while ((nl = strchr(d, '\n')) != NULL) {
+            fprintf(out, "%.*s\n%14s", (int)(nl - d), d, "");
+            d = nl + 1;
+        }
+        fprintf(out, "%s\n", d);
+        nformats++;
+        if (f->needs & RP_NEED_SAMPLES) {
+            nsampled++;
+            tail++;
+        } else {
+            tail = 0;
+        }
+    }
+    fputs(usage_options, out);
+    /* the formats that need samples: "The last four formats" while they are the last ones */
+    if (nsampled > 1 && tail == nsampled && nsampled < nformats && nsampled < sizeof(counts) / sizeof(counts[0]))
+        fprintf(out, "The last %s formats need", counts[nsampled]);
+    else if (nsampled) {
+        format_names(names, sizeof(names), RP_NEED_SAMPLES, ", ");
+        fprintf(out, "The format%s %s need%s", nsampled > 1 ? "s" : "", names, nsampled > 1 ? "" : "s");
+    }
+    if (nsampled)
+        fputs(" CPU samples (recorded by default; --collect cpu).  ", out);
+    fputs(usage_tail, out);
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -54,10 +95,12 @@ int cmd_report(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *format = "text", *output = NULL, *input = NULL, *thread = NULL;
+    const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL;
+    const rp_format *fmt;
     enum rp_view view = RP_VIEW_CPU;
-    int by_thread = 0, fmt = -1, profile_format;
+    int by_thread = 0, need_profile, need_samples;
     rp_profile prof;
+    rp_report_input rin;
     char err[512], problem[512];
     rp_trace tr;
     cli_output out;
@@ -91,22 +134,22 @@ int cmd_report(int argc, char **argv)
             by_thread = 1;
             break;
         case 'h':
-            fputs(report_usage, stdout);
+            print_usage(stdout);
             return 0;
         default:
             cli_option_error("report", argv, optind, optopt);
             return EXIT_USAGE;
         }
     }
-    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-        if (strcmp(format, formats[i]) == 0)
-            fmt = (int)i;
-    if (fmt < 0) {
-        cli_error("report: unknown format '%s' (valid formats: text, jsonl, collapsed, speedscope, pprof, html)",
-                  format);
+    fmt = rp_format_find(format);
+    if (!fmt) {
+        char names[256];
+        format_names(names, sizeof(names), 0, ", ");
+        cli_error("report: unknown format '%s' (valid formats: %s)", format, names);
         return EXIT_USAGE;
     }
-    profile_format = fmt >= 2;
+    need_profile = (fmt->needs & RP_NEED_PROFILE) != 0;
+    need_samples = (fmt->needs & RP_NEED_SAMPLES) != 0;
     if (optind >= argc) {
         cli_error("report: no trace file given; usage: clrprobe report FILE [--format FORMAT]");
         return EXIT_USAGE;
@@ -132,17 +175,17 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
-    if (profile_format && rp_count_samples(&tr) == 0) {
+    if (need_samples && rp_count_samples(&tr) == 0) {
         cli_error("%s has no CPU samples, which the %s format shows: record with --collect cpu (it is in the "
                   "default 'all')", input, format);
         goto fail;
     }
-    if (profile_format || fmt == 0) {
+    if (need_profile) {
         if (rp_profile_build(&tr, view, thread, &prof) < 0) {
             cli_error("out of memory building the profile of %s", input);
             goto fail;
         }
-        if (profile_format && prof.nsamples == 0) {
+        if (need_samples && prof.nsamples == 0) {
             cli_error("no samples match%s%s%s in the %s view%s", thread ? " thread '" : "", thread ? thread : "",
                       thread ? "'" : "", view == RP_VIEW_CPU ? "CPU" : "wall-clock",
                       view == RP_VIEW_CPU ? " (try --view wall)" : "");
@@ -152,27 +195,18 @@ int cmd_report(int argc, char **argv)
     }
 
     if (output && !(stream = cli_output_stream(&out))) {
-        if (fmt != 1)
+        if (need_profile)
             rp_profile_free(&prof);
         goto fail;
     }
-    {
-        const char *base = strrchr(input, '/');
-        base = base ? base + 1 : input;
-        switch (fmt) {
-        case 0:
-            rc = rp_write_text(&tr, input, stream);
-            if (rc == 0 && prof.total_samples)
-                rp_write_profile_text(&prof, stream);
-            break;
-        case 1: rc = rp_write_jsonl(&tr, stream); break;
-        case 2: rc = rp_write_collapsed(&prof, by_thread, stream); break;
-        case 3: rc = rp_write_speedscope(&prof, base, stream); break;
-        case 4: rc = rp_write_pprof(&prof, base, stream); break;
-        default: rc = rp_write_html(&prof, base, stream); break;
-        }
-    }
-    if (fmt != 1)
+    rin.trace = &tr;
+    rin.profile = need_profile ? &prof : NULL;
+    rin.path = input;
+    rin.title = strrchr(input, '/');
+    rin.title = rin.title ? rin.title + 1 : input;
+    rin.by_thread = by_thread;
+    rc = fmt->write(&rin, stream);
+    if (need_profile)
         rp_profile_free(&prof);
     if (output) {
         if (rc != 0) {

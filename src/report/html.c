@@ -20,6 +20,7 @@
  * '<', '>' and '&' in it is written as a \u escape: no name can close the
  * element or start a comment. */
 #include "report/report.h"
+#include "report/idmap.h"
 #include "report/json.h"
 
 #include <inttypes.h>
@@ -31,7 +32,7 @@ extern const char *const rp_html_page[];     /* html_page.c */
 static const char no_frames[] = "[no managed frames]";
 
 /* ---- the call trees: nodes linked to their first child and next sibling,
- * found by (parent, frame) in one hash table for all threads ---- */
+ * found by (parent, frame) in one index (idmap.h) for all threads ---- */
 
 #define NONE UINT32_MAX
 
@@ -43,15 +44,8 @@ typedef struct hnode {
 typedef struct forest {
     hnode *n;
     size_t len, cap;
-    uint32_t *slots;         /* node index + 1, 0 = empty */
-    size_t nslots;
+    idindex *kids;           /* the nodes but the roots, by (parent, frame) */
 } forest;
-
-static size_t slot_of(const forest *fo, uint32_t parent, uint32_t frame)
-{
-    uint64_t h = ((uint64_t)parent << 32 | frame) * 0x9e3779b97f4a7c15ULL;
-    return (size_t)(h >> 17) & (fo->nslots - 1);
-}
 
 static long new_node(forest *fo, uint32_t frame, uint32_t parent)
 {
@@ -79,36 +73,29 @@ static long new_node(forest *fo, uint32_t frame, uint32_t parent)
     return (long)fo->len++;
 }
 
+typedef struct kid_key {
+    const hnode *n;
+    uint32_t parent, frame;
+} kid_key;
+
+static int same_kid(const void *ctx, uint32_t entry)
+{
+    const kid_key *k = ctx;
+    return k->n[entry].parent == k->parent && k->n[entry].frame == k->frame;
+}
+
 /* The child of parent for frame, made if new.  Returns its index or -1. */
 static long child(forest *fo, uint32_t parent, uint32_t frame)
 {
-    size_t i;
-    long c;
+    uint64_t h = (uint64_t)parent << 32 | frame;          /* (the index mixes it) */
+    kid_key key = { fo->n, parent, frame };
+    long c = idindex_find(fo->kids, h, same_kid, &key);
 
-    if ((fo->len + 1) * 2 > fo->nslots) {
-        size_t ns = fo->nslots ? fo->nslots * 2 : 4096;
-        uint32_t *slots = calloc(ns, sizeof(*slots));
-        if (!slots)
-            return -1;
-        free(fo->slots);
-        fo->slots = slots;
-        fo->nslots = ns;
-        for (size_t k = 0; k < fo->len; k++) {
-            if (fo->n[k].parent == NONE)
-                continue;
-            for (i = slot_of(fo, fo->n[k].parent, fo->n[k].frame); fo->slots[i]; i = (i + 1) & (ns - 1))
-                ;
-            fo->slots[i] = (uint32_t)k + 1;
-        }
-    }
-    for (i = slot_of(fo, parent, frame); fo->slots[i]; i = (i + 1) & (fo->nslots - 1)) {
-        const hnode *n = &fo->n[fo->slots[i] - 1];
-        if (n->parent == parent && n->frame == frame)
-            return (long)fo->slots[i] - 1;
-    }
-    c = new_node(fo, frame, parent);
     if (c >= 0)
-        fo->slots[i] = (uint32_t)c + 1;
+        return c;
+    c = new_node(fo, frame, parent);
+    if (c >= 0 && idindex_add(&fo->kids, h, (uint32_t)c) < 0)
+        return -1;
     return c;
 }
 
@@ -196,7 +183,7 @@ static int write_data(const rp_profile *p, const char *title, const forest *fo, 
 
 int rp_write_html(const rp_profile *p, const char *title, FILE *out)
 {
-    forest fo = { NULL, 0, 0, NULL, 0 };
+    forest fo = { NULL, 0, 0, NULL };
     uint32_t *roots = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*roots));
     uint32_t *remap = malloc((p->nframes + 1) * sizeof(*remap));
     uint32_t *used = malloc((p->nframes + 1) * sizeof(*used));
@@ -272,7 +259,7 @@ out:
         fclose(mem);
     free(json);
     free(fo.n);
-    free(fo.slots);
+    idindex_free(fo.kids);
     free(roots);
     free(remap);
     free(used);

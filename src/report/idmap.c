@@ -1,4 +1,7 @@
-/* idmap.c - open addressing with linear probing and tombstones. */
+/* idmap.c - the report's hash tables (idmap.h): idmap with tombstones for
+ * its deletions; idindex with no deletions, each slot one word (a part of
+ * the hash and the entry), so that growing moves words and never asks the
+ * caller for a key again. */
 #include "report/idmap.h"
 
 #include <stdlib.h>
@@ -98,4 +101,81 @@ void idmap_del(idmap *m, uint64_t key)
             return;
         }
     }
+}
+
+/* ---- idindex ---- */
+
+struct idindex {
+    size_t cap, count;       /* slots (a power of two), entries */
+    uint64_t slot[];         /* tag << 32 | (entry + 1), 0 = empty */
+};
+
+/* The part of a key's hash kept in its slot; its low bits are the slot
+ * where probing starts. */
+static uint32_t tag_of(uint64_t h)
+{
+    return (uint32_t)hash(h);
+}
+
+long idindex_find(const idindex *x, uint64_t h, idindex_same_fn same, const void *ctx)
+{
+    uint32_t tag = tag_of(h);
+    size_t mask;
+
+    if (!x)
+        return -1;
+    mask = x->cap - 1;
+    for (size_t i = tag & mask; x->slot[i]; i = (i + 1) & mask)
+        if ((uint32_t)(x->slot[i] >> 32) == tag && same(ctx, (uint32_t)x->slot[i] - 1))
+            return (long)((uint32_t)x->slot[i] - 1);
+    return -1;
+}
+
+static void place(idindex *x, uint64_t slot)
+{
+    size_t mask = x->cap - 1, i = (uint32_t)(slot >> 32) & mask;
+    while (x->slot[i])
+        i = (i + 1) & mask;
+    x->slot[i] = slot;
+    x->count++;
+}
+
+int idindex_reserve(idindex **xp, size_t n)
+{
+    idindex *x = *xp, *nx;
+    size_t cap = 64;
+
+    while (cap / 4 * 3 < n) {            /* at most 3/4 full (the tags keep long probes cheap) */
+        if (cap > SIZE_MAX / 4 / sizeof(uint64_t))
+            return -1;
+        cap *= 2;
+    }
+    if (x && x->cap >= cap)
+        return 0;
+    nx = calloc(1, sizeof(*nx) + cap * sizeof(uint64_t));
+    if (!nx)
+        return -1;
+    nx->cap = cap;
+    if (x)
+        for (size_t i = 0; i < x->cap; i++)
+            if (x->slot[i])
+                place(nx, x->slot[i]);
+    free(x);
+    *xp = nx;
+    return 0;
+}
+
+int idindex_add(idindex **xp, uint64_t h, uint32_t entry)
+{
+    if (entry >= UINT32_MAX)
+        return -1;
+    if ((!*xp || (*xp)->count + 1 > (*xp)->cap / 4 * 3) && idindex_reserve(xp, (*xp ? (*xp)->count : 0) + 1) < 0)
+        return -1;
+    place(*xp, (uint64_t)tag_of(h) << 32 | ((uint64_t)entry + 1));
+    return 0;
+}
+
+void idindex_free(idindex *x)
+{
+    free(x);
 }

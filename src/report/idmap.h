@@ -1,5 +1,14 @@
-/* idmap.h - a small open-addressing hash map from 64-bit runtime IDs to
- * 64-bit values, used by the analysis code. */
+/* idmap.h - the report's hash tables, open addressing with linear probing:
+ *
+ *   idmap    maps 64-bit keys (runtime IDs, or anything that packs into 64
+ *            bits) to 64-bit values; the table holds both.
+ *   idindex  finds entries that the caller keeps (in an array, say) by a key
+ *            of any size - a string, a stack, a record: the table holds each
+ *            entry's number and a part of its hash, the caller gives a key's
+ *            hash and says whether entry i has that key.
+ *
+ * (The agent has tables of its own, src/agent: lock-free or fixed-size ones
+ * the runtime's threads share.) */
 #ifndef CLRPROBE_REPORT_IDMAP_H
 #define CLRPROBE_REPORT_IDMAP_H
 
@@ -17,5 +26,27 @@ void idmap_free(idmap *m);
 int idmap_get(const idmap *m, uint64_t key, uint64_t *val);   /* 1 found */
 int idmap_put(idmap *m, uint64_t key, uint64_t val);          /* 0 ok, -1 oom */
 void idmap_del(idmap *m, uint64_t key);
+
+/* An idindex is one allocated block behind a pointer: NULL is an empty
+ * index, and idindex_free() (plain free() will do) frees it.  Entries are
+ * numbers below UINT32_MAX; none is ever removed. */
+typedef struct idindex idindex;
+
+/* Whether entry holds the key looked for (ctx: the caller's key and entries). */
+typedef int (*idindex_same_fn)(const void *ctx, uint32_t entry);
+
+/* The entry with this key (hash: the key's hash, any 64-bit hash: the index
+ * mixes it; same: compares an entry that may match), or -1 if none. */
+long idindex_find(const idindex *x, uint64_t hash, idindex_same_fn same, const void *ctx);
+
+/* Adds entry for a key not in the index yet.  Returns 0, or -1 (out of
+ * memory, or entry too big); *x may move. */
+int idindex_add(idindex **x, uint64_t hash, uint32_t entry);
+
+/* Makes room for n entries in all, so that adding them does not grow the
+ * index again.  Returns 0 or -1 (out of memory). */
+int idindex_reserve(idindex **x, size_t n);
+
+void idindex_free(idindex *x);
 
 #endif

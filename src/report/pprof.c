@@ -12,6 +12,7 @@
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
 #include "common/escape.h"
+#include "report/idmap.h"
 #include "report/report.h"
 
 #include <stdint.h>
@@ -182,40 +183,52 @@ static int same_sample(const rp_sample *x, const rp_sample *y)
            (x->nframes == 0 || memcmp(x->frames, y->frames, x->nframes * sizeof(uint32_t)) == 0);
 }
 
+typedef struct agg_key {
+    const rp_profile *p;
+    const agg *aggs;
+    const rp_sample *s;
+} agg_key;
+
+static int same_agg(const void *ctx, uint32_t entry)
+{
+    const agg_key *k = ctx;
+    return same_sample(&k->p->samples[k->aggs[entry].first], k->s);
+}
+
 /* Fills *out with the distinct (thread, stack) pairs in order of first
  * appearance; returns their number, or (size_t)-1 when out of memory. */
 static size_t aggregate(const rp_profile *p, agg **out)
 {
-    size_t nslots = 16, n = 0;
-    size_t *slots;
-    agg *a;
+    idindex *index = NULL;         /* the aggs by (thread, stack) */
+    agg_key key = { p, NULL, NULL };
+    size_t n = 0;
+    agg *a = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*a));
 
-    while (nslots < p->nsamples * 2)
-        nslots *= 2;
-    slots = calloc(nslots, sizeof(*slots));        /* index + 1, 0 = empty */
-    a = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*a));
-    if (!slots || !a) {
-        free(slots);
-        free(a);
-        return (size_t)-1;
-    }
+    if (!a || idindex_reserve(&index, p->nsamples) < 0)
+        goto oom;
+    key.aggs = a;
     for (size_t i = 0; i < p->nsamples; i++) {
-        const rp_sample *s = &p->samples[i];
-        size_t j = (size_t)hash_sample(s) & (nslots - 1);
-        for (; slots[j]; j = (j + 1) & (nslots - 1))
-            if (same_sample(&p->samples[a[slots[j] - 1].first], s))
-                break;
-        if (slots[j]) {
-            a[slots[j] - 1].count++;
+        uint64_t h = hash_sample(&p->samples[i]);
+        long found;
+        key.s = &p->samples[i];
+        found = idindex_find(index, h, same_agg, &key);
+        if (found >= 0) {
+            a[found].count++;
         } else {
+            if (idindex_add(&index, h, (uint32_t)n) < 0)
+                goto oom;
             a[n].first = i;
             a[n].count = 1;
-            slots[j] = ++n;
+            n++;
         }
     }
-    free(slots);
+    idindex_free(index);
     *out = a;
     return n;
+oom:
+    idindex_free(index);
+    free(a);
+    return (size_t)-1;
 }
 
 /* ---- the profile ---- */

@@ -1,7 +1,6 @@
-/* profile.c - building a profile from a trace's samples (see profile.h),
- * and the two plain-text outputs: collapsed stacks and the text summary. */
+/* profile.c - building a profile from a trace's samples (see profile.h).
+ * The formats that write one are elsewhere (formats.h lists them). */
 #include "report/profile.h"
-#include "common/escape.h"
 #include "report/arena.h"
 #include "report/idmap.h"
 #include "trace/format.h"
@@ -20,8 +19,8 @@ static void *palloc(rp_profile *p, size_t bytes)
 typedef struct interner {
     char **names;            /* shared with the profile */
     size_t n, cap;
-    uint32_t *slots;         /* index + 1, 0 = empty */
-    size_t nslots;
+    idindex *slots;          /* the names by their hash (idmap.h): one block, freed with free() */
+    size_t reserved;         /* (unused: rp_profile_build initializes an interner positionally) */
 } interner;
 
 static uint64_t hash_str(const char *s)
@@ -32,29 +31,25 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
+typedef struct name_key {
+    const interner *in;
+    const char *name;
+} name_key;
+
+static int same_name(const void *ctx, uint32_t entry)
+{
+    const name_key *k = ctx;
+    return strcmp(k->in->names[entry], k->name) == 0;
+}
+
 static long intern(interner *in, rp_profile *p, const char *name)
 {
+    name_key key = { in, name };
     uint64_t h = hash_str(name);
-    size_t i;
+    long found = idindex_find(in->slots, h, same_name, &key);
 
-    if ((in->n + 1) * 2 > in->nslots) {
-        size_t ns = in->nslots ? in->nslots * 2 : 1024;
-        uint32_t *slots = calloc(ns, sizeof(*slots));
-        if (!slots)
-            return -1;
-        for (size_t k = 0; k < in->n; k++) {
-            size_t j = hash_str(in->names[k]) & (ns - 1);
-            while (slots[j])
-                j = (j + 1) & (ns - 1);
-            slots[j] = (uint32_t)k + 1;
-        }
-        free(in->slots);
-        in->slots = slots;
-        in->nslots = ns;
-    }
-    for (i = h & (in->nslots - 1); in->slots[i]; i = (i + 1) & (in->nslots - 1))
-        if (strcmp(in->names[in->slots[i] - 1], name) == 0)
-            return in->slots[i] - 1;
+    if (found >= 0)
+        return found;
     if (in->n == in->cap) {
         size_t nc = in->cap ? in->cap * 2 : 256;
         char **nn = realloc(in->names, nc * sizeof(*nn));
@@ -71,7 +66,8 @@ static long intern(interner *in, rp_profile *p, const char *name)
         memcpy(copy, name, len);
         in->names[in->n] = copy;
     }
-    in->slots[i] = (uint32_t)in->n + 1;
+    if (idindex_add(&in->slots, h, (uint32_t)in->n) < 0)
+        return -1;
     return (long)in->n++;
 }
 
@@ -324,178 +320,4 @@ void rp_profile_free(rp_profile *p)
     free(p->threads);
     free(p->samples);
     memset(p, 0, sizeof(*p));
-}
-
-/* ---- collapsed stacks ---- */
-
-static const rp_profile *cmp_profile;
-static int cmp_by_thread;
-
-static int cmp_samples(const void *a, const void *b)
-{
-    const rp_sample *x = &cmp_profile->samples[*(const size_t *)a];
-    const rp_sample *y = &cmp_profile->samples[*(const size_t *)b];
-    if (cmp_by_thread && x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    for (uint32_t k = 0; k < x->nframes && k < y->nframes; k++)
-        if (x->frames[k] != y->frames[k])
-            return strcmp(cmp_profile->frames[x->frames[k]], cmp_profile->frames[y->frames[k]]);
-    return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
-}
-
-static int same_stack(const rp_profile *p, const rp_sample *x, const rp_sample *y, int by_thread)
-{
-    if ((by_thread && x->thread != y->thread) || x->nframes != y->nframes)
-        return 0;
-    return memcmp(x->frames, y->frames, x->nframes * sizeof(uint32_t)) == 0;
-}
-
-/* A frame or thread name as collapsed-stack text: escaped, and ';', which
- * separates frames, as \x3b. */
-static void put_frame(FILE *out, const char *name)
-{
-    esc_write(out, name, strlen(name), ";");
-}
-
-int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
-{
-    size_t *order = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*order));
-    if (!order)
-        return -1;
-    for (size_t i = 0; i < p->nsamples; i++)
-        order[i] = i;
-    cmp_profile = p;
-    cmp_by_thread = by_thread;
-    qsort(order, p->nsamples, sizeof(*order), cmp_samples);
-    for (size_t i = 0; i < p->nsamples;) {
-        const rp_sample *s = &p->samples[order[i]];
-        size_t j = i + 1;
-        while (j < p->nsamples && same_stack(p, s, &p->samples[order[j]], by_thread))
-            j++;
-        if (by_thread) {
-            put_frame(out, p->threads[s->thread].name);
-            if (s->nframes)
-                putc(';', out);
-        }
-        for (uint32_t k = 0; k < s->nframes; k++) {
-            if (k)
-                putc(';', out);
-            put_frame(out, p->frames[s->frames[k]]);
-        }
-        if (!by_thread && s->nframes == 0)
-            fputs("[no managed frames]", out);
-        fprintf(out, " %zu\n", j - i);
-        i = j;
-    }
-    free(order);
-    return ferror(out) ? -1 : 0;
-}
-
-/* ---- text ---- */
-
-typedef struct fstat { uint32_t frame; uint64_t self, total; } fstat;
-
-static int by_self(const void *a, const void *b)
-{
-    const fstat *x = a, *y = b;
-    return x->self != y->self ? (x->self < y->self ? 1 : -1) : (x->total < y->total) - (x->total > y->total);
-}
-
-static int by_total(const void *a, const void *b)
-{
-    const fstat *x = a, *y = b;
-    return x->total != y->total ? (x->total < y->total ? 1 : -1) : (x->self < y->self) - (x->self > y->self);
-}
-
-/* Self and total counts per frame over the samples of one thread (or all, thread < 0). */
-static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
-{
-    fstat *st = calloc(p->nframes ? p->nframes : 1, sizeof(*st));
-    uint32_t *mark = calloc(p->nframes ? p->nframes : 1, sizeof(*mark));
-    uint32_t stamp = 0;
-
-    *n = 0;
-    if (!st || !mark) {
-        free(st);
-        free(mark);
-        return NULL;
-    }
-    for (size_t f = 0; f < p->nframes; f++)
-        st[f].frame = (uint32_t)f;
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const rp_sample *s = &p->samples[i];
-        if (thread >= 0 && s->thread != (uint32_t)thread)
-            continue;
-        (*n)++;
-        stamp++;
-        if (s->nframes)
-            st[s->frames[s->nframes - 1]].self++;
-        for (uint32_t k = 0; k < s->nframes; k++) {
-            uint32_t f = s->frames[k];
-            if (mark[f] != stamp) {          /* recursion counts once */
-                mark[f] = stamp;
-                st[f].total++;
-            }
-        }
-    }
-    free(mark);
-    return st;
-}
-
-/* The top of st by cmp under a title line; the title of a thread's list is
- * "Thread NAME (OS thread N): N samples, top by self:" (title NULL), with
- * the thread's name escaped. */
-static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
-                     const char *title, long thread, size_t limit, FILE *out)
-{
-    qsort(st, p->nframes, sizeof(*st), cmp);
-    if (title) {
-        fprintf(out, "  %s\n", title);
-    } else {
-        fputs("  Thread ", out);
-        esc_puts(out, p->threads[thread].name);
-        fprintf(out, " (OS thread %" PRIu32 "): %" PRIu64 " samples, top by self:\n", p->threads[thread].os_tid, n);
-    }
-    fprintf(out, "  %8s %7s %8s %7s  %s\n", "self", "", "total", "", "function");
-    for (size_t i = 0; i < p->nframes && i < limit; i++) {
-        if ((cmp == by_self ? st[i].self : st[i].total) == 0)
-            break;
-        fprintf(out, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  ", st[i].self, 100.0 * (double)st[i].self / (double)n,
-                st[i].total, 100.0 * (double)st[i].total / (double)n);
-        esc_puts(out, p->frames[st[i].frame]);
-        putc('\n', out);
-    }
-}
-
-void rp_write_profile_text(const rp_profile *p, FILE *out)
-{
-    uint64_t n;
-    fstat *st;
-
-    fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 ", every %.1f ms; %s)\n",
-            p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
-            (double)p->period_ns / 1e6,
-            p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
-                                     "previous sample"
-                                   : "all samples, running or waiting");
-    if (p->ticks)
-        fprintf(out, "  sampler overhead: %" PRIu64 " ticks, runtime suspended %.2f ms on average (longest "
-                "%.2f ms), sampler CPU %.1f ms in all, %" PRIu64 " stacks that could not be taken\n",
-                p->ticks, (double)p->suspend_ns / (double)p->ticks / 1e6, (double)p->max_suspend_ns / 1e6,
-                (double)p->sampler_cpu_ns / 1e6, p->failed);
-    if (!p->nsamples)
-        return;
-    st = frame_stats(p, -1, &n);
-    if (!st)
-        return;
-    top_list(p, st, n, by_self, "Top functions by self time:", -1, 20, out);
-    top_list(p, st, n, by_total, "Top functions by total time (self + callees):", -1, 20, out);
-    free(st);
-    for (size_t t = 0; t < p->nthreads; t++) {
-        st = frame_stats(p, (long)t, &n);
-        if (!st)
-            return;
-        top_list(p, st, n, by_self, NULL, (long)t, 5, out);
-        free(st);
-    }
 }

@@ -2,8 +2,8 @@
  * frame numbers (root first) into one table of function names, with its
  * thread, time, and whether the thread was on a CPU since its previous
  * sample.  Names are those in force at the sample's time (IDs are reused
- * after unloads).  All exporters (text, collapsed, speedscope, pprof, html)
- * read this. */
+ * after unloads).  The formats that show samples (text, collapsed,
+ * speedscope, pprof, html: formats.h) read this; profile.c builds it. */
 #ifndef CLRPROBE_REPORT_PROFILE_H
 #define CLRPROBE_REPORT_PROFILE_H
 
@@ -53,14 +53,5 @@ void rp_profile_free(rp_profile *p);
 
 /* Number of sample records in a trace (any view). */
 uint64_t rp_count_samples(const rp_trace *tr);
-
-/* Writes `root;...;leaf count` lines, aggregated; with by_thread the thread
- * name is the root frame.  Names are escaped (common/escape.h), ';' as
- * \x3b since it separates frames.  Returns 0 or -1 (I/O). */
-int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
-
-/* The profile part of the text report: top functions by self and total,
- * overall and per thread (names escaped). */
-void rp_write_profile_text(const rp_profile *p, FILE *out);
 
 #endif

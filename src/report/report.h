@@ -1,4 +1,6 @@
-/* report.h - the report formats, each writing a loaded trace to a stream. */
+/* report.h - the writers of the report formats, each writing a loaded
+ * trace or its profile to a stream.  Which format is which, and what each
+ * needs, is the registry's (formats.h), whose entries call these. */
 #ifndef CLRPROBE_REPORT_REPORT_H
 #define CLRPROBE_REPORT_REPORT_H
 
@@ -7,17 +9,26 @@
 #include "report/model.h"
 #include "report/profile.h"
 
-/* Readable summary.  path is shown in the title.  Returns 0 or -1 (I/O). */
+/* Readable summary (text.c).  path is shown in the title.  Returns 0 or -1 (I/O). */
 int rp_write_text(const rp_trace *tr, const char *path, FILE *out);
 
-/* One JSON object per line (docs/jsonl.md).  Returns 0 or -1 (I/O). */
+/* One JSON object per line (jsonl.c, docs/jsonl.md).  Returns 0 or -1 (I/O). */
 int rp_write_jsonl(const rp_trace *tr, FILE *out);
+
+/* The profile part of the text report (profile_text.c): top functions by
+ * self and total, overall and per thread (names escaped). */
+void rp_write_profile_text(const rp_profile *p, FILE *out);
+
+/* `root;...;leaf count` lines, aggregated (collapsed.c); with by_thread the
+ * thread name is the root frame.  Names are escaped (common/escape.h), ';'
+ * as \x3b since it separates frames.  Returns 0 or -1 (I/O). */
+int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
 
 /* Profile exporters.  title names the trace (file name) where the format
  * has room for it.  Each returns 0, or -1 (I/O or out of memory). */
-int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope JSON */
-int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* gzipped profile.proto */
-int rp_write_html(const rp_profile *p, const char *title, FILE *out);         /* self-contained flame graph */
+int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope.c: speedscope JSON */
+int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* pprof.c: gzipped profile.proto */
+int rp_write_html(const rp_profile *p, const char *title, FILE *out);         /* html.c: self-contained flame graph */
 
 /* "gc", "gc_prep", ... for a COR_PRF_SUSPEND_REASON. */
 const char *rp_suspend_reason(uint32_t reason);

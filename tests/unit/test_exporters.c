@@ -4,6 +4,7 @@
  * protobuf decoder here) to the expected samples, values, strings and
  * functions. */
 #include "unit.h"
+#include "report/formats.h"
 #include "report/json.h"
 #include "report/report.h"
 
@@ -831,6 +832,84 @@ TEST(exporters_report_io_errors)
         clearerr(f);
         CHECK_EQ(rp_write_pprof(&fx.p, "t", f), -1);
         fclose(f);
+    }
+    free_profile(&fx);
+}
+
+/* ---- the registry (formats.h) ---- */
+
+TEST(exporters_registry_lists_every_format_once)
+{
+    static const char *const names[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html" };
+    size_t n = 0;
+
+    for (const rp_format *f = rp_formats; f->name; f++, n++) {
+        CHECK(n < sizeof(names) / sizeof(names[0]));
+        if (n < sizeof(names) / sizeof(names[0]))
+            CHECK(strcmp(f->name, names[n]) == 0);
+        CHECK(rp_format_find(f->name) == f);
+        CHECK(f->description && f->description[0] && f->write);
+        CHECK(f->description[strlen(f->description) - 1] != '\n');
+        /* samples are shown from a profile */
+        CHECK(!(f->needs & RP_NEED_SAMPLES) || (f->needs & RP_NEED_PROFILE));
+    }
+    CHECK_EQ(n, sizeof(names) / sizeof(names[0]));
+    CHECK(rp_format_find("nope") == NULL);
+    CHECK(rp_format_find("") == NULL);
+    CHECK(rp_format_find("HTML") == NULL);
+    CHECK_EQ(rp_format_find("text")->needs, RP_NEED_EVENTS | RP_NEED_PROFILE);
+    CHECK_EQ(rp_format_find("jsonl")->needs, RP_NEED_EVENTS);
+    CHECK_EQ(rp_format_find("pprof")->needs, RP_NEED_PROFILE | RP_NEED_SAMPLES);
+}
+
+/* A profile format's registry writer writes what its own writer does. */
+static void check_same_as(const char *name, int (*fn)(const rp_profile *, const char *, FILE *), const fixture *fx)
+{
+    rp_report_input in = { NULL, &fx->p, "dir/t.clrp", "t.clrp", 0 };
+    const rp_format *f = rp_format_find(name);
+    char *direct, *via = NULL;
+    size_t len = 0, via_len = 0;
+    int rc = -1;
+    FILE *m;
+
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    direct = run_exporter(fn, &fx->p, "t.clrp", &len, &rc);
+    CHECK_EQ(rc, 0);
+    m = open_memstream(&via, &via_len);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_EQ(f->write(&in, m), 0);
+        fclose(m);
+        CHECK(direct != NULL && via != NULL && len == via_len && memcmp(direct, via, len) == 0);
+    }
+    free(direct);
+    free(via);
+}
+
+TEST(exporters_registry_writers_are_the_formats_writers)
+{
+    fixture fx;
+    rp_report_input in = { NULL, NULL, "dir/t.clrp", "t.clrp", 1 };
+    char *via = NULL, *direct;
+    size_t via_len = 0;
+    FILE *m;
+
+    make_profile(&fx, RP_VIEW_CPU);
+    check_same_as("speedscope", rp_write_speedscope, &fx);
+    check_same_as("pprof", rp_write_pprof, &fx);
+    check_same_as("html", rp_write_html, &fx);
+    in.profile = &fx.p;
+    m = open_memstream(&via, &via_len);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_EQ(rp_format_find("collapsed")->write(&in, m), 0);
+        fclose(m);
+        direct = collapsed_of(&fx.p, 1);
+        CHECK(direct != NULL && via != NULL && strcmp(direct, via) == 0);
+        free(direct);
+        free(via);
     }
     free_profile(&fx);
 }

@@ -1,0 +1,67 @@
+/* formats.c - the registry of report formats (formats.h): each entry, and
+ * the adapters from the one writer signature to each format's writer
+ * (report.h). */
+#include "report/formats.h"
+#include "report/report.h"
+
+#include <string.h>
+
+/* The summary of the events, then, if the trace has samples, where time goes. */
+static int write_text(const rp_report_input *in, FILE *out)
+{
+    int rc = rp_write_text(in->trace, in->path, out);
+    if (rc == 0 && in->profile && in->profile->total_samples)
+        rp_write_profile_text(in->profile, out);
+    return rc;
+}
+
+static int write_jsonl(const rp_report_input *in, FILE *out)
+{
+    return rp_write_jsonl(in->trace, out);
+}
+
+static int write_collapsed(const rp_report_input *in, FILE *out)
+{
+    return rp_write_collapsed(in->profile, in->by_thread, out);
+}
+
+static int write_speedscope(const rp_report_input *in, FILE *out)
+{
+    return rp_write_speedscope(in->profile, in->title, out);
+}
+
+static int write_pprof(const rp_report_input *in, FILE *out)
+{
+    return rp_write_pprof(in->profile, in->title, out);
+}
+
+static int write_html(const rp_report_input *in, FILE *out)
+{
+    return rp_write_html(in->profile, in->title, out);
+}
+
+const rp_format rp_formats[] = {
+    { "text",
+      "a readable summary (default): runtime, duration, events by kind, modules,\n"
+      "the slowest JIT compilations, threads, GCs, exceptions, and where time goes",
+      RP_NEED_EVENTS | RP_NEED_PROFILE, write_text },
+    { "jsonl", "one JSON object per event, in time order (schema: docs/jsonl.md)",
+      RP_NEED_EVENTS, write_jsonl },
+    { "collapsed", "'root;...;leaf count' lines (Brendan Gregg's format, for flamegraph.pl)",
+      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_collapsed },
+    { "speedscope", "speedscope's JSON format (https://www.speedscope.app), one profile per thread",
+      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_speedscope },
+    { "pprof", "gzip-compressed profile.proto for 'go tool pprof' and profiling backends",
+      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_pprof },
+    { "html", "one self-contained interactive flame graph (no network needed)",
+      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_html },
+    { NULL, NULL, 0, NULL },
+};
+
+const rp_format *rp_format_find(const char *name)
+{
+    for (const rp_format *f = rp_formats; f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}

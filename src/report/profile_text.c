@@ -1,0 +1,115 @@
+/* profile_text.c - the profile part of `report --format text` ("Where time
+ * goes"): the sampling overhead, then the top functions by self and total
+ * samples, overall and per thread. */
+#include "report/report.h"
+#include "common/escape.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+typedef struct fstat { uint32_t frame; uint64_t self, total; } fstat;
+
+static int by_self(const void *a, const void *b)
+{
+    const fstat *x = a, *y = b;
+    return x->self != y->self ? (x->self < y->self ? 1 : -1) : (x->total < y->total) - (x->total > y->total);
+}
+
+static int by_total(const void *a, const void *b)
+{
+    const fstat *x = a, *y = b;
+    return x->total != y->total ? (x->total < y->total ? 1 : -1) : (x->self < y->self) - (x->self > y->self);
+}
+
+/* Self and total counts per frame over the samples of one thread (or all, thread < 0). */
+static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
+{
+    fstat *st = calloc(p->nframes ? p->nframes : 1, sizeof(*st));
+    uint32_t *mark = calloc(p->nframes ? p->nframes : 1, sizeof(*mark));
+    uint32_t stamp = 0;
+
+    *n = 0;
+    if (!st || !mark) {
+        free(st);
+        free(mark);
+        return NULL;
+    }
+    for (size_t f = 0; f < p->nframes; f++)
+        st[f].frame = (uint32_t)f;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const rp_sample *s = &p->samples[i];
+        if (thread >= 0 && s->thread != (uint32_t)thread)
+            continue;
+        (*n)++;
+        stamp++;
+        if (s->nframes)
+            st[s->frames[s->nframes - 1]].self++;
+        for (uint32_t k = 0; k < s->nframes; k++) {
+            uint32_t f = s->frames[k];
+            if (mark[f] != stamp) {          /* recursion counts once */
+                mark[f] = stamp;
+                st[f].total++;
+            }
+        }
+    }
+    free(mark);
+    return st;
+}
+
+/* The top of st by cmp under a title line; the title of a thread's list is
+ * "Thread NAME (OS thread N): N samples, top by self:" (title NULL), with
+ * the thread's name escaped. */
+static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
+                     const char *title, long thread, size_t limit, FILE *out)
+{
+    qsort(st, p->nframes, sizeof(*st), cmp);
+    if (title) {
+        fprintf(out, "  %s\n", title);
+    } else {
+        fputs("  Thread ", out);
+        esc_puts(out, p->threads[thread].name);
+        fprintf(out, " (OS thread %" PRIu32 "): %" PRIu64 " samples, top by self:\n", p->threads[thread].os_tid, n);
+    }
+    fprintf(out, "  %8s %7s %8s %7s  %s\n", "self", "", "total", "", "function");
+    for (size_t i = 0; i < p->nframes && i < limit; i++) {
+        if ((cmp == by_self ? st[i].self : st[i].total) == 0)
+            break;
+        fprintf(out, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  ", st[i].self, 100.0 * (double)st[i].self / (double)n,
+                st[i].total, 100.0 * (double)st[i].total / (double)n);
+        esc_puts(out, p->frames[st[i].frame]);
+        putc('\n', out);
+    }
+}
+
+void rp_write_profile_text(const rp_profile *p, FILE *out)
+{
+    uint64_t n;
+    fstat *st;
+
+    fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 ", every %.1f ms; %s)\n",
+            p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
+            (double)p->period_ns / 1e6,
+            p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
+                                     "previous sample"
+                                   : "all samples, running or waiting");
+    if (p->ticks)
+        fprintf(out, "  sampler overhead: %" PRIu64 " ticks, runtime suspended %.2f ms on average (longest "
+                "%.2f ms), sampler CPU %.1f ms in all, %" PRIu64 " stacks that could not be taken\n",
+                p->ticks, (double)p->suspend_ns / (double)p->ticks / 1e6, (double)p->max_suspend_ns / 1e6,
+                (double)p->sampler_cpu_ns / 1e6, p->failed);
+    if (!p->nsamples)
+        return;
+    st = frame_stats(p, -1, &n);
+    if (!st)
+        return;
+    top_list(p, st, n, by_self, "Top functions by self time:", -1, 20, out);
+    top_list(p, st, n, by_total, "Top functions by total time (self + callees):", -1, 20, out);
+    free(st);
+    for (size_t t = 0; t < p->nthreads; t++) {
+        st = frame_stats(p, (long)t, &n);
+        if (!st)
+            return;
+        top_list(p, st, n, by_self, NULL, (long)t, 5, out);
+        free(st);
+    }
+}
