@@ -28,7 +28,7 @@ int idmap_put(idmap *m, uint64_t key, uint64_t val);          /* 0 ok, -1 oom */
 void idmap_del(idmap *m, uint64_t key);
 
 /* An idindex is one allocated block behind a pointer: NULL is an empty
- * index, and idindex_free() (plain free() will do) frees it.  Entries are
+ * index, and idindex_free() frees it.  Entries are
  * numbers below UINT32_MAX; none is ever removed. */
 typedef struct idindex idindex;
 

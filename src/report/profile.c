@@ -19,8 +19,7 @@ static void *palloc(rp_profile *p, size_t bytes)
 typedef struct interner {
     char **names;            /* shared with the profile */
     size_t n, cap;
-    idindex *slots;          /* the names by their hash (idmap.h): one block, freed with free() */
-    size_t reserved;         /* (unused: rp_profile_build initializes an interner positionally) */
+    idindex *slots;          /* the names by their hash (idmap.h) */
 } interner;
 
 static uint64_t hash_str(const char *s)
@@ -150,7 +149,7 @@ static int thread_matches(const char *filter, const rp_thread *th, uint32_t os_t
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, rp_profile *p)
 {
     idmap names, threads_by_id, thread_slots, last_sample;
-    interner in = { NULL, 0, 0, NULL, 0 };
+    interner in = { 0 };
     size_t cap = 0, tcap = 0;
     long native, unknown;
     int rc = -1;
@@ -303,7 +302,7 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
     rc = 0;
 out:
     free(in.names);
-    free(in.slots);
+    idindex_free(in.slots);
     idmap_free(&names);
     idmap_free(&threads_by_id);
     idmap_free(&thread_slots);
