@@ -6,6 +6,7 @@
  * merge rules between catch-up and live events are in catchup.h. */
 #include "agent/callbacks.h"
 #include "agent/control.h"
+#include "agent/flusher.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sampler.h"
@@ -60,6 +61,7 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
 {
     profiler *p = profiler_from(This);
     char text[CP_CONFIG_MAX_TEXT + 1], err[512], note[256] = "", cmdline[2048];
+    runtime_version v;
     trace_header_info hdr;
     DWORD low, high;
     HRESULT hr;
@@ -82,10 +84,11 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
 
     p->attached = 1;
     p->info_version = query_info(unk, &p->info);
-    if (p->info_version < 5)
+    if (p->info_version < MIN_INFO_VERSION)
         return refuse(p, "this .NET runtime is too old to attach to (ICorProfilerInfo%d; .NET 5 or newer needed)",
                       p->info_version);
-    read_runtime_version_string(p);
+    read_runtime_version(p->info, &v);
+    snprintf(p->runtime_version, sizeof(p->runtime_version), "%s", v.text);
     if (names_create(&p->names, p->info, p->info_version) < 0 || cu_gate_init(&p->gate) < 0)
         return refuse(p, "out of memory");
     p->gate_ok = 1;

@@ -12,17 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int info_slots(int version)
-{
-    static const int slots[] = { 0, CORPROF_INFO_SLOTS_V1, CORPROF_INFO_SLOTS_V2, CORPROF_INFO_SLOTS_V3,
-        CORPROF_INFO_SLOTS_V4, CORPROF_INFO_SLOTS_V5, CORPROF_INFO_SLOTS_V6, CORPROF_INFO_SLOTS_V7,
-        CORPROF_INFO_SLOTS_V8, CORPROF_INFO_SLOTS_V9, CORPROF_INFO_SLOTS_V10, CORPROF_INFO_SLOTS_V11,
-        CORPROF_INFO_SLOTS_V12, CORPROF_INFO_SLOTS_V13, CORPROF_INFO_SLOTS_V14, CORPROF_INFO_SLOTS_V15 };
-    if (version < 0 || version > 15)
-        return 0;
-    return slots[version];
-}
-
 static const GUID *const callback_iids[] = {
     &IID_ICorProfilerCallback,  &IID_ICorProfilerCallback2, &IID_ICorProfilerCallback3,
     &IID_ICorProfilerCallback4, &IID_ICorProfilerCallback5, &IID_ICorProfilerCallback6,
@@ -80,8 +69,6 @@ static void profiler_destroy(profiler *p)
         p->info->lpVtbl->Release(p->info);
     pthread_mutex_destroy(&p->threads_lock);
     pthread_mutex_destroy(&p->sampler_lock);
-    pthread_mutex_destroy(&p->flusher_lock);
-    pthread_cond_destroy(&p->flusher_cond);
     free(p);
 }
 
@@ -152,7 +139,5 @@ profiler *profiler_create(void)
     p->ctl_fd = -1;
     pthread_mutex_init(&p->threads_lock, NULL);
     pthread_mutex_init(&p->sampler_lock, NULL);
-    pthread_mutex_init(&p->flusher_lock, NULL);
-    pthread_cond_init(&p->flusher_cond, NULL);
     return p;
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "agent/catchup.h"
+#include "agent/flusher.h"
+#include "agent/runtime.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -37,11 +39,7 @@ typedef struct profiler {
     pthread_mutex_t threads_lock;        /* guards the thread_state list */
     thread_state *threads;
 
-    pthread_t flusher;
-    int flusher_running;
-    pthread_mutex_t flusher_lock;
-    pthread_cond_t flusher_cond;
-    int flusher_stop;
+    flusher_state flusher;               /* flusher.c */
 
     atomic_int recording;                /* 1 between Initialize and Shutdown/detach */
 
@@ -88,7 +86,6 @@ static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (pr
 /* Is method m present in the Info interface the runtime gave us? */
 #define INFO_HAS(p, m) (CORPROF_SLOT(ICorProfilerInfoVtbl, m) < (size_t)info_slots((p)->info_version))
 #define INFO(p) ((p)->info->lpVtbl)
-int info_slots(int version);
 
 /* The calling thread's state, created on first use; NULL if unavailable. */
 thread_state *thread_state_get(profiler *p);
@@ -114,29 +111,12 @@ int emit_begin_catchup(profiler *p, emit *e, int kind);
 /* A record whose only field is one runtime ID (unloads, thread events). */
 void emit_id(profiler *p, int kind, uint64_t id);
 
-/* Stops and joins the flusher thread, if it runs (lifecycle.c). */
-void flusher_stop(profiler *p);
-int flusher_start(profiler *p);
-
 /* Starts the writer on the trace file (lifecycle.c): given_fd when it is
  * >= 0 (taken over, closed on failure), else cfg.output.  0, or -1 with a
  * reason in err.  close_trace_on_failure() undoes it when the activation
  * fails later (removing the file only if the agent created it). */
 int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen);
 void close_trace_on_failure(profiler *p);
-
-/* The event mask for the configuration (lifecycle.c); attach mode keeps to
- * COR_PRF_ALLOWABLE_AFTER_ATTACH. */
-void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high);
-
-/* Reads the runtime version into p->runtime_version (lifecycle.c). */
-void read_runtime_version_string(profiler *p);
-
-/* The command line of this process, arguments joined by spaces. */
-void read_command_line(char *buf, size_t len);
-
-/* The highest ICorProfilerInfoN the runtime answers (0 if none). */
-int query_info(IUnknown *unk, ICorProfilerInfo15 **out);
 
 /* Attach mode: report a module (and its assembly and app domain) that the
  * catch-up or a lazy lookup found; call inside the gate (attach.c). */
