@@ -1,11 +1,11 @@
 /* profiler.c - the profiler instance as a COM object: creation, IUnknown
  * (QueryInterface answers IUnknown and ICorProfilerCallback..Callback11 with
  * the same object), reference counting, teardown, and the vtable that puts
- * our callback methods over the do-nothing defaults. */
+ * our callback methods over the do-nothing defaults.  Its creator
+ * (manager.c) is called back only through the on_free hook. */
 #include "agent/callbacks.h"
 #include "agent/control.h"
 #include "agent/sampler.h"
-#include "agent/manager.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 
@@ -47,7 +47,8 @@ static ULONG prof_AddRef(ICorProfilerCallback11 *This)
  * deleted first so that thread exits no longer touch it. */
 static void profiler_destroy(profiler *p)
 {
-    manager_remove(p);
+    if (p->on_free)
+        p->on_free(p);
     control_stop(p, 1);
     sampler_stop(p);
     flusher_stop(p);
@@ -128,7 +129,7 @@ const ICorProfilerCallbackVtbl *profiler_vtable(void)
     return &vtable;
 }
 
-profiler *profiler_create(void)
+profiler *profiler_create(void (*on_free)(profiler *p))
 {
     profiler *p = calloc(1, sizeof(*p));
     if (!p)
@@ -136,6 +137,7 @@ profiler *profiler_create(void)
     p->iface.lpVtbl = profiler_vtable();
     atomic_init(&p->refcount, 1);
     atomic_init(&p->recording, 0);
+    p->on_free = on_free;
     p->ctl_fd = -1;
     pthread_mutex_init(&p->threads_lock, NULL);
     pthread_mutex_init(&p->sampler_lock, NULL);

@@ -25,6 +25,7 @@ typedef struct profiler {
     ICorProfilerCallback11 iface;        /* must stay first: the runtime's pointer */
     atomic_uint refcount;
     struct profiler *next;               /* manager's list */
+    void (*on_free)(struct profiler *p); /* the creator's hook, run once as the instance is freed */
 
     ICorProfilerInfo15 *info;            /* highest version the runtime gave us */
     int info_version;                    /* N of ICorProfilerInfoN */
@@ -86,6 +87,10 @@ static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (pr
 /* Is method m present in the Info interface the runtime gave us? */
 #define INFO_HAS(p, m) (CORPROF_SLOT(ICorProfilerInfoVtbl, m) < (size_t)info_slots((p)->info_version))
 #define INFO(p) ((p)->info->lpVtbl)
+
+/* A new instance with one reference (profiler.c); on_free (may be NULL) is
+ * called once when it is freed. */
+profiler *profiler_create(void (*on_free)(profiler *p));
 
 /* The calling thread's state, created on first use; NULL if unavailable. */
 thread_state *thread_state_get(profiler *p);
