@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ENUM_BATCH 64
@@ -36,10 +37,35 @@ static HRESULT refuse(profiler *p, const char *fmt, ...)
     va_end(ap);
     esc_buf(shown, sizeof(shown), why, strlen(why), NULL);
     control_send(p, "error %s", shown);
-    control_stop(p, 1);
+    control_stop(p);
+    control_disconnect(p);
     close_trace_on_failure(p);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 }
+
+/* ---- what the control thread asks for when it detaches (control.h) ---- */
+
+static void before_detach(profiler *p)
+{
+    /* A detach while ProfilerAttachComplete still runs would unload us under
+     * it: ask the catch-up to finish early and wait for it. */
+    atomic_store(&p->catchup_abort, 1);
+    while (!atomic_load(&p->catchup_done) && !control_stopping(p)) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    /* No Info call may follow RequestProfilerDetach from our threads: the
+     * sampler is stopped first. */
+    sampler_stop(p);
+}
+
+static void detach_refused(profiler *p)
+{
+    atomic_store(&p->recording, 0);
+    trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
+}
+
+static const control_hooks attach_hooks = { before_detach, detach_refused };
 
 /* The ctl= value of a configuration we could not parse, to say why. */
 static void find_ctl(const char *text, char *out, size_t cap)
@@ -66,7 +92,6 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
     DWORD low, high;
     HRESULT hr;
 
-    p->ctl_fd = -1;
     if (!data || cb == 0 || cb > CP_CONFIG_MAX_TEXT)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* nobody to tell: not our command */
     memcpy(text, data, cb);                                /* valid only during this call */
@@ -74,11 +99,11 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
     if (cp_config_parse(text, &p->cfg, err, sizeof(err)) < 0) {
         char ctl[CP_PATH_MAX];
         find_ctl(text, ctl, sizeof(ctl));
-        if (ctl[0] && control_connect(p, ctl, err + 256, 256) == 0)
+        if (ctl[0] && control_connect(p, ctl, NULL, err + 256, 256) == 0)
             return refuse(p, "invalid configuration: %.200s", err);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    if (p->cfg.ctl[0] && control_connect(p, p->cfg.ctl, err, sizeof(err)) < 0)
+    if (p->cfg.ctl[0] && control_connect(p, p->cfg.ctl, &attach_hooks, err, sizeof(err)) < 0)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* the command is gone */
     control_send(p, "hello %d", (int)getpid());
 
@@ -389,7 +414,7 @@ static void finish_trace(profiler *p, int kind)
     uint8_t rec[TRACE_RECORD_HEADER_LEN];
     trace_rec r;
 
-    control_stop(p, 0);                   /* first: it may be stopping the sampler itself */
+    control_stop(p);                   /* first: it may be stopping the sampler itself */
     sampler_stop(p);
     atomic_store(&p->recording, 0);
     flusher_stop(p);
@@ -407,12 +432,13 @@ HRESULT cb_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
     if (p->writer && atomic_load(&p->recording))
         finish_trace(p, TK_DETACH);
     else {
-        control_stop(p, 0);
+        control_stop(p);
         sampler_stop(p);
         flusher_stop(p);
     }
     control_send(p, "detached");
-    control_stop(p, 1);
+    control_stop(p);
+    control_disconnect(p);
     return S_OK;
 }
 
@@ -422,5 +448,6 @@ void attach_shutdown(profiler *p)
     if (atomic_load(&p->recording))
         finish_trace(p, TK_RUNTIME_SHUTDOWN);
     control_send(p, "exited");
-    control_stop(p, 1);
+    control_stop(p);
+    control_disconnect(p);
 }

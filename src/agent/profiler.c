@@ -49,7 +49,8 @@ static void profiler_destroy(profiler *p)
 {
     if (p->on_free)
         p->on_free(p);
-    control_stop(p, 1);
+    control_stop(p);
+    control_disconnect(p);
     sampler_stop(p);
     flusher_stop(p);
     if (p->tls_key_ok) {
@@ -138,7 +139,6 @@ profiler *profiler_create(void (*on_free)(profiler *p))
     atomic_init(&p->refcount, 1);
     atomic_init(&p->recording, 0);
     p->on_free = on_free;
-    p->ctl_fd = -1;
     pthread_mutex_init(&p->threads_lock, NULL);
     pthread_mutex_init(&p->sampler_lock, NULL);
     return p;

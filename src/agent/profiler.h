@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 #include "agent/catchup.h"
+#include "agent/control.h"
 #include "agent/flusher.h"
 #include "agent/runtime.h"
+#include "agent/sampler.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -54,14 +56,10 @@ typedef struct profiler {
     atomic_int catchup_done;             /* ProfilerAttachComplete has returned (or will not run) */
     atomic_int catchup_abort;            /* the command went away: finish the catch-up quickly */
 
-    struct sampler *sampler;             /* CPU sampling (sampler.c), NULL when off */
+    sampler_state sampler;               /* CPU sampling (sampler.c) */
     pthread_mutex_t sampler_lock;        /* serializes sampler_start/sampler_stop */
 
-    /* The attach command's control connection (control.c). */
-    int ctl_fd;
-    pthread_t ctl_thread;
-    int ctl_running;
-    atomic_int ctl_stop;
+    control_state control;               /* control.c: the attach command's connection */
 
 } profiler;
 

@@ -7,9 +7,13 @@
  * ResumeRuntime it resolves names of new FunctionIDs inside the unload gate
  * (an unload since the suspension makes this tick's unnamed IDs suspect:
  * they are then left unnamed rather than risk a call on a dead ID) and
- * appends the records to its own trace buffer. */
+ * appends the records to its own trace buffer.
+ *
+ * Calls the runtime, names.c, catchup.c (the unload gate) and
+ * thread_state.c (emit). */
 #include "agent/sampler.h"
 #include "agent/names.h"
+#include "agent/profiler.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -389,7 +393,7 @@ int sampler_start(profiler *p)
         return 0;
     }
     pthread_mutex_lock(&p->sampler_lock);
-    if (p->sampler || atomic_load(&p->catchup_abort)) {     /* running, or a detach is on its way */
+    if (p->sampler.running || atomic_load(&p->catchup_abort)) {     /* running, or a detach is on its way */
         pthread_mutex_unlock(&p->sampler_lock);
         return 0;
     }
@@ -413,14 +417,14 @@ int sampler_start(profiler *p)
         return -1;
     }
     atomic_init(&s->stop, 0);
-    p->sampler = s;
+    p->sampler.running = s;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     s->p = p;
     rc = pthread_create(&s->thread, NULL, sampler_main, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-        p->sampler = NULL;
+        p->sampler.running = NULL;
         sampler_free(s);
         pthread_mutex_unlock(&p->sampler_lock);
         return -1;
@@ -434,8 +438,8 @@ void sampler_stop(profiler *p)
     struct sampler *s;
 
     pthread_mutex_lock(&p->sampler_lock);
-    s = p->sampler;
-    p->sampler = NULL;
+    s = p->sampler.running;
+    p->sampler.running = NULL;
     if (s) {
         pthread_mutex_lock(&s->wait_lock);
         atomic_store(&s->stop, 1);
