@@ -2,7 +2,7 @@
  * attach` (protocol in control.h): connecting, sending lines, receiving
  * the trace file, and the service thread that waits for "detach" and
  * requests it from the runtime.  Calls only the runtime, thread_state.c
- * (a note) and the trace writer; the rest only through its hooks. */
+ * (a note) and the trace writer; the session only through its hooks. */
 #include "agent/control.h"
 #include "agent/profiler.h"
 
@@ -122,7 +122,7 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
 static void request_detach(profiler *p)
 {
     /* No Info call may follow RequestProfilerDetach from our threads: the
-     * hook lets the catch-up finish and stops the sampler first. */
+     * session first lets the catch-up finish and stops the sampler. */
     if (p->control.hooks && p->control.hooks->before_detach)
         p->control.hooks->before_detach(p);
     /* The runtime first checks after this many ms (300 at least), again after

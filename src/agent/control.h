@@ -17,10 +17,12 @@
  *
  * The agent's own control thread waits for "detach" and calls
  * RequestProfilerDetach; it is joined before ProfilerDetachSucceeded returns.
- * What a detach needs from the rest of the agent (the catch-up finished,
- * the other threads that call the runtime stopped, recording stopped if
- * the runtime refuses) the control thread asks for through the hooks
- * given at connection (attach.c): control.c calls nothing above it. */
+ * It is a service of the session (session.c): the session connects it,
+ * starts and stops its thread, and says the last line ("detached",
+ * "exited", "error ...").  What a detach needs from the session (the
+ * catch-up finished, the other threads that call the runtime stopped,
+ * recording stopped if the runtime refuses) the control thread asks for
+ * through the hooks given at connection: control.c calls nothing above it. */
 #ifndef CLRPROBE_AGENT_CONTROL_H
 #define CLRPROBE_AGENT_CONTROL_H
 

@@ -1,7 +1,10 @@
 /* profiler.h - one profiler instance: the callback object the runtime talks
  * to, with everything that belongs to that runtime (Info interface,
- * configuration, trace writer, name cache, per-thread state).  Nothing
- * per-runtime lives in globals; see manager.c for the one process-wide list. */
+ * configuration, trace writer, name cache, per-thread state, the attach
+ * catch-up's ID tables).  The session (session.h) and each service
+ * (flusher.h, sampler.h, control.h) keep their own state in a struct of
+ * their own header, embedded here.  Nothing per-runtime lives in globals;
+ * see manager.c for the one process-wide list. */
 #ifndef CLRPROBE_AGENT_PROFILER_H
 #define CLRPROBE_AGENT_PROFILER_H
 
@@ -14,6 +17,7 @@
 #include "agent/flusher.h"
 #include "agent/runtime.h"
 #include "agent/sampler.h"
+#include "agent/session.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -29,20 +33,18 @@ typedef struct profiler {
     struct profiler *next;               /* manager's list */
     void (*on_free)(struct profiler *p); /* the creator's hook, run once as the instance is freed */
 
+    /* Set up by session_open, released by session_close(SESSION_DESTROY). */
     ICorProfilerInfo15 *info;            /* highest version the runtime gave us */
     int info_version;                    /* N of ICorProfilerInfoN */
     cp_config cfg;
     char runtime_version[64];
 
     trace_writer *writer;
-    int output_created;              /* this agent created cfg.output (and may remove it on failure) */
     names *names;
     pthread_key_t tls_key;
     int tls_key_ok;
     pthread_mutex_t threads_lock;        /* guards the thread_state list */
     thread_state *threads;
-
-    flusher_state flusher;               /* flusher.c */
 
     atomic_int recording;                /* 1 between Initialize and Shutdown/detach */
 
@@ -56,11 +58,10 @@ typedef struct profiler {
     atomic_int catchup_done;             /* ProfilerAttachComplete has returned (or will not run) */
     atomic_int catchup_abort;            /* the command went away: finish the catch-up quickly */
 
-    sampler_state sampler;               /* CPU sampling (sampler.c) */
-    pthread_mutex_t sampler_lock;        /* serializes sampler_start/sampler_stop */
-
+    session_state session;               /* session.c */
+    flusher_state flusher;               /* flusher.c */
+    sampler_state sampler;               /* sampler.c */
     control_state control;               /* control.c: the attach command's connection */
-
 } profiler;
 
 /* Per thread (and per profiler instance): its trace buffer and the JIT
@@ -114,23 +115,14 @@ int emit_begin_catchup(profiler *p, emit *e, int kind);
 /* A record whose only field is one runtime ID (unloads, thread events). */
 void emit_id(profiler *p, int kind, uint64_t id);
 
-/* Starts the writer on the trace file (lifecycle.c): given_fd when it is
- * >= 0 (taken over, closed on failure), else cfg.output.  0, or -1 with a
- * reason in err.  close_trace_on_failure() undoes it when the activation
- * fails later (removing the file only if the agent created it). */
-int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen);
-void close_trace_on_failure(profiler *p);
-
 /* Attach mode: report a module (and its assembly and app domain) that the
  * catch-up or a lazy lookup found; call inside the gate (attach.c). */
 #define CU_REPORTED_MODULE 0x1u
 #define CU_REPORTED_ASSEMBLY 0x2u
 unsigned catchup_module(profiler *p, ModuleID m);
 
-/* Attach mode: lazy catch-up of a module met through a function, and the
- * end of the trace when the process shuts down (attach.c). */
+/* Attach mode: lazy catch-up of a module met through a function (attach.c). */
 void attach_saw_module(profiler *p, ModuleID m);
-void attach_shutdown(profiler *p);
 
 int thread_state_key_create(profiler *p);
 

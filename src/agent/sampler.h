@@ -2,7 +2,8 @@
  * own that, on each tick, suspends the runtime, takes a stack snapshot of
  * every managed thread, resumes, and only then writes the samples (and the
  * names of functions seen for the first time) to the trace.  Works at
- * launch and after attach. */
+ * launch and after attach.  Started and stopped by the session
+ * (session.c), which serializes the two. */
 #ifndef CLRPROBE_AGENT_SAMPLER_H
 #define CLRPROBE_AGENT_SAMPLER_H
 
@@ -15,8 +16,8 @@ typedef struct sampler_state {
 } sampler_state;
 
 /* Starts sampling at p->cfg.rate Hz if the configuration collects cpu (a
- * note in the trace when the runtime cannot), unless a detach is on its
- * way.  0, or -1 (nothing started). */
+ * note in the trace when the runtime cannot).  0, or -1 (nothing
+ * started). */
 int sampler_start(profiler *p);
 
 /* Stops and joins the sampler thread, frees its memory.  Safe to call when
