@@ -819,3 +819,34 @@ TEST(conformance_unload_during_catchup_query)
     }
     fr_cleanup(&rt);
 }
+
+/* ---- the session ---- */
+
+/* After an attach the runtime_start record carries what
+ * GetRuntimeInformation says, as at launch (the fake: CoreCLR 10.0.0.0,
+ * "10.0.0-sim"), not zeros. */
+TEST(conformance_runtime_start_after_attach)
+{
+    fake_runtime rt;
+    rp_trace tr;
+
+    base_world(&rt);
+    attach(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    if (detach_and_read(&rt, &tr) == 0) {
+        const rp_event *e = NULL;
+        for (size_t i = 0; i < tr.nev; i++)
+            if (tr.ev[i].kind == TK_RUNTIME_START)
+                e = &tr.ev[i];
+        CHECK_EQ(fr_count(&tr, TK_RUNTIME_START, 0), 1);
+        CHECK(e != NULL);
+        if (e) {
+            CHECK_EQ(e->u1, 0);                         /* instance */
+            CHECK_EQ(e->u2, COR_PRF_CORE_CLR);          /* runtime type */
+            CHECK_EQ(e->id, (uint64_t)10 << 48);        /* major.minor.build.qfe */
+            CHECK_STR(e->s1, "10.0.0-sim");
+        }
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
