@@ -269,6 +269,23 @@ static void close_trace_on_failure(profiler *p)
 
 /* ---- opening ---- */
 
+/* The first record of every trace, at launch and after an attach alike. */
+static void emit_runtime_start(profiler *p, const runtime_version *v)
+{
+    emit e;
+
+    if (emit_begin(p, &e, TK_RUNTIME_START)) {
+        trace_rec_u16(&e.r, v->instance);
+        trace_rec_u16(&e.r, (uint16_t)v->type);
+        trace_rec_u16(&e.r, v->major);
+        trace_rec_u16(&e.r, v->minor);
+        trace_rec_u16(&e.r, v->build);
+        trace_rec_u16(&e.r, v->qfe);
+        trace_rec_str(&e.r, p->runtime_version);
+        emit_end(&e);
+    }
+}
+
 HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
 {
     const struct session_mode_info *m = &modes[mode];
@@ -278,7 +295,6 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     DWORD low, high;
     HRESULT hr;
     int trace_fd = -1;
-    emit e;
 
     for (int i = 0; i < SESSION_SERVICES; i++)
         pthread_mutex_init(&p->session.service_lock[i], NULL);
@@ -352,16 +368,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
         return session_fail(p, "%s", m->threads_failed);
 
     atomic_store(&p->recording, 1);
-    if (emit_begin(p, &e, TK_RUNTIME_START)) {
-        trace_rec_u16(&e.r, v.instance);
-        trace_rec_u16(&e.r, (uint16_t)v.type);
-        trace_rec_u16(&e.r, v.major);
-        trace_rec_u16(&e.r, v.minor);
-        trace_rec_u16(&e.r, v.build);
-        trace_rec_u16(&e.r, v.qfe);
-        trace_rec_str(&e.r, p->runtime_version);
-        emit_end(&e);
-    }
+    emit_runtime_start(p, &v);
     if (note[0])
         profiler_note(p, "%s", note);
     if (!m->catchup)
