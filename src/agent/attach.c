@@ -1,44 +1,21 @@
 /* attach.c - the agent loaded into a running process: InitializeForAttach
- * (copy and check the client data, ask only for what is allowed after
- * attach, open the trace), the catch-up in ProfilerAttachComplete (modules
- * with their assemblies and app domains, threads, JIT-compiled functions),
- * lazy catch-up of modules met later, and ProfilerDetachSucceeded.  The
- * merge rules between catch-up and live events are in catchup.h. */
+ * (copy and check the client data, then open the session, session.c), the
+ * catch-up in ProfilerAttachComplete (modules with their assemblies and app
+ * domains, threads, JIT-compiled functions), lazy catch-up of modules met
+ * later, and ProfilerDetachSucceeded (closing the session).  The merge
+ * rules between catch-up and live events are in catchup.h. */
 #include "agent/callbacks.h"
 #include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
-#include "agent/sampler.h"
-#include "common/escape.h"
+#include "agent/session.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define ENUM_BATCH 64
-#define TRACE_FD_TIMEOUT_MS 10000     /* the command sends the trace file right after "hello" */
 #define FUNCTION_SNAPSHOT_TRIES 3
-
-/* Refuses activation; tells the command why when it is listening.  The
- * reason is escaped (common/escape.h): a line break in a path quoted in it
- * would otherwise start a line of the control protocol. */
-static HRESULT refuse(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static HRESULT refuse(profiler *p, const char *fmt, ...)
-{
-    char why[512], shown[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    esc_buf(shown, sizeof(shown), why, strlen(why), NULL);
-    control_send(p, CP_CTL_ERROR_FMT, shown);
-    control_stop(p, 1);
-    close_trace_on_failure(p);
-    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-}
 
 /* The ctl= value of a configuration we could not parse, to say why. */
 static void find_ctl(const char *text, char *out, size_t cap)
@@ -59,12 +36,8 @@ static void find_ctl(const char *text, char *out, size_t cap)
 HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void *data, UINT cb)
 {
     profiler *p = profiler_from(This);
-    char text[CP_CONFIG_MAX_TEXT + 1], err[512], note[256] = "", cmdline[2048];
-    trace_header_info hdr;
-    DWORD low, high;
-    HRESULT hr;
+    char text[CP_CONFIG_MAX_TEXT + 1], err[512];
 
-    p->ctl_fd = -1;
     if (!data || cb == 0 || cb > CP_CONFIG_MAX_TEXT)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* nobody to tell: not our command */
     memcpy(text, data, cb);                                /* valid only during this call */
@@ -72,83 +45,9 @@ HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void
     if (cp_config_parse(text, &p->cfg, err, sizeof(err)) < 0) {
         char ctl[CP_PATH_MAX];
         find_ctl(text, ctl, sizeof(ctl));
-        if (ctl[0] && control_connect(p, ctl, err + 256, 256) == 0)
-            return refuse(p, "invalid configuration: %.200s", err);
-        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+        return session_decline(p, SESSION_ATTACH, ctl, "invalid configuration: %.200s", err);
     }
-    if (p->cfg.ctl[0] && control_connect(p, p->cfg.ctl, err, sizeof(err)) < 0)
-        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* the command is gone */
-    control_send(p, CP_CTL_HELLO_FMT, (int)getpid());
-
-    p->attached = 1;
-    p->info_version = query_info(unk, &p->info);
-    if (p->info_version < 5)
-        return refuse(p, "this .NET runtime is too old to attach to (ICorProfilerInfo%d; .NET 5 or newer needed)",
-                      p->info_version);
-    read_runtime_version_string(p);
-    if (names_create(&p->names, p->info, p->info_version) < 0 || cu_gate_init(&p->gate) < 0)
-        return refuse(p, "out of memory");
-    p->gate_ok = 1;
-    p->modules = cu_table_create();
-    p->assemblies = cu_table_create();
-    p->appdomains = cu_table_create();
-    p->threads_known = cu_table_create();
-    if (!p->modules || !p->assemblies || !p->appdomains || !p->threads_known || thread_state_key_create(p) < 0)
-        return refuse(p, "out of memory");
-
-    /* The mask is set here, inside InitializeForAttach: the only place the
-     * runtime accepts every after-attach flag.  If the GC events are refused,
-     * go on without them and say so in the trace. */
-    event_mask(&p->cfg, 1, &low, &high);
-    hr = INFO(p)->SetEventMask2(p->info, low, high);
-    if (FAILED(hr) && high) {
-        HRESULT gc_hr = hr;
-        hr = INFO(p)->SetEventMask2(p->info, low, 0);
-        if (SUCCEEDED(hr))
-            snprintf(note, sizeof(note), "GC events are not available after this attach (the runtime refused "
-                     "COR_PRF_HIGH_BASIC_GC: HRESULT 0x%08x); recording without them", (unsigned)gc_hr);
-    }
-    if (FAILED(hr))
-        return refuse(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
-                      (unsigned)high, (unsigned)hr);
-
-    read_command_line(cmdline, sizeof(cmdline));
-    hdr.pid = (uint32_t)getpid();
-    hdr.flags = TRACE_FLAG_ATTACHED;
-    hdr.start_realtime_ns = cp_realtime_ns();
-    hdr.start_monotonic_ns = cp_monotonic_ns();
-    hdr.runtime_version = p->runtime_version;
-    hdr.command_line = cmdline;
-    {
-        /* Without an output, the command created the file (as its own user:
-         * when root attaches to another user's process, the trace stays
-         * root's) and sends the descriptor; we never open a path of its
-         * choosing. */
-        int fd = -1;
-        if (!p->cfg.output[0] && (fd = control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err))) < 0)
-            return refuse(p, "%.400s", err);
-        if (open_trace(p, fd, &hdr, err, sizeof(err)) < 0)
-            return refuse(p, "%.400s", err);
-    }
-    if (flusher_start(p) < 0 || control_start(p) < 0) {
-        flusher_stop(p);
-        return refuse(p, "cannot start the agent's threads");
-    }
-    atomic_store(&p->recording, 1);
-    {
-        emit e;
-        if (emit_begin(p, &e, TK_RUNTIME_START)) {
-            trace_rec_u16(&e.r, 0);
-            trace_rec_u16(&e.r, COR_PRF_CORE_CLR);
-            for (int i = 0; i < 4; i++)
-                trace_rec_u16(&e.r, 0);
-            trace_rec_str(&e.r, p->runtime_version);
-            emit_end(&e);
-        }
-    }
-    if (note[0])
-        profiler_note(p, "%s", note);
-    return S_OK;
+    return session_open(p, SESSION_ATTACH, unk);
 }
 
 /* ---- catch-up ---- */
@@ -344,8 +243,7 @@ HRESULT cb_ProfilerAttachComplete(ICorProfilerCallback11 *This)
         emit_end(&e);
     }
     trace_writer_flush(p->writer);
-    if (sampler_start(p) < 0)
-        profiler_note(p, "CPU sampling could not start (out of memory or threads)");
+    session_caught_up(p);                 /* the sampler starts */
     control_send(p, CP_CTL_READY_FMT, modules, assemblies, threads, functions, (unsigned long long)took);
     /* Last: until now the control thread must not request a detach, since
      * the runtime would unload us while this callback still runs (it is not
@@ -366,43 +264,10 @@ void attach_saw_module(profiler *p, ModuleID m)
 
 /* ---- leaving ---- */
 
-static void finish_trace(profiler *p, int kind)
-{
-    uint8_t rec[TRACE_RECORD_HEADER_LEN];
-    trace_rec r;
-
-    control_stop(p, 0);                   /* first: it may be stopping the sampler itself */
-    sampler_stop(p);
-    atomic_store(&p->recording, 0);
-    flusher_stop(p);
-    trace_rec_begin(&r, rec, sizeof(rec), kind, cp_gettid(), cp_monotonic_ns());
-    trace_writer_append_record(p->writer, rec, trace_rec_finish(&r));
-    trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
-}
-
 HRESULT cb_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
 {
-    profiler *p = profiler_from(This);
-
     /* The last callback: our threads are joined and the file closed before
      * returning, because the runtime unloads the library right after. */
-    if (p->writer && atomic_load(&p->recording))
-        finish_trace(p, TK_DETACH);
-    else {
-        control_stop(p, 0);
-        sampler_stop(p);
-        flusher_stop(p);
-    }
-    control_send(p, CP_CTL_DETACHED);
-    control_stop(p, 1);
+    session_close(profiler_from(This), SESSION_DETACHED);
     return S_OK;
-}
-
-/* Shutdown of a process we attached to: close the trace, tell the command. */
-void attach_shutdown(profiler *p)
-{
-    if (atomic_load(&p->recording))
-        finish_trace(p, TK_RUNTIME_SHUTDOWN);
-    control_send(p, CP_CTL_EXITED);
-    control_stop(p, 1);
 }

@@ -1,7 +1,11 @@
 /* control.c - the agent end of the control connection with `clrprobe
- * attach` (protocol in common/control_protocol.h). */
+ * attach` (protocol in common/control_protocol.h): connecting, sending
+ * lines, receiving the trace file, and the service thread that waits for
+ * "detach" and requests it from the runtime.  Calls only the runtime,
+ * thread_state.c (a note) and the trace writer; the session only through
+ * its hooks. */
 #include "agent/control.h"
-#include "agent/sampler.h"
+#include "agent/profiler.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +21,11 @@
 
 #define POLL_MS 50
 
-int control_connect(profiler *p, const char *path, char *err, size_t errlen)
+int control_connect(profiler *p, const char *path, const control_hooks *hooks, char *err, size_t errlen)
 {
     struct sockaddr_un addr;
     int fd;
 
-    p->ctl_fd = -1;
     if (strlen(path) >= sizeof(addr.sun_path)) {
         snprintf(err, errlen, "control socket path too long");
         return -1;
@@ -40,7 +43,9 @@ int control_connect(profiler *p, const char *path, char *err, size_t errlen)
         close(fd);
         return -1;
     }
-    p->ctl_fd = fd;
+    p->control.fd = fd;
+    p->control.hooks = hooks;
+    p->control.connected = 1;
     return 0;
 }
 
@@ -50,7 +55,7 @@ void control_send(profiler *p, const char *fmt, ...)
     va_list ap;
     int n;
 
-    if (p->ctl_fd < 0)
+    if (!p->control.connected)
         return;
     va_start(ap, fmt);
     n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
@@ -61,7 +66,7 @@ void control_send(profiler *p, const char *fmt, ...)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
     /* Short lines on a local stream socket: one send, never SIGPIPE. */
-    if (send(p->ctl_fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+    if (send(p->control.fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
         /* the command is gone; the control thread sees end of stream */
     }
 }
@@ -72,11 +77,11 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     struct iovec iov = { line, CP_CTL_TRACE_LEN };   /* "trace\n" and not a byte more */
     struct msghdr msg;
     struct cmsghdr *cm;
-    struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
+    struct pollfd pfd = { p->control.fd, POLLIN, 0 };
     ssize_t n;
     int fd = -1, r;
 
-    if (p->ctl_fd < 0) {
+    if (!p->control.connected) {
         snprintf(err, errlen, "no output and no control connection to receive the trace file on");
         return -1;
     }
@@ -94,7 +99,7 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     msg.msg_controllen = sizeof(cbuf);
     /* Exactly the CP_CTL_TRACE_LEN bytes of "trace\n": the descriptor travels with them. */
     do {
-        n = recvmsg(p->ctl_fd, &msg, MSG_CMSG_CLOEXEC);
+        n = recvmsg(p->control.fd, &msg, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
     for (cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm; cm = CMSG_NXTHDR(&msg, cm)) {
         if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
@@ -118,16 +123,10 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
 
 static void request_detach(profiler *p)
 {
-    /* A detach while ProfilerAttachComplete still runs would unload us under
-     * it: ask the catch-up to finish early and wait for it. */
-    atomic_store(&p->catchup_abort, 1);
-    while (!atomic_load(&p->catchup_done) && !atomic_load(&p->ctl_stop)) {
-        struct timespec ms = { 0, 1000000 };
-        nanosleep(&ms, NULL);
-    }
     /* No Info call may follow RequestProfilerDetach from our threads: the
-     * sampler is stopped first. */
-    sampler_stop(p);
+     * session first lets the catch-up finish and stops the sampler. */
+    if (p->control.hooks && p->control.hooks->before_detach)
+        p->control.hooks->before_detach(p);
     /* The runtime first checks after this many ms (300 at least), again after
      * twice as long, then only every few seconds: 300 gives two early checks. */
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
@@ -137,8 +136,8 @@ static void request_detach(profiler *p)
         /* We stay loaded, but nobody can stop us any more: stop recording. */
         profiler_note(p, TRACE_STOP_NOTE "the runtime refused to detach the agent (HRESULT 0x%08x)",
                       (unsigned)hr);
-        atomic_store(&p->recording, 0);
-        trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
+        if (p->control.hooks && p->control.hooks->detach_refused)
+            p->control.hooks->detach_refused(p);
         control_send(p, CP_CTL_DETACH_FAILED_FMT, (unsigned)hr);
     }
 }
@@ -150,8 +149,8 @@ static void *control_main(void *arg)
     size_t used = 0;
 
     pthread_setname_np(pthread_self(), "clrprobe-ctl");
-    while (!atomic_load(&p->ctl_stop)) {
-        struct pollfd pfd = { p->ctl_fd, POLLIN, 0 };
+    while (!atomic_load(&p->control.stop)) {
+        struct pollfd pfd = { p->control.fd, POLLIN, 0 };
         int r = poll(&pfd, 1, POLL_MS);
         ssize_t n;
 
@@ -159,11 +158,11 @@ static void *control_main(void *arg)
             break;
         if (r <= 0)
             continue;
-        n = recv(p->ctl_fd, buf + used, sizeof(buf) - 1 - used, 0);
+        n = recv(p->control.fd, buf + used, sizeof(buf) - 1 - used, 0);
         if (n <= 0) {
             /* The command went away (killed, or closed the connection):
              * nobody will ever ask us to stop, so leave now. */
-            if (!atomic_load(&p->ctl_stop))
+            if (!atomic_load(&p->control.stop))
                 request_detach(p);
             break;
         }
@@ -181,31 +180,46 @@ static void *control_main(void *arg)
 
 int control_start(profiler *p)
 {
+    control_state *c = &p->control;
     sigset_t all, old;
     int rc;
 
-    if (p->ctl_fd < 0)
+    if (!c->connected || c->running)
         return 0;
-    atomic_store(&p->ctl_stop, 0);
+    atomic_store(&c->stop, 0);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&p->ctl_thread, NULL, control_main, p);
+    rc = pthread_create(&c->thread, NULL, control_main, p);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)
         return -1;
-    p->ctl_running = 1;
+    c->running = 1;
     return 0;
 }
 
-void control_stop(profiler *p, int close_fd)
+void control_stop(profiler *p)
 {
-    if (p->ctl_running) {
-        atomic_store(&p->ctl_stop, 1);
-        pthread_join(p->ctl_thread, NULL);
-        p->ctl_running = 0;
+    control_state *c = &p->control;
+
+    if (c->running) {
+        atomic_store(&c->stop, 1);
+        pthread_join(c->thread, NULL);
+        c->running = 0;
     }
-    if (close_fd && p->ctl_fd >= 0) {
-        close(p->ctl_fd);
-        p->ctl_fd = -1;
+}
+
+int control_stopping(profiler *p)
+{
+    return atomic_load(&p->control.stop);
+}
+
+void control_disconnect(profiler *p)
+{
+    control_state *c = &p->control;
+
+    if (c->connected) {
+        close(c->fd);
+        c->fd = -1;
+        c->connected = 0;
     }
 }

@@ -3,27 +3,68 @@
  * common/control_protocol.h.
  *
  * The agent's own control thread waits for "detach" and calls
- * RequestProfilerDetach; it is joined before ProfilerDetachSucceeded returns. */
+ * RequestProfilerDetach; it is joined before ProfilerDetachSucceeded returns.
+ * It is a service of the session (session.c): the session connects it,
+ * starts and stops its thread, and says the last line ("detached",
+ * "exited", "error ...").  What a detach needs from the session (the
+ * catch-up finished, the other threads that call the runtime stopped,
+ * recording stopped if the runtime refuses) the control thread asks for
+ * through the hooks given at connection: control.c calls nothing above it. */
 #ifndef CLRPROBE_AGENT_CONTROL_H
 #define CLRPROBE_AGENT_CONTROL_H
 
-#include "agent/profiler.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
 #include "common/control_protocol.h"
 
-/* Connects to path (from InitializeForAttach).  0, or -1 with a reason. */
-int control_connect(profiler *p, const char *path, char *err, size_t errlen);
+typedef struct profiler profiler;
+
+/* What the control thread asks of the session when it detaches (both run
+ * on the control thread). */
+typedef struct control_hooks {
+    /* Before RequestProfilerDetach: returns once no other thread of the
+     * agent can make an Info call (no Info call may follow the request). */
+    void (*before_detach)(profiler *p);
+    /* The runtime refused to detach us: nobody can stop us any more, so
+     * stop recording (the reason is already noted in the trace). */
+    void (*detach_refused)(profiler *p);
+} control_hooks;
+
+/* The control connection's state in a profiler instance (all zero: not
+ * connected, no thread). */
+typedef struct control_state {
+    int connected;
+    int fd;
+    const control_hooks *hooks;
+    pthread_t thread;
+    int running;
+    atomic_int stop;
+} control_state;
+
+/* Connects to path (from InitializeForAttach); hooks may be NULL if the
+ * thread is never started.  0, or -1 with a reason. */
+int control_connect(profiler *p, const char *path, const control_hooks *hooks, char *err, size_t errlen);
 
 /* Waits up to timeout_ms for the "trace" message and returns the file
  * descriptor it carries (close-on-exec), or -1 with a reason in err. */
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen);
 
-/* Sends one line (no newline in fmt).  Never raises SIGPIPE. */
+/* Sends one line (no newline in fmt), if connected.  Never raises SIGPIPE. */
 void control_send(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Starts the thread that waits for "detach" / end of stream. */
+/* Starts the thread that waits for "detach" / end of stream (all signals
+ * blocked); does nothing when not connected.  0, or -1. */
 int control_start(profiler *p);
 
-/* Stops and joins that thread; closes the connection if close_fd. */
-void control_stop(profiler *p, int close_fd);
+/* Stops and joins that thread, if it runs; the connection stays open. */
+void control_stop(profiler *p);
+
+/* Has control_stop been asked for (the thread should give up waiting)? */
+int control_stopping(profiler *p);
+
+/* Closes the connection, if open (after control_stop). */
+void control_disconnect(profiler *p);
 
 #endif

@@ -2,11 +2,11 @@
  * state.  The runtime dlopens libclrprobe.so, calls DllGetClassObject for
  * our CLSID and asks the class factory for an instance.  Every runtime in
  * the process gets its own profiler instance; the manager only keeps the
- * list of live instances (for teardown) and never holds per-runtime data. */
+ * list of live instances (for teardown) and never holds per-runtime data.
+ * The top of the agent: calls profiler.c (profiler_create), which unlinks
+ * an instance through the on_free hook given to it here. */
 #include "agent/manager.h"
-#include "agent/callbacks.h"
 #include "agent/profiler.h"
-#include "agent/names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +63,7 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFI
     *ppv = NULL;
     if (outer)
         return CLASS_E_NOAGGREGATION;
-    p = profiler_create();
+    p = profiler_create(manager_remove);
     if (!p)
         return E_OUTOFMEMORY;
     manager_add(p);

@@ -1,5 +1,4 @@
-/* manager.h - the process-wide list of profiler instances and the
- * constructor of one instance (profiler.c). */
+/* manager.h - the process-wide list of profiler instances (manager.c). */
 #ifndef CLRPROBE_AGENT_MANAGER_H
 #define CLRPROBE_AGENT_MANAGER_H
 
@@ -8,8 +7,5 @@
 
 void manager_add(profiler *p);
 void manager_remove(profiler *p);
-
-/* A new instance with one reference (profiler.c). */
-profiler *profiler_create(void);
 
 #endif

@@ -1,27 +1,15 @@
 /* profiler.c - the profiler instance as a COM object: creation, IUnknown
  * (QueryInterface answers IUnknown and ICorProfilerCallback..Callback11 with
- * the same object), reference counting, teardown, and the vtable that puts
- * our callback methods over the do-nothing defaults. */
+ * the same object), reference counting, teardown (through the session), and
+ * the vtable that puts our callback methods over the do-nothing defaults.
+ * Calls the callbacks (through the vtable) and the session; its creator
+ * (manager.c) only through the on_free hook. */
 #include "agent/callbacks.h"
-#include "agent/control.h"
-#include "agent/sampler.h"
-#include "agent/manager.h"
-#include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/session.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int info_slots(int version)
-{
-    static const int slots[] = { 0, CORPROF_INFO_SLOTS_V1, CORPROF_INFO_SLOTS_V2, CORPROF_INFO_SLOTS_V3,
-        CORPROF_INFO_SLOTS_V4, CORPROF_INFO_SLOTS_V5, CORPROF_INFO_SLOTS_V6, CORPROF_INFO_SLOTS_V7,
-        CORPROF_INFO_SLOTS_V8, CORPROF_INFO_SLOTS_V9, CORPROF_INFO_SLOTS_V10, CORPROF_INFO_SLOTS_V11,
-        CORPROF_INFO_SLOTS_V12, CORPROF_INFO_SLOTS_V13, CORPROF_INFO_SLOTS_V14, CORPROF_INFO_SLOTS_V15 };
-    if (version < 0 || version > 15)
-        return 0;
-    return slots[version];
-}
 
 static const GUID *const callback_iids[] = {
     &IID_ICorProfilerCallback,  &IID_ICorProfilerCallback2, &IID_ICorProfilerCallback3,
@@ -52,36 +40,14 @@ static ULONG prof_AddRef(ICorProfilerCallback11 *This)
     return atomic_fetch_add(&profiler_from(This)->refcount, 1) + 1;
 }
 
-/* Frees an instance once the runtime has let go of it.  By then no callback
- * is running and recording has stopped (Shutdown, a cancelled activation,
- * or a detach), so no thread can reach the per-thread state: the TLS key is
- * deleted first so that thread exits no longer touch it. */
+/* Frees an instance once the runtime has let go of it: the session frees
+ * what it set up (stopping whatever still runs, see session_close). */
 static void profiler_destroy(profiler *p)
 {
-    manager_remove(p);
-    control_stop(p, 1);
-    sampler_stop(p);
-    flusher_stop(p);
-    if (p->tls_key_ok) {
-        pthread_key_delete(p->tls_key);
-        p->tls_key_ok = 0;
-    }
-    thread_state_free_all(p);
-    if (p->writer)
-        trace_writer_free(p->writer);
-    names_free(p->names);
-    cu_table_free(p->modules);
-    cu_table_free(p->assemblies);
-    cu_table_free(p->appdomains);
-    cu_table_free(p->threads_known);
-    if (p->gate_ok)
-        cu_gate_destroy(&p->gate);
-    if (p->info)
-        p->info->lpVtbl->Release(p->info);
+    if (p->on_free)
+        p->on_free(p);
+    session_close(p, SESSION_DESTROY);
     pthread_mutex_destroy(&p->threads_lock);
-    pthread_mutex_destroy(&p->sampler_lock);
-    pthread_mutex_destroy(&p->flusher_lock);
-    pthread_cond_destroy(&p->flusher_cond);
     free(p);
 }
 
@@ -141,7 +107,7 @@ const ICorProfilerCallbackVtbl *profiler_vtable(void)
     return &vtable;
 }
 
-profiler *profiler_create(void)
+profiler *profiler_create(void (*on_free)(profiler *p))
 {
     profiler *p = calloc(1, sizeof(*p));
     if (!p)
@@ -149,10 +115,7 @@ profiler *profiler_create(void)
     p->iface.lpVtbl = profiler_vtable();
     atomic_init(&p->refcount, 1);
     atomic_init(&p->recording, 0);
-    p->ctl_fd = -1;
+    p->on_free = on_free;
     pthread_mutex_init(&p->threads_lock, NULL);
-    pthread_mutex_init(&p->sampler_lock, NULL);
-    pthread_mutex_init(&p->flusher_lock, NULL);
-    pthread_cond_init(&p->flusher_cond, NULL);
     return p;
 }

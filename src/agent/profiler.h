@@ -1,7 +1,10 @@
 /* profiler.h - one profiler instance: the callback object the runtime talks
  * to, with everything that belongs to that runtime (Info interface,
- * configuration, trace writer, name cache, per-thread state).  Nothing
- * per-runtime lives in globals; see manager.c for the one process-wide list. */
+ * configuration, trace writer, name cache, per-thread state, the attach
+ * catch-up's ID tables).  The session (session.h) and each service
+ * (flusher.h, sampler.h, control.h) keep their own state in a struct of
+ * their own header, embedded here.  Nothing per-runtime lives in globals;
+ * see manager.c for the one process-wide list. */
 #ifndef CLRPROBE_AGENT_PROFILER_H
 #define CLRPROBE_AGENT_PROFILER_H
 
@@ -10,6 +13,11 @@
 #include <stdint.h>
 
 #include "agent/catchup.h"
+#include "agent/control.h"
+#include "agent/flusher.h"
+#include "agent/runtime.h"
+#include "agent/sampler.h"
+#include "agent/session.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -24,25 +32,20 @@ typedef struct profiler {
     ICorProfilerCallback11 iface;        /* must stay first: the runtime's pointer */
     atomic_uint refcount;
     struct profiler *next;               /* manager's list */
+    void (*on_free)(struct profiler *p); /* the creator's hook, run once as the instance is freed */
 
+    /* Set up by session_open, released by session_close(SESSION_DESTROY). */
     ICorProfilerInfo15 *info;            /* highest version the runtime gave us */
     int info_version;                    /* N of ICorProfilerInfoN */
     cp_config cfg;
     char runtime_version[64];
 
     trace_writer *writer;
-    int output_created;              /* this agent created cfg.output (and may remove it on failure) */
     names *names;
     pthread_key_t tls_key;
     int tls_key_ok;
     pthread_mutex_t threads_lock;        /* guards the thread_state list */
     thread_state *threads;
-
-    pthread_t flusher;
-    int flusher_running;
-    pthread_mutex_t flusher_lock;
-    pthread_cond_t flusher_cond;
-    int flusher_stop;
 
     atomic_int recording;                /* 1 between Initialize and Shutdown/detach */
 
@@ -56,15 +59,10 @@ typedef struct profiler {
     atomic_int catchup_done;             /* ProfilerAttachComplete has returned (or will not run) */
     atomic_int catchup_abort;            /* the command went away: finish the catch-up quickly */
 
-    struct sampler *sampler;             /* CPU sampling (sampler.c), NULL when off */
-    pthread_mutex_t sampler_lock;        /* serializes sampler_start/sampler_stop */
-
-    /* The attach command's control connection (control.c). */
-    int ctl_fd;
-    pthread_t ctl_thread;
-    int ctl_running;
-    atomic_int ctl_stop;
-
+    session_state session;               /* session.c */
+    flusher_state flusher;               /* flusher.c */
+    sampler_state sampler;               /* sampler.c */
+    control_state control;               /* control.c: the attach command's connection */
 } profiler;
 
 /* Per thread (and per profiler instance): its trace buffer and the JIT
@@ -89,7 +87,10 @@ static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (pr
 /* Is method m present in the Info interface the runtime gave us? */
 #define INFO_HAS(p, m) (CORPROF_SLOT(ICorProfilerInfoVtbl, m) < (size_t)info_slots((p)->info_version))
 #define INFO(p) ((p)->info->lpVtbl)
-int info_slots(int version);
+
+/* A new instance with one reference (profiler.c); on_free (may be NULL) is
+ * called once when it is freed. */
+profiler *profiler_create(void (*on_free)(profiler *p));
 
 /* The calling thread's state, created on first use; NULL if unavailable. */
 thread_state *thread_state_get(profiler *p);
@@ -121,40 +122,14 @@ int emit_begin_catchup(profiler *p, emit *e, int kind);
  * TK_THREAD_DESTROY (nothing is written for another kind). */
 void emit_id(profiler *p, int kind, uint64_t id);
 
-/* Stops and joins the flusher thread, if it runs (lifecycle.c). */
-void flusher_stop(profiler *p);
-int flusher_start(profiler *p);
-
-/* Starts the writer on the trace file (lifecycle.c): given_fd when it is
- * >= 0 (taken over, closed on failure), else cfg.output.  0, or -1 with a
- * reason in err.  close_trace_on_failure() undoes it when the activation
- * fails later (removing the file only if the agent created it). */
-int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen);
-void close_trace_on_failure(profiler *p);
-
-/* The event mask for the configuration (lifecycle.c); attach mode keeps to
- * COR_PRF_ALLOWABLE_AFTER_ATTACH. */
-void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high);
-
-/* Reads the runtime version into p->runtime_version (lifecycle.c). */
-void read_runtime_version_string(profiler *p);
-
-/* The command line of this process, arguments joined by spaces. */
-void read_command_line(char *buf, size_t len);
-
-/* The highest ICorProfilerInfoN the runtime answers (0 if none). */
-int query_info(IUnknown *unk, ICorProfilerInfo15 **out);
-
 /* Attach mode: report a module (and its assembly and app domain) that the
  * catch-up or a lazy lookup found; call inside the gate (attach.c). */
 #define CU_REPORTED_MODULE 0x1u
 #define CU_REPORTED_ASSEMBLY 0x2u
 unsigned catchup_module(profiler *p, ModuleID m);
 
-/* Attach mode: lazy catch-up of a module met through a function, and the
- * end of the trace when the process shuts down (attach.c). */
+/* Attach mode: lazy catch-up of a module met through a function (attach.c). */
 void attach_saw_module(profiler *p, ModuleID m);
-void attach_shutdown(profiler *p);
 
 int thread_state_key_create(profiler *p);
 

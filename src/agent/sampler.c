@@ -7,9 +7,14 @@
  * ResumeRuntime it resolves names of new FunctionIDs inside the unload gate
  * (an unload since the suspension makes this tick's unnamed IDs suspect:
  * they are then left unnamed rather than risk a call on a dead ID) and
- * appends the records to its own trace buffer. */
+ * appends the records to its own trace buffer.
+ *
+ * A service of the session: sampler_start/sampler_stop are called by
+ * session.c only, never at the same time.  Calls the runtime, names.c,
+ * catchup.c (the unload gate) and thread_state.c (emit). */
 #include "agent/sampler.h"
 #include "agent/names.h"
+#include "agent/profiler.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -380,16 +385,11 @@ int sampler_start(profiler *p)
         profiler_note(p, "CPU sampling needs ICorProfilerInfo10 (.NET Core 3.0 or newer); not sampling");
         return 0;
     }
-    pthread_mutex_lock(&p->sampler_lock);
-    if (p->sampler || atomic_load(&p->catchup_abort)) {     /* running, or a detach is on its way */
-        pthread_mutex_unlock(&p->sampler_lock);
+    if (p->sampler.running)
         return 0;
-    }
     s = calloc(1, sizeof(*s));
-    if (!s) {
-        pthread_mutex_unlock(&p->sampler_lock);
+    if (!s)
         return -1;
-    }
     pthread_mutex_init(&s->wait_lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -401,23 +401,20 @@ int sampler_start(profiler *p)
     s->named = calloc(s->named_cap, sizeof(*s->named));
     if (!s->named || ensure_capacity(s, THREADS_INITIAL) < 0) {
         sampler_free(s);
-        pthread_mutex_unlock(&p->sampler_lock);
         return -1;
     }
     atomic_init(&s->stop, 0);
-    p->sampler = s;
+    p->sampler.running = s;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     s->p = p;
     rc = pthread_create(&s->thread, NULL, sampler_main, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-        p->sampler = NULL;
+        p->sampler.running = NULL;
         sampler_free(s);
-        pthread_mutex_unlock(&p->sampler_lock);
         return -1;
     }
-    pthread_mutex_unlock(&p->sampler_lock);
     return 0;
 }
 
@@ -425,9 +422,8 @@ void sampler_stop(profiler *p)
 {
     struct sampler *s;
 
-    pthread_mutex_lock(&p->sampler_lock);
-    s = p->sampler;
-    p->sampler = NULL;
+    s = p->sampler.running;
+    p->sampler.running = NULL;
     if (s) {
         pthread_mutex_lock(&s->wait_lock);
         atomic_store(&s->stop, 1);
@@ -436,5 +432,4 @@ void sampler_stop(profiler *p)
         pthread_join(s->thread, NULL);
         sampler_free(s);
     }
-    pthread_mutex_unlock(&p->sampler_lock);
 }

@@ -1,13 +1,23 @@
-/* sampler.h - CPU sampling: a thread of the agent's own that, on each tick,
- * suspends the runtime, takes a stack snapshot of every managed thread,
- * resumes, and only then writes the samples (and the names of functions
- * seen for the first time) to the trace.  Works at launch and after attach. */
+/* sampler.h - the sampler service, CPU sampling: a thread of the agent's
+ * own that, on each tick, suspends the runtime, takes a stack snapshot of
+ * every managed thread, resumes, and only then writes the samples (and the
+ * names of functions seen for the first time) to the trace.  Works at
+ * launch and after attach.  Started and stopped by the session
+ * (session.c), which serializes the two. */
 #ifndef CLRPROBE_AGENT_SAMPLER_H
 #define CLRPROBE_AGENT_SAMPLER_H
 
-#include "agent/profiler.h"
+typedef struct profiler profiler;
 
-/* Starts sampling at p->cfg.rate Hz.  0, or -1 (nothing started). */
+/* The sampler's state in a profiler instance: the running sampler (its
+ * fields are sampler.c's business), NULL when off. */
+typedef struct sampler_state {
+    struct sampler *running;
+} sampler_state;
+
+/* Starts sampling at p->cfg.rate Hz if the configuration collects cpu (a
+ * note in the trace when the runtime cannot).  0, or -1 (nothing
+ * started). */
 int sampler_start(profiler *p);
 
 /* Stops and joins the sampler thread, frees its memory.  Safe to call when

@@ -819,3 +819,37 @@ TEST(conformance_unload_during_catchup_query)
     }
     fr_cleanup(&rt);
 }
+
+/* ---- the session ---- */
+
+/* After an attach the runtime_start record carries what
+ * GetRuntimeInformation says, as at launch (the fake: CoreCLR 10.0.0.0,
+ * "10.0.0-sim"), not zeros. */
+TEST(conformance_runtime_start_after_attach)
+{
+    fake_runtime rt;
+    rp_trace tr;
+
+    base_world(&rt);
+    attach(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    if (detach_and_read(&rt, &tr) == 0) {
+        const rp_event *e = NULL;
+        for (size_t i = 0; i < tr.nev; i++)
+            if (tr.ev[i].kind == TK_RUNTIME_START)
+                e = &tr.ev[i];
+        CHECK_EQ(fr_count(&tr, TK_RUNTIME_START, 0), 1);
+        CHECK(e != NULL);
+        if (e) {
+            CHECK_EQ(e->runtime_start.clr_instance, 0);
+            CHECK_EQ(e->runtime_start.runtime_type, COR_PRF_CORE_CLR);
+            CHECK_EQ(e->runtime_start.major, 10);
+            CHECK_EQ(e->runtime_start.minor, 0);
+            CHECK_EQ(e->runtime_start.build, 0);
+            CHECK_EQ(e->runtime_start.qfe, 0);
+            CHECK_STR(e->runtime_start.version, "10.0.0-sim");
+        }
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}

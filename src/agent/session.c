@@ -1,0 +1,487 @@
+/* session.c - the one session core (session.h): set-up and teardown of a
+ * recording session for both launch and attach, the table of services and
+ * their order, and the hooks the control thread uses to detach.
+ *
+ * Launch and attach run the same steps; what differs (the runtime allows
+ * less after an attach, and the attach command is there to talk to) is the
+ * data of the mode table below, read in the few places it matters. */
+#include "agent/session.h"
+#include "agent/control.h"
+#include "agent/flusher.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+#include "agent/runtime.h"
+#include "agent/sampler.h"
+#include "common/escape.h"
+#include "common/files.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TRACE_FD_TIMEOUT_MS 10000     /* the command sends the trace file right after "hello" */
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* ---- the two modes ---- */
+
+struct session_mode_info {
+    const char *name;
+    int attach;                 /* p->attached (ID tables for the catch-up merge), and the event
+                                   mask kept to COR_PRF_(HIGH_)ALLOWABLE_AFTER_ATTACH */
+    int gc_retry;               /* if the mask with GC events is refused, go on without them */
+    uint32_t header_flags;      /* TRACE_FLAG_* of the trace header */
+    int control;                /* the command listens on cfg.ctl: connect, say "hello"; refusals go
+                                   there as "error ..." (else on stderr); without an output key the
+                                   trace file's descriptor comes from it */
+    int catchup;                /* ProfilerAttachComplete runs a catch-up: the services marked
+                                   AFTER_CATCHUP wait for it (else they start at once) */
+    int last_record_appended;   /* the last record is appended as a chunk of its own once every
+                                   thread stopped (the runtime unloads us right after); else it is
+                                   emitted by the closing thread before recording stops */
+    int reason_max;             /* characters of a file error quoted in a refusal */
+    const char *too_old, *needs;          /* "TOO_OLD (ICorProfilerInfoN; NEEDS)" */
+    const char *tls_failed;               /* the thread key could not be created */
+    const char *threads_failed;           /* a service could not start */
+};
+
+static const struct session_mode_info modes[] = {
+    [SESSION_LAUNCH] = {
+        .name = "launch",
+        .attach = 0, .gc_retry = 0, .header_flags = 0, .control = 0, .catchup = 0,
+        .last_record_appended = 0,
+        .reason_max = 512,
+        .too_old = "this .NET runtime is too old",
+        .needs = "clrprobe needs ICorProfilerInfo" STR(MIN_INFO_VERSION) ", .NET Core 3.1 or newer",
+        .tls_failed = "cannot create thread-local storage",
+        .threads_failed = "cannot start the flusher thread",
+    },
+    [SESSION_ATTACH] = {
+        .name = "attach",
+        .attach = 1, .gc_retry = 1, .header_flags = TRACE_FLAG_ATTACHED, .control = 1, .catchup = 1,
+        .last_record_appended = 1,
+        .reason_max = 400,
+        .too_old = "this .NET runtime is too old to attach to",
+        .needs = ".NET 5 or newer needed",
+        .tls_failed = "out of memory",
+        .threads_failed = "cannot start the agent's threads",
+    },
+};
+
+/* ---- the services ----
+ *
+ * Every thread of the agent's own is a service, started in table order and
+ * stopped in reverse order (session_close).  The order, and why:
+ *
+ *  - flusher first: it drains what the others record, so it must run
+ *    before any of them and stop after every one of them (and after
+ *    recording stopped: it is the one service marked `drains`, and the
+ *    session ends recording just before stopping it);
+ *  - sampler before control: the control thread may itself be stopping the
+ *    sampler (a detach request), so control is stopped first and the
+ *    sampler after it, never the other way round;
+ *  - the sampler starts AFTER_CATCHUP: on attach, only once
+ *    ProfilerAttachComplete has reported what the process held (its names
+ *    and samples would otherwise race the catch-up); at launch there is no
+ *    catch-up and it starts right after the runtime_start record.  So at
+ *    attach the start order is flusher, control, then (later) sampler.
+ *
+ * A service that fails AT_OPEN cancels the activation; one that fails
+ * AFTER_CATCHUP leaves a note in the trace and recording goes on.  Each
+ * service's start and stop are serialized by its own lock here (the control
+ * thread stops the sampler while the runtime's thread may start it), and
+ * must be safe to call when already started/stopped. */
+
+typedef enum service_when { AT_OPEN, AFTER_CATCHUP } service_when;
+
+typedef struct service {
+    const char *name;
+    service_when when;
+    int (*start)(profiler *p);      /* 0, or -1 (nothing started) */
+    void (*stop)(profiler *p);      /* joins its thread */
+    int drains;                     /* writes out what the others record: stopped after recording ends */
+    int stop_before_detach;         /* calls the runtime: stopped before RequestProfilerDetach */
+    const char *failed_note;        /* AFTER_CATCHUP: the note when it cannot start */
+} service;
+
+static const service services[] = {
+    { .name = "flusher", .when = AT_OPEN, .start = flusher_start, .stop = flusher_stop, .drains = 1 },
+    { .name = "sampler", .when = AFTER_CATCHUP, .start = sampler_start, .stop = sampler_stop,
+      .stop_before_detach = 1, .failed_note = "CPU sampling could not start (out of memory or threads)" },
+    { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
+};
+_Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
+
+static int service_start(profiler *p, int i)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&p->session.service_lock[i]);
+    if (!atomic_load(&p->catchup_abort))       /* else a detach is on its way: don't start */
+        rc = services[i].start(p);
+    pthread_mutex_unlock(&p->session.service_lock[i]);
+    return rc;
+}
+
+static void service_stop(profiler *p, int i)
+{
+    pthread_mutex_lock(&p->session.service_lock[i]);
+    services[i].stop(p);
+    pthread_mutex_unlock(&p->session.service_lock[i]);
+}
+
+/* Starts the services of one moment in table order.  AT_OPEN: 0, or -1 at
+ * the first failure (session_close stops those started). */
+static int start_services(profiler *p, service_when when)
+{
+    for (int i = 0; i < SESSION_SERVICES; i++) {
+        if (services[i].when != when || service_start(p, i) == 0)
+            continue;
+        if (when == AT_OPEN)
+            return -1;
+        if (services[i].failed_note)
+            profiler_note(p, "%s", services[i].failed_note);
+    }
+    return 0;
+}
+
+/* ---- the control thread's hooks (control.h) ---- */
+
+static void before_detach(profiler *p)
+{
+    /* A detach while ProfilerAttachComplete still runs would unload us under
+     * it: ask the catch-up to finish early and wait for it. */
+    atomic_store(&p->catchup_abort, 1);
+    while (!atomic_load(&p->catchup_done) && !control_stopping(p)) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    /* No Info call may follow RequestProfilerDetach from our threads: the
+     * sampler is stopped first. */
+    for (int i = SESSION_SERVICES; i-- > 0;)
+        if (services[i].stop_before_detach)
+            service_stop(p, i);
+}
+
+static void detach_refused(profiler *p)
+{
+    atomic_store(&p->recording, 0);
+    trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
+}
+
+static const control_hooks session_hooks = { before_detach, detach_refused };
+
+/* ---- refusing ---- */
+
+/* Says why activation is refused: at launch one line on stderr (the
+ * runtime unloads us and the program runs on unprofiled), after attach an
+ * "error" line to the command when it is listening.  The reason is escaped
+ * (common/escape.h): it may quote the configuration or a path, which must
+ * not break the line, drive the terminal, or start a line of the control
+ * protocol. */
+static void tell_failure(profiler *p, const struct session_mode_info *m, const char *fmt, va_list ap)
+{
+    if (m->control) {
+        char why[512], shown[512];
+        vsnprintf(why, sizeof(why), fmt, ap);
+        esc_buf(shown, sizeof(shown), why, strlen(why), NULL);
+        control_send(p, CP_CTL_ERROR_FMT, shown);
+    } else {
+        char line[768], shown[4 * sizeof(line)];
+        vsnprintf(line, sizeof(line), fmt, ap);
+        esc_buf(shown, sizeof(shown), line, strlen(line), NULL);
+        fprintf(stderr, "clrprobe: %s; the program runs without profiling\n", shown);
+    }
+}
+
+static HRESULT session_fail(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static HRESULT session_fail(profiler *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    tell_failure(p, p->session.mode, fmt, ap);
+    va_end(ap);
+    session_close(p, SESSION_FAILED);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+HRESULT session_decline(profiler *p, session_mode mode, const char *ctl, const char *fmt, ...)
+{
+    const struct session_mode_info *m = &modes[mode];
+    char err[256];
+    va_list ap;
+
+    if (m->control && (!ctl || !ctl[0] || control_connect(p, ctl, NULL, err, sizeof(err)) < 0))
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* nobody to tell */
+    va_start(ap, fmt);
+    tell_failure(p, m, fmt, ap);
+    va_end(ap);
+    control_disconnect(p);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+/* ---- the trace file ---- */
+
+/* Starts the writer on the trace file: the descriptor given (handed over
+ * by `clrprobe attach`, which created it as its own user), or else
+ * cfg.output opened as common/files.h says (never following a link, never
+ * blocking, never overwriting). */
+static int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen)
+{
+    const char *name = given_fd >= 0 ? "sent by clrprobe" : p->cfg.output;
+    int fd = given_fd;
+
+    p->session.output_created = 0;
+    if (fd >= 0) {
+        if (cp_file_check_fresh(fd, "the trace file sent by clrprobe", 0, err, errlen) < 0) {
+            close(fd);
+            return -1;
+        }
+    } else if ((fd = cp_file_open_trace(p->cfg.output, &p->session.output_created, err, errlen)) < 0) {
+        return -1;
+    }
+    if (trace_writer_open(&p->writer, fd, name, hdr, err, errlen) < 0) {
+        p->writer = NULL;
+        if (p->session.output_created)
+            unlink(p->cfg.output);
+        p->session.output_created = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* Activation failed after the trace was opened: close it, and remove the
+ * file only if this agent created it. */
+static void close_trace_on_failure(profiler *p)
+{
+    if (!p->writer)
+        return;
+    trace_writer_free(p->writer);
+    p->writer = NULL;
+    if (p->session.output_created && p->cfg.output[0])
+        unlink(p->cfg.output);
+    p->session.output_created = 0;
+}
+
+/* ---- opening ---- */
+
+/* The first record of every trace, at launch and after an attach alike. */
+static void emit_runtime_start(profiler *p, const runtime_version *v)
+{
+    emit e;
+
+    if (emit_begin(p, &e, TK_RUNTIME_START)) {
+        rec_runtime_start_put(&e.r, &(rec_runtime_start){ .clr_instance = v->instance,
+                                                          .runtime_type = (uint16_t)v->type,
+                                                          .major = v->major, .minor = v->minor,
+                                                          .build = v->build, .qfe = v->qfe,
+                                                          .version = p->runtime_version });
+        emit_end(&e);
+    }
+}
+
+HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
+{
+    const struct session_mode_info *m = &modes[mode];
+    char err[512], note[256] = "", cmdline[2048];
+    trace_header_info hdr;
+    runtime_version v;
+    DWORD low, high;
+    HRESULT hr;
+    int trace_fd = -1;
+
+    for (int i = 0; i < SESSION_SERVICES; i++)
+        pthread_mutex_init(&p->session.service_lock[i], NULL);
+    p->session.mode = m;
+    p->attached = m->attach;
+
+    /* First the command, if one listens: every later refusal reaches it. */
+    if (m->control && p->cfg.ctl[0]) {
+        if (control_connect(p, p->cfg.ctl, &session_hooks, err, sizeof(err)) < 0) {
+            session_close(p, SESSION_FAILED);
+            return CORPROF_E_PROFILER_CANCEL_ACTIVATION;  /* the command is gone */
+        }
+        control_send(p, CP_CTL_HELLO_FMT, (int)getpid());
+    }
+
+    p->info_version = query_info(unk, &p->info);
+    if (p->info_version < MIN_INFO_VERSION)
+        return session_fail(p, "%s (ICorProfilerInfo%d; %s)", m->too_old, p->info_version, m->needs);
+    read_runtime_version(p->info, &v);
+    snprintf(p->runtime_version, sizeof(p->runtime_version), "%s", v.text);
+
+    if (names_create(&p->names, p->info, p->info_version) < 0 || cu_gate_init(&p->gate) < 0)
+        return session_fail(p, "out of memory");
+    p->gate_ok = 1;
+    if (m->attach) {
+        p->modules = cu_table_create();
+        p->assemblies = cu_table_create();
+        p->appdomains = cu_table_create();
+        p->threads_known = cu_table_create();
+        if (!p->modules || !p->assemblies || !p->appdomains || !p->threads_known)
+            return session_fail(p, "out of memory");
+    }
+    if (thread_state_key_create(p) < 0)
+        return session_fail(p, "%s", m->tls_failed);
+
+    /* After an attach the mask is set here, inside InitializeForAttach: the
+     * only place the runtime accepts every after-attach flag.  If the GC
+     * events are refused then, go on without them and say so in the trace. */
+    event_mask(&p->cfg, m->attach, &low, &high);
+    hr = INFO(p)->SetEventMask2(p->info, low, high);
+    if (FAILED(hr) && high && m->gc_retry) {
+        HRESULT gc_hr = hr;
+        hr = INFO(p)->SetEventMask2(p->info, low, 0);
+        if (SUCCEEDED(hr))
+            snprintf(note, sizeof(note), "GC events are not available after this attach (the runtime refused "
+                     "COR_PRF_HIGH_BASIC_GC: HRESULT 0x%08x); recording without them", (unsigned)gc_hr);
+    }
+    if (FAILED(hr))
+        return session_fail(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
+                            (unsigned)high, (unsigned)hr);
+
+    /* Last, the steps that create the trace file: a cancelled activation
+     * must not leave a trace behind. */
+    read_command_line(cmdline, sizeof(cmdline));
+    hdr.pid = (uint32_t)getpid();
+    hdr.flags = m->header_flags;
+    hdr.start_realtime_ns = cp_realtime_ns();
+    hdr.start_monotonic_ns = cp_monotonic_ns();
+    hdr.runtime_version = p->runtime_version;
+    hdr.command_line = cmdline;
+    /* After an attach without an output, the command created the file (as
+     * its own user: when root attaches to another user's process, the trace
+     * stays root's) and sends the descriptor; we never open a path of its
+     * choosing. */
+    if (m->control && !p->cfg.output[0] &&
+        (trace_fd = control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err))) < 0)
+        return session_fail(p, "%.*s", m->reason_max, err);
+    if (open_trace(p, trace_fd, &hdr, err, sizeof(err)) < 0)
+        return session_fail(p, "%.*s", m->reason_max, err);
+    if (start_services(p, AT_OPEN) < 0)
+        return session_fail(p, "%s", m->threads_failed);
+
+    atomic_store(&p->recording, 1);
+    emit_runtime_start(p, &v);
+    if (note[0])
+        profiler_note(p, "%s", note);
+    if (!m->catchup)
+        session_caught_up(p);             /* nothing to catch up at launch */
+    return S_OK;
+}
+
+void session_caught_up(profiler *p)
+{
+    if (p->session.mode)
+        start_services(p, AFTER_CATCHUP);
+}
+
+/* ---- closing ---- */
+
+static const struct session_end {
+    int last_kind;              /* the last record (0: none) */
+    const char *told;           /* the line for the command (NULL: none) */
+} ends[] = {
+    [SESSION_SHUTDOWN] = { TK_RUNTIME_SHUTDOWN, CP_CTL_EXITED },
+    [SESSION_DETACHED] = { TK_DETACH, CP_CTL_DETACHED },
+    [SESSION_FAILED] = { 0, NULL },
+    [SESSION_DESTROY] = { 0, NULL },
+};
+
+/* Recording stops: no callback or service writes to the trace any more.
+ * At launch the last record is emitted first, on the closing thread. */
+static void end_recording(profiler *p, int last_kind)
+{
+    emit e;
+
+    if (last_kind && !p->session.mode->last_record_appended && emit_begin(p, &e, last_kind)) {
+        rec_put(&e.r, last_kind, &(rec_any){ 0 });
+        emit_end(&e);
+    }
+    atomic_store(&p->recording, 0);
+}
+
+static void append_record(profiler *p, int kind)
+{
+    uint8_t rec[TRACE_RECORD_HEADER_LEN];
+    trace_rec r;
+
+    trace_rec_begin(&r, rec, sizeof(rec), kind, cp_gettid(), cp_monotonic_ns());
+    rec_put(&r, kind, &(rec_any){ 0 });   /* (the last records have no fields) */
+    trace_writer_append_record(p->writer, rec, trace_rec_finish(&r));
+}
+
+/* Frees what session_open set up.  By then no callback is running and
+ * recording has stopped (Shutdown, a cancelled activation, or a detach),
+ * so no thread can reach the per-thread state: the TLS key is deleted
+ * first so that thread exits no longer touch it. */
+static void release(profiler *p)
+{
+    if (p->tls_key_ok) {
+        pthread_key_delete(p->tls_key);
+        p->tls_key_ok = 0;
+    }
+    thread_state_free_all(p);
+    if (p->writer)
+        trace_writer_free(p->writer);
+    p->writer = NULL;
+    names_free(p->names);
+    p->names = NULL;
+    cu_table_free(p->modules);
+    cu_table_free(p->assemblies);
+    cu_table_free(p->appdomains);
+    cu_table_free(p->threads_known);
+    p->modules = p->assemblies = p->appdomains = p->threads_known = NULL;
+    if (p->gate_ok)
+        cu_gate_destroy(&p->gate);
+    p->gate_ok = 0;
+    if (p->info)
+        p->info->lpVtbl->Release(p->info);
+    p->info = NULL;
+    if (p->session.mode)
+        for (int i = 0; i < SESSION_SERVICES; i++)
+            pthread_mutex_destroy(&p->session.service_lock[i]);
+    p->session.mode = NULL;
+}
+
+/* The one teardown order:
+ *   1. the services stop in reverse table order (control, sampler), and
+ *      before the one that drains the others (the flusher) recording ends:
+ *      at launch the last record is emitted just before;
+ *   2. after an attach the last record is appended now that every thread
+ *      of ours is joined (ProfilerDetachSucceeded must not return before:
+ *      the runtime unloads the library right after); the trace is closed;
+ *   3. the command is told ("exited", "detached") and the connection
+ *      closed;
+ *   4. a failed open drops its trace (removing the file only if this agent
+ *      created it); the instance's end frees everything. */
+void session_close(profiler *p, session_why why)
+{
+    const struct session_end *end = &ends[why];
+
+    if (p->session.mode) {
+        int last = end->last_kind && p->writer && atomic_load(&p->recording) ? end->last_kind : 0;
+
+        for (int i = SESSION_SERVICES; i-- > 0;) {
+            if (services[i].drains)
+                end_recording(p, last);
+            service_stop(p, i);
+        }
+        if (last) {
+            if (p->session.mode->last_record_appended)
+                append_record(p, last);
+            trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
+        }
+        if (end->told)
+            control_send(p, "%s", end->told);
+        control_disconnect(p);
+        if (why == SESSION_FAILED)
+            close_trace_on_failure(p);
+    }
+    if (why == SESSION_DESTROY)
+        release(p);
+}

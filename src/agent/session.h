@@ -1,0 +1,65 @@
+/* session.h - one recording session of a profiler instance, from
+ * Initialize or InitializeForAttach to Shutdown, ProfilerDetachSucceeded or
+ * the instance's end.  session_open does the set-up (Info, name cache,
+ * thread key, event mask, trace header, the runtime_start record, the
+ * services) and session_close the teardown, in one order for both modes.
+ * Launch and attach differ only in what the runtime allows after an
+ * attach; that difference is data in session.c (its mode table).
+ *
+ * The callbacks (lifecycle.c, attach.c) call the session; the session calls
+ * the services (flusher.c, sampler.c, control.c) and the leaves below them;
+ * no service calls the session but control.c through its control_hooks. */
+#ifndef CLRPROBE_AGENT_SESSION_H
+#define CLRPROBE_AGENT_SESSION_H
+
+#include <pthread.h>
+
+#include "api/corprof.h"
+
+typedef struct profiler profiler;
+
+typedef enum session_mode {
+    SESSION_LAUNCH,          /* Initialize: the runtime is starting, configuration from the environment */
+    SESSION_ATTACH,          /* InitializeForAttach: a running runtime, configuration from `clrprobe attach` */
+} session_mode;
+
+/* Why a session ends; decides the last record and what the command is told. */
+typedef enum session_why {
+    SESSION_SHUTDOWN,        /* the runtime shuts down: TK_RUNTIME_SHUTDOWN, "exited" */
+    SESSION_DETACHED,        /* ProfilerDetachSucceeded: TK_DETACH, "detached" */
+    SESSION_FAILED,          /* session_open gave up: the trace is dropped (removed if ours) */
+    SESSION_DESTROY,         /* the runtime released the instance: everything is freed */
+} session_why;
+
+#define SESSION_SERVICES 3   /* entries of the service table in session.c */
+
+/* The session's state in a profiler instance (all zero: never opened). */
+typedef struct session_state {
+    const struct session_mode_info *mode;     /* NULL until session_open */
+    pthread_mutex_t service_lock[SESSION_SERVICES];   /* serializes each service's start and stop */
+    int output_created;                       /* this agent created cfg.output (and may remove it on failure) */
+} session_state;
+
+/* Opens the session on the runtime's Info provider unk; p->cfg holds the
+ * parsed configuration.  S_OK, or CORPROF_E_PROFILER_CANCEL_ACTIVATION
+ * after saying why (on stderr at launch, to the command after attach)
+ * and undoing everything. */
+HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk);
+
+/* Declines activation before a session could open (no or bad
+ * configuration): says why as session_open does; after attach to the
+ * control socket ctl (NULL or "": nobody to tell).  Returns
+ * CORPROF_E_PROFILER_CANCEL_ACTIVATION. */
+HRESULT session_decline(profiler *p, session_mode mode, const char *ctl, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The attach catch-up is done (ProfilerAttachComplete): starts the services
+ * that wait for it.  At launch session_open does this itself. */
+void session_caught_up(profiler *p);
+
+/* Ends the session: stops the services in reverse table order, writes the
+ * last record and closes the trace, tells the command; with
+ * SESSION_DESTROY also frees what the session holds.  Safe to call again. */
+void session_close(profiler *p, session_why why);
+
+#endif
