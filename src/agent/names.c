@@ -17,7 +17,10 @@
 #define MAX_DEPTH 4          /* generic arguments nested this deep are shown as "..." */
 #define WNAME 512
 
-/* ---- the cache: id -> name, with the module and class each belongs to ---- */
+/* ---- the cache: id -> name, with the module and class each belongs to ----
+ * A table of its own rather than common/idmap.h: its entries own their
+ * names and are removed on unloads, and every runtime thread reads it under
+ * a reader-writer lock. */
 
 typedef struct entry {
     uintptr_t id;            /* 0 empty, 1 deleted */

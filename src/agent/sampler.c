@@ -15,6 +15,7 @@
 #include "agent/sampler.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "common/idmap.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -26,7 +27,6 @@
 #define MAX_FRAMES 256               /* deeper stacks are cut (the root side is lost) */
 #define THREADS_INITIAL 64
 #define CPU_SLOTS 4096               /* OS thread -> CPU time at its last sample */
-#define NAMED_INITIAL 4096
 
 typedef struct slot {
     ThreadID thread;
@@ -44,7 +44,8 @@ struct sampler {
     slot *slots;
     FunctionID *frames;              /* cap * MAX_FRAMES */
     size_t cap;
-    /* CPU time per OS thread (open addressing, fixed size) */
+    /* CPU time per OS thread: a table of its own, open addressing, fixed size,
+     * because it is used while the runtime is suspended (no allocation) */
     uint32_t cpu_tid[CPU_SLOTS];
     uint64_t cpu_last[CPU_SLOTS];
     uint64_t cpu_seen[CPU_SLOTS];        /* tick the entry was last used: old ones are reused */
@@ -53,8 +54,7 @@ struct sampler {
     pthread_mutex_t wait_lock;
     pthread_cond_t wait_cond;
     /* FunctionIDs already named in the trace, and the unload count they are valid for */
-    FunctionID *named;
-    size_t named_cap, named_used;
+    idmap named;                     /* (common/idmap.h: used outside suspensions only) */
     uint64_t named_unloads;
 };
 
@@ -134,48 +134,15 @@ static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO fi, ULON
 
 static int named_has(struct sampler *s, FunctionID f)
 {
-    for (size_t i = (f >> 4) & (s->named_cap - 1);; i = (i + 1) & (s->named_cap - 1)) {
-        if (s->named[i] == f)
-            return 1;
-        if (s->named[i] == 0)
-            return 0;
-    }
+    return idmap_get(&s->named, f, NULL);
 }
 
 static void named_add(struct sampler *s, FunctionID f)
 {
-    if ((s->named_used + 1) * 2 > s->named_cap) {
-        size_t ncap = s->named_cap * 2;
-        FunctionID *n = calloc(ncap, sizeof(*n));
-        if (!n) {
-            /* cannot grow: forget what was named (names are written again)
-             * rather than let the table fill up */
-            memset(s->named, 0, s->named_cap * sizeof(*s->named));
-            s->named_used = 0;
-            return;
-        }
-        for (size_t i = 0; i < s->named_cap; i++) {
-            FunctionID g = s->named[i];
-            if (!g)
-                continue;
-            size_t j = (g >> 4) & (ncap - 1);
-            while (n[j])
-                j = (j + 1) & (ncap - 1);
-            n[j] = g;
-        }
-        free(s->named);
-        s->named = n;
-        s->named_cap = ncap;
-    }
-    for (size_t i = (f >> 4) & (s->named_cap - 1);; i = (i + 1) & (s->named_cap - 1)) {
-        if (s->named[i] == f)
-            return;
-        if (s->named[i] == 0) {
-            s->named[i] = f;
-            s->named_used++;
-            return;
-        }
-    }
+    /* cannot grow: forget what was named (names are written again) rather
+     * than let the set fill up */
+    if (idmap_put(&s->named, f, 1) < 0)
+        idmap_clear(&s->named);
 }
 
 /* ---- one tick ---- */
@@ -212,8 +179,7 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
 
     if (gate && cu_gate_unloads(&p->gate) != s->named_unloads) {
         /* IDs may have been reused since we named them: name them again */
-        memset(s->named, 0, s->named_cap * sizeof(*s->named));
-        s->named_used = 0;
+        idmap_clear(&s->named);
         s->named_unloads = cu_gate_unloads(&p->gate);
     }
     for (size_t i = 0; i < n && trusted; i++) {
@@ -366,7 +332,7 @@ static void sampler_free(struct sampler *s)
 {
     pthread_mutex_destroy(&s->wait_lock);
     pthread_cond_destroy(&s->wait_cond);
-    free(s->named);
+    idmap_free(&s->named);
     free(s->slots);
     free(s->frames);
     free(s);
@@ -397,9 +363,8 @@ int sampler_start(profiler *p)
     pthread_condattr_destroy(&ca);
     s->rate = p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT;
     s->cap = THREADS_INITIAL / 2;
-    s->named_cap = NAMED_INITIAL;
-    s->named = calloc(s->named_cap, sizeof(*s->named));
-    if (!s->named || ensure_capacity(s, THREADS_INITIAL) < 0) {
+    idmap_init(&s->named);
+    if (ensure_capacity(s, THREADS_INITIAL) < 0) {
         sampler_free(s);
         return -1;
     }

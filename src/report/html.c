@@ -20,7 +20,7 @@
  * '<', '>' and '&' in it is written as a \u escape: no name can close the
  * element or start a comment. */
 #include "report/report.h"
-#include "report/idmap.h"
+#include "common/idmap.h"
 #include "report/json.h"
 
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * describing the trace, then one per event in time order.  The schema is in
  * docs/jsonl.md. */
 #include "report/report.h"
-#include "report/idmap.h"
+#include "common/idmap.h"
 #include "report/json.h"
 #include "trace/format.h"
 

@@ -2,7 +2,7 @@
  * table of threads (see model.h). */
 #include "report/model.h"
 #include "report/arena.h"
-#include "report/idmap.h"
+#include "common/idmap.h"
 #include "trace/format.h"
 
 #include <stdio.h>

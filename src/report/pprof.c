@@ -12,7 +12,7 @@
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
 #include "common/escape.h"
-#include "report/idmap.h"
+#include "common/idmap.h"
 #include "report/report.h"
 
 #include <stdint.h>

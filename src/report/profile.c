@@ -2,7 +2,7 @@
  * The formats that write one are elsewhere (formats.h lists them). */
 #include "report/profile.h"
 #include "report/arena.h"
-#include "report/idmap.h"
+#include "common/idmap.h"
 #include "trace/format.h"
 
 #include <inttypes.h>

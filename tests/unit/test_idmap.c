@@ -1,9 +1,9 @@
-/* test_idmap.c - the report's hash tables (report/idmap.h): idmap's puts,
- * gets and deletions; idindex finds the caller's entries by their keys,
+/* test_idmap.c - the hash tables (common/idmap.h): idmap's puts, gets,
+ * deletions, walking and clearing; idindex finds the caller's entries by their keys,
  * through growth, when hashes collide, and never confuses two keys whose
  * hashes are equal. */
 #include "unit.h"
-#include "report/idmap.h"
+#include "common/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,39 @@ TEST(idmap_put_get_del)
     CHECK_EQ(idmap_get(&m, 4999 * 0x10000, &v), 1);
     CHECK_EQ(v, 7);
     CHECK_EQ(m.count, 2500);
+    idmap_free(&m);
+}
+
+/* Walking finds every entry once (not a deleted one); clearing empties the
+ * map and keeps its memory, and the map works on. */
+TEST(idmap_walk_and_clear)
+{
+    idmap m;
+    uint64_t k, v, sum = 0, n = 0;
+    size_t cap;
+
+    idmap_init(&m);
+    for (k = 1; k <= 300; k++)
+        CHECK_EQ(idmap_put(&m, k << 20, k), 0);
+    idmap_del(&m, 7 << 20);
+    CHECK_EQ(idmap_at(&m, m.cap, NULL, NULL), 0);
+    for (size_t i = 0; i < m.cap; i++) {
+        if (!idmap_at(&m, i, &k, &v))
+            continue;
+        CHECK_EQ(k, v << 20);
+        sum += v;
+        n++;
+    }
+    CHECK_EQ(n, 299);
+    CHECK_EQ(sum, 300 * 301 / 2 - 7);
+    cap = m.cap;
+    idmap_clear(&m);
+    CHECK_EQ(m.count, 0);
+    CHECK_EQ(m.cap, cap);
+    CHECK_EQ(idmap_get(&m, 1 << 20, NULL), 0);
+    CHECK_EQ(idmap_put(&m, 5, 6), 0);
+    CHECK_EQ(idmap_get(&m, 5, &v), 1);
+    CHECK_EQ(v, 6);
     idmap_free(&m);
 }
 

@@ -1,8 +1,8 @@
-/* idmap.c - the report's hash tables (idmap.h): idmap with tombstones for
+/* idmap.c - clrprobe's hash tables (idmap.h): idmap with tombstones for
  * its deletions; idindex with no deletions, each slot one word (a part of
  * the hash and the entry), so that growing moves words and never asks the
  * caller for a key again. */
-#include "report/idmap.h"
+#include "common/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +38,24 @@ int idmap_get(const idmap *m, uint64_t key, uint64_t *val)
             return 1;
         }
     }
+}
+
+int idmap_at(const idmap *m, size_t i, uint64_t *key, uint64_t *val)
+{
+    if (i >= m->cap || m->state[i] != 1)
+        return 0;
+    if (key)
+        *key = m->keys[i];
+    if (val)
+        *val = m->vals[i];
+    return 1;
+}
+
+void idmap_clear(idmap *m)
+{
+    if (m->cap)
+        memset(m->state, 0, m->cap);
+    m->count = m->used = 0;
 }
 
 static int grow(idmap *m)

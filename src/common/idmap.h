@@ -1,4 +1,5 @@
-/* idmap.h - the report's hash tables, open addressing with linear probing:
+/* idmap.h - clrprobe's hash tables, open addressing with linear probing,
+ * not thread-safe (a user that shares one holds its own lock):
  *
  *   idmap    maps 64-bit keys (runtime IDs, or anything that packs into 64
  *            bits) to 64-bit values; the table holds both.
@@ -7,10 +8,14 @@
  *            entry's number and a part of its hash, the caller gives a key's
  *            hash and says whether entry i has that key.
  *
- * (The agent has tables of its own, src/agent: lock-free or fixed-size ones
- * the runtime's threads share.) */
-#ifndef CLRPROBE_REPORT_IDMAP_H
-#define CLRPROBE_REPORT_IDMAP_H
+ * Used by the report (IDs, names, stacks) and by the agent (the catch-up's ID
+ * states, the sampler's named functions).  Two agent tables are of their
+ * own kind, each for its reason: the name cache (agent/names.c: entries
+ * that own their names, read by every runtime thread under a reader-writer
+ * lock) and the sampler's CPU-time table (agent/sampler.c: fixed size, used
+ * while the runtime is suspended, when nothing may be allocated). */
+#ifndef CLRPROBE_COMMON_IDMAP_H
+#define CLRPROBE_COMMON_IDMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +31,11 @@ void idmap_free(idmap *m);
 int idmap_get(const idmap *m, uint64_t key, uint64_t *val);   /* 1 found */
 int idmap_put(idmap *m, uint64_t key, uint64_t val);          /* 0 ok, -1 oom */
 void idmap_del(idmap *m, uint64_t key);
+/* Walking every entry: slot i (0 <= i < m->cap) holds one if idmap_at
+ * returns 1, with its key and value (either pointer may be NULL). */
+int idmap_at(const idmap *m, size_t i, uint64_t *key, uint64_t *val);
+/* Empties m and keeps its memory. */
+void idmap_clear(idmap *m);
 
 /* An idindex is one allocated block behind a pointer: NULL is an empty
  * index, and idindex_free() frees it.  Entries are
