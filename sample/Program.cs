@@ -29,6 +29,8 @@ internal static class Program
                             function on another, a sleeping thread (default 3 s)
           mute [SECONDS]    a fake diagnostics socket that accepts and never answers (run with
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
+          async [SECONDS]   CPU burnt in async methods (AsyncTargets.BurnAsync about half of it), a
+                            ValueTask, a generic method, a lambda, a local function, iterators (default 3 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -88,6 +90,9 @@ internal static class Program
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
             case "mute":
                 return OptionalSeconds(scenario, rest, out double muteSeconds) ?? MuteScenario.Run(muteSeconds);
+            case "async":
+                return OptionalSeconds(scenario, rest, out double asyncSeconds) ??
+                       AsyncScenario.Run(rest.Length == 0 ? AsyncScenario.DefaultSeconds : asyncSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":

@@ -31,6 +31,8 @@ static const char usage_options[] =
     "      --thread T        only the thread(s) named T (managed or kernel name), or with OS thread\n"
     "                        id T, or managed thread id T (0x...)\n"
     "      --by-thread       collapsed: put the thread name as the root frame\n"
+    "      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
+    "                        Start frames, which are otherwise shown as 'Type.Method [async]'\n"
     "  -h, --help            this help\n"
     "\n";
 static const char usage_tail[] =
@@ -92,12 +94,14 @@ int cmd_report(int argc, char **argv)
         { "view", required_argument, NULL, 'V' },
         { "thread", required_argument, NULL, 'T' },
         { "by-thread", no_argument, NULL, 'B' },
+        { "raw-frames", no_argument, NULL, 'R' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL;
     const rp_format *fmt;
     enum rp_view view = RP_VIEW_CPU;
+    unsigned profile_options = 0;
     int by_thread = 0, need_profile, need_samples;
     rp_profile prof;
     rp_report_input rin;
@@ -132,6 +136,9 @@ int cmd_report(int argc, char **argv)
             break;
         case 'B':
             by_thread = 1;
+            break;
+        case 'R':
+            profile_options |= RP_PROFILE_RAW_FRAMES;
             break;
         case 'h':
             print_usage(stdout);
@@ -181,7 +188,7 @@ int cmd_report(int argc, char **argv)
         goto fail;
     }
     if (need_profile) {
-        if (rp_profile_build(&tr, view, thread, &prof) < 0) {
+        if (rp_profile_build_opts(&tr, view, thread, profile_options, &prof) < 0) {
             cli_error("out of memory building the profile of %s", input);
             goto fail;
         }

@@ -2,6 +2,7 @@
  * The formats that write one are elsewhere (formats.h lists them). */
 #include "report/profile.h"
 #include "report/arena.h"
+#include "report/async_frames.h"
 #include "common/idmap.h"
 #include "trace/format.h"
 
@@ -78,6 +79,56 @@ static int is_safe_point_helper(const char *name)
            strcmp(name, "System.Threading.Thread.PollGC") == 0;
 }
 
+/* The async role of every frame name (async_frames.h), and the name of the
+ * method a state machine implements, by frame number. */
+typedef struct async_roles {
+    unsigned char *role;
+    uint32_t *renamed;       /* frame number of "Type.Method [async]", or UINT32_MAX */
+    size_t n, cap;
+} async_roles;
+
+/* Gives the names interned since the last call their roles (interning the
+ * methods' names as it goes).  Returns 0, or -1 (out of memory). */
+static int async_roles_update(async_roles *a, interner *in, rp_profile *p)
+{
+    while (a->n < in->n) {
+        const char *name = in->names[a->n];
+        uint32_t renamed = UINT32_MAX;
+        int role = rp_frame_role(name);
+
+        if (a->n == a->cap) {
+            size_t nc = a->cap ? a->cap * 2 : 256;
+            unsigned char *nr = realloc(a->role, nc);
+            uint32_t *nn;
+            if (!nr)
+                return -1;
+            a->role = nr;
+            if (!(nn = realloc(a->renamed, nc * sizeof(*nn))))
+                return -1;
+            a->renamed = nn;
+            a->cap = nc;
+        }
+        if (role == RP_FRAME_STATE_MACHINE) {
+            size_t len = strlen(name) + 16;
+            char *shown = malloc(len);
+            long f = -1;
+            if (!shown)
+                return -1;
+            if (rp_async_method_name(name, shown, len) >= 0 && (f = intern(in, p, shown)) < 0) {
+                free(shown);
+                return -1;
+            }
+            free(shown);
+            if (f >= 0)
+                renamed = (uint32_t)f;
+        }
+        a->role[a->n] = (unsigned char)role;
+        a->renamed[a->n] = renamed;
+        a->n++;
+    }
+    return 0;
+}
+
 uint64_t rp_count_samples(const rp_trace *tr)
 {
     uint64_t n = 0;
@@ -148,6 +199,12 @@ static int thread_matches(const char *filter, const rp_thread *th, uint32_t os_t
 
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, rp_profile *p)
 {
+    return rp_profile_build_opts(tr, view, filter, 0, p);
+}
+
+int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *filter, unsigned options, rp_profile *p)
+{
+    async_roles roles = { 0 };
     idmap names, threads_by_id, thread_slots, last_sample;
     interner in = { 0 };
     size_t cap = 0, tcap = 0;
@@ -256,6 +313,12 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
                 s->frames[k] = fid == 0 ? (uint32_t)native
                              : idmap_get(&names, fid, &f) ? (uint32_t)f : (uint32_t)unknown;
             }
+            /* Async methods as written (async_frames.h) */
+            if (!(options & RP_PROFILE_RAW_FRAMES)) {
+                if (async_roles_update(&roles, &in, p) < 0)
+                    goto out;
+                s->nframes = rp_async_fold(s->frames, s->nframes, roles.role, roles.renamed, in.names);
+            }
             /* Threads stop for the sample at GC safe points; a loop's safe point
              * is a call to the runtime's poll helper, which would otherwise get
              * the time of the function that called it. */
@@ -302,6 +365,8 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
     rc = 0;
 out:
     free(in.names);
+    free(roles.role);
+    free(roles.renamed);
     idindex_free(in.slots);
     idmap_free(&names);
     idmap_free(&threads_by_id);

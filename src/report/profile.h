@@ -47,8 +47,16 @@ typedef struct rp_profile {
 
 /* Builds the profile of tr for a view, keeping only threads whose name,
  * kernel name, OS thread id or managed id match thread_filter (NULL: all).
- * Returns 0, or -1 (out of memory). */
+ * Async state machines are shown as their methods and the builders' Start
+ * frames folded (async_frames.h).  Returns 0, or -1 (out of memory). */
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *thread_filter, rp_profile *out);
+
+/* rp_profile_build with options (a bit set). */
+enum rp_profile_option {
+    RP_PROFILE_RAW_FRAMES = 1 << 0,   /* frames as recorded: no async renaming or folding */
+};
+int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *thread_filter, unsigned options,
+                          rp_profile *out);
 void rp_profile_free(rp_profile *p);
 
 /* Number of sample records in a trace (any view). */
