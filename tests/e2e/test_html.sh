@@ -235,3 +235,69 @@ test_html_thread_and_zoom_in_chromium() {
     assert_contains "$st" 'zoom "ClrProbe.Sample.SharesTargets.BurnThreeQuarters"' "zoomed frame"
     same_share "$(matched "$st")" "$(share SharesTargets.BurnThreeQuarters)" "matched share while zoomed"
 }
+
+# roots FRAGMENT HEIGHT: where the page opened at #FRAGMENT in a window HEIGHT
+# pixels high says the flame graph's roots are (#graph's data-roots), then its status.
+roots() {
+    chrome --window-size=1200,"$2" --virtual-time-budget=5000 --dump-dom "file://$PAGE#$1" >dom.html
+    sed -n 's|.*<div id="graph" data-roots="\([^"]*\)".*|\1|p' dom.html | head -1
+    sed -n 's|.*<div id="status">\([^<]*\)</div>.*|\1|p' dom.html | head -1
+}
+
+test_html_opens_at_the_roots_in_chromium() {
+    need_chromium
+    html_trace
+    local out
+    # a window lower than the page: scrolled so that the roots (at the bottom) show
+    out=$(roots 'search=BurnOther' 300)
+    echo "300 px, #search=BurnOther: $out"
+    assert_eq "in view" "$(head -1 <<<"$out")" "the roots in a low window"
+    assert_contains "$out" 'search "BurnOther"' "the fragment's state, restored"
+    out=$(roots 'zoom=BurnThreeQuarters' 300)
+    assert_eq "in view" "$(head -1 <<<"$out")" "the roots in a low window, zoomed"
+    assert_contains "$out" 'zoom "ClrProbe.Sample.SharesTargets.BurnThreeQuarters"' "the zoom, restored"
+    # a high window: nothing to scroll; icicle: the roots are at the top
+    assert_eq "in view" "$(roots '' 2000 | head -1)" "the roots in a high window"
+    assert_eq "top" "$(roots 'icicle=1' 300 | head -1)" "the roots with icicle"
+}
+
+# The labels of narrow boxes keep the method: the page's own label code, run
+# by node with a font 7 px wide per character.
+test_html_narrow_labels_keep_the_method() {
+    command -v node >/dev/null || skip "node is not installed"
+    html_trace
+    cat >labels.js <<'JS'
+const fs = require('fs');
+const page = fs.readFileSync(process.argv[2], 'utf8');
+const code = page.slice(page.indexOf('function label(n, w)'), page.indexOf('function draw()'));
+const ctx = { measureText: s => ({ width: 7 * s.length }) }, widthCache = {}, nameOf = n => n.name;
+eval(code);
+for (const line of fs.readFileSync(0, 'utf8').split('\n').filter(Boolean)) {
+  const sp = line.indexOf(' ');
+  console.log(label({ name: line.slice(sp + 1) }, parseInt(line.slice(0, sp), 10)));
+}
+JS
+    node labels.js "$PAGE" >labels.txt 2>err <<'NAMES'
+1000 ClrProbe.Sample.AsyncTargets.BurnAsync [async]
+300 ClrProbe.Sample.AsyncTargets.BurnAsync [async]
+150 ClrProbe.Sample.AsyncTargets.BurnAsync [async]
+100 ClrProbe.Sample.AsyncTargets.BurnAsync [async]
+60 ClrProbe.Sample.AsyncTargets.BurnAsync [async]
+200 A.Outer+Inner.Method [async]
+300 Microsoft.Build.BackEnd.RequestBuilder+<BuildProject>d__68.MoveNext
+100 Microsoft.Build.BackEnd.RequestBuilder+<BuildProject>d__68.MoveNext
+100 System.Collections.Generic.Dictionary<System.__Canon,System.__Canon>.Remove
+20 X.Y
+NAMES
+    assert_eq 0 "$?" "node's exit code ($(cat err))"
+    assert_eq "ClrProbe.Sample.AsyncTargets.BurnAsync [async]
+AsyncTargets.BurnAsync [async]
+BurnAsync [async]
+BurnAsync
+BurnAs…
+Outer+Inner.Method [async]
+<BuildProject>d__68.MoveNext
+<BuildProjec…
+Remove" "$(cat labels.txt)" "labels by width"
+    assert_eq 10 "$(wc -l <labels.txt | tr -d ' ')" "labels (the last one empty: too narrow for any)"
+}
