@@ -47,6 +47,11 @@ static const struct { const char *raw; int role; const char *shown; } names[] = 
     { SRC "PoolingAsyncValueTaskMethodBuilder<System.Int64>.Start<ClrProbe.Sample.AsyncTargets+<BurnPooledAsync>d__2>",
       RP_FRAME_ASYNC_START, NULL },
     { SRC "AsyncVoidMethodBuilder.Start<A.B+<OnClick>d__1>", RP_FRAME_ASYNC_START, NULL },
+    /* state machines that are classes (Debug builds, async iterators) share the builders' code */
+    { SRC "AsyncMethodBuilderCore.Start<System.__Canon>", RP_FRAME_ASYNC_START, NULL },
+    { SRC "AsyncIteratorMethodBuilder.MoveNext<System.__Canon>", RP_FRAME_ASYNC_START, NULL },
+    { SRC "AsyncTaskMethodBuilder.AwaitUnsafeOnCompleted<System.Runtime.CompilerServices.YieldAwaitable+YieldAwaiter,System.__Canon>",
+      RP_FRAME_PLAIN, NULL },
     { SRC "AsyncIteratorMethodBuilder.MoveNext<ClrProbe.Sample.AsyncTargets+<BurnIteratorAsync>d__4>",
       RP_FRAME_ASYNC_START, NULL },
     { SRC "AsyncTaskMethodBuilder<System.Int64>+AsyncStateMachineBox<ClrProbe.Sample.AsyncTargets+<BurnAsync>d__1>.ExecutionContextCallback",
@@ -135,6 +140,19 @@ static const struct { const char *in[12]; const char *out[12]; } stacks[] = {
         "System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop",
         "ClrProbe.Sample.AsyncTargets.BurnIteratorAsync [async]",
         "ClrProbe.Sample.AsyncScenario+<RunAsync>d__2.MoveNext" } },   /* (its caller is no async plumbing) */
+    /* top-level statements in a Debug build: the box's shared code calls the state machine */
+    { { "System.Threading.ThreadPoolWorkQueue.Dispatch",
+        SRC "AsyncTaskMethodBuilder<System.Threading.Tasks.VoidTaskResult>+AsyncStateMachineBox<System.__Canon>.MoveNext",
+        "System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop", "Program+<<Main>$>d__0.MoveNext",
+        "System.Diagnostics.Stopwatch.GetTimestamp" },
+      { "System.Threading.ThreadPoolWorkQueue.Dispatch",
+        SRC "AsyncTaskMethodBuilder<System.Threading.Tasks.VoidTaskResult>+AsyncStateMachineBox<System.__Canon>.MoveNext",
+        "System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop", "Program.<Main>$ [async]",
+        "System.Diagnostics.Stopwatch.GetTimestamp" } },
+    /* a Debug build's first run: Start<System.__Canon> */
+    { { "Program.<Main>$", SRC "AsyncTaskMethodBuilder.Start<System.__Canon>", SRC "AsyncMethodBuilderCore.Start<System.__Canon>",
+        "Program+<<Main>$>d__0.MoveNext" },
+      { "Program.<Main>$ [async]" } },
     /* a plain iterator, called by its consumer, stays as it is */
     { { "ClrProbe.Sample.AsyncScenario+<RunAsync>d__2.MoveNext", "ClrProbe.Sample.AsyncTargets+<BurnIterator>d__5.MoveNext" },
       { "ClrProbe.Sample.AsyncScenario+<RunAsync>d__2.MoveNext", "ClrProbe.Sample.AsyncTargets+<BurnIterator>d__5.MoveNext" } },
