@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/control_protocol.h"
+#include "common/duration.h"
 #include "common/identity.h"
 #include "ipc/ipc.h"
 
@@ -17,7 +18,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@
 #define EXIT_INTERRUPTED 130
 
 static const char attach_usage[] =
-    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration SECONDS]\n"
+    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration TIME]\n"
     "       clrprobe attach -p PID ...\n"
     "\n"
     "Attaches the clrprobe agent to a running .NET process (.NET 5 or newer), catches up\n"
@@ -51,10 +51,11 @@ static const char attach_usage[] =
     "  -c, --collect LIST    what to record (default: all): cpu (stack sampling), appdomains,\n"
     "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
-    "  -d, --duration SECS   detach after SECS seconds (may be fractional; default: until\n"
-    "                        interrupted)\n"
-    "  -t, --timeout SECS    how long the runtime may take to accept (default: 10; the command\n"
-    "                        gives up 5 s after it if the agent has not called back)\n"
+    "  -d, --duration TIME   detach after TIME (default: until interrupted); TIME is seconds\n"
+    "                        (5, 1.5), a number and a unit (500ms, 5s, 2m, 1h, 1m30s) or\n"
+    "                        dotnet-trace's dd:hh:mm:ss (00:00:00:05)\n"
+    "  -t, --timeout TIME    how long the runtime may take to accept (default: 10 s; same forms;\n"
+    "                        the command gives up 5 s after it if the agent has not called back)\n"
     "  -h, --help            this help\n"
     "\n"
     "Ctrl-C stops the recording and detaches; a second Ctrl-C stops waiting for the detach.\n"
@@ -437,20 +438,6 @@ static uid_t process_uid(int pid)
     return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
 }
 
-/* A number of seconds in [min, max]: finite, whole string.  -1 if not. */
-static int parse_seconds(const char *text, double min, double max, double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(text, &end);
-    if (!*text || *end || errno || !isfinite(v) || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* A process id: decimal, 1..INT_MAX, nothing else.  -1 if not. */
 static int parse_pid(const char *text)
 {
@@ -499,14 +486,10 @@ int cmd_attach(int argc, char **argv)
         case 'p': pid_arg = optarg; break;
         case 'o': output = optarg; break;
         case 'd':
-            if (parse_seconds(optarg, 0, 1e6, &duration) < 0) {
-                cli_error("attach: --duration '%s' is not a number of seconds (0 to 1000000)", optarg);
-                return EXIT_USAGE;
-            }
-            break;
         case 't':
-            if (parse_seconds(optarg, 0.001, 3600, &timeout_s) < 0) {
-                cli_error("attach: --timeout '%s' is not a number of seconds (0 < SECS <= 3600)", optarg);
+            if (cp_duration_parse(c == 'd' ? "--duration" : "--timeout", optarg, c == 'd' ? 0 : 0.001,
+                                  c == 'd' ? 1e6 : 3600, c == 'd' ? &duration : &timeout_s, err, sizeof(err)) < 0) {
+                cli_error("attach: %s", err);
                 return EXIT_USAGE;
             }
             break;
