@@ -430,6 +430,38 @@ static int detach_agent(session *s)
     return finish(s, how);
 }
 
+/* The runtime has one main profiler, and refuses a second only after it
+ * has loaded the library, which then stays in the process until it exits
+ * (docs/attach.md, "One profiler per process"): such an attempt is not
+ * made.  -1 after saying why when the process already has one. */
+static int refuse_if_profiled(int pid)
+{
+    ipc_loaded_profiler_t lp;
+    char err[512], what[4200];
+    const char *hint = "";
+    int rc = ipc_loaded_profiler(pid, &lp, err, sizeof(err));
+
+    if (rc == IPC_ERR_PERMISSION) {
+        cli_error("cannot tell whether process %d already has a profiler (%s); attaching anyway", pid, err);
+        return 0;
+    }
+    if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE)
+        return 0;          /* (a process gone meanwhile: the attach says so) */
+    if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
+        hint = "; its trace is written when the process exits";
+    } else if (lp.kind == IPC_PROFILER_STARTUP) {
+        snprintf(what, sizeof(what), "%s, its startup profiler (%s)", lp.path, lp.variable);
+    } else {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, attached by another clrprobe attach", lp.path);
+        hint = "; attach again once that one has detached";
+    }
+    cli_error("cannot attach: process %d already has a profiler loaded (%s); only one can be, and the "
+              "runtime refuses another only after loading its library, which then stays in the process until it "
+              "exits: no attach was attempted%s", pid, what, hint);
+    return -1;
+}
+
 static uid_t process_uid(int pid)
 {
     char path[64];
@@ -533,6 +565,8 @@ int cmd_attach(int argc, char **argv)
         cli_error("cannot attach: %s", err);
         return 1;
     }
+    if (refuse_if_profiled(s.pid) < 0)
+        return 1;
     /* The agent records into a file of this command's own, handed over as a
      * descriptor: it is ours (even when root attaches to another user's
      * process) and takes the output's place only at the end. */

@@ -114,7 +114,9 @@ test_attach_errors() {
     wait_for_text run.out 30 "spin started"
     local child
     child=$(pgrep -P "$runner" | head -1)
-    expect_attach_error "a profiler is already active" "$CLRPROBE" attach "$child"
+    expect_attach_error "process $child already has a profiler loaded (clrprobe's agent $AGENT, started with the process by clrprobe run)" \
+        "$CLRPROBE" attach "$child"
+    assert_contains e.err "no attach was attempted" "the refusal says nothing was tried"
     kill "$child"
     wait "$runner" 2>/dev/null
     return 0
@@ -129,8 +131,10 @@ test_attach_twice_at_once() {
     wait_for_text first.err 20 "attached to process" || fail "the first attach did not attach"
     "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.1 >second.out 2>second.err
     local rc=$?
-    [[ $rc -ne 0 ]] || fail "the second attach succeeded"
-    assert_contains second.err "a profiler is already active" "second attach message"
+    assert_eq 1 "$rc" "exit status of the second attach"
+    assert_contains second.err "process $TPID already has a profiler loaded (clrprobe's agent $AGENT, attached by another clrprobe attach)" \
+        "second attach message names the cause"
+    assert_eq 1 "$(wc -l <second.err | tr -d ' ')" "one line of message"
     [[ ! -e second.clrp ]] || fail "the refused attach left a trace file"
     kill -TERM "$first"
     wait "$first"
@@ -139,6 +143,28 @@ test_attach_twice_at_once() {
     assert_eq 0 "$rc" "exit status of the attach ended by SIGTERM"
     assert_contains first.err "detached from process $TPID in" "the first attach still detaches cleanly"
     [[ -s first.clrp ]] || fail "the first attach wrote no trace"
+    # no attempt was made, so nothing holds the library: it leaves with the
+    # first session (the runtime unloads it just after the detach)
+    local lib i
+    for i in $(seq 200); do
+        lib=$(grep -c libclrprobe.so /proc/$TPID/maps)
+        [[ $lib -eq 0 ]] && break
+        sleep 0.05
+    done
+    assert_eq 0 "$lib" "libclrprobe.so mappings left in the target after the first session ended"
+    # and a new attach works
+    "$CLRPROBE" attach "$TPID" -o third.clrp --duration 0.1 >third.out 2>third.err
+    assert_eq 0 "$?" "an attach after the first session ended"
+}
+
+# A startup profiler that is configured but not loaded (here: its library
+# does not exist) is no reason to refuse.
+test_attach_beside_configured_but_unloaded_profiler() {
+    CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{11111111-2222-3333-4444-555555555555}' \
+        CORECLR_PROFILER_PATH=/nonexistent/libprof.so start_target cfg.out spin 20
+    "$CLRPROBE" attach "$TPID" -o cfg.clrp --duration 0.2 >att.out 2>att.err
+    assert_eq 0 "$?" "attach exit code"
+    assert_contains att.err "detached from process $TPID in" "attached and detached"
 }
 
 test_attach_permission_denied() {
