@@ -37,6 +37,7 @@
 static const char attach_usage[] =
     "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration TIME]\n"
     "       clrprobe attach -p PID ...\n"
+    "       clrprobe attach -n NAME ...\n"
     "\n"
     "Attaches the clrprobe agent to a running .NET process (.NET 5 or newer), catches up\n"
     "on what is already loaded (modules, assemblies, threads, JIT-compiled functions),\n"
@@ -45,6 +46,9 @@ static const char attach_usage[] =
     "\n"
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
+    "  -n, --name NAME       the .NET process named NAME, ignoring case: its name as .NET's tools\n"
+    "                        and 'clrprobe ps' show it (e.g. MyApp, or dotnet for 'dotnet app.dll'),\n"
+    "                        or its main assembly's name (app); an error lists them if several match\n"
     "  -o, --output FILE     trace file (default: clrprobe-PID-YYYYMMDD-HHMMSS.clrp in the current\n"
     "                        directory, never replacing a file); recorded into FILE.partial-XXXXXX\n"
     "                        (mode 0600, owned by you) and moved to FILE at the end\n"
@@ -489,6 +493,7 @@ int cmd_attach(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "process-id", required_argument, NULL, 'p' },
+        { "name", required_argument, NULL, 'n' },
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
         { "rate", required_argument, NULL, 'r' },
@@ -500,7 +505,7 @@ int cmd_attach(int argc, char **argv)
     uint64_t t_start = cp_monotonic_ns();
     char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], label[32];
     char line[CP_CTL_LINE_MAX];
-    const char *output = NULL, *pid_arg = NULL;
+    const char *output = NULL, *pid_arg = NULL, *name = NULL;
     double duration = -1, timeout_s = 10;
     int c, rc, status = 1, r;
     cp_config cfg;
@@ -513,9 +518,10 @@ int cmd_attach(int argc, char **argv)
     cp_config_init(&cfg);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:o:c:d:t:r:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:n:o:c:d:t:r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p': pid_arg = optarg; break;
+        case 'n': name = optarg; break;
         case 'o': output = optarg; break;
         case 'd':
         case 't':
@@ -544,14 +550,29 @@ int cmd_attach(int argc, char **argv)
         cli_error("attach: unexpected argument '%s' (see clrprobe attach --help)", argv[optind]);
         return EXIT_USAGE;
     }
-    if (!pid_arg) {
-        cli_error("attach: no process given; usage: clrprobe attach PID (list them with 'clrprobe ps')");
+    if (pid_arg && name) {
+        cli_error("attach: give a process id or -n NAME, not both");
         return EXIT_USAGE;
     }
-    s.pid = parse_pid(pid_arg);
-    if (s.pid < 0) {
-        cli_error("attach: '%s' is not a process id", pid_arg);
+    if (!pid_arg && !name) {
+        cli_error("attach: no process given; usage: clrprobe attach PID or clrprobe attach -n NAME (list them with "
+                  "'clrprobe ps')");
         return EXIT_USAGE;
+    }
+    if (name) {
+        if (!name[0]) {
+            cli_error("attach: -n needs a process name");
+            return EXIT_USAGE;
+        }
+        s.pid = cli_pid_by_name("attach", name);
+        if (s.pid < 0)
+            return 1;
+    } else {
+        s.pid = parse_pid(pid_arg);
+        if (s.pid < 0) {
+            cli_error("attach: '%s' is not a process id", pid_arg);
+            return EXIT_USAGE;
+        }
     }
     if (s.pid == (int)getpid()) {
         cli_error("attach: %d is clrprobe itself", s.pid);

@@ -15,6 +15,7 @@
  *   transport.c connect, one request/one reply with a deadline
  *   commands.c ipc_attach_profiler_send/_reply, ipc_process_info
  *   profcheck.c whether a main profiler is already loaded (from /proc)
+ *   byname.c   .NET processes by name (attach -n)
  *   status.c   status names, error sentences
  *
  * Conventions: functions that can fail return IPC_OK (0) or a negative
@@ -347,5 +348,39 @@ int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t e
 int ipc_startup_profiler(const char *env, size_t len, char *out, size_t cap, char *var, size_t varcap);
 int ipc_maps_find(const char *maps, size_t len, const char *path, unsigned dev_major, unsigned dev_minor,
                   uint64_t ino, const char *base, char *out, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * Processes by name (byname.c).
+ * ------------------------------------------------------------------------ */
+
+/* The name .NET gives a process (System.Diagnostics.Process.ProcessName on
+ * Linux, what dotnet-trace and dotnet-counters -n match): comm, or the file
+ * name of argv[0] (else argv[1]) of cmdline[0..len) when it starts with comm,
+ * ignoring case (the kernel cuts comm to 15 bytes).  Pure; 0. */
+int ipc_dotnet_process_name(const char *comm, const char *cmdline, size_t len, char *out, size_t cap);
+
+/* That name for a live process, and (when cmdline is not NULL) its command
+ * line, arguments joined by spaces, malloc'd (NULL if unreadable).  IPC_OK,
+ * IPC_ERR_NO_PROCESS or IPC_ERR_SYSTEM. */
+int ipc_process_name(int pid, char *out, size_t cap, char **cmdline);
+
+typedef struct ipc_named_process {
+    int pid;
+    int by_assembly;            /* matched by its main assembly's name, not its process name */
+    char name[256];             /* its process name (above) */
+    char assembly[256];         /* its main assembly's name (ProcessInfo2), "" when not known */
+    char *command_line;         /* malloc'd; may be NULL */
+} ipc_named_process_t;
+
+/* The .NET processes (those ipc_list_processes finds, this process
+ * excepted) whose process name, or else whose main assembly's name
+ * (ProcessInfo2's entry point, asked within timeout_ms), is name, ignoring
+ * case.  IPC_OK with *out (free with ipc_named_processes_free; NULL when
+ * *count is 0) and *denied, the number of other users' processes of that
+ * process name left out (their diagnostics socket refuses us); or a negative
+ * ipc_status with err set. */
+int ipc_find_by_name(const char *name, int timeout_ms, ipc_named_process_t **out, size_t *count, int *denied,
+                     char *err, size_t errlen);
+void ipc_named_processes_free(ipc_named_process_t *v, size_t n);
 
 #endif
