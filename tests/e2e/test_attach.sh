@@ -258,3 +258,23 @@ test_attach_by_name() {
     assert_eq 2 "$?" "exit status of a bad duration"
     assert_contains u.err "--duration '5sec' is not a duration: give seconds (5, 1.5), a number and a unit (500ms, 5s, 2m, 1h, 1m30s) or dd:hh:mm:ss (00:00:00:05)" "message names the accepted forms"
 }
+
+# Another startup profiler (here clrprobe's agent under another name, given
+# by a relative path, as an APM agent would be configured): found from the
+# environment and the mapped libraries, named in the message, no attempt.
+test_attach_refused_beside_another_startup_profiler() {
+    mkdir -p apm
+    cp "$AGENT" apm/libapm.so
+    (cd apm && exec env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
+        CORECLR_PROFILER_PATH_64=./libapm.so CLRPROBE_CONFIG="v=1;output=$PWD/apm.clrp;collect=jit" \
+        "$SAMPLE" spin 30) >apm.out 2>apm.err &
+    local pid=$!
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text apm.out 30 "spin started" || fail "the sample did not start"
+    grep -q "$PWD/apm/libapm.so" /proc/$pid/maps || fail "the stand-in profiler is not loaded"
+    "$CLRPROBE" attach "$pid" -o x.clrp --duration 0.1 >out 2>err
+    assert_eq 1 "$?" "exit status"
+    assert_contains err "cannot attach: process $pid already has a profiler loaded ($PWD/apm/libapm.so, its startup profiler (CORECLR_PROFILER_PATH_64))" \
+        "message names the other profiler"
+    assert_eq 0 "$(grep -c libclrprobe.so /proc/$pid/maps)" "libclrprobe.so mapped in the process"
+}

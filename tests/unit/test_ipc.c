@@ -937,3 +937,48 @@ TEST(ipc_loaded_profiler_of_this_process)
     CHECK_EQ(IPC_PROFILER_NONE, lp.kind);
     CHECK_EQ(IPC_ERR_NO_PROCESS, ipc_loaded_profiler(0, &lp, err, sizeof(err)));
 }
+
+/* ---- process names (byname.c) ---- */
+
+TEST(ipc_dotnet_process_name_rule)
+{
+    char out[64];
+
+    /* an apphost: comm, and argv[0] agrees */
+    ipc_dotnet_process_name("Sample", ENVB("/app/Sample\0spin\0"), out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    /* comm cut to 15 bytes: argv[0]'s file name, whole */
+    ipc_dotnet_process_name("MyVeryLongServi", ENVB("./bin/MyVeryLongService.Api\0--urls\0"), out, sizeof(out));
+    CHECK_STR(out, "MyVeryLongService.Api");
+    /* case is ignored in the comparison, argv's spelling is kept */
+    ipc_dotnet_process_name("myapp", ENVB("/x/MyApp\0"), out, sizeof(out));
+    CHECK_STR(out, "MyApp");
+    /* the host: dotnet, not the assembly */
+    ipc_dotnet_process_name("dotnet", ENVB("dotnet\0app.dll\0"), out, sizeof(out));
+    CHECK_STR(out, "dotnet");
+    /* a script: argv[1] when argv[0] (the interpreter) does not start with comm */
+    ipc_dotnet_process_name("my-long-script-", ENVB("/bin/sh\0/usr/bin/my-long-script-name\0"), out, sizeof(out));
+    CHECK_STR(out, "my-long-script-name");
+    /* argv[0] changed to something else: comm */
+    ipc_dotnet_process_name("Sample", ENVB("renamed\0spin\0"), out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    /* no command line (a zombie, a kernel thread), or one without a NUL */
+    ipc_dotnet_process_name("Sample", "", 0, out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    ipc_dotnet_process_name("Sample", ENVB("SampleX"), out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    /* cut to the buffer */
+    ipc_dotnet_process_name("abc", ENVB("abcdefghij\0"), out, 5);
+    CHECK_STR(out, "abcd");
+}
+
+TEST(ipc_process_name_of_this_process)
+{
+    char out[256], *cmd = NULL;
+
+    CHECK_EQ(IPC_OK, ipc_process_name(getpid(), out, sizeof(out), &cmd));
+    CHECK_STR(out, "unit_tests");
+    CHECK(cmd && strstr(cmd, "unit_tests"));
+    free(cmd);
+    CHECK_EQ(IPC_ERR_NO_PROCESS, ipc_process_name(999999999, out, sizeof(out), NULL));
+}
