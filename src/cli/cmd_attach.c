@@ -63,6 +63,9 @@ static const char attach_usage[] =
     "  -h, --help            this help\n"
     "\n"
     "Ctrl-C stops the recording and detaches; a second Ctrl-C stops waiting for the detach.\n"
+    "A process that already has a profiler (clrprobe run's, another attach's, or a startup\n"
+    "profiler such as an APM agent) is refused before anything is tried: the runtime takes\n"
+    "one, and a refused attempt would leave the agent's library in the process.\n"
     "Run clrprobe as the same user as the process, or as root.  Precompiled (ReadyToRun)\n"
     "code is not reported after an attach (the runtime allows that only at startup).\n"
     "'clrprobe ps' lists the processes you can attach to.\n";
