@@ -29,6 +29,13 @@ void cli_option_error(const char *cmd, char **argv, int optind, int optopt);
 struct cp_config;
 int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
 
+/* The pid of the one .NET process named name (ipc_find_by_name: its
+ * process name as .NET and 'clrprobe ps' show it, or its main assembly's
+ * name), saying on stderr which it is; -1 after a message listing the
+ * candidates (pid, name, command line, escaped) when none or several match.
+ * cmd names the subcommand in messages. */
+int cli_pid_by_name(const char *cmd, const char *name);
+
 /* Full path of the agent beside this executable, or -1 with a message. */
 int cli_find_agent(char *buf, size_t len);
 

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/control_protocol.h"
+#include "common/duration.h"
 #include "common/identity.h"
 #include "ipc/ipc.h"
 
@@ -17,7 +18,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,8 +35,9 @@
 #define EXIT_INTERRUPTED 130
 
 static const char attach_usage[] =
-    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration SECONDS]\n"
+    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--duration TIME]\n"
     "       clrprobe attach -p PID ...\n"
+    "       clrprobe attach -n NAME ...\n"
     "\n"
     "Attaches the clrprobe agent to a running .NET process (.NET 5 or newer), catches up\n"
     "on what is already loaded (modules, assemblies, threads, JIT-compiled functions),\n"
@@ -45,19 +46,26 @@ static const char attach_usage[] =
     "\n"
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
+    "  -n, --name NAME       the .NET process named NAME, ignoring case: its name as .NET's tools\n"
+    "                        and 'clrprobe ps' show it (e.g. MyApp, or dotnet for 'dotnet app.dll'),\n"
+    "                        or its main assembly's name (app); an error lists them if several match\n"
     "  -o, --output FILE     trace file (default: clrprobe-PID-YYYYMMDD-HHMMSS.clrp in the current\n"
     "                        directory, never replacing a file); recorded into FILE.partial-XXXXXX\n"
     "                        (mode 0600, owned by you) and moved to FILE at the end\n"
     "  -c, --collect LIST    what to record (default: all): cpu (stack sampling), appdomains,\n"
     "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
-    "  -d, --duration SECS   detach after SECS seconds (may be fractional; default: until\n"
-    "                        interrupted)\n"
-    "  -t, --timeout SECS    how long the runtime may take to accept (default: 10; the command\n"
-    "                        gives up 5 s after it if the agent has not called back)\n"
+    "  -d, --duration TIME   detach after TIME (default: until interrupted); TIME is seconds\n"
+    "                        (5, 1.5), a number and a unit (500ms, 5s, 2m, 1h, 1m30s) or\n"
+    "                        dotnet-trace's dd:hh:mm:ss (00:00:00:05)\n"
+    "  -t, --timeout TIME    how long the runtime may take to accept (default: 10 s; same forms;\n"
+    "                        the command gives up 5 s after it if the agent has not called back)\n"
     "  -h, --help            this help\n"
     "\n"
     "Ctrl-C stops the recording and detaches; a second Ctrl-C stops waiting for the detach.\n"
+    "A process that already has a profiler (clrprobe run's, another attach's, or a startup\n"
+    "profiler such as an APM agent) is refused before anything is tried: the runtime takes\n"
+    "one, and a refused attempt would leave the agent's library in the process.\n"
     "Run clrprobe as the same user as the process, or as root.  Precompiled (ReadyToRun)\n"
     "code is not reported after an attach (the runtime allows that only at startup).\n"
     "'clrprobe ps' lists the processes you can attach to.\n";
@@ -429,26 +437,44 @@ static int detach_agent(session *s)
     return finish(s, how);
 }
 
+/* The runtime has one main profiler, and refuses a second only after it
+ * has loaded the library, which then stays in the process until it exits
+ * (docs/attach.md, "One profiler per process"): such an attempt is not
+ * made.  -1 after saying why when the process already has one. */
+static int refuse_if_profiled(int pid)
+{
+    ipc_loaded_profiler_t lp;
+    char err[512], what[4200];
+    const char *hint = "";
+    int rc = ipc_loaded_profiler(pid, &lp, err, sizeof(err));
+
+    if (rc == IPC_ERR_PERMISSION) {
+        cli_error("cannot tell whether process %d already has a profiler (%s); attaching anyway", pid, err);
+        return 0;
+    }
+    if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE)
+        return 0;          /* (a process gone meanwhile: the attach says so) */
+    if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
+        hint = "; its trace is written when the process exits";
+    } else if (lp.kind == IPC_PROFILER_STARTUP) {
+        snprintf(what, sizeof(what), "%s, its startup profiler (%s)", lp.path, lp.variable);
+    } else {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, attached by another clrprobe attach", lp.path);
+        hint = "; attach again once that one has detached";
+    }
+    cli_error("cannot attach: process %d already has a profiler loaded (%s); only one can be, and the "
+              "runtime refuses another only after loading its library, which then stays in the process until it "
+              "exits: no attach was attempted%s", pid, what, hint);
+    return -1;
+}
+
 static uid_t process_uid(int pid)
 {
     char path[64];
     struct stat st;
     snprintf(path, sizeof(path), "/proc/%d", pid);
     return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
-}
-
-/* A number of seconds in [min, max]: finite, whole string.  -1 if not. */
-static int parse_seconds(const char *text, double min, double max, double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(text, &end);
-    if (!*text || *end || errno || !isfinite(v) || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* A process id: decimal, 1..INT_MAX, nothing else.  -1 if not. */
@@ -470,6 +496,7 @@ int cmd_attach(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "process-id", required_argument, NULL, 'p' },
+        { "name", required_argument, NULL, 'n' },
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
         { "rate", required_argument, NULL, 'r' },
@@ -481,7 +508,7 @@ int cmd_attach(int argc, char **argv)
     uint64_t t_start = cp_monotonic_ns();
     char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], label[32];
     char line[CP_CTL_LINE_MAX];
-    const char *output = NULL, *pid_arg = NULL;
+    const char *output = NULL, *pid_arg = NULL, *name = NULL;
     double duration = -1, timeout_s = 10;
     int c, rc, status = 1, r;
     cp_config cfg;
@@ -494,19 +521,16 @@ int cmd_attach(int argc, char **argv)
     cp_config_init(&cfg);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:o:c:d:t:r:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:n:o:c:d:t:r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p': pid_arg = optarg; break;
+        case 'n': name = optarg; break;
         case 'o': output = optarg; break;
         case 'd':
-            if (parse_seconds(optarg, 0, 1e6, &duration) < 0) {
-                cli_error("attach: --duration '%s' is not a number of seconds (0 to 1000000)", optarg);
-                return EXIT_USAGE;
-            }
-            break;
         case 't':
-            if (parse_seconds(optarg, 0.001, 3600, &timeout_s) < 0) {
-                cli_error("attach: --timeout '%s' is not a number of seconds (0 < SECS <= 3600)", optarg);
+            if (cp_duration_parse(c == 'd' ? "--duration" : "--timeout", optarg, c == 'd' ? 0 : 0.001,
+                                  c == 'd' ? 1e6 : 3600, c == 'd' ? &duration : &timeout_s, err, sizeof(err)) < 0) {
+                cli_error("attach: %s", err);
                 return EXIT_USAGE;
             }
             break;
@@ -529,14 +553,29 @@ int cmd_attach(int argc, char **argv)
         cli_error("attach: unexpected argument '%s' (see clrprobe attach --help)", argv[optind]);
         return EXIT_USAGE;
     }
-    if (!pid_arg) {
-        cli_error("attach: no process given; usage: clrprobe attach PID (list them with 'clrprobe ps')");
+    if (pid_arg && name) {
+        cli_error("attach: give a process id or -n NAME, not both");
         return EXIT_USAGE;
     }
-    s.pid = parse_pid(pid_arg);
-    if (s.pid < 0) {
-        cli_error("attach: '%s' is not a process id", pid_arg);
+    if (!pid_arg && !name) {
+        cli_error("attach: no process given; usage: clrprobe attach PID or clrprobe attach -n NAME (list them with "
+                  "'clrprobe ps')");
         return EXIT_USAGE;
+    }
+    if (name) {
+        if (!name[0]) {
+            cli_error("attach: -n needs a process name");
+            return EXIT_USAGE;
+        }
+        s.pid = cli_pid_by_name("attach", name);
+        if (s.pid < 0)
+            return 1;
+    } else {
+        s.pid = parse_pid(pid_arg);
+        if (s.pid < 0) {
+            cli_error("attach: '%s' is not a process id", pid_arg);
+            return EXIT_USAGE;
+        }
     }
     if (s.pid == (int)getpid()) {
         cli_error("attach: %d is clrprobe itself", s.pid);
@@ -550,6 +589,8 @@ int cmd_attach(int argc, char **argv)
         cli_error("cannot attach: %s", err);
         return 1;
     }
+    if (refuse_if_profiled(s.pid) < 0)
+        return 1;
     /* The agent records into a file of this command's own, handed over as a
      * descriptor: it is ours (even when root attaches to another user's
      * process) and takes the output's place only at the end. */

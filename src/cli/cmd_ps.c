@@ -19,7 +19,8 @@ static const char ps_usage[] =
     "\n"
     "Lists the running .NET processes that clrprobe can attach to, one per line:\n"
     "  PID      the process id, for 'clrprobe attach PID'\n"
-    "  NAME     the process name (/proc/PID/comm)\n"
+    "  NAME     the process name as .NET's tools show it (/proc/PID/comm, or the program's\n"
+    "           file name when comm is cut short), what 'clrprobe attach -n NAME' matches\n"
     "  RUNTIME  the .NET runtime version, or '?' when the process did not say\n"
     "           (it did not answer within 1 second, or its runtime is too old)\n"
     "  COMMAND  its command line (/proc/PID/cmdline)\n"
@@ -96,7 +97,7 @@ int cmd_ps(int argc, char **argv)
     }
     for (i = 0; i < count; i++) {
         ipc_process_info_t info;
-        char name[64], cmdline[4096], version[128], shown_name[4 * sizeof(name)], shown_runtime[4 * sizeof(version)];
+        char name[256], cmdline[4096], version[128], shown_name[4 * sizeof(name)], shown_runtime[4 * sizeof(version)];
         char *shown_cmd;
         const char *runtime = "?", *command;
         int rc = ipc_process_info(eps[i].pid, PS_TIMEOUT_MS, &info, err, sizeof(err));
@@ -107,7 +108,8 @@ int cmd_ps(int argc, char **argv)
         }
         if (rc == IPC_ERR_NO_PROCESS || rc == IPC_ERR_NO_SOCKET || rc == IPC_ERR_REFUSED)
             continue;   /* exited since the scan, or its socket is stale */
-        read_proc_text(eps[i].pid, "comm", 0, name, sizeof(name));
+        if (ipc_process_name(eps[i].pid, name, sizeof(name), NULL) != IPC_OK)
+            name[0] = '\0';
         if (rc == IPC_OK && info.runtime_version[0]) {
             /* "10.0.12+<commit>": the version proper is before the '+'. */
             snprintf(version, sizeof(version), "%.*s", (int)strcspn(info.runtime_version, "+ "),

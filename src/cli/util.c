@@ -5,6 +5,7 @@
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "common/escape.h"
+#include "ipc/ipc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +61,49 @@ int cli_agent_option(int c, const char *optarg, cp_config *cfg)
         return -1;
     }
     return 1;
+}
+
+#define BY_NAME_TIMEOUT_MS 1000      /* per process, as for ps */
+
+int cli_pid_by_name(const char *cmd, const char *name)
+{
+    ipc_named_process_t *v = NULL;
+    size_t n = 0;
+    int denied = 0, pid;
+    char err[512], others[160] = "";
+
+    if (ipc_find_by_name(name, BY_NAME_TIMEOUT_MS, &v, &n, &denied, err, sizeof(err)) != IPC_OK) {
+        cli_error("%s: cannot look for processes named '%s': %s", cmd, name, err);
+        return -1;
+    }
+    if (denied)
+        snprintf(others, sizeof(others), "; %d process%s of that name of other users %s left out (run clrprobe as "
+                 "their user, or as root)", denied, denied == 1 ? "" : "es", denied == 1 ? "is" : "are");
+    if (n == 0) {
+        cli_error("%s: no .NET process is named '%s' (matched, ignoring case, against the NAME 'clrprobe ps' "
+                  "shows and the main assembly's name, e.g. 'app' for 'dotnet app.dll')%s", cmd, name, others);
+        return -1;
+    }
+    if (n > 1) {
+        cli_error("%s: %zu .NET processes are named '%s'; choose one with -p PID%s:", cmd, n, name, others);
+        for (size_t i = 0; i < n; i++) {
+            char *line = NULL;
+            if (asprintf(&line, "%d %s%s%s%s %s", v[i].pid, v[i].name, v[i].by_assembly ? " (assembly " : "",
+                         v[i].by_assembly ? v[i].assembly : "", v[i].by_assembly ? ")" : "",
+                         v[i].command_line ? v[i].command_line : "?") >= 0) {
+                char *shown = esc_dup(line);
+                fprintf(stderr, "  %s\n", shown ? shown : "?");
+                free(shown);
+                free(line);
+            }
+        }
+        ipc_named_processes_free(v, n);
+        return -1;
+    }
+    pid = v[0].pid;
+    cli_error("%s: '%s' is process %d: %s", cmd, name, pid, v[0].command_line ? v[0].command_line : "?");
+    ipc_named_processes_free(v, n);
+    return pid;
 }
 
 int cli_find_agent(char *buf, size_t len)

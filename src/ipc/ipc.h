@@ -14,6 +14,8 @@
  *   list.c     every live .NET process whose socket we can see
  *   transport.c connect, one request/one reply with a deadline
  *   commands.c ipc_attach_profiler_send/_reply, ipc_process_info
+ *   profcheck.c whether a main profiler is already loaded (from /proc)
+ *   byname.c   .NET processes by name (attach -n)
  *   status.c   status names, error sentences
  *
  * Conventions: functions that can fail return IPC_OK (0) or a negative
@@ -302,5 +304,83 @@ int ipc_attach_profiler_reply(int fd, int pid, HRESULT *hr_out, char *err, size_
  * ipc_process_info_free), or a negative ipc_status with err set (an Error
  * reply gives IPC_ERR_PROTOCOL with the HRESULT's sentence). */
 int ipc_process_info(int pid, int timeout_ms, ipc_process_info_t *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * A profiler already loaded (profcheck.c).  The runtime has one main
+ * profiler; asked to attach a second, it refuses only after it has loaded
+ * the library, and never unloads it (docs/attach.md, "One profiler per
+ * process"), so the command finds out first, from /proc, and makes no
+ * attempt that would be refused.
+ * ------------------------------------------------------------------------ */
+
+typedef enum ipc_profiler_kind {
+    IPC_PROFILER_NONE = 0,
+    IPC_PROFILER_STARTUP,       /* the startup profiler the environment names, loaded */
+    IPC_PROFILER_CLRPROBE,      /* clrprobe's agent, attached and running (its threads are there) */
+} ipc_profiler_kind;
+
+typedef struct ipc_loaded_profiler {
+    ipc_profiler_kind kind;
+    int clrprobe;               /* the library is clrprobe's agent (libclrprobe.so) */
+    char variable[32];          /* STARTUP: the variable that names it (CORECLR_PROFILER_PATH_64, ...) */
+    char path[4096];            /* the library as mapped in the process */
+} ipc_loaded_profiler_t;
+
+/* Whether process pid has a main profiler loaded: its startup profiler
+ * (CORECLR_ENABLE_PROFILING / DOTNET_ENABLE_PROFILING set and the library
+ * CORECLR_PROFILER_PATH* / DOTNET_PROFILER_PATH* names mapped in
+ * /proc/PID/maps), or clrprobe's agent attached (libclrprobe.so mapped and
+ * a thread named clrprobe-* running).  A profiler attached by another tool
+ * cannot be seen.  IPC_OK with *out filled (kind NONE when none), or
+ * IPC_ERR_NO_PROCESS, IPC_ERR_PERMISSION (maps and environ need the right
+ * to trace the process: its user, or root) or IPC_ERR_SYSTEM, with err set. */
+int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t errlen);
+
+/* The parsers it uses (pure).  ipc_startup_profiler: 1 when the
+ * environment block env[0..len) enables a startup profiler and names its
+ * library (lookup order of the runtime on this architecture, CORECLR_ names
+ * first, then .NET 11's DOTNET_ aliases), with the path in out and the
+ * variable's name in var; 0 when not.  ipc_maps_find: 1 when the maps text
+ * has a file mapping whose path is path (when not NULL), whose device and
+ * inode are dev_major:dev_minor and ino (when ino is not 0), or whose file
+ * name is base (when not NULL), with the mapped path in out (without a
+ * " (deleted)" suffix); 0 when none. */
+int ipc_startup_profiler(const char *env, size_t len, char *out, size_t cap, char *var, size_t varcap);
+int ipc_maps_find(const char *maps, size_t len, const char *path, unsigned dev_major, unsigned dev_minor,
+                  uint64_t ino, const char *base, char *out, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * Processes by name (byname.c).
+ * ------------------------------------------------------------------------ */
+
+/* The name .NET gives a process (System.Diagnostics.Process.ProcessName on
+ * Linux, what dotnet-trace and dotnet-counters -n match): comm, or the file
+ * name of argv[0] (else argv[1]) of cmdline[0..len) when it starts with comm,
+ * ignoring case (the kernel cuts comm to 15 bytes).  Pure; 0. */
+int ipc_dotnet_process_name(const char *comm, const char *cmdline, size_t len, char *out, size_t cap);
+
+/* That name for a live process, and (when cmdline is not NULL) its command
+ * line, arguments joined by spaces, malloc'd (NULL if unreadable).  IPC_OK,
+ * IPC_ERR_NO_PROCESS or IPC_ERR_SYSTEM. */
+int ipc_process_name(int pid, char *out, size_t cap, char **cmdline);
+
+typedef struct ipc_named_process {
+    int pid;
+    int by_assembly;            /* matched by its main assembly's name, not its process name */
+    char name[256];             /* its process name (above) */
+    char assembly[256];         /* its main assembly's name (ProcessInfo2), "" when not known */
+    char *command_line;         /* malloc'd; may be NULL */
+} ipc_named_process_t;
+
+/* The .NET processes (those ipc_list_processes finds, this process
+ * excepted) whose process name, or else whose main assembly's name
+ * (ProcessInfo2's entry point, asked within timeout_ms), is name, ignoring
+ * case.  IPC_OK with *out (free with ipc_named_processes_free; NULL when
+ * *count is 0) and *denied, the number of other users' processes of that
+ * process name left out (their diagnostics socket refuses us); or a negative
+ * ipc_status with err set. */
+int ipc_find_by_name(const char *name, int timeout_ms, ipc_named_process_t **out, size_t *count, int *denied,
+                     char *err, size_t errlen);
+void ipc_named_processes_free(ipc_named_process_t *v, size_t n);
 
 #endif

@@ -41,6 +41,10 @@ static inline uint64_t ipc_get_u64(const uint8_t *p)
 int ipc_errorf(int status, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Reads a whole (/proc) file into a malloc'd NUL-terminated buffer (at most
+ * 64 MiB): 0, or -1 with errno set. */
+int ipc_read_file(const char *path, char **buf, size_t *len);
+
 /* Monotonic milliseconds, and what is left until a deadline (>= 0). */
 int64_t ipc_now_ms(void);
 int ipc_remaining_ms(int64_t deadline);

@@ -190,3 +190,8 @@ int ipc_socket_currency(int pid, uint64_t key, int64_t mtime, uint64_t starttime
      * btime's whole-second resolution and clock adjustments. */
     return mtime + 2 >= bt + (int64_t)(starttime / (uint64_t)hz) ? 1 : 0;
 }
+
+int ipc_read_file(const char *path, char **buf, size_t *len)
+{
+    return read_proc_file(path, buf, len);
+}

@@ -114,7 +114,9 @@ test_attach_errors() {
     wait_for_text run.out 30 "spin started"
     local child
     child=$(pgrep -P "$runner" | head -1)
-    expect_attach_error "a profiler is already active" "$CLRPROBE" attach "$child"
+    expect_attach_error "process $child already has a profiler loaded (clrprobe's agent $AGENT, started with the process by clrprobe run)" \
+        "$CLRPROBE" attach "$child"
+    assert_contains e.err "no attach was attempted" "the refusal says nothing was tried"
     kill "$child"
     wait "$runner" 2>/dev/null
     return 0
@@ -129,8 +131,10 @@ test_attach_twice_at_once() {
     wait_for_text first.err 20 "attached to process" || fail "the first attach did not attach"
     "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.1 >second.out 2>second.err
     local rc=$?
-    [[ $rc -ne 0 ]] || fail "the second attach succeeded"
-    assert_contains second.err "a profiler is already active" "second attach message"
+    assert_eq 1 "$rc" "exit status of the second attach"
+    assert_contains second.err "process $TPID already has a profiler loaded (clrprobe's agent $AGENT, attached by another clrprobe attach)" \
+        "second attach message names the cause"
+    assert_eq 1 "$(wc -l <second.err | tr -d ' ')" "one line of message"
     [[ ! -e second.clrp ]] || fail "the refused attach left a trace file"
     kill -TERM "$first"
     wait "$first"
@@ -139,6 +143,28 @@ test_attach_twice_at_once() {
     assert_eq 0 "$rc" "exit status of the attach ended by SIGTERM"
     assert_contains first.err "detached from process $TPID in" "the first attach still detaches cleanly"
     [[ -s first.clrp ]] || fail "the first attach wrote no trace"
+    # no attempt was made, so nothing holds the library: it leaves with the
+    # first session (the runtime unloads it just after the detach)
+    local lib i
+    for i in $(seq 200); do
+        lib=$(grep -c libclrprobe.so /proc/$TPID/maps)
+        [[ $lib -eq 0 ]] && break
+        sleep 0.05
+    done
+    assert_eq 0 "$lib" "libclrprobe.so mappings left in the target after the first session ended"
+    # and a new attach works
+    "$CLRPROBE" attach "$TPID" -o third.clrp --duration 0.1 >third.out 2>third.err
+    assert_eq 0 "$?" "an attach after the first session ended"
+}
+
+# A startup profiler that is configured but not loaded (here: its library
+# does not exist) is no reason to refuse.
+test_attach_beside_configured_but_unloaded_profiler() {
+    CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{11111111-2222-3333-4444-555555555555}' \
+        CORECLR_PROFILER_PATH=/nonexistent/libprof.so start_target cfg.out spin 20
+    "$CLRPROBE" attach "$TPID" -o cfg.clrp --duration 0.2 >att.out 2>att.err
+    assert_eq 0 "$?" "attach exit code"
+    assert_contains att.err "detached from process $TPID in" "attached and detached"
 }
 
 test_attach_permission_denied() {
@@ -148,4 +174,107 @@ test_attach_permission_denied() {
     local rc=$?
     [[ $rc -ne 0 ]] || fail "attach as another user succeeded"
     assert_contains perm.e "run clrprobe as the same user as process $TPID, or as root" "permission message"
+}
+
+# start_named NAME OUT ARGS...: runs the sample under the program name NAME
+# (a symbolic link to it: the kernel names the process after the link, the
+# apphost still finds Sample.dll beside the real file); sets NPID.  Unique
+# names keep other samples on the machine out of the match.
+start_named() {
+    local name=$1 out=$2 argv0=${ARGV0:-named/$1}
+    shift 2
+    mkdir -p named
+    ln -sf "$SAMPLE_BIN" "named/$name"
+    (sanitizer_preload; exec -a "$argv0" "named/$name" "$@") >"$out" 2>"$out.err" &
+    NPID=$!
+    at_exit "kill $NPID 2>/dev/null"
+    wait_for_text "$out" 30 "started" || fail "the sample named $name did not start"
+}
+
+test_attach_by_name() {
+    # longer than the kernel's 15 bytes of comm: matched whole, as .NET names it
+    local name="cpnametest-long-$$"
+    start_named "$name" one.out spin 60
+    local one=$NPID
+    "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq "$name" "$(awk -v p="$one" '$1 == p {print $2}' ps.out)" "ps NAME is the whole program name"
+    "$CLRPROBE" attach -n "${name^^}" -o byname.clrp --duration 00:00:00:01 >att.out 2>att.err
+    assert_eq 0 "$?" "attach -n with one match (case ignored)"
+    assert_contains att.err "attach: '${name^^}' is process $one: named/$name spin 60" "which process was chosen"
+    assert_contains att.err "detached from process $one in" "attached and detached"
+    "$CLRPROBE" report byname.clrp --format jsonl >byname.jsonl 2>/dev/null
+    assert_eq "$one" "$(jq -r 'select(.kind=="trace") | .pid' byname.jsonl)" "the trace is of that process"
+    # the duration forms: 1 s above, then 500 ms and plain seconds
+    local dur t0 t1 ms
+    for dur in 500ms 1.5s 0.5; do
+        t0=$(date +%s%N)
+        "$CLRPROBE" attach -n "$name" -o "d$dur.clrp" --duration "$dur" >d.out 2>d.err
+        assert_eq 0 "$?" "attach --duration $dur"
+        t1=$(date +%s%N)
+        ms=$(( (t1 - t0) / 1000000 ))
+        awk -v d="$dur" -v ms="$ms" 'BEGIN { s = d; sub(/ms$/, "", s) ; if (d ~ /ms$/) s /= 1000; else sub(/s$/, "", s);
+            exit !(ms >= s * 1000 && ms < s * 1000 + 5000) }' || fail "--duration $dur took $ms ms"
+    done
+
+    # none
+    "$CLRPROBE" attach -n "nosuch-$$" -o none.clrp >none.out 2>none.err
+    assert_eq 1 "$?" "exit status when no process matches"
+    assert_contains none.err "attach: no .NET process is named 'nosuch-$$'" "message when none matches"
+    [[ ! -e none.clrp ]] || fail "a trace file was left"
+
+    # several: each listed with its pid and command line, escaped
+    ARGV0=$'named\x1b[31m/'"$name" start_named "$name" two.out spin 60
+    local two=$NPID
+    "$CLRPROBE" attach -n "$name" -o two.clrp >two.o 2>two.err
+    assert_eq 1 "$?" "exit status when several match"
+    assert_contains two.err "attach: 2 .NET processes are named '$name'; choose one with -p PID:" "message when several match"
+    assert_contains two.err "  $one $name named/$name spin 60" "the first candidate"
+    assert_contains two.err "  $two $name named\x1b[31m/$name spin 60" "the second candidate, escaped"
+    if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' two.err; then fail "a control character reached stderr"; fi
+    [[ ! -e two.clrp ]] || fail "a trace file was left"
+    grep -q libclrprobe.so /proc/$one/maps /proc/$two/maps && fail "an agent was loaded although nothing was chosen"
+
+    # the main assembly's name finds 'dotnet Sample.dll' (with our own apphost
+    # Sample there are always several, whatever else runs on the machine)
+    (sanitizer_preload; exec dotnet "$ROOT/build/sample/Sample.dll" spin 30) >host.out 2>&1 &
+    local host=$!
+    at_exit "kill $host 2>/dev/null"
+    start_target apphost.out spin 30
+    wait_for_text host.out 30 "started" || fail "dotnet Sample.dll did not start"
+    "$CLRPROBE" attach -n sample >asm.o 2>asm.err
+    assert_eq 1 "$?" "exit status for -n sample"
+    assert_contains asm.err "  $host dotnet (assembly Sample) dotnet $ROOT/build/sample/Sample.dll spin 30" \
+        "'dotnet Sample.dll' matched by its assembly"
+    assert_contains asm.err "  $TPID Sample " "the apphost Sample matched by its name"
+
+    # usage
+    "$CLRPROBE" attach 123 -n x >u.o 2>u.err
+    assert_eq 2 "$?" "exit status of a pid and a name"
+    assert_contains u.err "give a process id or -n NAME, not both" "message"
+    "$CLRPROBE" attach -n "$name" --duration 00:05 >u.o 2>u.err
+    assert_eq 2 "$?" "exit status of an ambiguous duration"
+    assert_contains u.err "--duration '00:05' is ambiguous" "message"
+    "$CLRPROBE" attach -n "$name" --duration 5sec >u.o 2>u.err
+    assert_eq 2 "$?" "exit status of a bad duration"
+    assert_contains u.err "--duration '5sec' is not a duration: give seconds (5, 1.5), a number and a unit (500ms, 5s, 2m, 1h, 1m30s) or dd:hh:mm:ss (00:00:00:05)" "message names the accepted forms"
+}
+
+# Another startup profiler (here clrprobe's agent under another name, given
+# by a relative path, as an APM agent would be configured): found from the
+# environment and the mapped libraries, named in the message, no attempt.
+test_attach_refused_beside_another_startup_profiler() {
+    mkdir -p apm
+    cp "$AGENT" apm/libapm.so
+    (cd apm && exec env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
+        CORECLR_PROFILER_PATH_64=./libapm.so CLRPROBE_CONFIG="v=1;output=$PWD/apm.clrp;collect=jit" \
+        "$SAMPLE" spin 30) >apm.out 2>apm.err &
+    local pid=$!
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text apm.out 30 "spin started" || fail "the sample did not start"
+    grep -q "$PWD/apm/libapm.so" /proc/$pid/maps || fail "the stand-in profiler is not loaded"
+    "$CLRPROBE" attach "$pid" -o x.clrp --duration 0.1 >out 2>err
+    assert_eq 1 "$?" "exit status"
+    assert_contains err "cannot attach: process $pid already has a profiler loaded ($PWD/apm/libapm.so, its startup profiler (CORECLR_PROFILER_PATH_64))" \
+        "message names the other profiler"
+    assert_eq 0 "$(grep -c libclrprobe.so /proc/$pid/maps)" "libclrprobe.so mapped in the process"
 }

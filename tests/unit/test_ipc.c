@@ -870,3 +870,115 @@ TEST(ipc_status_names)
     CHECK_STR(ipc_status_name(IPC_ERR_TIMEOUT), "timeout");
     CHECK_STR(ipc_status_name(-100), "unknown status");
 }
+
+/* ---- a profiler already loaded (profcheck.c) ---- */
+
+#define ENVB(s) s, sizeof(s) - 1
+
+TEST(ipc_startup_profiler_from_environment)
+{
+    char path[256], var[64];
+
+    CHECK_EQ(0, ipc_startup_profiler(ENVB("A=1\0CORECLR_PROFILER_PATH_64=/x.so\0"), path, sizeof(path), var,
+                                     sizeof(var)));          /* not enabled */
+    CHECK_EQ(0, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=0\0CORECLR_PROFILER_PATH=/x.so\0"), path,
+                                     sizeof(path), var, sizeof(var)));
+    CHECK_EQ(0, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=1\0"), path, sizeof(path), var, sizeof(var)));
+    CHECK_EQ(1, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=1\0CORECLR_PROFILER_PATH=/a.so\0"), path,
+                                     sizeof(path), var, sizeof(var)));
+    CHECK_STR(path, "/a.so");
+    CHECK_STR(var, "CORECLR_PROFILER_PATH");
+#if defined(__x86_64__)
+    /* the bitness-specific name first */
+    CHECK_EQ(1, ipc_startup_profiler(ENVB("CORECLR_PROFILER_PATH=/a.so\0CORECLR_ENABLE_PROFILING=1\0"
+                                          "CORECLR_PROFILER_PATH_64=/b.so\0"), path, sizeof(path), var, sizeof(var)));
+    CHECK_STR(path, "/b.so");
+    CHECK_STR(var, "CORECLR_PROFILER_PATH_64");
+#endif
+    /* .NET 11's aliases */
+    CHECK_EQ(1, ipc_startup_profiler(ENVB("DOTNET_ENABLE_PROFILING=1\0DOTNET_PROFILER_PATH=/c.so\0"), path,
+                                     sizeof(path), var, sizeof(var)));
+    CHECK_STR(path, "/c.so");
+    /* an empty path names nothing */
+    CHECK_EQ(0, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=1\0CORECLR_PROFILER_PATH=\0"), path,
+                                     sizeof(path), var, sizeof(var)));
+}
+
+TEST(ipc_maps_find_by_path_inode_and_name)
+{
+    static const char maps[] =
+        "55d0c0a00000-55d0c0a02000 r--p 00000000 fe:00 1234                       /usr/bin/dotnet\n"
+        "7f97cc4e2000-7f97cc4e4000 r--p 00000000 fe:00 5326494                    /opt/my agent/libclrprobe.so (deleted)\n"
+        "7f97cc4f0000-7f97cc4f1000 rw-p 00000000 00:00 0 \n"
+        "7ffd1c5a1000-7ffd1c5c2000 rw-p 00000000 00:00 0                          [stack]\n"
+        "7f97cc500000-7f97cc510000 r-xp 00002000 08:11 99                         /lib/x/libapm.so\n";
+    char out[256];
+
+    CHECK_EQ(1, ipc_maps_find(maps, sizeof(maps) - 1, "/lib/x/libapm.so", 0, 0, 0, NULL, out, sizeof(out)));
+    CHECK_STR(out, "/lib/x/libapm.so");
+    CHECK_EQ(1, ipc_maps_find(maps, sizeof(maps) - 1, "/elsewhere/apm.so", 0x8, 0x11, 99, NULL, out, sizeof(out)));
+    CHECK_STR(out, "/lib/x/libapm.so");
+    CHECK_EQ(0, ipc_maps_find(maps, sizeof(maps) - 1, "/elsewhere/apm.so", 0x8, 0x12, 99, NULL, out, sizeof(out)));
+    /* by file name, with a space in the directory and the (deleted) suffix */
+    CHECK_EQ(1, ipc_maps_find(maps, sizeof(maps) - 1, NULL, 0, 0, 0, "libclrprobe.so", out, sizeof(out)));
+    CHECK_STR(out, "/opt/my agent/libclrprobe.so");
+    CHECK_EQ(0, ipc_maps_find(maps, sizeof(maps) - 1, NULL, 0, 0, 0, "[stack]", out, sizeof(out)));
+    CHECK_EQ(0, ipc_maps_find(maps, sizeof(maps) - 1, NULL, 0, 0, 0, "clrprobe.so", out, sizeof(out)));
+    CHECK_EQ(0, ipc_maps_find("garbage\n\n", 9, NULL, 0, 0, 0, "garbage", out, sizeof(out)));
+}
+
+TEST(ipc_loaded_profiler_of_this_process)
+{
+    ipc_loaded_profiler_t lp;
+    char err[256];
+
+    /* the unit tests load no profiler and have no clrprobe-* thread */
+    CHECK_EQ(IPC_OK, ipc_loaded_profiler(getpid(), &lp, err, sizeof(err)));
+    CHECK_EQ(IPC_PROFILER_NONE, lp.kind);
+    CHECK_EQ(IPC_ERR_NO_PROCESS, ipc_loaded_profiler(0, &lp, err, sizeof(err)));
+}
+
+/* ---- process names (byname.c) ---- */
+
+TEST(ipc_dotnet_process_name_rule)
+{
+    char out[64];
+
+    /* an apphost: comm, and argv[0] agrees */
+    ipc_dotnet_process_name("Sample", ENVB("/app/Sample\0spin\0"), out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    /* comm cut to 15 bytes: argv[0]'s file name, whole */
+    ipc_dotnet_process_name("MyVeryLongServi", ENVB("./bin/MyVeryLongService.Api\0--urls\0"), out, sizeof(out));
+    CHECK_STR(out, "MyVeryLongService.Api");
+    /* case is ignored in the comparison, argv's spelling is kept */
+    ipc_dotnet_process_name("myapp", ENVB("/x/MyApp\0"), out, sizeof(out));
+    CHECK_STR(out, "MyApp");
+    /* the host: dotnet, not the assembly */
+    ipc_dotnet_process_name("dotnet", ENVB("dotnet\0app.dll\0"), out, sizeof(out));
+    CHECK_STR(out, "dotnet");
+    /* a script: argv[1] when argv[0] (the interpreter) does not start with comm */
+    ipc_dotnet_process_name("my-long-script-", ENVB("/bin/sh\0/usr/bin/my-long-script-name\0"), out, sizeof(out));
+    CHECK_STR(out, "my-long-script-name");
+    /* argv[0] changed to something else: comm */
+    ipc_dotnet_process_name("Sample", ENVB("renamed\0spin\0"), out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    /* no command line (a zombie, a kernel thread), or one without a NUL */
+    ipc_dotnet_process_name("Sample", "", 0, out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    ipc_dotnet_process_name("Sample", ENVB("SampleX"), out, sizeof(out));
+    CHECK_STR(out, "Sample");
+    /* cut to the buffer */
+    ipc_dotnet_process_name("abc", ENVB("abcdefghij\0"), out, 5);
+    CHECK_STR(out, "abcd");
+}
+
+TEST(ipc_process_name_of_this_process)
+{
+    char out[256], *cmd = NULL;
+
+    CHECK_EQ(IPC_OK, ipc_process_name(getpid(), out, sizeof(out), &cmd));
+    CHECK_STR(out, "unit_tests");
+    CHECK(cmd && strstr(cmd, "unit_tests"));
+    free(cmd);
+    CHECK_EQ(IPC_ERR_NO_PROCESS, ipc_process_name(999999999, out, sizeof(out), NULL));
+}
