@@ -29,6 +29,10 @@ internal static class Program
                             function on another, a sleeping thread (default 3 s)
           mute [SECONDS]    a fake diagnostics socket that accepts and never answers (run with
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
+          sha [SECONDS]     SHA-256 of a buffer (native, libcrypto) from HashWork.HashLoop, 3:1 with managed
+                            HashWork.Mix, on thread clrprobe-hasher (default 3 s)
+          expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
+                            ExprWork.CallLoop on thread clrprobe-expr (default 3 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -88,6 +92,12 @@ internal static class Program
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
             case "mute":
                 return OptionalSeconds(scenario, rest, out double muteSeconds) ?? MuteScenario.Run(muteSeconds);
+            case "sha":
+                return OptionalSeconds(scenario, rest, out double shaSeconds) ??
+                       HashScenario.Run(rest.Length == 0 ? HashScenario.DefaultSeconds : shaSeconds);
+            case "expr":
+                return OptionalSeconds(scenario, rest, out double exprSeconds) ??
+                       ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
