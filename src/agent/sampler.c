@@ -162,29 +162,45 @@ static uintptr_t ctx_reg(const BYTE *ctx, size_t off)
  * fp) and the current one (its caller as far as the walk says, stack
  * pointer caller_sp, at caller_ip), the frame-pointer chain is followed:
  * [fp + 8] is the return address into the callee's real caller.  When it is
- * not caller_ip, a frame was skipped there; its return address is kept (as
- * frame 0 with skipped[] set) and resolved after the resume.  Only memory
+ * not caller_ip, a frame was skipped there; its return address is kept and
+ * the chain followed on ([fp] is the skipped frame's own fp).  Only memory
  * between two live frames' stack pointers of a stopped stack is read.  A
  * callee without a frame of its own (its fp is its caller's) hides the frame
- * it was called from.  No allocation, no lock, no runtime call. */
-static void skipped_frames(walk *w, uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, UINT_PTR caller_ip)
+ * it was called from. */
+size_t sampler_skipped_between(uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, uintptr_t caller_ip,
+                               uintptr_t *out, size_t max)
 {
+    size_t n = 0;
+
     if (caller_sp <= sp || caller_sp - sp > MAX_GAP)
-        return;                      /* (not two frames of one stack as far as we can tell) */
-    for (int steps = 0; steps < MAX_SKIPPED && w->n < MAX_FRAMES; steps++) {
+        return 0;                    /* (not two frames of one stack as far as we can tell) */
+    while (n < max) {
         uintptr_t ret, next;
         if (fp < sp || fp % sizeof(uintptr_t) != 0 || fp > caller_sp - 2 * sizeof(uintptr_t))
-            return;
+            break;
         memcpy(&next, (const void *)fp, sizeof(next));
         memcpy(&ret, (const void *)(fp + sizeof(uintptr_t)), sizeof(ret));
         if (ret == caller_ip || ret == 0)
-            return;                  /* the callee's caller is the frame reported next: nothing skipped */
-        w->skipped[w->n] = ret;
+            break;                   /* the callee's caller is the frame reported next: nothing (more) skipped */
+        out[n++] = ret;
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+/* Appends the frames skipped before the frame at caller_sp / caller_ip (as
+ * frame 0 with skipped[] set, resolved after the resume). */
+static void skipped_frames(walk *w, uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, UINT_PTR caller_ip)
+{
+    uintptr_t found[MAX_SKIPPED];
+    size_t k = sampler_skipped_between(sp, fp, caller_sp, caller_ip, found, MAX_SKIPPED);
+
+    for (size_t i = 0; i < k && w->n < MAX_FRAMES; i++) {
+        w->skipped[w->n] = found[i];
         w->frames[w->n++] = 0;
         w->nskipped++;
-        if (next <= fp)
-            return;
-        fp = next;
     }
 }
 
