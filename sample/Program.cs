@@ -31,6 +31,10 @@ internal static class Program
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
           async [SECONDS]   CPU burnt in async methods (AsyncTargets.BurnAsync about half of it), a
                             ValueTask, a generic method, a lambda, a local function, iterators (default 3 s)
+          sha [SECONDS]     SHA-256 of a buffer (native, libcrypto) from HashWork.HashLoop, 3:1 with managed
+                            HashWork.Mix, on thread clrprobe-hasher (default 3 s)
+          expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
+                            ExprWork.CallLoop on thread clrprobe-expr (default 3 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -93,6 +97,12 @@ internal static class Program
             case "async":
                 return OptionalSeconds(scenario, rest, out double asyncSeconds) ??
                        AsyncScenario.Run(rest.Length == 0 ? AsyncScenario.DefaultSeconds : asyncSeconds);
+            case "sha":
+                return OptionalSeconds(scenario, rest, out double shaSeconds) ??
+                       HashScenario.Run(rest.Length == 0 ? HashScenario.DefaultSeconds : shaSeconds);
+            case "expr":
+                return OptionalSeconds(scenario, rest, out double exprSeconds) ??
+                       ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":

@@ -507,6 +507,35 @@ void names_class(names *n, ClassID c, char *buf, size_t cap, ModuleID *module)
     class_append(n, &sb, c, 0, module);
 }
 
+int names_dynamic_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module)
+{
+    BOOL dynamic = FALSE;
+    ModuleID mod = 0;
+    WCHAR w[WNAME];
+    ULONG len = 0;
+    sbuf sb;
+    HRESULT hr;
+
+    if (n->info_version < 8 || !f || FAILED(n->info->lpVtbl->IsFunctionDynamic(n->info, f, &dynamic)) || !dynamic)
+        return 0;
+    hr = n->info->lpVtbl->GetDynamicFunctionInfo(n->info, f, &mod, NULL, NULL, WNAME, &len, w);
+    sb_init(&sb, buf, cap);
+    if (SUCCEEDED(hr) && len > 1) {
+        char u[WNAME * 3];
+        names_utf16_to_utf8(w, len, u, sizeof(u));
+        sb_add(&sb, u);
+    } else {
+        /* (a name longer than the buffer: the runtime gives none) */
+        char id[32];
+        snprintf(id, sizeof(id), "?(0x%llx)", (unsigned long long)f);
+        sb_add(&sb, id);
+    }
+    sb_add(&sb, " [dynamic]");
+    if (module)
+        *module = mod;
+    return 1;
+}
+
 void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module)
 {
     ClassID cls = 0, margs[MAX_TYPE_ARGS];
@@ -529,13 +558,16 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         nmargs = 0;
         hr = n->info->lpVtbl->GetFunctionInfo(n->info, f, &cls, &mod, &tk);
         if (FAILED(hr)) {
-            snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
+            if (!names_dynamic_function(n, f, buf, cap, module))
+                snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
             return;
         }
     }
     *module = mod;
     if (cached(n, &n->functions, f, &sb, &gen, NULL))
         return;
+    if (names_dynamic_function(n, f, buf, cap, module))
+        return;                               /* (never cached, see names.h) */
     imp = open_import(n, mod);
     if (!imp) {
         snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
@@ -544,7 +576,8 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
     hr = imp->lpVtbl->GetMethodProps(imp, tk, &td, w, WNAME, &len, NULL, NULL, NULL, NULL, NULL);
     if (FAILED(hr)) {
         imp->lpVtbl->Release(imp);
-        snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
+        if (!names_dynamic_function(n, f, buf, cap, module))
+            snprintf(buf, cap, "?(0x%llx)", (unsigned long long)f);
         return;
     }
     if (cls)

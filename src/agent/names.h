@@ -20,8 +20,17 @@ int names_create(names **out, ICorProfilerInfo15 *info, int info_version);
 void names_free(names *n);
 
 /* "Namespace.Type.Method" with generic arguments, into buf; *module gets
- * the function's module (0 if unknown).  Always NUL-terminates. */
+ * the function's module (0 if unknown).  Always NUL-terminates.  A dynamic
+ * method is named as by names_dynamic_function. */
 void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module);
+
+/* When f is a dynamic method (no metadata: a DynamicMethod such as a
+ * compiled expression's lambda_method12, an IL stub), its name as the
+ * runtime gives it followed by " [dynamic]" into buf, its module into
+ * *module, and returns 1; otherwise returns 0 (buf unchanged).  Never
+ * cached: the runtime reuses the FunctionID of a collected dynamic method.
+ * Needs ICorProfilerInfo8 (returns 0 without). */
+int names_dynamic_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module);
 
 /* "Namespace.Outer+Inner<System.Int32>" for a ClassID; its module into
  * *module when not NULL (0 if unknown, e.g. arrays). */

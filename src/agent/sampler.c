@@ -3,8 +3,13 @@
  * profiler-requested SuspendRuntime).
  *
  * While the runtime is suspended the sampler only calls the runtime and
- * fills memory allocated beforehand: no malloc, no agent locks.  After
- * ResumeRuntime it resolves names of new FunctionIDs inside the unload gate
+ * fills memory allocated beforehand: no malloc, no agent locks.  The walk
+ * skips frames of dynamic methods (LCG such as lambda_method, IL stubs)
+ * without a callback; the sampler finds those that sit between two reported
+ * frames on the frame-pointer chain and keeps their return addresses (see
+ * skipped_frames).  After ResumeRuntime it turns those addresses into
+ * FunctionIDs (GetFunctionFromIP3, dynamic methods only) and resolves names
+ * of new FunctionIDs inside the unload gate
  * (an unload since the suspension makes this tick's unnamed IDs suspect:
  * they are then left unnamed rather than risk a call on a dead ID) and
  * appends the records to its own trace buffer.
@@ -25,6 +30,23 @@
 #include <time.h>
 
 #define MAX_FRAMES 256               /* deeper stacks are cut (the root side is lost) */
+#define MAX_SKIPPED 4                /* skipped frames looked for between two reported ones */
+#define MAX_GAP (1u << 20)           /* between two reported frames' stack pointers: more is not believed */
+
+/* Where the x64 CONTEXT (Windows layout, which the PAL keeps) holds the
+ * registers a snapshot callback's context is read for.  Other architectures
+ * walk without contexts (and so without skipped frames). */
+#if defined(__x86_64__)
+#define SNAPSHOT_FLAGS COR_PRF_SNAPSHOT_REGISTER_CONTEXT
+#define CTX_RSP 0x98
+#define CTX_RBP 0xa0
+#define CTX_SIZE_MIN 0x100
+#else
+#define SNAPSHOT_FLAGS COR_PRF_SNAPSHOT_DEFAULT
+#define CTX_RSP 0
+#define CTX_RBP 0
+#define CTX_SIZE_MIN 0xffffffffu
+#endif
 #define THREADS_INITIAL 64
 #define CPU_SLOTS 4096               /* OS thread -> CPU time at its last sample */
 
@@ -32,6 +54,7 @@ typedef struct slot {
     ThreadID thread;
     uint32_t os_tid;
     uint16_t nframes;
+    uint16_t nskipped;               /* frames the walk skipped, to resolve after the resume */
     uint64_t cpu_delta;
 } slot;
 
@@ -43,6 +66,8 @@ struct sampler {
     /* per tick, allocated outside suspensions */
     slot *slots;
     FunctionID *frames;              /* cap * MAX_FRAMES */
+    UINT_PTR *skipped;               /* cap * MAX_FRAMES: beside a 0 frame, the return address of a
+                                      * frame the walk skipped (to resolve after the resume), else 0 */
     size_t cap;
     /* CPU time per OS thread: a table of its own, open addressing, fixed size,
      * because it is used while the runtime is suspended (no allocation) */
@@ -55,6 +80,8 @@ struct sampler {
     pthread_cond_t wait_cond;
     /* FunctionIDs already named in the trace, and the unload count they are valid for */
     idmap named;                     /* (common/idmap.h: used outside suspensions only) */
+    idmap dynamic;                   /* dynamic methods' FunctionIDs -> hash of the name last written:
+                                      * the runtime reuses a collected one's ID, so it is named each tick */
     uint64_t named_unloads;
 };
 
@@ -115,22 +142,137 @@ static uint64_t cpu_delta(struct sampler *s, uint32_t tid)
 
 typedef struct walk {
     FunctionID *frames;
+    UINT_PTR *skipped;
     uint16_t n;
+    uint16_t nskipped;               /* entries in skipped[] that are set */
+    int have_prev;                   /* the previous callback was a managed frame with a context */
+    uintptr_t prev_sp, prev_fp;      /* its stack and frame pointers */
 } walk;
+
+static uintptr_t ctx_reg(const BYTE *ctx, size_t off)
+{
+    uintptr_t v;
+    memcpy(&v, ctx + off, sizeof(v));
+    return v;
+}
+
+/* Frames the runtime's walk passes over without a callback: methods without
+ * metadata (LCG dynamic methods such as lambda_method, IL stubs).  Between
+ * the previous reported frame (a callee, stack pointer sp and frame pointer
+ * fp) and the current one (its caller as far as the walk says, stack
+ * pointer caller_sp, at caller_ip), the frame-pointer chain is followed:
+ * [fp + 8] is the return address into the callee's real caller.  When it is
+ * not caller_ip, a frame was skipped there; its return address is kept and
+ * the chain followed on ([fp] is the skipped frame's own fp).  Only memory
+ * between two live frames' stack pointers of a stopped stack is read.  A
+ * callee without a frame of its own (its fp is its caller's) hides the frame
+ * it was called from. */
+size_t sampler_skipped_between(uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, uintptr_t caller_ip,
+                               uintptr_t *out, size_t max)
+{
+    size_t n = 0;
+
+    if (caller_sp <= sp || caller_sp - sp > MAX_GAP)
+        return 0;                    /* (not two frames of one stack as far as we can tell) */
+    while (n < max) {
+        uintptr_t ret, next;
+        if (fp < sp || fp % sizeof(uintptr_t) != 0 || fp > caller_sp - 2 * sizeof(uintptr_t))
+            break;
+        memcpy(&next, (const void *)fp, sizeof(next));
+        memcpy(&ret, (const void *)(fp + sizeof(uintptr_t)), sizeof(ret));
+        if (ret == caller_ip || ret == 0)
+            break;                   /* the callee's caller is the frame reported next: nothing (more) skipped */
+        out[n++] = ret;
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return n;
+}
+
+/* Appends the frames skipped before the frame at caller_sp / caller_ip (as
+ * frame 0 with skipped[] set, resolved after the resume). */
+static void skipped_frames(walk *w, uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, UINT_PTR caller_ip)
+{
+    uintptr_t found[MAX_SKIPPED];
+    size_t k = sampler_skipped_between(sp, fp, caller_sp, caller_ip, found, MAX_SKIPPED);
+
+    for (size_t i = 0; i < k && w->n < MAX_FRAMES; i++) {
+        w->skipped[w->n] = found[i];
+        w->frames[w->n++] = 0;
+        w->nskipped++;
+    }
+}
 
 static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO fi, ULONG32 ctx_size, BYTE ctx[],
                         void *data)
 {
     walk *w = data;
-    if (fid == 0 && w->n > 0 && w->frames[w->n - 1] == 0)
-        return S_OK;                 /* one marker per block of native frames */
+    int have_ctx = ctx && ctx_size >= CTX_SIZE_MIN;
+
+    (void)fi;
+    if (fid == 0) {
+        w->have_prev = 0;            /* native frames between: their frame pointers are not ours to follow */
+        if (w->n > 0 && w->frames[w->n - 1] == 0 && !w->skipped[w->n - 1])
+            return S_OK;             /* one marker per block of native frames */
+    } else if (w->have_prev && have_ctx) {
+        skipped_frames(w, w->prev_sp, w->prev_fp, ctx_reg(ctx, CTX_RSP), ip);
+    }
     if (w->n >= MAX_FRAMES)
         return S_FALSE;              /* stop the walk: deep enough */
+    w->skipped[w->n] = 0;
     w->frames[w->n++] = fid;
+    if (fid != 0 && have_ctx) {
+        w->have_prev = 1;
+        w->prev_sp = ctx_reg(ctx, CTX_RSP);
+        w->prev_fp = ctx_reg(ctx, CTX_RBP);
+    }
     return S_OK;
 }
 
+/* After the resume: the skipped frames' return addresses of one sample
+ * become the FunctionIDs of the dynamic methods they are in; an address that
+ * is not in one (or no longer is), or any when !trusted (an unload since the
+ * snapshot), is dropped.  Returns the new frame count.  A dynamic method
+ * collected between the resume and this lookup is missed (its address then
+ * maps to nothing, or in the unlikely case that new code was already put
+ * there, to that code's method). */
+static uint16_t resolve_skipped(profiler *p, struct sampler *s, FunctionID *frames, UINT_PTR *skipped, uint16_t n,
+                                int trusted)
+{
+    uint16_t out = 0;
+    for (uint16_t k = 0; k < n; k++) {
+        if (frames[k] == 0 && skipped[k]) {
+            FunctionID f = 0;
+            BOOL dynamic = FALSE;
+            UINT_PTR ip = skipped[k];
+            skipped[k] = 0;
+            if (!trusted)
+                continue;
+            /* (no ReJITID asked: that would take the ReJIT lock) */
+            if (FAILED(INFO(p)->GetFunctionFromIP3(p->info, (LPCBYTE)ip, &f, NULL)) || f == 0 ||
+                FAILED(INFO(p)->IsFunctionDynamic(p->info, f, &dynamic)) || !dynamic)
+                continue;
+            frames[out++] = f;
+            if (!idmap_get(&s->dynamic, f, NULL) && idmap_put(&s->dynamic, f, 0) < 0)
+                idmap_clear(&s->dynamic);
+            continue;
+        }
+        frames[out++] = frames[k];
+    }
+    return out;
+}
+
 /* ---- the set of FunctionIDs already named ---- */
+
+/* FNV-1a, never 0 (0: no name written yet). */
+static uint64_t name_hash(const char *name)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+    return h | 1;
+}
 
 static int named_has(struct sampler *s, FunctionID f)
 {
@@ -151,6 +293,7 @@ static int ensure_capacity(struct sampler *s, size_t threads)
 {
     slot *ns;
     FunctionID *nf;
+    UINT_PTR *nk;
     size_t cap = s->cap;
 
     if (threads <= cap)
@@ -165,8 +308,36 @@ static int ensure_capacity(struct sampler *s, size_t threads)
     if (!nf)
         return -1;
     s->frames = nf;
+    nk = realloc(s->skipped, cap * MAX_FRAMES * sizeof(*nk));
+    if (!nk)
+        return -1;
+    s->skipped = nk;
     s->cap = cap;
     return 0;
+}
+
+/* The skipped frames of this tick's samples, inside the unload gate. */
+static void resolve_tick(profiler *p, struct sampler *s, size_t n, uint64_t unloads_at_snapshot)
+{
+    size_t i;
+    int trusted = 1;
+
+    for (i = 0; i < n && !s->slots[i].nskipped; i++)
+        ;
+    if (i == n)
+        return;
+    if (p->gate_ok) {
+        cu_gate_enter(&p->gate);
+        trusted = cu_gate_unloads(&p->gate) == unloads_at_snapshot;
+    }
+    for (; i < n; i++) {
+        slot *sl = &s->slots[i];
+        if (sl->nskipped)
+            sl->nframes = resolve_skipped(p, s, s->frames + i * MAX_FRAMES, s->skipped + i * MAX_FRAMES,
+                                          sl->nframes, trusted);
+    }
+    if (p->gate_ok)
+        cu_gate_leave(&p->gate);
 }
 
 /* Names new FunctionIDs of this tick and writes the samples.  Outside any
@@ -187,7 +358,9 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
         for (uint16_t k = 0; k < s->slots[i].nframes && trusted; k++) {
             char name[1024];
             ModuleID module = 0;
-            if (!fr[k] || named_has(s, fr[k]))
+            uint64_t last = 0, hash = 0;
+            int dynamic = idmap_get(&s->dynamic, fr[k], &last);
+            if (!fr[k] || (!dynamic && named_has(s, fr[k])))
                 continue;
             /* The gate is held per name, briefly: an unload since the
              * snapshot makes the rest of this tick's new IDs suspect. */
@@ -199,9 +372,17 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
                     break;
                 }
             }
-            names_function(p->names, fr[k], name, sizeof(name), &module);
+            if (!dynamic || !names_dynamic_function(p->names, fr[k], name, sizeof(name), &module))
+                names_function(p->names, fr[k], name, sizeof(name), &module);
             if (gate)
                 cu_gate_leave(&p->gate);
+            if (dynamic) {
+                /* named again each tick; written when the name changed (a reused ID) */
+                hash = name_hash(name);
+                if (hash == last)
+                    continue;
+                idmap_put(&s->dynamic, fr[k], hash);
+            }
             /* stamped with the tick's time, like the samples it names, and
              * written before them: in force when the reader meets them */
             if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
@@ -255,8 +436,11 @@ static void tick(profiler *p, struct sampler *s)
             if (FAILED(INFO(p)->GetThreadInfo(p->info, id, &os_tid)) || os_tid == 0)
                 continue;             /* not running on an OS thread (yet) */
             w.frames = s->frames + n * MAX_FRAMES;
-            w.n = 0;
-            hr = INFO(p)->DoStackSnapshot(p->info, id, on_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0);
+            w.skipped = s->skipped + n * MAX_FRAMES;
+            w.n = w.nskipped = 0;
+            w.have_prev = 0;
+            /* (each frame's registers: for the frames the walk skips, skipped_frames) */
+            hr = INFO(p)->DoStackSnapshot(p->info, id, on_frame, SNAPSHOT_FLAGS, &w, NULL, 0);
             if (FAILED(hr) && hr != CORPROF_E_STACKSNAPSHOT_ABORTED) {
                 if (w.n == 0 && hr == E_FAIL)
                     continue;         /* a thread with no managed frames (e.g. idle in native code) */
@@ -267,6 +451,7 @@ static void tick(profiler *p, struct sampler *s)
             s->slots[n].thread = id;
             s->slots[n].os_tid = os_tid;
             s->slots[n].nframes = w.n;
+            s->slots[n].nskipped = w.nskipped;
             s->slots[n].cpu_delta = cpu_delta(s, os_tid);
             n++;
         }
@@ -278,6 +463,7 @@ static void tick(profiler *p, struct sampler *s)
     if (en)
         en->lpVtbl->Release(en);
 
+    resolve_tick(p, s, n, unloads);
     write_tick(p, s, n, t, unloads);
     cpu1 = own_cpu();
     if (emit_begin(p, &e, TK_SAMPLER_TICK)) {
@@ -333,8 +519,10 @@ static void sampler_free(struct sampler *s)
     pthread_mutex_destroy(&s->wait_lock);
     pthread_cond_destroy(&s->wait_cond);
     idmap_free(&s->named);
+    idmap_free(&s->dynamic);
     free(s->slots);
     free(s->frames);
+    free(s->skipped);
     free(s);
 }
 
@@ -364,6 +552,7 @@ int sampler_start(profiler *p)
     s->rate = p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT;
     s->cap = THREADS_INITIAL / 2;
     idmap_init(&s->named);
+    idmap_init(&s->dynamic);
     if (ensure_capacity(s, THREADS_INITIAL) < 0) {
         sampler_free(s);
         return -1;

@@ -7,6 +7,9 @@
 #ifndef CLRPROBE_AGENT_SAMPLER_H
 #define CLRPROBE_AGENT_SAMPLER_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct profiler profiler;
 
 /* The sampler's state in a profiler instance: the running sampler (its
@@ -23,5 +26,15 @@ int sampler_start(profiler *p);
 /* Stops and joins the sampler thread, frees its memory.  Safe to call when
  * it never started or was already stopped. */
 void sampler_stop(profiler *p);
+
+/* The return addresses of the frames a stack walk passed over between a
+ * reported callee (stack pointer sp, frame pointer fp) and the caller it
+ * reported next (stack pointer caller_sp, at caller_ip), read along the
+ * frame-pointer chain, innermost first, into out (at most max).  Reads
+ * only [sp, caller_sp) of a stopped stack, when caller_sp is above sp by at
+ * most 1 MiB; no allocation, no lock, no call.  (Used by the sampler while
+ * the runtime is suspended; declared here for the unit tests.) */
+size_t sampler_skipped_between(uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, uintptr_t caller_ip,
+                               uintptr_t *out, size_t max);
 
 #endif

@@ -112,6 +112,16 @@ fr_obj *fr_function(fake_runtime *rt, uint64_t id, uint64_t module, const char *
     return o;
 }
 
+fr_obj *fr_dynamic_function(fake_runtime *rt, uint64_t id, uint64_t module, const char *name)
+{
+    fr_obj *o = add(rt, FR_FUNCTION, id, module, TokenFromRid(0, mdtMethodDef), "");
+    if (o) {
+        snprintf(o->method, sizeof(o->method), "%s", name);
+        o->dynamic = 1;
+    }
+    return o;
+}
+
 /* The agent asks about an ID: count it, and flag it if the ID is not (or
  * no longer) valid.  Returns the object if the call may succeed. */
 static fr_obj *touch(fake_runtime *rt, fr_kind kind, uint64_t id, const char *what)
@@ -722,6 +732,29 @@ static HRESULT info_GetFunctionInfo2(ICorProfilerInfo15 *This, FunctionID funcId
     return S_OK;
 }
 
+static HRESULT info_IsFunctionDynamic(ICorProfilerInfo15 *This, FunctionID functionId, BOOL *isDynamic)
+{
+    fr_obj *f = touch(rt_of(This), FR_FUNCTION, functionId, "IsFunctionDynamic");
+    if (!f)
+        return E_INVALIDARG;
+    if (isDynamic) *isDynamic = f->dynamic;
+    return S_OK;
+}
+
+static HRESULT info_GetDynamicFunctionInfo(ICorProfilerInfo15 *This, FunctionID functionId, ModuleID *moduleId,
+                                           PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, ULONG cchName, ULONG *pcchName,
+                                           WCHAR *wszName)
+{
+    fr_obj *f = touch(rt_of(This), FR_FUNCTION, functionId, "GetDynamicFunctionInfo");
+    if (!f || !f->dynamic)
+        return E_INVALIDARG;
+    if (moduleId) *moduleId = f->parent;
+    if (ppvSig) *ppvSig = NULL;
+    if (pbSig) *pbSig = 0;
+    wcopy(f->method, wszName, cchName, pcchName);
+    return S_OK;
+}
+
 static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functionId, ClassID *pClassId,
                                     ModuleID *pModuleId, mdToken *pToken)
 {
@@ -920,6 +953,8 @@ static void fill_info_vtbl(void)
     info_vtbl.GetAppDomainInfo = info_GetAppDomainInfo;
     info_vtbl.GetAssemblyInfo = info_GetAssemblyInfo;
     info_vtbl.GetFunctionInfo2 = info_GetFunctionInfo2;
+    info_vtbl.IsFunctionDynamic = info_IsFunctionDynamic;
+    info_vtbl.GetDynamicFunctionInfo = info_GetDynamicFunctionInfo;
     info_vtbl.GetClassIDInfo2 = info_GetClassIDInfo2;
     info_vtbl.RequestProfilerDetach = info_RequestProfilerDetach;
     info_vtbl.EnumModules = info_EnumModules;

@@ -51,6 +51,7 @@ typedef struct fr_obj {
     uint64_t extra;                 /* assembly: manifest module; thread: OS tid; function: token */
     char name[256];
     char method[64];                /* functions only */
+    int dynamic;                    /* functions: a dynamic method (no metadata), named by `method` */
     int enumerable;                 /* in snapshots taken now */
     int begun, loaded;              /* fr_begin_load / fr_finish_load happened */
     int unloading, unloaded;        /* fr_begin_unload / fr_finish_unload happened */
@@ -102,6 +103,10 @@ fr_obj *fr_assembly(fake_runtime *rt, uint64_t id, uint64_t appdomain, uint64_t 
 fr_obj *fr_module(fake_runtime *rt, uint64_t id, uint64_t assembly, const char *path);
 fr_obj *fr_thread(fake_runtime *rt, uint64_t id, uint32_t os_tid);
 fr_obj *fr_function(fake_runtime *rt, uint64_t id, uint64_t module, const char *type, const char *method);
+/* A dynamic method (LCG, IL stub): no metadata token; IsFunctionDynamic says
+ * so and GetDynamicFunctionInfo gives `name` (which a test may change, as
+ * when the runtime reuses a collected dynamic method's ID). */
+fr_obj *fr_dynamic_function(fake_runtime *rt, uint64_t id, uint64_t module, const char *name);
 fr_obj *fr_find(fake_runtime *rt, fr_kind kind, uint64_t id);
 
 /* Lifetime steps, in golden-rule order (enumerability changes first, the

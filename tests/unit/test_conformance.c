@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "fake_runtime.h"
+#include "agent/names.h"
 #include "trace/format.h"
 
 /* Known bugs, reported (both in rp_merge_catchup, src/report/model.c).
@@ -62,6 +63,7 @@
 #define F2        0x7f00dd000020ull
 #define F3        0x7f00dd000030ull
 #define F4        0x7f00dd000040ull
+#define F5        0x7f00dd000050ull
 #define T1        0x7f00ee000010ull    /* threads */
 #define T2        0x7f00ee000020ull
 #define T3        0x7f00ee000030ull
@@ -851,5 +853,52 @@ TEST(conformance_runtime_start_after_attach)
         }
         rp_free(&tr);
     }
+    fr_cleanup(&rt);
+}
+
+/* Dynamic methods (no metadata: a compiled expression's lambda_method, IL
+ * stubs) are named as the runtime names them, marked "[dynamic]", and never
+ * from the cache: the runtime gives a collected one's FunctionID to the next. */
+TEST(conformance_dynamic_function_names)
+{
+    fake_runtime rt;
+    names *n = NULL;
+    char buf[256];
+    ModuleID m = 0;
+
+    base_world(&rt);
+    define_module(&rt, A, A_ASM, "Sample");
+    load_module(&rt, A);
+    fr_function(&rt, F1, A, "Sample.Program", "Main");
+    fr_dynamic_function(&rt, F5, CORE, "lambda_method12");
+    fr_load(&rt, FR_FUNCTION, F1);
+    fr_load(&rt, FR_FUNCTION, F5);
+    CHECK_EQ(names_create(&n, &rt.info, 15), 0);
+    if (n) {
+        names_function(n, F5, buf, sizeof(buf), &m);
+        CHECK_STR(buf, "lambda_method12 [dynamic]");
+        CHECK_EQ(m, CORE);
+        CHECK_EQ(names_dynamic_function(n, F5, buf, sizeof(buf), &m), 1);
+        CHECK_STR(buf, "lambda_method12 [dynamic]");
+        CHECK_EQ(names_dynamic_function(n, F1, buf, sizeof(buf), &m), 0);
+        names_function(n, F1, buf, sizeof(buf), &m);
+        CHECK_STR(buf, "Sample.Program.Main");
+        /* the ID now belongs to another dynamic method */
+        snprintf(fr_find(&rt, FR_FUNCTION, F5)->method, sizeof(buf), "%s", "IL_STUB_PInvoke");
+        names_function(n, F5, buf, sizeof(buf), &m);
+        CHECK_STR(buf, "IL_STUB_PInvoke [dynamic]");
+        /* a buffer too small for the mark still ends in a NUL */
+        names_dynamic_function(n, F5, buf, 8, &m);
+        CHECK(strlen(buf) < 8);
+        /* without ICorProfilerInfo8 nothing is asked */
+        names_free(n);
+        n = NULL;
+        CHECK_EQ(names_create(&n, &rt.info, 7), 0);
+        if (n)
+            CHECK_EQ(names_dynamic_function(n, F5, buf, sizeof(buf), &m), 0);
+        names_free(n);
+    }
+    CHECK_EQ(rt.violations, 0);
+    CHECK_EQ(rt.notimpl_calls, 0);
     fr_cleanup(&rt);
 }
