@@ -21,6 +21,9 @@ typedef struct profiler profiler;
 typedef enum session_mode {
     SESSION_LAUNCH,          /* Initialize: the runtime is starting, configuration from the environment */
     SESSION_ATTACH,          /* InitializeForAttach: a running runtime, configuration from `clrprobe attach` */
+    SESSION_CHILD,           /* Initialize in a process the profiled program started (pid != cfg.pid):
+                                the trace file comes from `clrprobe run` over cfg.run, and recording
+                                stops when the run ends (docs/config.md#child-processes) */
 } session_mode;
 
 /* Why a session ends; decides the last record and what the command is told. */
