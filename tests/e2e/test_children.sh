@@ -27,6 +27,25 @@ test_children_dotnet_run_traces_the_app() {
         "samples of the app's Spin in the child's trace"
     "$CLRPROBE" report "${kids[0]}" >kid.txt 2>&1
     assert_contains kid.txt "trace      complete" "the child's trace is complete"
+    # The parent's report lists the child; several traces or the directory
+    # make one report, each process the root frame.
+    "$CLRPROBE" report dr.clrp >parent.txt 2>&1
+    assert_contains parent.txt "Processes it started" "the parent's report lists its children"
+    assert_contains parent.txt "Sample (pid $pid) " "the child in the parent's report"
+    assert_contains parent.txt "${kids[0]}" "the child's trace in the parent's report"
+    "$CLRPROBE" report -f collapsed . >all.folded 2>all.err
+    assert_eq 0 "$?" "report of the directory"
+    assert_ge 50 "$(awk -v r="Sample (pid $pid);" 'index($0, r) == 1 && /ProcessScenarios.Spin/ { n += $NF } END { print n + 0 }' all.folded)" \
+        "the app's samples under its process's root frame"
+    assert_eq 0 "$(grep -cv '^\(dotnet\|Sample\) (pid [0-9]*);' all.folded)" "every stack starts with its process"
+    "$CLRPROBE" report -f collapsed dr.clrp "${kids[0]}" >two.folded 2>/dev/null
+    cmp -s all.folded two.folded || fail "the directory and the two traces named give different reports"
+    "$CLRPROBE" report . >all.txt 2>&1
+    assert_contains all.txt "Processes" "the text report over the directory lists the processes"
+    assert_contains all.txt "== Sample (pid $pid) ==" "and each one's summary"
+    "$CLRPROBE" report -f jsonl . >/dev/null 2>jsonl.err
+    assert_eq 2 "$?" "jsonl of several traces is refused"
+    assert_contains jsonl.err "the jsonl format reads one trace at a time" "why"
 }
 
 test_children_no_follow_records_the_program_only() {
