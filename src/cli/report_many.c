@@ -80,11 +80,11 @@ static int collect(char **args, size_t nargs, char ***list, size_t *n)
                 (*list)[(*n)++] = p;
             }
             closedir(d);
-            qsort(*list + first, *n - first, sizeof(**list), by_name);
             if (*n == first) {
                 cli_error("report: %s: it is a directory with no trace (*.clrp) in it", args[a]);
                 return -1;
             }
+            qsort(*list + first, *n - first, sizeof(**list), by_name);
         } else {
             char *p = strdup(args[a]), **nl = realloc(*list, (*n + 1) * sizeof(*nl));
             if (!p || !nl) {
