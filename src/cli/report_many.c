@@ -240,6 +240,29 @@ done:
     return rc;
 }
 
+/* `dotnet run|test|watch` only launches: the app is the longest-lived
+ * child that is not a process of the SDK (as `clrprobe run` says). */
+static void launcher_note(const rp_trace *parent, const one *kids, size_t n, FILE *out)
+{
+    char cmd[256], *argv[3] = { NULL, NULL, NULL }, *save = NULL, name[FOLLOW_NAME_MAX + 1];
+    const one *app = NULL;
+    const char *verb;
+
+    snprintf(cmd, sizeof(cmd), "%s", parent->file.command_line ? parent->file.command_line : "");
+    argv[0] = strtok_r(cmd, " ", &save);
+    argv[1] = argv[0] ? strtok_r(NULL, " ", &save) : NULL;
+    if (!argv[0] || !(verb = follow_launcher(argv)))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *l = kids[i].label, *sp = strstr(l, " (pid ");
+        snprintf(name, sizeof(name), "%.*s", sp ? (int)(sp - l) : (int)strlen(l), l);
+        if (!follow_sdk_tool(name) && (!app || kids[i].tr.end_t > app->tr.end_t))
+            app = &kids[i];
+    }
+    if (app)
+        fprintf(out, "  dotnet %s only launched the app: it ran in %s\n", verb, app->label);
+}
+
 void cli_report_children(const char *path, const rp_trace *parent, FILE *out)
 {
     const char *slash = strrchr(path, '/');
@@ -291,6 +314,7 @@ void cli_report_children(const char *path, const rp_trace *parent, FILE *out)
         fputc('\n', out);
         print_processes(out, "Processes it started (their own traces; 'clrprobe report DIR' shows them together)",
                         kids, n);
+        launcher_note(parent, kids, n, out);
     }
     for (size_t i = 0; i < n; i++)
         rp_free(&kids[i].tr);

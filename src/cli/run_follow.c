@@ -394,8 +394,7 @@ size_t follow_traced(const run_follow *f)
     return traced;
 }
 
-/* Processes of the SDK itself, never "the app" of a launcher. */
-static int sdk_tool(const char *name)
+int follow_sdk_tool(const char *name)
 {
     static const char *const tools[] = { "dotnet", "MSBuild", "VBCSCompiler", "csc", "vbc", "dotnet-watch",
                                          "NuGet.Build.Tasks.Console", "Microsoft.Build.Tasks.CodeAnalysis" };
@@ -438,7 +437,7 @@ void follow_report(run_follow *f, char **argv)
                       (int)k->pid, secs, k->path);
         else
             cli_error("  %s (pid %d), %.2f s: %s", k->name, (int)k->pid, secs, k->path);
-        if (!sdk_tool(k->name) && (!app || k->end_ns - k->start_ns > app->end_ns - app->start_ns))
+        if (!follow_sdk_tool(k->name) && (!app || k->end_ns - k->start_ns > app->end_ns - app->start_ns))
             app = k;
     }
     for (size_t i = 0; i < f->n; i++)

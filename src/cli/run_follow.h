@@ -74,6 +74,10 @@ void follow_report(run_follow *f, char **argv);
  * command that only launches the app in a child process; else NULL. */
 const char *follow_launcher(char **argv);
 
+/* Whether a child's program name is a process of the SDK itself (dotnet,
+ * MSBuild, VBCSCompiler, csc, ...), never "the app" of a launcher. */
+int follow_sdk_tool(const char *name);
+
 /* The program name a child's trace is named after, from its command line
  * (NUL-separated, len bytes): the base name of argv[0], or for `dotnet
  * [exec] [options] X.dll` the base name of X without .dll; characters other

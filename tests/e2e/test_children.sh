@@ -33,6 +33,8 @@ test_children_dotnet_run_traces_the_app() {
     assert_contains parent.txt "Processes it started" "the parent's report lists its children"
     assert_contains parent.txt "Sample (pid $pid) " "the child in the parent's report"
     assert_contains parent.txt "${kids[0]}" "the child's trace in the parent's report"
+    assert_contains parent.txt "dotnet run only launched the app: it ran in Sample (pid $pid)" \
+        "the parent's report says which child holds the app"
     "$CLRPROBE" report -f collapsed . >all.folded 2>all.err
     assert_eq 0 "$?" "report of the directory"
     assert_ge 50 "$(awk -v r="Sample (pid $pid);" 'index($0, r) == 1 && /ProcessScenarios.Spin/ { n += $NF } END { print n + 0 }' all.folded)" \
