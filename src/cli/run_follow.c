@@ -397,7 +397,8 @@ size_t follow_traced(const run_follow *f)
 int follow_sdk_tool(const char *name)
 {
     static const char *const tools[] = { "dotnet", "MSBuild", "VBCSCompiler", "csc", "vbc", "dotnet-watch",
-                                         "NuGet.Build.Tasks.Console", "Microsoft.Build.Tasks.CodeAnalysis" };
+                                         "NuGet.Build.Tasks.Console", "Microsoft.Build.Tasks.CodeAnalysis",
+                                         "vstest.console", "datacollector" };
     for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
         if (strcmp(name, tools[i]) == 0)
             return 1;
