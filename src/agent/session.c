@@ -190,6 +190,15 @@ static void detach_refused(profiler *p)
  * sampler), say why in the trace and close it; the process runs on. */
 static void run_ended(profiler *p)
 {
+    /* "detach" may be read as soon as the control thread starts, before
+     * session_open has finished (recording, the sampler): wait for it, or
+     * give up when the session closes anyway. */
+    while (!atomic_load(&p->session.open_done)) {
+        struct timespec ms = { 0, 1000000 };
+        if (control_stopping(p))
+            return;
+        nanosleep(&ms, NULL);
+    }
     for (int i = SESSION_SERVICES; i-- > 0;)
         if (services[i].stop_before_detach)
             service_stop(p, i);
@@ -400,6 +409,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
         profiler_note(p, "%s", note);
     if (!m->catchup)
         session_caught_up(p);             /* nothing to catch up at launch */
+    atomic_store(&p->session.open_done, 1);
     return S_OK;
 }
 

@@ -13,6 +13,7 @@
 #define CLRPROBE_AGENT_SESSION_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "api/corprof.h"
 
@@ -41,6 +42,7 @@ typedef struct session_state {
     const struct session_mode_info *mode;     /* NULL until session_open */
     pthread_mutex_t service_lock[SESSION_SERVICES];   /* serializes each service's start and stop */
     int output_created;                       /* this agent created cfg.output (and may remove it on failure) */
+    atomic_int open_done;                     /* session_open succeeded, to its last step */
 } session_state;
 
 /* Opens the session on the runtime's Info provider unk; p->cfg holds the
