@@ -32,7 +32,7 @@ CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/i
 UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.c) \
              src/trace/writer.c src/trace/reader.c src/trace/records.c $(wildcard src/agent/*.c) \
              $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
-             $(wildcard src/ipc/*.c)
+             $(wildcard src/ipc/*.c) src/cli/run_follow.c src/cli/util.c
 
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o)

@@ -30,7 +30,7 @@ int control_connect(profiler *p, const char *path, const control_hooks *hooks, c
         snprintf(err, errlen, "control socket path too long");
         return -1;
     }
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create a socket: %s", strerror(errno));
         return -1;
@@ -162,14 +162,23 @@ static void *control_main(void *arg)
         if (n <= 0) {
             /* The command went away (killed, or closed the connection):
              * nobody will ever ask us to stop, so leave now. */
-            if (!atomic_load(&p->control.stop))
+            if (atomic_load(&p->control.stop))
+                break;
+            if (p->control.hooks && p->control.hooks->run_ended)
+                p->control.hooks->run_ended(p);
+            else
                 request_detach(p);
             break;
         }
         used += (size_t)n;
         buf[used] = '\0';
         if (strstr(buf, CP_CTL_DETACH)) {
-            request_detach(p);
+            if (p->control.hooks && p->control.hooks->run_ended) {
+                p->control.hooks->run_ended(p);
+                control_send(p, CP_CTL_STOPPED);
+            } else {
+                request_detach(p);
+            }
             break;
         }
         if (used >= sizeof(buf) - 1)

@@ -30,6 +30,10 @@ typedef struct control_hooks {
     /* The runtime refused to detach us: nobody can stop us any more, so
      * stop recording (the reason is already noted in the trace). */
     void (*detach_refused)(profiler *p);
+    /* Set for a child of a `clrprobe run` program: "detach" or the end of
+     * stream means the run ended; instead of detaching, stop recording and
+     * close the trace (then "stopped" is said). */
+    void (*run_ended)(profiler *p);
 } control_hooks;
 
 /* The control connection's state in a profiler instance (all zero: not
@@ -43,8 +47,10 @@ typedef struct control_state {
     atomic_int stop;
 } control_state;
 
-/* Connects to path (from InitializeForAttach); hooks may be NULL if the
- * thread is never started.  0, or -1 with a reason. */
+/* Connects to path (from InitializeForAttach, or Initialize in a child of
+ * the profiled program); hooks may be NULL if the thread is never started.
+ * Never blocks: a command that does not accept (its backlog full) is
+ * refused like one that is gone.  0, or -1 with a reason. */
 int control_connect(profiler *p, const char *path, const control_hooks *hooks, char *err, size_t errlen);
 
 /* Waits up to timeout_ms for the "trace" message and returns the file

@@ -21,8 +21,14 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
                                "CLRPROBE_CONFIG is not set (start programs with 'clrprobe run')");
     if (cp_config_parse(text, &p->cfg, err, sizeof(err)) < 0)
         return session_decline(p, SESSION_LAUNCH, NULL, "invalid CLRPROBE_CONFIG: %s", err);
-    if (p->cfg.pid && p->cfg.pid != (long)getpid())
-        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;   /* a child of the profiled program: stay silent */
+    if (p->cfg.pid && p->cfg.pid != (long)getpid()) {
+        /* A process the profiled program started.  Followed (run=) it asks
+         * the run for a trace file, and stays silent when the run is over;
+         * else (--no-follow) it stays silent. */
+        if (!p->cfg.run[0])
+            return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+        return session_open(p, SESSION_CHILD, unk);
+    }
     return session_open(p, SESSION_LAUNCH, unk);
 }
 

@@ -37,6 +37,9 @@ struct session_mode_info {
     int control;                /* the command listens on cfg.ctl: connect, say "hello"; refusals go
                                    there as "error ..." (else on stderr); without an output key the
                                    trace file's descriptor comes from it */
+    int child;                  /* a child of the profiled program: the command is `clrprobe run`, on
+                                   cfg.run; the trace file always comes from it, and the end of the
+                                   run (or of the command) stops recording: no detach */
     int catchup;                /* ProfilerAttachComplete runs a catch-up: the services marked
                                    AFTER_CATCHUP wait for it (else they start at once) */
     int last_record_appended;   /* the last record is appended as a chunk of its own once every
@@ -67,6 +70,16 @@ static const struct session_mode_info modes[] = {
         .too_old = "this .NET runtime is too old to attach to",
         .needs = ".NET 5 or newer needed",
         .tls_failed = "out of memory",
+        .threads_failed = "cannot start the agent's threads",
+    },
+    [SESSION_CHILD] = {
+        .name = "child",
+        .attach = 0, .gc_retry = 0, .header_flags = 0, .control = 1, .child = 1, .catchup = 0,
+        .last_record_appended = 0,
+        .reason_max = 400,
+        .too_old = "this .NET runtime is too old",
+        .needs = "clrprobe needs ICorProfilerInfo" STR(MIN_INFO_VERSION) ", .NET Core 3.1 or newer",
+        .tls_failed = "cannot create thread-local storage",
         .threads_failed = "cannot start the agent's threads",
     },
 };
@@ -172,7 +185,31 @@ static void detach_refused(profiler *p)
     trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
 }
 
-static const control_hooks session_hooks = { before_detach, detach_refused };
+/* A child of the profiled program outlived the run (a build server): a
+ * profiler loaded at launch cannot detach, so stop what costs (the
+ * sampler), say why in the trace and close it; the process runs on. */
+static void run_ended(profiler *p)
+{
+    /* "detach" may be read as soon as the control thread starts, before
+     * session_open has finished (recording, the sampler): wait for it, or
+     * give up when the session closes anyway. */
+    while (!atomic_load(&p->session.open_done)) {
+        struct timespec ms = { 0, 1000000 };
+        if (control_stopping(p))
+            return;
+        nanosleep(&ms, NULL);
+    }
+    for (int i = SESSION_SERVICES; i-- > 0;)
+        if (services[i].stop_before_detach)
+            service_stop(p, i);
+    profiler_note(p, TRACE_STOP_NOTE "the clrprobe run ended while this process went on; it is not "
+                  "profiled any more");
+    atomic_store(&p->recording, 0);
+    trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
+}
+
+static const control_hooks session_hooks = { before_detach, detach_refused, NULL };
+static const control_hooks child_hooks = { NULL, NULL, run_ended };
 
 /* ---- refusing ---- */
 
@@ -300,8 +337,9 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     p->attached = m->attach;
 
     /* First the command, if one listens: every later refusal reaches it. */
-    if (m->control && p->cfg.ctl[0]) {
-        if (control_connect(p, p->cfg.ctl, &session_hooks, err, sizeof(err)) < 0) {
+    if (m->control && (m->child ? p->cfg.run : p->cfg.ctl)[0]) {
+        if (control_connect(p, m->child ? p->cfg.run : p->cfg.ctl, m->child ? &child_hooks : &session_hooks, err,
+                            sizeof(err)) < 0) {
             session_close(p, SESSION_FAILED);
             return CORPROF_E_PROFILER_CANCEL_ACTIVATION;  /* the command is gone */
         }
@@ -357,7 +395,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
      * its own user: when root attaches to another user's process, the trace
      * stays root's) and sends the descriptor; we never open a path of its
      * choosing. */
-    if (m->control && !p->cfg.output[0] &&
+    if (m->control && (!p->cfg.output[0] || m->child) &&
         (trace_fd = control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err))) < 0)
         return session_fail(p, "%.*s", m->reason_max, err);
     if (open_trace(p, trace_fd, &hdr, err, sizeof(err)) < 0)
@@ -371,6 +409,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
         profiler_note(p, "%s", note);
     if (!m->catchup)
         session_caught_up(p);             /* nothing to catch up at launch */
+    atomic_store(&p->session.open_done, 1);
     return S_OK;
 }
 

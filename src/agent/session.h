@@ -13,6 +13,7 @@
 #define CLRPROBE_AGENT_SESSION_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "api/corprof.h"
 
@@ -21,6 +22,9 @@ typedef struct profiler profiler;
 typedef enum session_mode {
     SESSION_LAUNCH,          /* Initialize: the runtime is starting, configuration from the environment */
     SESSION_ATTACH,          /* InitializeForAttach: a running runtime, configuration from `clrprobe attach` */
+    SESSION_CHILD,           /* Initialize in a process the profiled program started (pid != cfg.pid):
+                                the trace file comes from `clrprobe run` over cfg.run, and recording
+                                stops when the run ends (docs/config.md#child-processes) */
 } session_mode;
 
 /* Why a session ends; decides the last record and what the command is told. */
@@ -38,6 +42,7 @@ typedef struct session_state {
     const struct session_mode_info *mode;     /* NULL until session_open */
     pthread_mutex_t service_lock[SESSION_SERVICES];   /* serializes each service's start and stop */
     int output_created;                       /* this agent created cfg.output (and may remove it on failure) */
+    atomic_int open_done;                     /* session_open succeeded, to its last step */
 } session_state;
 
 /* Opens the session on the runtime's Info provider unk; p->cfg holds the

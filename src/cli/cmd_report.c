@@ -3,6 +3,7 @@
  * only when complete, is cli/output.h's business. */
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/report_many.h"
 #include "report/formats.h"
 #include "report/report.h"
 #include "trace/reader.h"
@@ -13,11 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The usage, around the list of formats and what they need (formats.h). */
 static const char usage_head[] =
-    "usage: clrprobe report FILE [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [-o OUT]\n"
+    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [--raw-frames] [-o OUT]\n"
     "\n"
     "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n";
 static const char usage_options[] =
@@ -36,6 +38,9 @@ static const char usage_options[] =
     "  -h, --help            this help\n"
     "\n";
 static const char usage_tail[] =
+    "Several traces, or a directory (its *.clrp files: a run's trace and those of the\n"
+    "processes its program started), make one report: the profile formats put each\n"
+    "process, 'PROGRAM (pid N)', as the root frame; text lists the processes first.\n"
     "A trace that\n"
     "was cut short (the program was killed) is read up to its last complete chunk; damaged\n"
     "chunks are skipped.  Both are reported on stderr.\n";
@@ -161,9 +166,13 @@ int cmd_report(int argc, char **argv)
         cli_error("report: no trace file given; usage: clrprobe report FILE [--format FORMAT]");
         return EXIT_USAGE;
     }
-    if (argc - optind > 1) {
-        cli_error("report: one trace file at a time (got '%s' and '%s')", argv[optind], argv[optind + 1]);
-        return EXIT_USAGE;
+    {
+        struct stat st;
+        if (argc - optind > 1 || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))) {
+            rp_report_options opt = { .view = view, .thread = thread, .by_thread = by_thread,
+                                      .profile_options = profile_options, .output = output };
+            return cli_report_many(argv + optind, (size_t)(argc - optind), fmt, &opt);
+        }
     }
     input = argv[optind];
 
@@ -213,6 +222,8 @@ int cmd_report(int argc, char **argv)
     rin.title = rin.title ? rin.title + 1 : input;
     rin.by_thread = by_thread;
     rc = fmt->write(&rin, stream);
+    if (rc == 0 && strcmp(fmt->name, "text") == 0)
+        cli_report_children(input, &tr, stream);
     if (need_profile)
         rp_profile_free(&prof);
     if (output) {

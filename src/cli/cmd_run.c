@@ -4,6 +4,7 @@
  * and the child's exit status (code or signal) becomes clrprobe's own. */
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/run_follow.h"
 #include "common/config.h"
 #include "common/identity.h"
 
@@ -21,7 +22,7 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--] PROGRAM [ARGS...]\n"
+    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--no-follow] [--] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
     "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
@@ -36,10 +37,19 @@ static const char run_usage[] =
     "                        cpu (stack sampling), appdomains, assemblies, modules, classes,\n"
     "                        jit, threads, gc, suspensions, exceptions, or all\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
+    "      --no-follow       profile PROGRAM's own process only, not the .NET processes it starts\n"
     "  -h, --help            this help\n"
     "\n"
-    "Child processes that PROGRAM starts are not profiled.  Read the trace with\n"
-    "'clrprobe report FILE'.\n";
+    "The .NET processes that PROGRAM starts (the app under 'dotnet run', the compiler\n"
+    "under 'dotnet build') are followed: each records its own trace beside FILE (for\n"
+    "-o app.clrp: app.PROGRAM-PID.clrp), and the list is printed at the end (for 'dotnet\n"
+    "run/test/watch', with the process that holds the app).  Recording stops in every\n"
+    "one when PROGRAM ends, and processes started later are not profiled.\n"
+    "Read traces with 'clrprobe report FILE', or all of a run's with 'clrprobe report\n"
+    "FILE FILE...' or 'clrprobe report DIR'.\n"
+    "\n"
+    "example:\n"
+    "  clrprobe run -o app.clrp -- dotnet run --project MyApp   (the app: app.MyApp-PID.clrp)\n";
 
 static volatile pid_t child_pid;
 
@@ -106,6 +116,7 @@ int cmd_run(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
         { "rate", required_argument, NULL, 'r' },
+        { "no-follow", no_argument, NULL, 'F' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -115,7 +126,8 @@ int cmd_run(int argc, char **argv)
     const char *output = NULL, *stage;
     cli_output out;
     cp_config cfg;
-    int c, pipefd[2], status, e;
+    run_follow follow;
+    int c, pipefd[2], status, e, follow_children = 1, following = 0;
     ssize_t n;
     pid_t pid;
 
@@ -131,6 +143,9 @@ int cmd_run(int argc, char **argv)
         case 'r':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
+            break;
+        case 'F':
+            follow_children = 0;
             break;
         case 'h':
             fputs(run_usage, stdout);
@@ -166,11 +181,20 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     snprintf(cfg.output, sizeof(cfg.output), "%s", stage);
+    /* The processes the program starts record beside the trace (a file
+     * output only: a device or standard output has no "beside"). */
+    if (follow_children && (out.kind == CLI_OUT_NEW || out.kind == CLI_OUT_REPLACE) &&
+        follow_open(&follow, out.target) == 0) {
+        following = 1;
+        snprintf(cfg.run, sizeof(cfg.run), "%s", follow.path);
+    }
     {
         char text[CP_CONFIG_MAX_TEXT + 1];
         cfg.pid = 2147483647;                  /* the longest pid the child can have */
         if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
             cli_error("output path %s is too long to pass to the agent; choose a shorter one", out.name);
+            if (following)
+                follow_stop(&follow), follow_report(&follow, argv);
             cli_output_discard(&out);
             return EXIT_USAGE;
         }
@@ -179,6 +203,8 @@ int cmd_run(int argc, char **argv)
 
     if (pipe2(pipefd, O_CLOEXEC) < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        if (following)
+            follow_stop(&follow), follow_report(&follow, argv);
         cli_output_discard(&out);
         return 1;
     }
@@ -192,6 +218,8 @@ int cmd_run(int argc, char **argv)
     pid = fork();
     if (pid < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        if (following)
+            follow_stop(&follow), follow_report(&follow, argv);
         cli_output_discard(&out);
         return 1;
     }
@@ -220,21 +248,36 @@ int cmd_run(int argc, char **argv)
     } while (n < 0 && errno == EINTR);
     close(pipefd[0]);
 
-    while (waitpid(pid, &status, 0) < 0) {
+    /* Following, the processes the program starts are served meanwhile;
+     * when it ends, the run ends for them too. */
+    if (following && follow_wait(&follow, pid, &status) < 0) {
+        cli_error("lost track of %s: %s", argv[0], strerror(errno));
+        follow_stop(&follow);
+        return 1;
+    }
+    while (!following && waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             cli_error("lost track of %s: %s", argv[0], strerror(errno));
             return 1;
         }
     }
     child_pid = 0;
+    if (following)
+        follow_stop(&follow);
 
     if (n == (ssize_t)sizeof(e)) {
         cli_error("cannot run %s: %s", argv[0], strerror(e));
+        if (following)
+            follow_report(&follow, argv);
         cli_output_discard(&out);
         return 127;
     }
 
-    if (cli_output_size(&out) <= 0) {
+    if (cli_output_size(&out) <= 0 && following && follow_traced(&follow)) {
+        cli_error("%s itself did not load the .NET runtime with the agent: no trace of its own, but the "
+                  "processes it started recorded theirs", argv[0]);
+        cli_output_discard(&out);
+    } else if (cli_output_size(&out) <= 0) {
         cli_error("no trace was recorded: %s did not load the .NET runtime with the agent "
                   "(not a .NET program, or profiling disabled with DOTNET_EnableDiagnostics=0)", argv[0]);
         cli_output_discard(&out);
@@ -257,6 +300,10 @@ int cmd_run(int argc, char **argv)
                 cli_error("trace written to %s", where);
         }
     }
+    if (following)
+        follow_report(&follow, argv);
+    else if (!follow_children && follow_launcher(argv))
+        cli_error("dotnet %s only launches the app, in a process that --no-follow leaves unprofiled", argv[1]);
 
     if (WIFEXITED(status))
         return WEXITSTATUS(status);

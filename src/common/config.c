@@ -175,7 +175,7 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
-    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0;
+    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -252,8 +252,15 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             memcpy(cfg->ctl, value, strlen(value) + 1);
+        } else if (strcmp(key, "run") == 0) {
+            if (seen_run++) goto duplicate;
+            if (value[0] != '/') {
+                config_error(err, errlen, "run '%.200s' is not an absolute path", value);
+                return -1;
+            }
+            memcpy(cfg->run, value, strlen(value) + 1);
         } else {
-            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl)", key);
+            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -329,6 +336,14 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
             return -1;
         memcpy(buf + n, ";ctl=", 6);
         n = put_encoded(buf, buflen, (size_t)n + 5, cfg->ctl);
+        if (n < 0)
+            return -1;
+    }
+    if (cfg->run[0]) {
+        if ((size_t)n + 5 >= buflen)
+            return -1;
+        memcpy(buf + n, ";run=", 6);
+        n = put_encoded(buf, buflen, (size_t)n + 5, cfg->run);
     }
     return n;
 }

@@ -4,6 +4,8 @@
  * docs/config.md):
  *
  *     v=1;output=/tmp/app.clrp;collect=jit,gc,threads;pid=1234
+ *     ...;pid=1234;run=/tmp/clrprobe-run-x/run      (children follow: they get their
+ *                                                   trace file from the run's socket)
  *     v=1;collect=all;ctl=/tmp/clrprobe-ctl-x/ctl      (attach: the trace file's
  *                                                      descriptor comes over ctl)
  *
@@ -47,6 +49,8 @@ typedef struct cp_config {
     long pid;                    /* profile only this pid (0: any) */
     char ctl[CP_PATH_MAX];       /* attach: the command's control socket ("" if none) */
     int rate;                    /* sampling rate in Hz (CP_RATE_MIN..CP_RATE_MAX) */
+    char run[CP_PATH_MAX];       /* `clrprobe run`'s socket for the processes the program starts:
+                                    a child (pid != pid) records only while it answers ("" : none) */
 } cp_config;
 
 /* Fills *cfg with defaults (collect everything, no output). */

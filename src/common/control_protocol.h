@@ -12,10 +12,17 @@
  *                      "detach-failed HR"     RequestProfilerDetach refused
  *                      "detached"             ProfilerDetachSucceeded: trace closed
  *                      "exited"               the process is shutting down
+ *                      "stopped"              (a child of `clrprobe run`) recording stopped
+ *                                             at the end of the run: trace closed
  *   command -> agent:  "trace" + an fd        the trace file (SCM_RIGHTS), right after
  *                                             "hello" when the configuration has no output
- *                      "detach"               stop recording and detach
+ *                      "detach"               stop recording and detach (a child of
+ *                                             `clrprobe run`: stop recording, the run ended)
  *                      (end of stream)        the command went away: detach too
+ *
+ * `clrprobe run` speaks the same protocol on its run socket (cfg.run) with
+ * the processes its program starts: each says "hello PID", gets "trace" and
+ * its file, and is sent "detach" when the run ends.
  *
  * Every message is one line ending in '\n'.  A message with arguments is its
  * word, one space and the arguments (the *_FMT formats below, printf's and,
@@ -40,6 +47,7 @@
 #define CP_CTL_DETACH_FAILED  "detach-failed"
 #define CP_CTL_DETACHED       "detached"
 #define CP_CTL_EXITED         "exited"
+#define CP_CTL_STOPPED        "stopped"
 
 /* ... and the lines with arguments, without the newline. */
 #define CP_CTL_HELLO_FMT          CP_CTL_HELLO " %d"                  /* PID */

@@ -59,6 +59,14 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *thr
                           rp_profile *out);
 void rp_profile_free(rp_profile *p);
 
+/* Several processes' profiles as one (profile_merge.c): every sample of
+ * parts[i] gets roots[i] (e.g. "Sample (pid 42)") as its root frame and its
+ * time shifted by offsets_ns[i] (NULL: none), threads follow one another,
+ * counts add up; fields not named here are parts[0]'s.  Returns 0, or -1
+ * (out of memory).  Free out with rp_profile_free. */
+int rp_profile_merge(const rp_profile *parts, const char *const *roots, const uint64_t *offsets_ns, size_t n,
+                     rp_profile *out);
+
 /* Number of sample records in a trace (any view). */
 uint64_t rp_count_samples(const rp_trace *tr);
 

@@ -35,6 +35,13 @@ TEST(config_full_and_roundtrip)
     CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
     CHECK_EQ(parse(text, &d, err), 0);
     CHECK_STR(d.ctl, "/tmp/clrprobe-1/ctl;x");
+    c.ctl[0] = '\0';
+    snprintf(c.run, sizeof(c.run), "/tmp/clrprobe-run-1/run x");
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK(strstr(text, ";pid=42;run=/tmp/clrprobe-run-1/run%20x") != NULL);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_STR(d.run, "/tmp/clrprobe-run-1/run x");
+    CHECK_EQ(d.pid, 42);
 }
 
 TEST(config_format_escapes)
@@ -57,6 +64,8 @@ TEST(config_rejects_bad_input)
         { "output=relative/path", "absolute" },
         { "output=/a;output=/b", "twice" },
         { "output=/a;colour=red", "unknown key 'colour'" },
+        { "output=/a;run=relative", "run 'relative' is not an absolute path" },
+        { "output=/a;run=/r;run=/r", "twice" },
         { "output=/a;collect=jit,bogus", "unknown collect kind 'bogus'" },
         { "output=/a;collect=", "empty collect list" },
         { "output=/a;collect=jit,", "ends with ','" },

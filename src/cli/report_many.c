@@ -1,0 +1,322 @@
+/* report_many.c - `clrprobe report` over several traces or a directory
+ * (the traces of a `clrprobe run` and of the processes its program
+ * started): the processes are listed, and the profile formats show them
+ * together with each process, "PROGRAM (pid N)", as the root frame.  Also
+ * the list of a trace's children found beside it, for the text report of
+ * one trace. */
+#include "cli/report_many.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/run_follow.h"
+#include "report/report.h"
+#include "common/escape.h"
+#include "trace/reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct one {
+    char path[PATH_MAX];
+    rp_trace tr;
+    char label[FOLLOW_NAME_MAX + 32];
+} one;
+
+/* "PROGRAM (pid N)" from the trace's command line (arguments joined by
+ * spaces: good enough to find the program and a .dll). */
+static void label_of(const rp_trace *tr, char *label, size_t len)
+{
+    char cmd[4096], name[FOLLOW_NAME_MAX + 1];
+    const char *cl = tr->file.command_line ? tr->file.command_line : "";
+    size_t n = strlen(cl);
+
+    if (n >= sizeof(cmd))
+        n = sizeof(cmd) - 1;
+    for (size_t i = 0; i < n; i++)
+        cmd[i] = cl[i] == ' ' ? '\0' : cl[i];
+    cmd[n] = '\0';
+    follow_program_name(cmd, n + 1, name, sizeof(name));
+    snprintf(label, len, "%s (pid %u)", name, (unsigned)tr->file.pid);
+}
+
+static int is_trace_name(const char *name)
+{
+    size_t l = strlen(name);
+    return name[0] != '.' && l > 5 && strcmp(name + l - 5, ".clrp") == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the traces named in args (files, or directories: their *.clrp
+ * files) to *list.  0, or -1 after a message. */
+static int collect(char **args, size_t nargs, char ***list, size_t *n)
+{
+    for (size_t a = 0; a < nargs; a++) {
+        struct stat st;
+        if (stat(args[a], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(args[a]);
+            struct dirent *de;
+            size_t first = *n;
+            if (!d) {
+                cli_error("cannot read the directory %s: %s", args[a], strerror(errno));
+                return -1;
+            }
+            while ((de = readdir(d))) {
+                char *p, **nl;
+                if (!is_trace_name(de->d_name))
+                    continue;
+                if (asprintf(&p, "%s/%s", args[a], de->d_name) < 0 || !(nl = realloc(*list, (*n + 1) * sizeof(*nl)))) {
+                    closedir(d);
+                    cli_error("out of memory");
+                    return -1;
+                }
+                *list = nl;
+                (*list)[(*n)++] = p;
+            }
+            closedir(d);
+            if (*n == first) {
+                cli_error("report: %s: it is a directory with no trace (*.clrp) in it", args[a]);
+                return -1;
+            }
+            qsort(*list + first, *n - first, sizeof(**list), by_name);
+        } else {
+            char *p = strdup(args[a]), **nl = realloc(*list, (*n + 1) * sizeof(*nl));
+            if (!p || !nl) {
+                free(p);
+                if (nl)
+                    *list = nl;
+                cli_error("out of memory");
+                return -1;
+            }
+            *list = nl;
+            (*list)[(*n)++] = p;
+        }
+    }
+    return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const one *x = a, *y = b;
+    if (x->tr.file.start_realtime_ns != y->tr.file.start_realtime_ns)
+        return x->tr.file.start_realtime_ns < y->tr.file.start_realtime_ns ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+static void print_processes(FILE *out, const char *title, const one *t, size_t n)
+{
+    fprintf(out, "%s\n", title);
+    for (size_t i = 0; i < n; i++) {
+        char shown[PATH_MAX * 4];
+        esc_buf(shown, sizeof(shown), t[i].path, strlen(t[i].path), NULL);
+        fprintf(out, "  %-32s %10.1f ms  %s\n", t[i].label, (double)t[i].tr.end_t / 1e6, shown);
+    }
+}
+
+int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_report_options *opt)
+{
+    char **paths = NULL, err[512], problem[512];
+    size_t npaths = 0, n = 0;
+    one *t = NULL;
+    int rc = 1;
+    cli_output out;
+    FILE *stream = stdout;
+    rp_profile *profs = NULL, merged;
+    const char **roots = NULL;
+    uint64_t *offsets = NULL;
+
+    if (collect(args, nargs, &paths, &npaths) < 0)
+        goto done;
+    if (!(fmt->needs & RP_NEED_PROFILE)) {
+        cli_error("report: the %s format reads one trace at a time (got %zu)", fmt->name, npaths);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    t = calloc(npaths ? npaths : 1, sizeof(*t));
+    profs = calloc(npaths ? npaths : 1, sizeof(*profs));
+    roots = calloc(npaths ? npaths : 1, sizeof(*roots));
+    offsets = calloc(npaths ? npaths : 1, sizeof(*offsets));
+    if (!t || !profs || !roots || !offsets) {
+        cli_error("out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < npaths; i++) {
+        int r = rp_load(paths[i], &t[n].tr, err, sizeof(err));
+        if (r != TRACE_OK) {
+            cli_error(r == TRACE_E_IO ? "%s%s" : "%s: %s", r == TRACE_E_IO ? "" : paths[i], err);
+            goto done;
+        }
+        snprintf(t[n].path, sizeof(t[n].path), "%s", paths[i]);
+        if (rp_problem(&t[n].tr, problem, sizeof(problem)))
+            cli_error("warning: %s: %s", paths[i], problem);
+        label_of(&t[n].tr, t[n].label, sizeof(t[n].label));
+        n++;
+    }
+    if (n == 0) {
+        cli_error("report: no trace to read");
+        goto done;
+    }
+    qsort(t, n, sizeof(*t), by_start);
+    for (size_t i = 0; i < n; i++) {
+        if (rp_profile_build_opts(&t[i].tr, opt->view, opt->thread, opt->profile_options, &profs[i]) < 0) {
+            cli_error("out of memory building the profile of %s", t[i].path);
+            goto done;
+        }
+        roots[i] = t[i].label;
+        offsets[i] = t[i].tr.file.start_realtime_ns - t[0].tr.file.start_realtime_ns;
+    }
+    if (rp_profile_merge(profs, roots, offsets, n, &merged) < 0) {
+        cli_error("out of memory merging the profiles");
+        goto done;
+    }
+    if ((fmt->needs & RP_NEED_SAMPLES) && merged.nsamples == 0) {
+        cli_error("no samples%s%s%s in the %s view of these %zu traces", opt->thread ? " of thread '" : "",
+                  opt->thread ? opt->thread : "", opt->thread ? "'" : "",
+                  opt->view == RP_VIEW_CPU ? "CPU" : "wall-clock", n);
+        rp_profile_free(&merged);
+        goto done;
+    }
+    if (opt->output && cli_output_open(&out, opt->output, "report", NULL, 0) != 0) {
+        rp_profile_free(&merged);
+        goto done;
+    }
+    if (opt->output && !(stream = cli_output_stream(&out))) {
+        cli_output_discard(&out);
+        rp_profile_free(&merged);
+        goto done;
+    }
+    {
+        int wr = 0;
+        char title[64];
+        if (fmt->needs & RP_NEED_EVENTS) {          /* text: the processes, each one's summary, then the profile */
+            print_processes(stream, "Processes", t, n);
+            for (size_t i = 0; i < n && wr == 0; i++) {
+                fprintf(stream, "\n== %s ==\n", t[i].label);
+                wr = rp_write_text(&t[i].tr, t[i].path, stream);
+            }
+            if (wr == 0 && merged.total_samples) {
+                fputc('\n', stream);
+                rp_write_profile_text(&merged, stream);
+            }
+        } else {
+            rp_report_input rin = { .trace = &t[0].tr, .profile = &merged, .path = t[0].path, .title = title,
+                                    .by_thread = opt->by_thread };
+            snprintf(title, sizeof(title), "%zu processes", n);
+            wr = fmt->write(&rin, stream);
+        }
+        rp_profile_free(&merged);
+        if (opt->output) {
+            if (wr != 0) {
+                cli_error("cannot write report %s: %s", opt->output, strerror(errno));
+                cli_output_discard(&out);
+            } else if (cli_output_commit(&out) == 0) {
+                rc = 0;
+            }
+        } else if (wr != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+            cli_error("cannot write the report to standard output: %s", strerror(errno));
+        } else {
+            rc = 0;
+        }
+    }
+done:
+    for (size_t i = 0; i < n; i++) {
+        if (profs)
+            rp_profile_free(&profs[i]);
+        rp_free(&t[i].tr);
+    }
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
+    free(t);
+    free(profs);
+    free(roots);
+    free(offsets);
+    return rc;
+}
+
+/* `dotnet run|test|watch` only launches: the app is the longest-lived
+ * child that is not a process of the SDK (as `clrprobe run` says). */
+static void launcher_note(const rp_trace *parent, const one *kids, size_t n, FILE *out)
+{
+    char cmd[256], *argv[3] = { NULL, NULL, NULL }, *save = NULL, name[FOLLOW_NAME_MAX + 1];
+    const one *app = NULL;
+    const char *verb;
+
+    snprintf(cmd, sizeof(cmd), "%s", parent->file.command_line ? parent->file.command_line : "");
+    argv[0] = strtok_r(cmd, " ", &save);
+    argv[1] = argv[0] ? strtok_r(NULL, " ", &save) : NULL;
+    if (!argv[0] || !(verb = follow_launcher(argv)))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *l = kids[i].label, *sp = strstr(l, " (pid ");
+        snprintf(name, sizeof(name), "%.*s", sp ? (int)(sp - l) : (int)strlen(l), l);
+        if (!follow_sdk_tool(name) && (!app || kids[i].tr.end_t > app->tr.end_t))
+            app = &kids[i];
+    }
+    if (app)
+        fprintf(out, "  dotnet %s only launched the app: it ran in %s\n", verb, app->label);
+}
+
+void cli_report_children(const char *path, const rp_trace *parent, FILE *out)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], stem[PATH_MAX];
+    size_t slen;
+    DIR *d;
+    struct dirent *de;
+    one *kids = NULL;
+    size_t n = 0;
+    uint64_t start = parent->file.start_realtime_ns, end = start + parent->end_t + 2000000000ull;
+
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    snprintf(stem, sizeof(stem), "%s", slash ? slash + 1 : path);
+    slen = strlen(stem);
+    if (slen > 5 && strcmp(stem + slen - 5, ".clrp") == 0)
+        stem[slen -= 5] = '\0';
+    stem[slen++] = '.';
+    stem[slen] = '\0';
+    if (!(d = opendir(dir)))
+        return;
+    /* STEM.PROGRAM-PID.clrp that started while the parent ran: what
+     * `clrprobe run` names its children's traces (run_follow.h). */
+    while ((de = readdir(d))) {
+        char p[PATH_MAX], err[256];
+        one *nk;
+        if (strncmp(de->d_name, stem, slen) != 0 || !is_trace_name(de->d_name) || !strchr(de->d_name + slen, '-'))
+            continue;
+        if ((size_t)snprintf(p, sizeof(p), "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "",
+                             de->d_name) >= sizeof(p) ||
+            !(nk = realloc(kids, (n + 1) * sizeof(*kids))))
+            continue;
+        kids = nk;
+        if (rp_load(p, &kids[n].tr, err, sizeof(err)) != TRACE_OK)
+            continue;
+        if (kids[n].tr.file.start_realtime_ns < start || kids[n].tr.file.start_realtime_ns > end) {
+            rp_free(&kids[n].tr);
+            continue;
+        }
+        snprintf(kids[n].path, sizeof(kids[n].path), "%s", p);
+        label_of(&kids[n].tr, kids[n].label, sizeof(kids[n].label));
+        n++;
+    }
+    closedir(d);
+    if (n) {
+        qsort(kids, n, sizeof(*kids), by_start);
+        fputc('\n', out);
+        print_processes(out, "Processes it started (their own traces; 'clrprobe report DIR' shows them together)",
+                        kids, n);
+        launcher_note(parent, kids, n, out);
+    }
+    for (size_t i = 0; i < n; i++)
+        rp_free(&kids[i].tr);
+    free(kids);
+}

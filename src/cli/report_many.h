@@ -1,0 +1,31 @@
+/* report_many.h - `clrprobe report` over several traces (files, or
+ * directories of *.clrp): the processes of a run together, each process,
+ * "PROGRAM (pid N)", the root frame of its samples (report_many.c). */
+#ifndef CLRPROBE_CLI_REPORT_MANY_H
+#define CLRPROBE_CLI_REPORT_MANY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/formats.h"
+
+typedef struct rp_report_options {
+    enum rp_view view;
+    const char *thread;        /* --thread, or NULL */
+    int by_thread;
+    unsigned profile_options;  /* RP_PROFILE_* (--raw-frames) */
+    const char *output;        /* -o, or NULL: standard output */
+} rp_report_options;
+
+/* Writes one report of the traces args names (files or directories) in
+ * format fmt: a profile format merges their profiles; text lists the
+ * processes, each one's summary, then where time goes in all of them;
+ * jsonl is refused.  Returns the command's exit status. */
+int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_report_options *opt);
+
+/* After the text report of the trace at path: the traces of the processes
+ * it started, found beside it (STEM.PROGRAM-PID.clrp, started while it
+ * ran), with their duration, if there are any. */
+void cli_report_children(const char *path, const rp_trace *parent, FILE *out);
+
+#endif

@@ -1,0 +1,50 @@
+/* test_profile_merge.c - several processes' profiles as one
+ * (rp_profile_merge): the process is every sample's root frame, frames
+ * are shared by name, threads follow one another, times are shifted,
+ * samples end in time order and counts add up. */
+#include "unit.h"
+#include "report/profile.h"
+
+TEST(profile_merge_roots_frames_threads)
+{
+    char *fa[] = { "Main", "Work" }, *fb[] = { "Work", "Other" };
+    rp_pthread ta[] = { { "main", 10, 2 } }, tb[] = { { "main", 20, 1 }, { "worker", 21, 1 } };
+    uint32_t s1[] = { 0, 1 }, s2[] = { 0 }, s3[] = { 1, 0 }, s4[] = { 0 };
+    rp_sample sa[] = { { 5, 0, 2, s1, 7 }, { 30, 0, 1, s2, 0 } };
+    rp_sample sb[] = { { 1, 1, 2, s3, 3 }, { 2, 0, 1, s4, 0 } };
+    rp_profile parts[2], m;
+    const char *roots[] = { "dotnet (pid 10)", "App (pid 20)" };
+    uint64_t offsets[] = { 0, 10 };
+
+    memset(parts, 0, sizeof(parts));
+    parts[0] = (rp_profile){ .frames = fa, .nframes = 2, .threads = ta, .nthreads = 1, .samples = sa, .nsamples = 2,
+                             .total_samples = 4, .ticks = 3, .period_ns = 10000000, .max_suspend_ns = 5 };
+    parts[1] = (rp_profile){ .frames = fb, .nframes = 2, .threads = tb, .nthreads = 2, .samples = sb, .nsamples = 2,
+                             .total_samples = 2, .ticks = 2, .period_ns = 10000000, .max_suspend_ns = 9 };
+    CHECK_EQ(rp_profile_merge(parts, roots, offsets, 2, &m), 0);
+    CHECK_EQ(m.nframes, 5);                  /* two roots, Main, Work (shared), Other */
+    CHECK_EQ(m.nthreads, 3);
+    CHECK_STR(m.threads[2].name, "worker");
+    CHECK_EQ(m.nsamples, 4);
+    CHECK_EQ(m.total_samples, 6);
+    CHECK_EQ(m.ticks, 5);
+    CHECK_EQ(m.max_suspend_ns, 9);
+    CHECK_EQ(m.period_ns, 10000000);
+    /* in time order: a@5, b@1+10, b@2+10, a@30 */
+    CHECK_EQ(m.samples[0].t, 5);
+    CHECK_EQ(m.samples[1].t, 11);
+    CHECK_EQ(m.samples[2].t, 12);
+    CHECK_EQ(m.samples[3].t, 30);
+    CHECK_STR(m.frames[m.samples[0].frames[0]], "dotnet (pid 10)");
+    CHECK_EQ(m.samples[0].nframes, 3);
+    CHECK_STR(m.frames[m.samples[0].frames[2]], "Work");
+    CHECK_EQ(m.samples[0].cpu_ns, 7);
+    CHECK_STR(m.frames[m.samples[1].frames[0]], "App (pid 20)");
+    CHECK_STR(m.frames[m.samples[1].frames[1]], "Other");
+    CHECK_STR(m.frames[m.samples[1].frames[2]], "Work");
+    CHECK_EQ(m.samples[1].frames[2], m.samples[0].frames[2]);
+    CHECK_EQ(m.samples[1].thread, 2);       /* b's second thread, after a's one */
+    CHECK_STR(m.threads[m.samples[2].thread].name, "main");
+    CHECK_EQ(m.threads[m.samples[2].thread].os_tid, 20);
+    rp_profile_free(&m);
+}
