@@ -28,8 +28,9 @@ static const char usage_options[] =
     "                        existing file is replaced only once the report is complete\n"
     "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
     "                        wall: all samples, running or waiting\n"
-    "      --thread T        only the thread(s) named T (managed or kernel name), or with OS thread\n"
-    "                        id T, or managed thread id T (0x...)\n"
+    "      --thread T        only the thread(s) that T names: a label as the reports show it\n"
+    "                        ('NAME (TID)'), a managed or kernel name, an OS thread id, or a\n"
+    "                        managed thread id (0x...); no match is an error\n"
     "      --by-thread       collapsed: put the thread name as the root frame\n"
     "  -h, --help            this help\n"
     "\n";
@@ -82,6 +83,27 @@ static void print_usage(FILE *out)
     if (nsampled)
         fputs(" CPU samples (recorded by default; --collect cpu).  ", out);
     fputs(usage_tail, out);
+}
+
+/* The error for a --thread that matches no sampled thread, with a few of
+ * the labels that would. */
+static void no_such_thread(const char *thread, const rp_profile *p)
+{
+    enum { SHOWN = 8 };
+    char list[1024];
+    size_t used = 0;
+
+    list[0] = '\0';
+    for (size_t i = 0; i < p->nlabels && i < SHOWN && used < sizeof(list); i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s'%s'", i ? ", " : "", p->labels[i]);
+    if (!p->nlabels)
+        cli_error("no thread matches '%s': the trace has no samples", thread);
+    else if (p->nlabels > SHOWN)
+        cli_error("no thread matches '%s'; the sampled threads include %s and %zu more (a thread is matched by "
+                  "its label, name, kernel name, OS thread id or managed id 0x...)", thread, list, p->nlabels - SHOWN);
+    else
+        cli_error("no thread matches '%s'; the sampled threads are %s (a thread is matched by its label, name, "
+                  "kernel name, OS thread id or managed id 0x...)", thread, list);
 }
 
 int cmd_report(int argc, char **argv)
@@ -185,6 +207,11 @@ int cmd_report(int argc, char **argv)
             cli_error("out of memory building the profile of %s", input);
             goto fail;
         }
+        if (thread && !prof.filter_matched) {
+            no_such_thread(thread, &prof);
+            rp_profile_free(&prof);
+            goto fail;
+        }
         if (need_samples && prof.nsamples == 0) {
             cli_error("no samples match%s%s%s in the %s view%s", thread ? " thread '" : "", thread ? thread : "",
                       thread ? "'" : "", view == RP_VIEW_CPU ? "CPU" : "wall-clock",
@@ -194,6 +221,10 @@ int cmd_report(int argc, char **argv)
         }
     }
 
+    if (need_profile && rp_profile_rate_low(&prof))
+        cli_error("warning: %s: sampled at %.1f ticks/s, %.0f%% of the %.1f asked: fewer samples than the rate says "
+                  "(ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU)", input,
+                  prof.rate_hz, 100.0 * prof.rate_hz / rp_profile_asked_hz(&prof), rp_profile_asked_hz(&prof));
     if (output && !(stream = cli_output_stream(&out))) {
         if (need_profile)
             rp_profile_free(&prof);
