@@ -115,6 +115,48 @@ test_rate_is_honoured_and_checked() {
     assert_eq 2 "$?" "attach --rate 5000"
 }
 
+# Thread-pool threads started before an attach are known by their kernel
+# name only, all ".NET TP Worker": every format labels each with its OS
+# thread id, the same label everywhere, and --thread matches them by the name
+# (all of them), the label or the tid (one).
+test_thread_labels_after_attach() {
+    "$SAMPLE" pool 6 >pool.out 2>&1 &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text pool.out 30 "pool started" || fail "sample did not start"
+    "$CLRPROBE" attach "$TPID" -o pool.clrp --collect cpu,threads --duration 2 >a.out 2>a.err
+    assert_eq 0 "$?" "attach exit code"
+    wait "$TPID"
+    assert_eq 0 "$?" "target exit code"
+    "$CLRPROBE" report pool.clrp --format collapsed --by-thread >threads.txt 2>/dev/null
+    assert_eq 0 "$?" "collapsed --by-thread"
+    local -a labels
+    mapfile -t labels < <(grep 'PoolTargets.Work' threads.txt | cut -d';' -f1 | sort -u)
+    echo "pool threads: ${labels[*]}"
+    assert_eq 4 "${#labels[@]}" "distinct labels of the 4 busy pool threads"
+    assert_eq 0 "$(printf '%s\n' "${labels[@]}" | grep -cv '^\.NET TP Worker ([0-9]*)$')" "labels not '.NET TP Worker (TID)'"
+    local expect
+    expect=$(printf '%s\n' "${labels[@]}")
+    # the same labels in the other formats
+    "$CLRPROBE" report pool.clrp --format speedscope -o pool.json 2>/dev/null
+    assert_eq "$expect" "$(jq -r '.shared.frames as $f | .profiles[] | select(any(.samples[]; any(.[]; $f[.].name
+        | endswith("PoolTargets.Work")))) | .name' pool.json | sort)" "speedscope's profiles"
+    "$CLRPROBE" report pool.clrp --format html -o pool.html 2>/dev/null
+    assert_eq "$expect" "$(grep -o '"name":"\.NET TP Worker ([0-9]*)"' pool.html | cut -d'"' -f4 | sort)" \
+        "the html page's threads"
+    "$CLRPROBE" report pool.clrp >pool.txt 2>/dev/null
+    assert_eq "$expect" "$(sed -n 's/^  Thread \(\.NET TP Worker ([0-9]*)\): .*/\1/p' pool.txt | sort)" "the text report's threads"
+    # --thread: the name matches all of them, a label or a tid one
+    assert_eq "$expect" "$("$CLRPROBE" report pool.clrp --format collapsed --by-thread --thread ".NET TP Worker" |
+        cut -d';' -f1 | sort -u)" "--thread '.NET TP Worker'"
+    assert_eq "${labels[1]}" "$("$CLRPROBE" report pool.clrp --format collapsed --by-thread --thread "${labels[1]}" |
+        cut -d';' -f1 | sort -u)" "--thread '${labels[1]}'"
+    local tid=${labels[2]##*(}
+    tid=${tid%)}
+    assert_eq "${labels[2]}" "$("$CLRPROBE" report pool.clrp --format collapsed --by-thread --thread "$tid" |
+        cut -d';' -f1 | sort -u)" "--thread $tid"
+}
+
 # The CPU total the reports state, from the threads' own CPU clocks, against
 # the kernel's count for the whole process (GNU time's user + system of the
 # profiled run: the program and the clrprobe command, whose own share is a
