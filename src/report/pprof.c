@@ -377,9 +377,18 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
         }
         while (tlen && totals[tlen - 1] == '\n')
             totals[--tlen] = '\0';
-        for (char *c = totals; *c; c++)
-            if (*c == '\n')
-                *c = ' ';
+        for (char *c = totals; (c = strchr(c, '\n')) != NULL; c += 2) {      /* lines as "A; B" */
+            char *grown = realloc(totals, ++tlen + 1);
+            if (!grown) {
+                free(totals);
+                goto done;
+            }
+            c = grown + (c - totals);
+            totals = grown;
+            memmove(c + 2, c + 1, strlen(c + 1) + 1);
+            c[0] = ';';
+            c[1] = ' ';
+        }
         for (int i = 0; i < S_FRAMES; i++)
             pb_string(&top, PROFILE_STRING_TABLE,
                       i == S_KIND ? (p->view == RP_VIEW_WALL ? "wall" : "cpu")

@@ -179,6 +179,15 @@ test_profile_formats_pprof_go_tool() {
     HOME=${HOME:-$WORK} go tool pprof -top cpu.pb.gz >top.txt 2>top.err
     assert_eq 0 "$?" "go tool pprof -top"
     assert_contains top.txt "Type: cpu" "sample type"
+    # its totals are the text report's: "N.NN s of CPU time in D.DD s" is "Duration: D.DDs, Total samples = N.NNs"
+    "$CLRPROBE" report "$TRACE" >text.txt
+    local cpu dur
+    read -r cpu dur < <(grep -o '[0-9.]* s of CPU time in [0-9.]* s' text.txt | awk '{print $1, $7}')
+    # (pprof picks the unit: 2.18s or 2176.12ms)
+    assert_eq "$dur $cpu" "$(sed -n 's/^Duration: \([0-9.]*\)s, Total samples = \([0-9.]*\)\(m*\)s .*/\1 \2 \3/p' top.txt |
+        awk '{printf "%.2f %.2f", $1, $3 == "m" ? $2 / 1000 : $2}')" "go tool pprof's duration and total"
+    HOME=${HOME:-$WORK} go tool pprof -comments cpu.pb.gz >comments.txt 2>/dev/null
+    assert_contains comments.txt "$cpu s of CPU time in $dur s" "the totals in the comments"
     assert_contains top.txt "ClrProbe.Sample.SharesTargets.BurnOther" "BurnOther listed"
     assert_contains top.txt "ClrProbe.Sample.SharesTargets.BurnThreeQuarters" "BurnThreeQuarters listed"
     assert_not_contains top.err "Main binary filename not available" "pprof looked for a binary"

@@ -721,7 +721,7 @@ TEST(exporters_pprof_decodes)
     CHECK_EQ(d.duration, 70000000);
     CHECK_EQ(d.ncomment, 2);
     CHECK_STR(str_at(&d, d.comment), "trace.clrp");
-    CHECK_STR(str_at(&d, d.comment2), "0.03 s of CPU time in 0.07 s (0.43 CPUs on average) "
+    CHECK_STR(str_at(&d, d.comment2), "0.03 s of CPU time in 0.07 s (0.43 CPUs on average); "
                                       "rate: 100.0 ticks/s achieved of 100.0 asked (every 10.0 ms)");
     /* functions and locations: one per frame name, plus the empty stack's pseudo-frame */
     CHECK_EQ(d.nfn, NFRAMES + 1);
