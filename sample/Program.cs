@@ -27,6 +27,7 @@ internal static class Program
           churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
+          pool [SECONDS]    attach target: 4 thread-pool work items burn CPU for SECONDS (default 5)
           mute [SECONDS]    a fake diagnostics socket that accepts and never answers (run with
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
           async [SECONDS]   CPU burnt in async methods (AsyncTargets.BurnAsync about half of it), a
@@ -92,6 +93,9 @@ internal static class Program
             case "shares":
                 return OptionalSeconds(scenario, rest, out double shareSeconds) ??
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
+            case "pool":
+                return OptionalSeconds(scenario, rest, out double poolSeconds) ??
+                       PoolScenario.Run(rest.Length == 0 ? PoolScenario.DefaultSeconds : poolSeconds);
             case "mute":
                 return OptionalSeconds(scenario, rest, out double muteSeconds) ?? MuteScenario.Run(muteSeconds);
             case "async":

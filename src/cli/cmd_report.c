@@ -30,8 +30,9 @@ static const char usage_options[] =
     "                        existing file is replaced only once the report is complete\n"
     "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
     "                        wall: all samples, running or waiting\n"
-    "      --thread T        only the thread(s) named T (managed or kernel name), or with OS thread\n"
-    "                        id T, or managed thread id T (0x...)\n"
+    "      --thread T        only the thread(s) that T names: a label as the reports show it\n"
+    "                        ('NAME (TID)'), a managed or kernel name, an OS thread id, or a\n"
+    "                        managed thread id (0x...); no match is an error\n"
     "      --by-thread       collapsed: put the thread name as the root frame\n"
     "      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
     "                        Start frames, which are otherwise shown as 'Type.Method [async]'\n"
@@ -201,6 +202,11 @@ int cmd_report(int argc, char **argv)
             cli_error("out of memory building the profile of %s", input);
             goto fail;
         }
+        if (thread && !prof.filter_matched) {
+            cli_report_no_thread(thread, &prof);
+            rp_profile_free(&prof);
+            goto fail;
+        }
         if (need_samples && prof.nsamples == 0) {
             cli_error("no samples match%s%s%s in the %s view%s", thread ? " thread '" : "", thread ? thread : "",
                       thread ? "'" : "", view == RP_VIEW_CPU ? "CPU" : "wall-clock",
@@ -210,6 +216,10 @@ int cmd_report(int argc, char **argv)
         }
     }
 
+    if (need_profile && rp_profile_rate_low(&prof))
+        cli_error("warning: %s: sampled at %.1f ticks/s, %.0f%% of the %.1f asked: fewer samples than the rate says "
+                  "(ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU)", input,
+                  prof.rate_hz, 100.0 * prof.rate_hz / rp_profile_asked_hz(&prof), rp_profile_asked_hz(&prof));
     if (output && !(stream = cli_output_stream(&out))) {
         if (need_profile)
             rp_profile_free(&prof);

@@ -119,6 +119,27 @@ static void print_processes(FILE *out, const char *title, const one *t, size_t n
     }
 }
 
+/* The error for a --thread that matches no sampled thread, with a few of
+ * the labels that would. */
+void cli_report_no_thread(const char *thread, const rp_profile *p)
+{
+    enum { SHOWN = 8 };
+    char list[1024];
+    size_t used = 0;
+
+    list[0] = '\0';
+    for (size_t i = 0; i < p->nlabels && i < SHOWN && used < sizeof(list); i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s'%s'", i ? ", " : "", p->labels[i]);
+    if (!p->nlabels)
+        cli_error("no thread matches '%s': the trace has no samples", thread);
+    else if (p->nlabels > SHOWN)
+        cli_error("no thread matches '%s'; the sampled threads include %s and %zu more (a thread is matched by "
+                  "its label, name, kernel name, OS thread id or managed id 0x...)", thread, list, p->nlabels - SHOWN);
+    else
+        cli_error("no thread matches '%s'; the sampled threads are %s (a thread is matched by its label, name, "
+                  "kernel name, OS thread id or managed id 0x...)", thread, list);
+}
+
 int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_report_options *opt)
 {
     char **paths = NULL, err[512], problem[512];
@@ -173,6 +194,11 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
     }
     if (rp_profile_merge(profs, roots, offsets, n, &merged) < 0) {
         cli_error("out of memory merging the profiles");
+        goto done;
+    }
+    if (opt->thread && !merged.filter_matched) {
+        cli_report_no_thread(opt->thread, &merged);
+        rp_profile_free(&merged);
         goto done;
     }
     if ((fmt->needs & RP_NEED_SAMPLES) && merged.nsamples == 0) {

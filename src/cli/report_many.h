@@ -28,4 +28,8 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
  * ran), with their duration, if there are any. */
 void cli_report_children(const char *path, const rp_trace *parent, FILE *out);
 
+/* The error for a --thread that matches no sampled thread of p (every
+ * format, one or several traces), with a few of the labels that would. */
+void cli_report_no_thread(const char *thread, const rp_profile *p);
+
 #endif

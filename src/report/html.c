@@ -7,8 +7,11 @@
  *
  *   { "title", "view": "cpu"|"wall", "period_ns", "samples", "total_samples",
  *     "ticks", "suspend_ns", "max_suspend_ns", "sampler_cpu_ns", "failed",
+ *     "duration_ns", "cpu_ns", "cpu_unshown_ns", "total_ns", "rate_hz", "rate_low",
+ *                                             the totals (profile.h): total_ns is what the
+ *                                             view's samples stand for (rp_profile_total)
  *     "frames": [name, ...],                  only the names some sample uses
- *     "threads": [{ "name", "tid", "samples",
+ *     "threads": [{ "name" (the label), "mname", "kname", "id" ("0x..."), "tid", "samples", "cpu_ns",
  *                   "tree": [frame, samples, children, ...] }] }
  *
  * A tree is its nodes in preorder, three numbers each: the frame (an index
@@ -143,9 +146,12 @@ static int write_data(const rp_profile *p, const char *title, const forest *fo, 
     json_string(out, title ? title : "clrprobe profile");
     fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%zu,\"total_samples\":%" PRIu64
             ",\n\"ticks\":%" PRIu64 ",\"suspend_ns\":%" PRIu64 ",\"max_suspend_ns\":%" PRIu64
-            ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\n\"frames\":[",
+            ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\n",
             p->view == RP_VIEW_WALL ? "wall" : "cpu", p->period_ns, p->nsamples, p->total_samples, p->ticks,
             p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed);
+    fprintf(out, "\"duration_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 ",\"cpu_unshown_ns\":%" PRIu64
+            ",\"total_ns\":%" PRIu64 ",\"rate_hz\":%.3f,\"rate_low\":%s,\n\"frames\":[", p->duration_ns, p->cpu_ns,
+            p->cpu_unshown_ns, rp_profile_total(p), p->rate_hz, rp_profile_rate_low(p) ? "true" : "false");
     for (size_t k = 0; k < nused; k++) {
         if (k)
             fputs(",\n", out);
@@ -156,8 +162,13 @@ static int write_data(const rp_profile *p, const char *title, const forest *fo, 
         size_t sp = 0, written = 0;
         fputs(t ? ",\n{\"name\":" : "\n{\"name\":", out);
         json_string(out, p->threads[t].name);
-        fprintf(out, ",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"tree\":[", p->threads[t].os_tid,
-                p->threads[t].samples);
+        fputs(",\"mname\":", out);
+        json_string(out, p->threads[t].managed_name ? p->threads[t].managed_name : "");
+        fputs(",\"kname\":", out);
+        json_string(out, p->threads[t].os_name ? p->threads[t].os_name : "");
+        fprintf(out, ",\"id\":\"0x%" PRIx64 "\",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
+                ",\"tree\":[", p->threads[t].managed_id, p->threads[t].os_tid, p->threads[t].samples,
+                p->threads[t].cpu_ns);
         /* preorder: a node's subtree is done before the stack gets to its next sibling */
         if (roots[t] != NONE)
             stack[sp++] = roots[t];

@@ -4,9 +4,12 @@
  *
  * One Function and one Location per frame name (ids: frame index + 1); one
  * Sample per distinct (thread, stack) with the counts summed, its locations
- * leaf first, its values [samples, nanoseconds] where each sample weighs one
- * sampling period, and a "thread" label (plus the numeric "thread_id", the
- * OS thread id).  One Mapping (id 1) holds every location and is marked as
+ * leaf first, its values [samples, nanoseconds] where the nanoseconds are
+ * the samples' measured CPU time (CPU view) or samples x period (wall view:
+ * rp_sample_weight), so `go tool pprof`'s total is the report's total, and a
+ * "thread" label (the thread's label, plus the numeric "thread_id", the OS
+ * thread id).  duration_nanos is the recording window; the comments are the
+ * trace's name and the totals line of the text report.  One Mapping (id 1) holds every location and is marked as
  * having functions already.  The encoder is a small one of our own: each submessage is
  * encoded into a buffer so its length can be written first, and the
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
@@ -166,6 +169,7 @@ static void gz_flush(gzout *g, pbuf *b, int finish)
 typedef struct agg {
     size_t first;            /* a sample with this thread and stack */
     uint64_t count;
+    uint64_t weight;         /* the sum of their weights (rp_sample_weight) */
 } agg;
 
 static uint64_t hash_sample(const rp_sample *s)
@@ -214,11 +218,13 @@ static size_t aggregate(const rp_profile *p, agg **out)
         found = idindex_find(index, h, same_agg, &key);
         if (found >= 0) {
             a[found].count++;
+            a[found].weight += rp_sample_weight(p, &p->samples[i]);
         } else {
             if (idindex_add(&index, h, (uint32_t)n) < 0)
                 goto oom;
             a[n].first = i;
             a[n].count = 1;
+            a[n].weight = rp_sample_weight(p, &p->samples[i]);
             n++;
         }
     }
@@ -242,7 +248,7 @@ enum {
 
 /* The string table: fixed entries, then the frame names, then (when some
  * sample has no frame) the name of that pseudo-frame, then the thread names. */
-enum { S_EMPTY, S_SAMPLES, S_COUNT, S_KIND, S_NANOSECONDS, S_THREAD, S_THREAD_ID, S_TITLE, S_FRAMES };
+enum { S_EMPTY, S_SAMPLES, S_COUNT, S_KIND, S_NANOSECONDS, S_THREAD, S_THREAD_ID, S_TITLE, S_TOTALS, S_FRAMES };
 
 static const char no_frames[] = "[no managed frames]";
 
@@ -288,8 +294,8 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
     pb_uint(&top, PROFILE_PERIOD, p->period_ns);
     pb_uint(&top, PROFILE_DEFAULT_SAMPLE_TYPE, S_KIND);
     pb_uint(&top, PROFILE_COMMENT, S_TITLE);
-    if (p->nsamples)
-        pb_uint(&top, PROFILE_DURATION_NANOS, p->samples[p->nsamples - 1].t - p->samples[0].t);
+    pb_uint(&top, PROFILE_COMMENT, S_TOTALS);
+    pb_uint(&top, PROFILE_DURATION_NANOS, p->duration_ns);
 
     for (size_t i = 0; i < naggs; i++) {
         const rp_sample *s = &p->samples[aggs[i].first];
@@ -312,9 +318,9 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
             pb_varint(&msg, p->nframes + 1);
         /* value: packed [samples, nanoseconds] */
         pb_tag(&msg, 2, WT_LEN);
-        pb_varint(&msg, varint_size(aggs[i].count) + varint_size(aggs[i].count * p->period_ns));
+        pb_varint(&msg, varint_size(aggs[i].count) + varint_size(aggs[i].weight));
         pb_varint(&msg, aggs[i].count);
-        pb_varint(&msg, aggs[i].count * p->period_ns);
+        pb_varint(&msg, aggs[i].weight);
         /* labels */
         if (s->thread < p->nthreads) {
             sub.n = 0;
@@ -358,11 +364,36 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
 
     {
         static const char *const fixed[S_FRAMES] = { "", "samples", "count", NULL, "nanoseconds", "thread",
-                                                     "thread_id", NULL };
+                                                     "thread_id", NULL, NULL };
+        char *totals = NULL;
+        size_t tlen = 0;
+        FILE *mem = open_memstream(&totals, &tlen);
+        if (!mem)
+            goto done;
+        rp_write_profile_totals(p, "", mem);
+        if (fclose(mem) != 0) {
+            free(totals);
+            goto done;
+        }
+        while (tlen && totals[tlen - 1] == '\n')
+            totals[--tlen] = '\0';
+        for (char *c = totals; (c = strchr(c, '\n')) != NULL; c += 2) {      /* lines as "A; B" */
+            char *grown = realloc(totals, ++tlen + 1);
+            if (!grown) {
+                free(totals);
+                goto done;
+            }
+            c = grown + (c - totals);
+            totals = grown;
+            memmove(c + 2, c + 1, strlen(c + 1) + 1);
+            c[0] = ';';
+            c[1] = ' ';
+        }
         for (int i = 0; i < S_FRAMES; i++)
             pb_string(&top, PROFILE_STRING_TABLE,
                       i == S_KIND ? (p->view == RP_VIEW_WALL ? "wall" : "cpu")
-                      : i == S_TITLE ? (title ? title : "") : fixed[i]);
+                      : i == S_TITLE ? (title ? title : "") : i == S_TOTALS ? totals : fixed[i]);
+        free(totals);
     }
     for (size_t f = 0; f < nfuncs; f++) {
         pb_string(&top, PROFILE_STRING_TABLE, f < p->nframes ? p->frames[f] : no_frames);

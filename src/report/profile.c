@@ -138,63 +138,77 @@ uint64_t rp_count_samples(const rp_trace *tr)
     return n;
 }
 
-/* The display name of a thread lifetime (profile.h), a copy in the
- * profile's arena ("" if out of memory). */
-static const char *display_name(rp_profile *p, const rp_thread *th, uint32_t os_tid)
+/* A copy of s in the profile's arena ("" if out of memory). */
+static const char *copy_str(rp_profile *p, const char *s)
 {
-    const char *name = th ? th->name : "";
-    size_t n;
-    char *s;
-
-    if (th && !name[0] && th->os_name[0]) {
-        n = strlen(th->os_name) + 3;
-        if ((s = palloc(p, n)) == NULL)
-            return "";
-        snprintf(s, n, "(%s)", th->os_name);
-        return s;
-    }
-    if (!name[0]) {
-        if ((s = palloc(p, 24)) == NULL)
-            return "";
-        snprintf(s, 24, "thread %" PRIu32, os_tid);
-        return s;
-    }
-    n = strlen(name) + 1;
-    if ((s = palloc(p, n)) == NULL)
+    size_t n = strlen(s) + 1;
+    char *c = s[0] ? palloc(p, n) : NULL;
+    if (!c)
         return "";
-    memcpy(s, name, n);
+    memcpy(c, s, n);
+    return c;
+}
+
+/* The label of a thread lifetime (profile.h): "NAME (TID)", or "thread
+ * TID"; a copy in the profile's arena ("" if out of memory). */
+static const char *thread_label(rp_profile *p, const rp_thread *th, uint32_t os_tid)
+{
+    const char *name = th && th->name[0] ? th->name : th && th->os_name[0] ? th->os_name : NULL;
+    size_t n = (name ? strlen(name) : 6) + 16;
+    char *s = palloc(p, n);
+
+    if (!s)
+        return "";
+    if (name)
+        snprintf(s, n, "%s (%" PRIu32 ")", name, os_tid);
+    else
+        snprintf(s, n, "thread %" PRIu32, os_tid);
     return s;
 }
 
-/* Whether the thread matches the --thread filter: its display name, managed
- * name, kernel name, OS thread id or managed ID (see docs/sampling.md). */
-static int thread_matches(const char *filter, const rp_thread *th, uint32_t os_tid, uint64_t managed)
+int rp_thread_matches(const char *filter, const char *label, const char *name, const char *os_name,
+                      uint32_t os_tid, uint64_t managed)
 {
     char num[32];
     size_t flen;
 
     if (!filter)
         return 1;
-    if (th && strcmp(filter, th->name) == 0)
+    if ((label && strcmp(filter, label) == 0) || (name && name[0] && strcmp(filter, name) == 0))
         return 1;
-    if (th && th->os_name[0]) {
+    if (os_name && os_name[0]) {
         flen = strlen(filter);
-        if (strcmp(filter, th->os_name) == 0)
+        if (strcmp(filter, os_name) == 0)
             return 1;
-        if (!th->name[0] && flen == strlen(th->os_name) + 2 && filter[0] == '(' &&
-            memcmp(filter + 1, th->os_name, flen - 2) == 0 && filter[flen - 1] == ')')
-            return 1;                                    /* "(kernel name)", as displayed */
-    }
-    if (!th || (!th->name[0] && !th->os_name[0])) {
-        snprintf(num, sizeof(num), "thread %" PRIu32, os_tid);
-        if (strcmp(filter, num) == 0)
-            return 1;
+        if (flen == strlen(os_name) + 2 && filter[0] == '(' && memcmp(filter + 1, os_name, flen - 2) == 0 &&
+            filter[flen - 1] == ')')
+            return 1;                                    /* "(kernel name)", as earlier versions showed it */
     }
     snprintf(num, sizeof(num), "%" PRIu32, os_tid);
     if (strcmp(filter, num) == 0)
         return 1;
     snprintf(num, sizeof(num), "0x%" PRIx64, managed);
     return strcmp(filter, num) == 0;
+}
+
+uint64_t rp_sample_weight(const rp_profile *p, const rp_sample *s)
+{
+    return p->view == RP_VIEW_CPU ? s->cpu_ns : p->period_ns;
+}
+
+uint64_t rp_profile_total(const rp_profile *p)
+{
+    return p->view == RP_VIEW_CPU ? p->cpu_ns : (uint64_t)p->nsamples * p->period_ns;
+}
+
+double rp_profile_asked_hz(const rp_profile *p)
+{
+    return p->period_ns ? 1e9 / (double)p->period_ns : 0;
+}
+
+int rp_profile_rate_low(const rp_profile *p)
+{
+    return p->ticks > 1 && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
 }
 
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, rp_profile *p)
@@ -205,9 +219,10 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
 int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *filter, unsigned options, rp_profile *p)
 {
     async_roles roles = { 0 };
-    idmap names, threads_by_id, thread_slots, last_sample;
+    idmap names, threads_by_id, thread_slots, last_sample, labelled;
     interner in = { 0 };
-    size_t cap = 0, tcap = 0;
+    size_t cap = 0, tcap = 0, lcap = 0;
+    uint64_t first_tick = 0, last_tick = 0;
     long native, unknown;
     int rc = -1;
 
@@ -217,6 +232,7 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     idmap_init(&threads_by_id);
     idmap_init(&thread_slots);
     idmap_init(&last_sample);
+    idmap_init(&labelled);
     native = intern(&in, p, "[native code]");
     unknown = intern(&in, p, "[unknown]");
     if (native < 0 || unknown < 0)
@@ -246,7 +262,9 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             break;
         case TK_SAMPLER_TICK: {
             const rec_sampler_tick *k = &e->sampler_tick;
-            p->ticks++;
+            if (!p->ticks++)
+                first_tick = e->t;
+            last_tick = e->t;
             p->suspend_ns += k->suspend_ns;
             if (k->suspend_ns > p->max_suspend_ns)
                 p->max_suspend_ns = k->suspend_ns;
@@ -262,21 +280,43 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             int tidx = idmap_get(&threads_by_id, r->thread, &v) ? (int)v : -1;
             const rp_thread *th = tidx >= 0 ? &tr->threads[tidx] : NULL;
             uint64_t key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | r->os_tid;
+            const char *label;
+            int matches, on_cpu;
             rp_sample *s;
 
             p->total_samples++;
+            if (!idmap_get(&labelled, key, &v)) {            /* every sampled thread's label, once */
+                if (p->nlabels == lcap) {
+                    size_t nc = lcap ? lcap * 2 : 16;
+                    const char **nl = realloc(p->labels, nc * sizeof(*nl));
+                    if (!nl)
+                        goto out;
+                    p->labels = nl;
+                    lcap = nc;
+                }
+                v = p->nlabels;
+                p->labels[p->nlabels++] = thread_label(p, th, r->os_tid);
+                idmap_put(&labelled, key, v);
+            }
+            label = p->labels[v];
+            matches = rp_thread_matches(filter, label, th ? th->name : NULL, th ? th->os_name : NULL, r->os_tid,
+                                        r->thread);
+            if (matches)
+                p->filter_matched = 1;
             /* On a CPU: the thread used at least a quarter of the time since
              * its previous sample (a sleeping thread that wakes now and then
              * does not count). */
             {
                 int seen = idmap_get(&last_sample, r->os_tid, &prev_t);
-                int on_cpu = seen && e->t > prev_t && r->cpu_ns * 4 >= e->t - prev_t;
+                on_cpu = seen && e->t > prev_t && r->cpu_ns * 4 >= e->t - prev_t;
                 idmap_put(&last_sample, r->os_tid, e->t);
-                if (view == RP_VIEW_CPU && !on_cpu)
-                    continue;
             }
-            if (!thread_matches(filter, th, r->os_tid, r->thread))
+            if (!matches)
                 continue;
+            if (view == RP_VIEW_CPU && !on_cpu) {
+                p->cpu_unshown_ns += r->cpu_ns;
+                continue;
+            }
             if (!idmap_get(&thread_slots, key, &v)) {
                 if (p->nthreads == tcap) {
                     size_t nc = tcap ? tcap * 2 : 16;
@@ -288,7 +328,10 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 }
                 v = p->nthreads++;
                 memset(&p->threads[v], 0, sizeof(p->threads[v]));
-                p->threads[v].name = display_name(p, th, r->os_tid);
+                p->threads[v].name = label;
+                p->threads[v].managed_name = copy_str(p, th ? th->name : "");
+                p->threads[v].os_name = copy_str(p, th ? th->os_name : "");
+                p->threads[v].managed_id = r->thread;
                 p->threads[v].os_tid = r->os_tid;
                 idmap_put(&thread_slots, key, v);
             }
@@ -325,12 +368,22 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             while (s->nframes > 1 && is_safe_point_helper(in.names[s->frames[s->nframes - 1]]))
                 s->nframes--;
             p->threads[v].samples++;
+            p->threads[v].cpu_ns += r->cpu_ns;
+            p->cpu_ns += r->cpu_ns;
             break;
         }
         }
     }
     if (!p->period_ns)
         p->period_ns = 10000000u;            /* (traces without ticks: the default rate) */
+    /* The window: each tick stands for one period, so N evenly spaced ticks
+     * make N periods and the achieved rate is the asked one. */
+    if (p->ticks) {
+        p->duration_ns = last_tick - first_tick + p->period_ns;
+        p->rate_hz = (double)p->ticks * 1e9 / (double)p->duration_ns;
+    } else if (p->nsamples) {
+        p->duration_ns = p->samples[p->nsamples - 1].t - p->samples[0].t;
+    }
     /* Keep only the frames that samples use, renumbered in first-use order:
      * the exporters write the frame table as it is. */
     {
@@ -372,6 +425,7 @@ out:
     idmap_free(&threads_by_id);
     idmap_free(&thread_slots);
     idmap_free(&last_sample);
+    idmap_free(&labelled);
     if (rc != 0)
         rp_profile_free(p);
     return rc;
@@ -383,5 +437,6 @@ void rp_profile_free(rp_profile *p)
     free(p->frames);
     free(p->threads);
     free(p->samples);
+    free(p->labels);
     memset(p, 0, sizeof(*p));
 }

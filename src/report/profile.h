@@ -16,10 +16,16 @@
 enum rp_view { RP_VIEW_CPU = 0, RP_VIEW_WALL = 1 };
 
 typedef struct rp_pthread {
-    const char *name;        /* display name: managed name, else "(kernel name)", else "thread TID";
-                                whole, as the trace has it (escape it to print it as text) */
+    const char *name;        /* the thread's label, unique in the profile: "NAME (TID)" with NAME its
+                                managed name, else its kernel name; "thread TID" without either.
+                                Whole, as the trace has it (escape it to print it as text).  Every
+                                format shows this label; --thread and the html page match it. */
+    const char *managed_name;/* its managed name, its kernel name ("" if none): what else --thread */
+    const char *os_name;     /* matches (rp_thread_matches) */
+    uint64_t managed_id;     /* managed ThreadID (0 if unknown) */
     uint32_t os_tid;
     uint64_t samples;        /* in the chosen view */
+    uint64_t cpu_ns;         /* the CPU its kept samples measured (sum of their cpu_ns) */
 } rp_pthread;
 
 typedef struct rp_sample {
@@ -42,13 +48,25 @@ typedef struct rp_profile {
     size_t nsamples;
     uint64_t total_samples;  /* before view and filter */
     uint64_t ticks, suspend_ns, max_suspend_ns, sampler_cpu_ns, failed;
+    /* The numbers every format states (docs/sampling.md, "What the totals mean"): */
+    uint64_t duration_ns;    /* the recording window: first tick to last tick plus one period (without
+                                ticks: first to last sample) */
+    uint64_t cpu_ns;         /* CPU time: the sum of the kept samples' cpu_ns, measured by the kernel's
+                                per-thread CPU clocks (never samples x period) */
+    uint64_t cpu_unshown_ns; /* CPU view: cpu_ns of the matching threads' samples left out as waiting */
+    double rate_hz;          /* ticks achieved per second of the window (0: no ticks) */
+    /* The --thread filter: whether any sample's thread matched it (in any view), and the labels of
+     * the sampled threads (for the error that lists them). */
+    int filter_matched;
+    const char **labels;
+    size_t nlabels;
     struct rp_arena *arena;  /* names and frame arrays (arena.h) */
 } rp_profile;
 
-/* Builds the profile of tr for a view, keeping only threads whose name,
- * kernel name, OS thread id or managed id match thread_filter (NULL: all).
- * Async state machines are shown as their methods and the builders' Start
- * frames folded (async_frames.h).  Returns 0, or -1 (out of memory). */
+/* Builds the profile of tr for a view, keeping only threads that match
+ * thread_filter (NULL: all; rp_thread_matches).  Async state machines are
+ * shown as their methods and the builders' Start frames folded
+ * (async_frames.h).  Returns 0, or -1 (out of memory). */
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *thread_filter, rp_profile *out);
 
 /* rp_profile_build with options (a bit set). */
@@ -66,6 +84,23 @@ void rp_profile_free(rp_profile *p);
  * (out of memory).  Free out with rp_profile_free. */
 int rp_profile_merge(const rp_profile *parts, const char *const *roots, const uint64_t *offsets_ns, size_t n,
                      rp_profile *out);
+
+/* The weight of a sample in nanoseconds: its measured cpu_ns in the CPU
+ * view, one period in the wall view.  What the formats add up. */
+uint64_t rp_sample_weight(const rp_profile *p, const rp_sample *s);
+/* The sum of the weights of the kept samples: cpu_ns in the CPU view, the
+ * thread time (samples x period) in the wall view. */
+uint64_t rp_profile_total(const rp_profile *p);
+/* The asked rate in Hz (1e9 / period_ns). */
+double rp_profile_asked_hz(const rp_profile *p);
+/* Whether the achieved rate is below 90% of the asked one. */
+int rp_profile_rate_low(const rp_profile *p);
+
+/* The --thread rule (docs/sampling.md): filter equals the thread's label,
+ * its managed name, its kernel name (bare or in parentheses), its OS thread
+ * id in decimal or its managed id as 0x... (lowercase hex). */
+int rp_thread_matches(const char *filter, const char *label, const char *name, const char *os_name,
+                      uint32_t os_tid, uint64_t managed);
 
 /* Number of sample records in a trace (any view). */
 uint64_t rp_count_samples(const rp_trace *tr);

@@ -1,5 +1,7 @@
 /* profile_merge.c - several processes' profiles as one (profile.h,
- * rp_profile_merge): every sample gets its process as the root frame. */
+ * rp_profile_merge): every sample gets its process as the root frame; the
+ * totals every format states (CPU time, window, rate) are the parts'
+ * together; the merged profile owns copies of every string it shows. */
 #include "report/profile.h"
 #include "report/arena.h"
 #include "common/idmap.h"
@@ -56,6 +58,22 @@ static long intern(merge_names *m, const char *name)
     return (long)p->nframes++;
 }
 
+/* A copy of s in the merged profile's memory ("" stays the constant); NULL
+ * when out of memory. */
+static const char *copy_str(rp_profile *out, const char *s)
+{
+    size_t len;
+    char *copy;
+
+    if (!s || !*s)
+        return "";
+    len = strlen(s) + 1;
+    if (!(copy = arena_alloc(&out->arena, len)))
+        return NULL;
+    memcpy(copy, s, len);
+    return copy;
+}
+
 static int by_time(const void *a, const void *b)
 {
     const rp_sample *x = a, *y = b;
@@ -81,6 +99,34 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
     out->nthreads = out->nsamples = 0;
     out->arena = NULL;
     out->total_samples = out->ticks = out->suspend_ns = out->max_suspend_ns = out->sampler_cpu_ns = out->failed = 0;
+    out->cpu_ns = out->cpu_unshown_ns = out->duration_ns = 0;
+    out->filter_matched = 0;
+    out->labels = NULL;
+    out->nlabels = 0;
+    {
+        /* The window: from the earliest part's start to the latest part's
+         * end (each part's window starts at its offset); the rate: all
+         * ticks over all windows. */
+        uint64_t start = UINT64_MAX, end = 0, windows = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t off = offsets_ns ? offsets_ns[i] : 0;
+            if (off < start)
+                start = off;
+            if (off + parts[i].duration_ns > end)
+                end = off + parts[i].duration_ns;
+            windows += parts[i].duration_ns;
+            out->cpu_ns += parts[i].cpu_ns;
+            out->cpu_unshown_ns += parts[i].cpu_unshown_ns;
+            out->filter_matched |= parts[i].filter_matched;
+        }
+        out->duration_ns = end > start ? end - start : 0;
+        {
+            uint64_t ticks = 0;
+            for (size_t i = 0; i < n; i++)
+                ticks += parts[i].ticks;
+            out->rate_hz = windows ? (double)ticks * 1e9 / (double)windows : 0;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         nthreads += parts[i].nthreads;
         nsamples += parts[i].nsamples;
@@ -125,6 +171,11 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             memcpy(name, p->threads[t].name, len);
             *th = p->threads[t];
             th->name = name;
+            if (!(th->managed_name = copy_str(out, p->threads[t].managed_name)) ||
+                !(th->os_name = copy_str(out, p->threads[t].os_name))) {
+                free(map);
+                goto oom;
+            }
         }
         for (size_t s = 0; s < p->nsamples; s++) {
             const rp_sample *in = &p->samples[s];
@@ -144,6 +195,18 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             o->nframes = in->nframes + 1;
         }
         free(map);
+    }
+    /* The sampled threads' labels, for the error when --thread matches none. */
+    for (size_t i = 0; i < n; i++)
+        out->nlabels += parts[i].nlabels;
+    if (out->nlabels) {
+        size_t k = 0;
+        if (!(out->labels = calloc(out->nlabels, sizeof(*out->labels))))
+            goto oom;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < parts[i].nlabels; j++)
+                if (!(out->labels[k++] = copy_str(out, parts[i].labels[j])))
+                    goto oom;
     }
     qsort(out->samples, out->nsamples, sizeof(*out->samples), by_time);
     idindex_free(m.slots);

@@ -57,8 +57,8 @@ static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
 }
 
 /* The top of st by cmp under a title line; the title of a thread's list is
- * "Thread NAME (OS thread N): N samples, top by self:" (title NULL), with
- * the thread's name escaped. */
+ * "Thread LABEL: N samples, N.NN s of CPU time, top by self:" (title NULL),
+ * with the thread's label escaped. */
 static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
                      const char *title, long thread, size_t limit, FILE *out)
 {
@@ -68,7 +68,8 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
     } else {
         fputs("  Thread ", out);
         esc_puts(out, p->threads[thread].name);
-        fprintf(out, " (OS thread %" PRIu32 "): %" PRIu64 " samples, top by self:\n", p->threads[thread].os_tid, n);
+        fprintf(out, ": %" PRIu64 " samples, %.2f s of CPU time, top by self:\n", n,
+                (double)p->threads[thread].cpu_ns / 1e9);
     }
     fprintf(out, "  %8s %7s %8s %7s  %s\n", "self", "", "total", "", "function");
     for (size_t i = 0; i < p->nframes && i < limit; i++) {
@@ -81,17 +82,44 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
     }
 }
 
+void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
+{
+    double dur = (double)p->duration_ns / 1e9, cpu = (double)p->cpu_ns / 1e9;
+
+    if (p->view == RP_VIEW_CPU) {
+        fprintf(out, "%s%.2f s of CPU time in %.2f s (%.2f CPUs on average)", indent, cpu, dur,
+                dur > 0 ? cpu / dur : 0.0);
+        if (p->cpu_unshown_ns >= 5000000)          /* (what rounds to 0.01 s or more) */
+            fprintf(out, "; %.2f s more in samples of threads that were mostly waiting (--view wall shows them)",
+                    (double)p->cpu_unshown_ns / 1e9);
+        putc('\n', out);
+    } else {
+        fprintf(out, "%s%.2f s of thread time (%zu samples x %.1f ms, running or waiting) in %.2f s; "
+                "%.2f s of CPU time\n", indent, (double)rp_profile_total(p) / 1e9, p->nsamples,
+                (double)p->period_ns / 1e6, dur, cpu);
+    }
+    if (p->ticks)
+        fprintf(out, "%srate: %.1f ticks/s achieved of %.1f asked (every %.1f ms)%s\n", indent, p->rate_hz,
+                rp_profile_asked_hz(p), (double)p->period_ns / 1e6,
+                rp_profile_rate_low(p) ? "; warning: below 90% of the rate asked, so samples are fewer than "
+                                         "the rate says (ticks are skipped while a GC holds the runtime, or "
+                                         "the sampler waits for a CPU)" : "");
+    else
+        fprintf(out, "%srate: every %.1f ms asked (the trace has no tick records)\n", indent,
+                (double)p->period_ns / 1e6);
+}
+
 void rp_write_profile_text(const rp_profile *p, FILE *out)
 {
     uint64_t n;
     fstat *st;
 
-    fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 ", every %.1f ms; %s)\n",
+    fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 "; %s)\n",
             p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
-            (double)p->period_ns / 1e6,
             p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
                                      "previous sample"
                                    : "all samples, running or waiting");
+    rp_write_profile_totals(p, "  ", out);
     if (p->ticks)
         fprintf(out, "  sampler overhead: %" PRIu64 " ticks, runtime suspended %.2f ms on average (longest "
                 "%.2f ms), sampler CPU %.1f ms in all, %" PRIu64 " stacks that could not be taken\n",

@@ -18,6 +18,9 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out);
 /* The profile part of the text report (profile_text.c): top functions by
  * self and total, overall and per thread (names escaped). */
 void rp_write_profile_text(const rp_profile *p, FILE *out);
+/* The profile's totals and rate as lines of text, each after indent: "N.NN
+ * s of CPU time in N.NN s ...", then "rate: ..." (profile_text.c). */
+void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out);
 
 /* `root;...;leaf count` lines, aggregated (collapsed.c); with by_thread the
  * thread name is the root frame.  Names are escaped (common/escape.h), ';'

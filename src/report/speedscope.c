@@ -1,8 +1,10 @@
 /* speedscope.c - the profile as speedscope's JSON file format
  * (https://www.speedscope.app/file-format-schema.json): the frame names
  * shared by all profiles, then one "sampled" profile per thread whose
- * samples are stacks of frame indices (root first), each weighing one
- * sampling period in nanoseconds.  Written as it goes, never built in
+ * samples are stacks of frame indices (root first), each weighing its
+ * measured CPU time in nanoseconds (the CPU view: its cpu_ns) or one
+ * sampling period (the wall view): rp_sample_weight.  A profile's endValue
+ * is the sum of its weights, so the profiles add up to the report's total.  Written as it goes, never built in
  * memory. */
 #include "report/report.h"
 #include "report/json.h"
@@ -63,10 +65,13 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
     fputs("]},\n\"profiles\":[", out);
     for (size_t t = 0; t < p->nthreads; t++) {
         size_t n = start[t + 1] - start[t];
+        uint64_t total = 0;
+        for (size_t k = 0; k < n; k++)
+            total += rp_sample_weight(p, &p->samples[order[start[t] + k]]);
         fputs(t ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
         json_string(out, p->threads[t].name);
         fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-                (uint64_t)n * p->period_ns);
+                total);
         for (size_t k = 0; k < n; k++) {
             const rp_sample *s = &p->samples[order[start[t] + k]];
             if (k)
@@ -82,7 +87,7 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
         }
         fputs("],\n\"weights\":[", out);
         for (size_t k = 0; k < n; k++) {
-            fprintf(out, k ? ",%" PRIu64 : "%" PRIu64, p->period_ns);
+            fprintf(out, k ? ",%" PRIu64 : "%" PRIu64, rp_sample_weight(p, &p->samples[order[start[t] + k]]));
             if (k % 32 == 31)
                 putc('\n', out);
         }

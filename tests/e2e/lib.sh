@@ -112,10 +112,12 @@ collapsed_total() {
     awk '{t += $NF} END {print t + 0}' "$1"
 }
 # collapsed_thread NAME FILE: the lines of `--by-thread` collapsed output for
-# the thread NAME, also when it is known by its kernel name, "(NAME)" cut to
-# 15 bytes (threads that started before an attach).
+# the thread NAME (labelled "NAME (TID)"), also when it is known by its kernel
+# name, NAME cut to 15 bytes (threads that started before an attach).
 collapsed_thread() {
-    awk -v a="$1;" -v b="(${1:0:15});" 'index($0, a) == 1 || index($0, b) == 1' "$2"
+    awk -v a="$1 (" -v b="${1:0:15} (" '
+        function labelled(p) { return index($0, p) == 1 && substr($0, length(p) + 1) ~ /^[0-9]+\);/ }
+        labelled(a) || labelled(b)' "$2"
 }
 
 # ---- Another user ------------------------------------------------------------

@@ -86,7 +86,7 @@ test_html_self_contained() {
     assert_eq 2 "$(grep -c '<script' "$PAGE")" "script elements (the data and the code)"
     assert_contains "$PAGE" '<div id="status">' "status element"
     assert_contains "$PAGE" '"ClrProbe.Sample.SharesTargets.BurnOther"' "frame names in the data"
-    assert_contains "$PAGE" '"name":"clrprobe-busy"' "thread names in the data"
+    assert_contains "$PAGE" '"name":"clrprobe-busy (' "thread labels in the data"
     assert_contains "$PAGE" '"view":"cpu"' "view in the data"
     # aggregated in C: one tree per thread, not one stack per sample
     local nthreads
@@ -107,12 +107,18 @@ test_html_self_contained() {
     "$CLRPROBE" report "$TRACE" --format html --view wall -o wall.html 2>err
     assert_eq 0 "$?" "exit code of the wall view"
     assert_contains wall.html '"view":"wall"' "wall view in the data"
-    assert_contains wall.html '"name":"clrprobe-sleeper"' "sleeping thread in the wall view"
-    assert_not_contains "$PAGE" '"name":"clrprobe-sleeper"' "sleeping thread in the CPU view"
+    assert_contains wall.html '"name":"clrprobe-sleeper (' "sleeping thread in the wall view"
+    assert_not_contains "$PAGE" '"name":"clrprobe-sleeper (' "sleeping thread in the CPU view"
     "$CLRPROBE" report "$TRACE" --format html --thread clrprobe-busy -o busy.html 2>err
     assert_eq 0 "$?" "exit code with --thread"
     assert_eq 1 "$(grep -o '"tree":\[' busy.html | wc -l | tr -d ' ')" "trees with --thread clrprobe-busy"
-    assert_contains busy.html '"name":"clrprobe-busy"' "the chosen thread"
+    assert_contains busy.html '"name":"clrprobe-busy (' "the chosen thread"
+    # the totals the header shows are the text report's
+    local cpu dur
+    "$CLRPROBE" report "$TRACE" >text.txt
+    read -r cpu dur < <(grep -o '[0-9.]* s of CPU time in [0-9.]* s' text.txt | awk '{print $1, $7}')
+    assert_eq "$cpu $dur" "$(grep -o '"duration_ns":[0-9]*,"cpu_ns":[0-9]*' "$PAGE" |
+        awk -F'[:,]' '{printf "%.2f %.2f", $4 / 1e9, $2 / 1e9}')" "the page's CPU time and duration"
 }
 
 test_html_screenshot_in_chromium() {
@@ -214,10 +220,11 @@ test_html_thread_and_zoom_in_chromium() {
     need_chromium
     html_trace
     local st busy
-    busy=$(awk '/^clrprobe-busy;/ {t += $NF} END {print t + 0}' "$WORK/fixtures/html/threads.txt")
+    busy=$(awk '/^clrprobe-busy \([0-9]+\);/ {t += $NF} END {print t + 0}' "$WORK/fixtures/html/threads.txt")
     st=$(status 'thread=clrprobe-busy&search=BurnOther')
     echo "thread=clrprobe-busy&search=BurnOther: $st"
-    assert_contains "$st" "thread clrprobe-busy; samples $busy of " "only the busy thread's $busy samples"
+    assert_contains "$st" "thread clrprobe-busy (" "the busy thread's label"
+    assert_contains "$st" "; samples $busy of " "only the busy thread's $busy samples"
     # All but a few: a sample can catch the thread in the loop that calls
     # BurnOther, between two calls (lib.sh, SHARES_BIAS)
     assert_share "$(matched "$st")" 100 "$busy" "$SHARES_BIAS" "BurnOther's share of the busy thread"
@@ -229,6 +236,16 @@ test_html_thread_and_zoom_in_chromium() {
     assert_eq 0.0 "$(matched "$st")" "the burner's function in the busy thread"
     st=$(status 'thread=no-such-thread')
     assert_contains "$st" 'thread "no-such-thread" not found' "unknown thread reported"
+    # the page matches threads as --thread does (docs/sampling.md): the label, the OS thread id, a
+    # kernel name in parentheses; the samples are those of the collapsed output with --thread
+    local label tid n
+    label=$(awk -F';' '/^clrprobe-busy \([0-9]+\);/ {print $1; exit}' "$WORK/fixtures/html/threads.txt")
+    tid=$(sed 's/.*(\([0-9]*\))$/\1/' <<<"$label")
+    for key in "$label" "$tid" "(clrprobe-busy)"; do
+        n=$("$CLRPROBE" report "$TRACE" --format collapsed --thread "$key" | awk '{t += $NF} END {print t + 0}')
+        st=$(status "thread=$(jq -rn --arg v "$key" '$v | @uri')")
+        assert_contains "$st" "thread $label; samples $n of " "#thread=$key vs --thread $key"
+    done
 
     st=$(status 'zoom=BurnThreeQuarters&search=BurnThreeQuarters')
     echo "zoom=BurnThreeQuarters: $st"

@@ -80,26 +80,30 @@ test_profile_formats_speedscope() {
         "frame indices out of range"
     assert_eq 0 "$(jq '[.profiles[] | select(.endValue != ([.weights[]] | add // 0))] | length' s.json)" \
         "profiles whose endValue is not the sum of the weights"
-    assert_eq 1 "$(jq '[.profiles[] | select(.name == "clrprobe-burner")] | length' s.json)" "burner thread profile"
-    assert_eq 1 "$(jq '[.profiles[] | select(.name == "clrprobe-busy")] | length' s.json)" "busy thread profile"
-    assert_eq 0 "$(jq '[.profiles[] | select(.name == "clrprobe-sleeper")] | length' s.json)" \
+    assert_eq 1 "$(jq '[.profiles[] | select(.name | test("^clrprobe-burner \\([0-9]+\\)$"))] | length' s.json)" "burner thread profile"
+    assert_eq 1 "$(jq '[.profiles[] | select(.name | test("^clrprobe-busy \\([0-9]+\\)$"))] | length' s.json)" "busy thread profile"
+    assert_eq 0 "$(jq '[.profiles[] | select(.name | test("^clrprobe-sleeper \\([0-9]+\\)$"))] | length' s.json)" \
         "sleeping thread in the CPU view"
-    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[] | select(.name == "clrprobe-burner") | .samples[]
+    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[] | select(.name | test("^clrprobe-burner \\([0-9]+\\)$")) | .samples[]
         | select(map($f[.].name) | any(. == "ClrProbe.Sample.SharesTargets.BurnThreeQuarters"))] | length' s.json)" \
         "burner samples in BurnThreeQuarters"
-    assert_eq 0 "$(jq '.shared.frames as $f | [.profiles[] | select(.name == "clrprobe-busy") | .samples[]
+    assert_eq 0 "$(jq '.shared.frames as $f | [.profiles[] | select(.name | test("^clrprobe-busy \\([0-9]+\\)$")) | .samples[]
         | select(map($f[.].name) | any(test("BurnThreeQuarters|BurnOneQuarter")))] | length' s.json)" \
         "busy thread samples in the burner's functions"
-    # the weights are the sampling period: the burner and busy threads ran ~3 s
-    # each (timed: a generous half to one and a half times that)
-    local ns
-    ns=$(jq '[.profiles[] | select(.name == "clrprobe-busy") | .endValue] | add' s.json)
-    awk -v v="$ns" 'BEGIN {exit !(v >= 1.5e9 && v <= 4.5e9)}' || fail "busy thread's time is $ns ns, expected ~3e9"
+    # the weights are the CPU time each sample measured (how much the busy thread
+    # got depends on the machine's load): its profile adds up to the CPU time the
+    # text report gives that thread, and to no more than the ~3 s it ran
+    local ns text_cpu
+    ns=$(jq '[.profiles[] | select(.name | test("^clrprobe-busy \\([0-9]+\\)$")) | .endValue] | add' s.json)
+    "$CLRPROBE" report "$TRACE" >text.txt 2>/dev/null
+    text_cpu=$(sed -n 's/^  Thread clrprobe-busy ([0-9]*): [0-9]* samples, \([0-9.]*\) s of CPU time.*/\1/p' text.txt)
+    assert_eq "$text_cpu" "$(awk -v v="$ns" 'BEGIN {printf "%.2f", v / 1e9}')" "the busy thread's CPU time in speedscope"
+    awk -v v="$ns" 'BEGIN {exit !(v > 0 && v <= 4.5e9)}' || fail "busy thread's time is $ns ns, expected up to ~3e9"
     "$CLRPROBE" report "$TRACE" --format speedscope --view wall >w.json
     assert_eq 0 "$?" "exit code (wall view)"
-    assert_eq 1 "$(jq '[.profiles[] | select(.name == "clrprobe-sleeper")] | length' w.json)" \
+    assert_eq 1 "$(jq '[.profiles[] | select(.name | test("^clrprobe-sleeper \\([0-9]+\\)$"))] | length' w.json)" \
         "sleeping thread in the wall view"
-    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[] | select(.name == "clrprobe-sleeper") | .samples[]
+    assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[] | select(.name | test("^clrprobe-sleeper \\([0-9]+\\)$")) | .samples[]
         | select(map($f[.].name) | any(. == "ClrProbe.Sample.SharesTargets.Sleep"))] | length' w.json)" \
         "sleeper samples in SharesTargets.Sleep"
 }
@@ -131,12 +135,19 @@ test_profile_formats_pprof_decodes_with_shares() {
     period=$(awk '/^period:/ {print $2}' cpu.txt)
     assert_ge 1000000 "$period" "period in ns (100 Hz by default)"
     [[ $period -le 100000000 ]] || fail "period $period ns is too long"
-    comment=$(awk '/^comment:/ {print $2}' cpu.txt)
+    comment=$(awk '/^comment:/ {print $2; exit}' cpu.txt)
     assert_eq shares.clrp "${S[$comment]}" "comment is the trace's file name"
+    comment=$(awk '/^comment:/ {c = $2} END {print c}' cpu.txt)
+    assert_contains "${S[$comment]}" "s of CPU time in" "second comment: the totals"
     rows cpu.txt >rows.tsv
     assert_ge 3 "$(wc -l <rows.tsv | tr -d ' ')" "aggregated samples"
-    # each sample's values are [count, count * period]
-    assert_eq 0 "$(awk -F'\t' -v p="$period" '$4 != $3 * p' rows.tsv | wc -l | tr -d ' ')" "values not [n, n * period]"
+    # each sample's values are [count, measured CPU ns], and the CPU adds up to
+    # the text report's "N.NN s of CPU time"
+    assert_eq 0 "$(awk -F'\t' '$3 < 1 || $4 < 1' rows.tsv | wc -l | tr -d ' ')" "values not [n >= 1, ns >= 1]"
+    "$CLRPROBE" report "$TRACE" >text.txt
+    assert_eq "$(grep -o '[0-9.]* s of CPU time in [0-9.]* s' text.txt)" \
+        "$(awk -F'\t' '{t += $4} END {printf "%.2f s of CPU time in", t / 1e9}' rows.tsv) $(
+           grep -o 'of CPU time in [0-9.]* s' text.txt | awk '{print $5, $6}')" "pprof's CPU total is the text report's"
     # the known shares (the issue's acceptance criterion), of all CPU samples
     local other three one n
     other=$(leaf_share rows.tsv SharesTargets.BurnOther)
@@ -148,8 +159,8 @@ test_profile_formats_pprof_decodes_with_shares() {
     assert_share "$three" 37.5 "$n" "$SHARES_BIAS" "BurnThreeQuarters share"
     assert_share "$one" 12.5 "$n" "$SHARES_BIAS" "BurnOneQuarter share"
     # the thread labels: the burners, not the sleeper
-    assert_ge 1 "$(awk -F'\t' '$1 == "clrprobe-burner"' rows.tsv | wc -l)" "burner thread label"
-    assert_eq 0 "$(awk -F'\t' '$1 == "clrprobe-sleeper"' rows.tsv | wc -l | tr -d ' ')" "sleeper label in the CPU view"
+    assert_ge 1 "$(awk -F'\t' '$1 ~ /^clrprobe-burner \([0-9]+\)$/' rows.tsv | wc -l)" "burner thread label"
+    assert_eq 0 "$(awk -F'\t' '$1 ~ /^clrprobe-sleeper \([0-9]+\)$/' rows.tsv | wc -l | tr -d ' ')" "sleeper label in the CPU view"
     assert_eq 0 "$(awk -F'\t' '$1 == ""' rows.tsv | wc -l | tr -d ' ')" "samples without a thread label"
     # the wall view has the sleeper
     "$CLRPROBE" report "$TRACE" --format pprof --view wall -o wall.pb.gz
@@ -157,7 +168,7 @@ test_profile_formats_pprof_decodes_with_shares() {
     decode wall.pb.gz >wall.txt
     assert_eq 0 "$?" "protoc --decode (wall view)"
     rows wall.txt >wall.tsv
-    assert_ge 1 "$(awk -F'\t' '$1 == "clrprobe-sleeper"' wall.tsv | wc -l)" \
+    assert_ge 1 "$(awk -F'\t' '$1 ~ /^clrprobe-sleeper \([0-9]+\)$/' wall.tsv | wc -l)" \
         "sleeper label in the wall view"
     mapfile -t S < <(grep '^string_table:' wall.txt | sed 's/^string_table: //' | tr -d '"')
     pt=$(awk '/^period_type \{/ {b=1; next} b && /type:/ {t=$2} b && /unit:/ {u=$2} b && /^\}/ {print t, u; b=0}' wall.txt)
@@ -172,6 +183,15 @@ test_profile_formats_pprof_go_tool() {
     HOME=${HOME:-$WORK} go tool pprof -top cpu.pb.gz >top.txt 2>top.err
     assert_eq 0 "$?" "go tool pprof -top"
     assert_contains top.txt "Type: cpu" "sample type"
+    # its totals are the text report's: "N.NN s of CPU time in D.DD s" is "Duration: D.DDs, Total samples = N.NNs"
+    "$CLRPROBE" report "$TRACE" >text.txt
+    local cpu dur
+    read -r cpu dur < <(grep -o '[0-9.]* s of CPU time in [0-9.]* s' text.txt | awk '{print $1, $7}')
+    # (pprof picks the unit: 2.18s or 2176.12ms)
+    assert_eq "$dur $cpu" "$(sed -n 's/^Duration: \([0-9.]*\)s, Total samples = \([0-9.]*\)\(m*\)s .*/\1 \2 \3/p' top.txt |
+        awk '{printf "%.2f %.2f", $1, $3 == "m" ? $2 / 1000 : $2}')" "go tool pprof's duration and total"
+    HOME=${HOME:-$WORK} go tool pprof -comments cpu.pb.gz >comments.txt 2>/dev/null
+    assert_contains comments.txt "$cpu s of CPU time in $dur s" "the totals in the comments"
     assert_contains top.txt "ClrProbe.Sample.SharesTargets.BurnOther" "BurnOther listed"
     assert_contains top.txt "ClrProbe.Sample.SharesTargets.BurnThreeQuarters" "BurnThreeQuarters listed"
     assert_not_contains top.err "Main binary filename not available" "pprof looked for a binary"
@@ -186,14 +206,16 @@ test_profile_formats_thread_filter() {
     assert_eq 0 "$?" "exit code (pprof)"
     decode busy.pb.gz >busy.txt
     rows busy.txt >busy.tsv
-    assert_eq clrprobe-busy "$(cut -f1 busy.tsv | sort -u | paste -sd,)" "threads in the filtered pprof"
+    assert_contains "$(cut -f1 busy.tsv | sort -u | paste -sd,)" "clrprobe-busy (" "threads in the filtered pprof"
+    assert_eq 1 "$(cut -f1 busy.tsv | sort -u | wc -l | tr -d ' ')" "one thread in the filtered pprof"
     assert_eq 0 "$(grep -c 'BurnThreeQuarters\|BurnOneQuarter' busy.tsv)" "the burner's functions"
     local other
     other=$(leaf_share busy.tsv SharesTargets.BurnOther)
     assert_share "$other" 100 "$(samples busy.tsv)" "$SHARES_BIAS" "BurnOther share of the busy thread"
     "$CLRPROBE" report "$TRACE" --format speedscope --thread clrprobe-busy >busy.json
     assert_eq 0 "$?" "exit code (speedscope)"
-    assert_eq clrprobe-busy "$(jq -r '[.profiles[].name] | join(",")' busy.json)" "speedscope profiles"
+    assert_eq 1 "$(jq '[.profiles[] | select(.name | test("^clrprobe-busy \\([0-9]+\\)$"))] | length' busy.json)" "speedscope profiles"
+    assert_eq 1 "$(jq '.profiles | length' busy.json)" "speedscope profiles: only the busy one"
     assert_eq 0 "$(jq '.shared.frames as $f | [.profiles[].samples[] | select(map($f[.].name) | any(test("BurnThreeQuarters|BurnOneQuarter")))] | length' busy.json)" \
         "speedscope samples in the burner's functions"
     assert_ge 1 "$(jq '.shared.frames as $f | [.profiles[].samples[] | select($f[.[-1]].name == "ClrProbe.Sample.SharesTargets.BurnOther")] | length' busy.json)" \
@@ -216,8 +238,13 @@ test_profile_formats_errors() {
         "$CLRPROBE" report "$TRACE" --format "$f" --view foo >o 2>e
         assert_eq 2 "$?" "$f --view foo exit code"
         assert_contains e "unknown view 'foo' (valid views: cpu, wall)" "$f --view foo message"
-        "$CLRPROBE" report "$TRACE" --format "$f" --thread no-such-thread >o 2>e
+    done
+    # one outcome for a thread that matches none, in every format that filters by thread
+    for f in text collapsed speedscope pprof html; do
+        "$CLRPROBE" report "$TRACE" --format "$f" --thread no-such-thread -o "nomatch.$f" >o 2>e
         assert_eq 1 "$?" "$f --thread no-such-thread exit code"
-        assert_contains e "no samples match thread 'no-such-thread'" "$f --thread no-such-thread message"
+        assert_contains e "no thread matches 'no-such-thread'; the sampled threads are " "$f --thread no-such-thread message"
+        assert_contains e "'clrprobe-busy (" "$f --thread no-such-thread lists the labels"
+        [[ ! -e nomatch.$f ]] || fail "$f --thread no-such-thread left an output file"
     done
 }

@@ -8,6 +8,7 @@
 #include "report/json.h"
 #include "report/report.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,10 @@ typedef struct fixture {
     uint32_t stacks[8][4];
 } fixture;
 
-/* Thread 0 "main" (4 samples: [0,1,2] x3, [0,1]); thread 1 "worker" (3: [0,3] x2 and one without frames). */
+/* Thread 0 "main" (4 samples: [0,1,2] x3, [0,1]); thread 1 "worker" (3: [0,3] x2 and one without frames).
+ * Their cpu_ns: main 4+6+3+9 = 22 ms, worker 1+2+5 = 8 ms: 30 ms of CPU time, in a window of 70 ms
+ * sampled at the 100 Hz asked (7 ticks). */
+static const uint64_t cpu_ms[] = { 4, 6, 1, 3, 2, 5, 9 };
 static void make_profile(fixture *fx, enum rp_view view)
 {
     static const struct { uint64_t t; uint32_t thread, n, f[3]; } in[] = {
@@ -48,9 +52,15 @@ static void make_profile(fixture *fx, enum rp_view view)
     p->threads[0].name = "main";
     p->threads[0].os_tid = 100;
     p->threads[0].samples = 4;
+    p->threads[0].cpu_ns = 22000000;
     p->threads[1].name = "worker";
     p->threads[1].os_tid = 200;
     p->threads[1].samples = 3;
+    p->threads[1].cpu_ns = 8000000;
+    p->cpu_ns = 30000000;
+    p->duration_ns = 70000000;
+    p->ticks = 7;
+    p->rate_hz = 100.0;
     p->nsamples = n;
     p->total_samples = n;
     p->samples = calloc(n, sizeof(rp_sample));
@@ -58,7 +68,7 @@ static void make_profile(fixture *fx, enum rp_view view)
         p->samples[i].t = in[i].t;
         p->samples[i].thread = in[i].thread;
         p->samples[i].nframes = in[i].n;
-        p->samples[i].cpu_ns = 5000000;
+        p->samples[i].cpu_ns = cpu_ms[i] * 1000000;
         memcpy(fx->stacks[i], in[i].f, sizeof(in[i].f));
         p->samples[i].frames = fx->stacks[i];
     }
@@ -274,7 +284,7 @@ TEST(exporters_profile_text_escapes_names)
     rp_write_profile_text(&fx.p, f);
     fclose(f);
     CHECK(!has_controls(out));
-    CHECK(strstr(out, "\n  Thread \\x1b[31mw;k\\r\\n  runtime    .NET 99\\0tail\\u202e (OS thread 200): 3 samples")
+    CHECK(strstr(out, "\n  Thread \\x1b[31mw;k\\r\\n  runtime    .NET 99\\0tail\\u202e: 3 samples, 0.01 s of CPU time")
           != NULL);
     CHECK(strstr(out, "%  App.Leaf \"quoted\"\\n\n") != NULL);
     CHECK(strstr(out, "\n  runtime") == NULL);
@@ -342,17 +352,17 @@ TEST(exporters_speedscope_fields)
     CHECK(strstr(out, "{\"name\":\"App.Bad\\ufffd\"}") != NULL);
     CHECK(strstr(out, "{\"name\":\"[no managed frames]\"}") != NULL);
     CHECK_EQ(count_of(out, "{\"name\":"), NFRAMES + 1);
-    /* one sampled profile per thread, in time order, weights in nanoseconds */
+    /* one sampled profile per thread, in time order, weights in nanoseconds: each sample's cpu_ns */
     CHECK_EQ(count_of(out, "\"type\":\"sampled\""), 2);
     CHECK_EQ(count_of(out, "\"unit\":\"nanoseconds\""), 2);
     CHECK(strstr(out, "\"type\":\"sampled\",\"name\":\"main\",\"unit\":\"nanoseconds\",\"startValue\":0,"
-                      "\"endValue\":40000000,") != NULL);
+                      "\"endValue\":22000000,") != NULL);
     CHECK(strstr(out, "\"type\":\"sampled\",\"name\":\"worker\",\"unit\":\"nanoseconds\",\"startValue\":0,"
-                      "\"endValue\":30000000,") != NULL);
+                      "\"endValue\":8000000,") != NULL);
     CHECK(strstr(out, "\"samples\":[[0,1,2],[0,1,2],[0,1],[0,1,2]],") != NULL);
-    CHECK(strstr(out, "\"weights\":[10000000,10000000,10000000,10000000]") != NULL);
+    CHECK(strstr(out, "\"weights\":[4000000,6000000,3000000,9000000]") != NULL);
     CHECK(strstr(out, "\"samples\":[[0,3],[5],[0,3]],") != NULL);
-    CHECK(strstr(out, "\"weights\":[10000000,10000000,10000000]") != NULL);
+    CHECK(strstr(out, "\"weights\":[1000000,2000000,5000000]") != NULL);
     free(out);
     free_profile(&fx);
 }
@@ -466,7 +476,7 @@ typedef struct dprof {
     int nfn;
     uint64_t loc_id[MAXN], loc_fn[MAXN];
     int nloc;
-    int64_t period, duration, comment, default_type, pt_type, pt_unit;
+    int64_t period, duration, comment, comment2, ncomment, default_type, pt_type, pt_unit;
     int bad;
 } dprof;
 
@@ -588,7 +598,12 @@ static void decode_profile(const unsigned char *data, size_t len, dprof *d)
             break;
         case 10: d->duration = (int64_t)v; break;
         case 12: d->period = (int64_t)v; break;
-        case 13: d->comment = (int64_t)v; break;
+        case 13:
+            if (d->ncomment++ == 0)
+                d->comment = (int64_t)v;
+            else
+                d->comment2 = (int64_t)v;
+            break;
         case 14: d->default_type = (int64_t)v; break;
         default: break;
         }
@@ -703,8 +718,11 @@ TEST(exporters_pprof_decodes)
     CHECK_STR(str_at(&d, d.pt_unit), "nanoseconds");
     CHECK_STR(str_at(&d, d.default_type), "cpu");
     CHECK_EQ(d.period, 10000000);
-    CHECK_EQ(d.duration, 6000);
+    CHECK_EQ(d.duration, 70000000);
+    CHECK_EQ(d.ncomment, 2);
     CHECK_STR(str_at(&d, d.comment), "trace.clrp");
+    CHECK_STR(str_at(&d, d.comment2), "0.03 s of CPU time in 0.07 s (0.43 CPUs on average); "
+                                      "rate: 100.0 ticks/s achieved of 100.0 asked (every 10.0 ms)");
     /* functions and locations: one per frame name, plus the empty stack's pseudo-frame */
     CHECK_EQ(d.nfn, NFRAMES + 1);
     CHECK_EQ(d.nloc, NFRAMES + 1);
@@ -712,12 +730,11 @@ TEST(exporters_pprof_decodes)
     CHECK_STR(fn_name_of_loc(&d, 3), "App.Leaf \"quoted\"\\n");     /* escaped for the terminal */
     CHECK_STR(fn_name_of_loc(&d, 5), "App.Bad\\xff");
     CHECK_STR(fn_name_of_loc(&d, 6), "[no managed frames]");
-    /* samples: aggregated by (thread, stack), values [count, count * period], leaf first */
+    /* samples: aggregated by (thread, stack), values [count, measured cpu_ns], leaf first */
     CHECK_EQ(d.nsamples, 4);
     for (int i = 0; i < d.nsamples; i++) {
         const dsample *s = &d.samples[i];
         CHECK_EQ(s->nval, 2);
-        CHECK_EQ(s->val[1], s->val[0] * 10000000);
         total_count += s->val[0];
         total_ns += s->val[1];
         CHECK_EQ(s->nlabel, 2);
@@ -725,10 +742,11 @@ TEST(exporters_pprof_decodes)
         CHECK_STR(str_at(&d, s->label_key[1]), "thread_id");
     }
     CHECK_EQ(total_count, 7);
-    CHECK_EQ(total_ns, 70000000);
+    CHECK_EQ(total_ns, 30000000);            /* the profile's cpu_ns, not samples x period */
     if (d.nsamples == 4) {
         const dsample *s = &d.samples[0];      /* first seen: main [Main, Work, Leaf] x3 */
         CHECK_EQ(s->val[0], 3);
+        CHECK_EQ(s->val[1], 19000000);
         CHECK_EQ(s->nloc, 3);
         CHECK_STR(fn_name_of_loc(&d, s->loc[0]), "App.Leaf \"quoted\"\\n");
         CHECK_STR(fn_name_of_loc(&d, s->loc[1]), "App.Work");
@@ -799,7 +817,7 @@ TEST(exporters_pprof_large_and_empty)
         for (int i = 0; i < d.nsamples; i++)
             total += d.samples[i].val[0];
         CHECK_EQ(total, (int64_t)n);
-        CHECK_EQ(d.duration, (int64_t)n - 1);
+        CHECK_EQ(d.duration, 70000000);        /* the profile's window, whatever the samples' times */
     }
     free_dprof(&d);
     out = run_exporter(rp_write_pprof, &fx.p, "big", &len, &rc);
@@ -912,4 +930,89 @@ TEST(exporters_registry_writers_are_the_formats_writers)
         free(via);
     }
     free_profile(&fx);
+}
+
+/* ---- every format states the same totals (docs/sampling.md, "What the totals mean") ---- */
+
+/* The sum of the numbers after each "key" in s. */
+static uint64_t sum_after(const char *s, const char *key)
+{
+    uint64_t sum = 0;
+    for (const char *at = strstr(s, key); at; at = strstr(at + 1, key))
+        sum += strtoull(at + strlen(key), NULL, 10);
+    return sum;
+}
+
+static void check_totals(enum rp_view view, uint64_t ticks, uint64_t total_ns, const char *text_line,
+                         const char *rate_line, int low)
+{
+    fixture fx;
+    dprof d;
+    char *out = NULL, key[64];
+    size_t len = 0;
+    int rc = -2;
+    FILE *f;
+
+    make_profile(&fx, view);
+    fx.p.ticks = ticks;
+    fx.p.rate_hz = (double)ticks * 1e9 / (double)fx.p.duration_ns;
+    CHECK_EQ(rp_profile_total(&fx.p), total_ns);
+    CHECK_EQ(rp_profile_rate_low(&fx.p), low);
+    /* text */
+    f = open_memstream(&out, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    rp_write_profile_text(&fx.p, f);
+    fclose(f);
+    CHECK(strstr(out, text_line) != NULL);
+    CHECK(strstr(out, rate_line) != NULL);
+    CHECK_EQ(strstr(out, "warning: below 90% of the rate asked") != NULL, low);
+    free(out);
+    /* speedscope: the profiles' endValues and the weights add up to the total */
+    out = run_exporter(rp_write_speedscope, &fx.p, "t", &len, &rc);
+    CHECK_EQ(rc, 0);
+    if (out) {
+        CHECK_EQ(sum_after(out, "\"endValue\":"), total_ns);
+        free(out);
+    }
+    /* pprof: the second values add up to the total (what `go tool pprof` calls Total samples),
+     * duration_nanos is the window, the comment has the text's lines */
+    if (decode_output(&fx.p, "t", &d) == 0) {
+        uint64_t sum = 0;
+        for (int i = 0; i < d.nsamples; i++)
+            sum += (uint64_t)d.samples[i].val[1];
+        CHECK_EQ(sum, total_ns);
+        CHECK_EQ(d.duration, 70000000);
+        CHECK(strstr(str_at(&d, d.comment2), text_line + 2) != NULL);
+        CHECK(strstr(str_at(&d, d.comment2), rate_line) != NULL);
+    }
+    free_dprof(&d);
+    /* html: the data the page's header and tooltips read */
+    out = run_exporter(rp_write_html, &fx.p, "t", &len, &rc);
+    CHECK_EQ(rc, 0);
+    if (out) {
+        snprintf(key, sizeof(key), "\"total_ns\":%" PRIu64 ",", total_ns);
+        CHECK(strstr(out, key) != NULL);
+        CHECK(strstr(out, "\"cpu_ns\":30000000,") != NULL);
+        CHECK(strstr(out, "\"duration_ns\":70000000,") != NULL);
+        CHECK(strstr(out, low ? "\"rate_low\":true" : "\"rate_low\":false") != NULL);
+        CHECK_EQ(sum_after(out, "\"tid\":"), 300);                /* (the threads are there) */
+        free(out);
+    }
+    free_profile(&fx);
+}
+
+TEST(exporters_all_formats_state_the_same_totals)
+{
+    /* CPU view: 30 ms measured by the threads' CPU clocks, in 70 ms; 7 ticks of the 7 asked */
+    check_totals(RP_VIEW_CPU, 7, 30000000, "  0.03 s of CPU time in 0.07 s (0.43 CPUs on average)",
+                 "rate: 100.0 ticks/s achieved of 100.0 asked (every 10.0 ms)", 0);
+    /* 6 of 7 ticks: 85.7%, below 90% */
+    check_totals(RP_VIEW_CPU, 6, 30000000, "  0.03 s of CPU time in 0.07 s",
+                 "rate: 85.7 ticks/s achieved of 100.0 asked (every 10.0 ms)", 1);
+    /* wall view: the thread time, 7 samples x 10 ms, beside the same CPU time */
+    check_totals(RP_VIEW_WALL, 7, 70000000,
+                 "  0.07 s of thread time (7 samples x 10.0 ms, running or waiting) in 0.07 s; 0.03 s of CPU time",
+                 "rate: 100.0 ticks/s achieved", 0);
 }

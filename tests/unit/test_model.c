@@ -312,3 +312,103 @@ TEST(merge_double_catchup_and_kinds_are_separate)
     CHECK_EQ(ev[3].dropped, 0);
     CHECK_EQ(ev[4].dropped, 0);        /* same address, another kind: unrelated */
 }
+
+/* ---- the profile's totals, rate and thread labels from a trace ---- */
+
+static void sample(uint64_t t, uint64_t thread, uint32_t os_tid, uint64_t cpu_ns)
+{
+    static const uint64_t frames[1] = { 0 };
+    put(t, TK_SAMPLE, &(rec_any){ .sample = { .thread = thread, .os_tid = os_tid, .cpu_ns = cpu_ns,
+                                               .nframes = 1, .frames = frames } });
+}
+
+static void thread_os(uint64_t t, uint64_t id, uint32_t os_tid, const char *os_name)
+{
+    put(t, TK_THREAD_OS, &(rec_any){ .thread_os = { .thread = id, .os_tid = os_tid, .os_name = os_name } });
+}
+
+TEST(profile_totals_rate_and_labels)
+{
+    char path[128], err[256];
+    rp_trace tr;
+    rp_profile prof;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model-totals", (int)getpid());
+    begin(path);
+    /* two pool threads of one kernel name, one named thread */
+    id_only(1000, TK_THREAD_CREATE, 0xA1);
+    thread_os(1001, 0xA1, 501, ".NET TP Worker");
+    id_only(1002, TK_THREAD_CREATE, 0xA2);
+    thread_os(1003, 0xA2, 502, ".NET TP Worker");
+    id_only(1004, TK_THREAD_CREATE, 0xA3);
+    thread_os(1005, 0xA3, 503, "busy");
+    thread_name(1006, 0xA3, "busy-thread");
+    /* 4 ms asked (250/s); 8 ticks in a window of 10 periods (ticks 2 and 5 skipped): 200/s, 80% */
+    for (int k = 0; k < 10; k++) {
+        uint64_t t = 10000000 + (uint64_t)k * 4000000;
+        if (k == 2 || k == 5)
+            continue;
+        tick(t, 1);
+        sample(t, 0xA1, 501, k ? 4000000 : 0);             /* busy: 4 ms a tick (0 at its first) */
+        sample(t, 0xA2, 502, k ? 100000 : 0);              /* waiting: 0.1 ms a tick */
+        sample(t, 0xA3, 503, k ? 3000000 : 0);             /* 3 ms a tick */
+    }
+    trace_writer_close(w, 1, 60000000);
+    trace_writer_free(w);
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_CPU, NULL, &prof), 0);
+    CHECK_EQ(prof.ticks, 8);
+    CHECK_EQ(prof.period_ns, 4000000);
+    CHECK_EQ(prof.duration_ns, 40000000);                  /* 36 ms first to last tick, plus a period */
+    CHECK(prof.rate_hz > 199.99 && prof.rate_hz < 200.01);
+    CHECK_EQ(rp_profile_rate_low(&prof), 1);
+    /* 7 later samples each: A1 7 x 4 ms (the gaps' CPU lands on the next sample: still 4 ms here),
+     * A3 7 x 3 ms; A2 waits (0.1 ms of 4 ms), left out but counted apart */
+    CHECK_EQ(prof.nsamples, 14);
+    CHECK_EQ(prof.cpu_ns, 7 * 4000000 + 7 * 3000000);
+    CHECK_EQ(prof.cpu_unshown_ns, 7 * 100000);
+    CHECK_EQ(rp_profile_total(&prof), prof.cpu_ns);
+    CHECK_EQ(prof.nthreads, 2);
+    if (prof.nthreads == 2) {
+        CHECK_STR(prof.threads[0].name, ".NET TP Worker (501)");
+        CHECK_EQ(prof.threads[0].cpu_ns, 28000000);
+        CHECK_STR(prof.threads[1].name, "busy-thread (503)");
+    }
+    CHECK_EQ(prof.nlabels, 3);
+    if (prof.nlabels == 3)
+        CHECK_STR(prof.labels[1], ".NET TP Worker (502)");
+    rp_profile_free(&prof);
+
+    /* the wall view: every sample, its total is samples x period, the CPU the sum of all cpu_ns */
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_WALL, NULL, &prof), 0);
+    CHECK_EQ(prof.nsamples, 24);
+    CHECK_EQ(rp_profile_total(&prof), 24 * 4000000);
+    CHECK_EQ(prof.cpu_ns, 7 * (4000000 + 100000 + 3000000));
+    rp_profile_free(&prof);
+
+    /* --thread: the label, the managed name, the kernel name (bare or in parentheses), the tid, the id */
+    {
+        static const struct { const char *filter; size_t nthreads; } cases[] = {
+            { ".NET TP Worker (502)", 1 }, { ".NET TP Worker", 2 }, { "(.NET TP Worker)", 2 },
+            { "busy-thread", 1 }, { "busy", 1 }, { "(busy)", 1 }, { "busy-thread (503)", 1 },
+            { "501", 1 }, { "0xa2", 1 }, { "nosuch", 0 }, { "busy-thread (501)", 0 },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            CHECK_EQ(rp_profile_build(&tr, RP_VIEW_WALL, cases[i].filter, &prof), 0);
+            if (prof.nthreads != cases[i].nthreads)
+                fprintf(stderr, "    --thread '%s': %zu threads\n", cases[i].filter, prof.nthreads);
+            CHECK_EQ(prof.nthreads, cases[i].nthreads);
+            CHECK_EQ(prof.filter_matched, cases[i].nthreads > 0);
+            CHECK_EQ(prof.nlabels, 3);
+            rp_profile_free(&prof);
+        }
+    }
+    /* a thread that matches but has no sample in the CPU view is still a match */
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_CPU, "502", &prof), 0);
+    CHECK_EQ(prof.nsamples, 0);
+    CHECK_EQ(prof.filter_matched, 1);
+    rp_profile_free(&prof);
+    rp_free(&tr);
+    unlink(path);
+}

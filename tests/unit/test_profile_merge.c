@@ -8,7 +8,12 @@
 TEST(profile_merge_roots_frames_threads)
 {
     char *fa[] = { "Main", "Work" }, *fb[] = { "Work", "Other" };
-    rp_pthread ta[] = { { "main", 10, 2 } }, tb[] = { { "main", 20, 1 }, { "worker", 21, 1 } };
+    rp_pthread ta[] = { { .name = "main (10)", .managed_name = "main", .os_name = "", .os_tid = 10, .samples = 2,
+                          .cpu_ns = 7 } },
+               tb[] = { { .name = "main (20)", .managed_name = "main", .os_name = "", .os_tid = 20, .samples = 1,
+                          .cpu_ns = 3 },
+                        { .name = "worker (21)", .managed_name = "worker", .os_name = "w", .os_tid = 21, .samples = 1 } };
+    const char *la[] = { "main (10)" }, *lb[] = { "main (20)", "worker (21)" };
     uint32_t s1[] = { 0, 1 }, s2[] = { 0 }, s3[] = { 1, 0 }, s4[] = { 0 };
     rp_sample sa[] = { { 5, 0, 2, s1, 7 }, { 30, 0, 1, s2, 0 } };
     rp_sample sb[] = { { 1, 1, 2, s3, 3 }, { 2, 0, 1, s4, 0 } };
@@ -18,13 +23,24 @@ TEST(profile_merge_roots_frames_threads)
 
     memset(parts, 0, sizeof(parts));
     parts[0] = (rp_profile){ .frames = fa, .nframes = 2, .threads = ta, .nthreads = 1, .samples = sa, .nsamples = 2,
-                             .total_samples = 4, .ticks = 3, .period_ns = 10000000, .max_suspend_ns = 5 };
+                             .total_samples = 4, .ticks = 3, .period_ns = 10000000, .max_suspend_ns = 5,
+                             .cpu_ns = 7, .duration_ns = 40, .labels = la, .nlabels = 1 };
     parts[1] = (rp_profile){ .frames = fb, .nframes = 2, .threads = tb, .nthreads = 2, .samples = sb, .nsamples = 2,
-                             .total_samples = 2, .ticks = 2, .period_ns = 10000000, .max_suspend_ns = 9 };
+                             .total_samples = 2, .ticks = 2, .period_ns = 10000000, .max_suspend_ns = 9,
+                             .cpu_ns = 3, .duration_ns = 50, .filter_matched = 1, .labels = lb, .nlabels = 2 };
     CHECK_EQ(rp_profile_merge(parts, roots, offsets, 2, &m), 0);
     CHECK_EQ(m.nframes, 5);                  /* two roots, Main, Work (shared), Other */
     CHECK_EQ(m.nthreads, 3);
-    CHECK_STR(m.threads[2].name, "worker");
+    CHECK_STR(m.threads[2].name, "worker (21)");
+    CHECK_STR(m.threads[2].managed_name, "worker");
+    CHECK_STR(m.threads[2].os_name, "w");
+    CHECK(m.threads[2].os_name != tb[1].os_name);   /* copies: the merged profile owns its strings */
+    CHECK_EQ(m.cpu_ns, 10);
+    CHECK_EQ(m.duration_ns, 60);                    /* from 0 to 10 + 50 */
+    CHECK_EQ(m.filter_matched, 1);
+    CHECK_EQ(m.nlabels, 3);
+    CHECK_STR(m.labels[2], "worker (21)");
+    CHECK(m.labels != la);
     CHECK_EQ(m.nsamples, 4);
     CHECK_EQ(m.total_samples, 6);
     CHECK_EQ(m.ticks, 5);
@@ -44,7 +60,7 @@ TEST(profile_merge_roots_frames_threads)
     CHECK_STR(m.frames[m.samples[1].frames[2]], "Work");
     CHECK_EQ(m.samples[1].frames[2], m.samples[0].frames[2]);
     CHECK_EQ(m.samples[1].thread, 2);       /* b's second thread, after a's one */
-    CHECK_STR(m.threads[m.samples[2].thread].name, "main");
+    CHECK_STR(m.threads[m.samples[2].thread].name, "main (20)");
     CHECK_EQ(m.threads[m.samples[2].thread].os_tid, 20);
     rp_profile_free(&m);
 }
