@@ -180,7 +180,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
         for (size_t s = 0; s < p->nsamples; s++) {
             const rp_sample *in = &p->samples[s];
             rp_sample *o = &out->samples[out->nsamples++];
-            uint32_t *frames = arena_alloc(&out->arena, (in->nframes + 1) * sizeof(*frames));
+            uint32_t *frames = arena_alloc(&out->arena, (in->nframes + 2) * sizeof(*frames));
             if (!frames) {
                 free(map);
                 goto oom;
@@ -193,6 +193,16 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
                 frames[k + 1] = map[in->frames[k]];
             o->frames = frames;
             o->nframes = in->nframes + 1;
+            if (in->nframes == 0) {
+                /* (a single profile shows an empty stack by this name; under
+                 * its process's root it needs a frame of its own) */
+                long none = intern(&m, "[no managed frames]");
+                if (none < 0) {
+                    free(map);
+                    goto oom;
+                }
+                frames[o->nframes++] = (uint32_t)none;
+            }
         }
         free(map);
     }

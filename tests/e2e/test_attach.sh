@@ -243,7 +243,9 @@ test_attach_by_name() {
     wait_for_text host.out 30 "started" || fail "dotnet Sample.dll did not start"
     "$CLRPROBE" attach -n sample >asm.o 2>asm.err
     assert_eq 1 "$?" "exit status for -n sample"
-    assert_contains asm.err "  $host dotnet (assembly Sample) dotnet $ROOT/build/sample/Sample.dll spin 30" \
+    # (the command line as the process has it: argv[0] may be 'dotnet' or its
+    # full path, as under the sanitizer build's preload)
+    assert_contains "$(grep -F "  $host dotnet (assembly Sample) " asm.err)" "dotnet $ROOT/build/sample/Sample.dll spin 30" \
         "'dotnet Sample.dll' matched by its assembly"
     assert_contains asm.err "  $TPID Sample " "the apphost Sample matched by its name"
 

@@ -64,3 +64,23 @@ TEST(profile_merge_roots_frames_threads)
     CHECK_EQ(m.threads[m.samples[2].thread].os_tid, 20);
     rp_profile_free(&m);
 }
+
+/* An empty stack (no managed frames) keeps the name a single profile shows
+ * for it, under its process's root. */
+TEST(profile_merge_empty_stack)
+{
+    char *fa[] = { "Main" };
+    rp_pthread ta[] = { { .name = "main (10)", .managed_name = "main", .os_name = "", .os_tid = 10, .samples = 1 } };
+    rp_sample sa[] = { { .t = 5, .thread = 0, .nframes = 0, .frames = NULL } };
+    rp_profile part, m;
+    const char *roots[] = { "App (pid 10)" };
+
+    part = (rp_profile){ .frames = fa, .nframes = 1, .threads = ta, .nthreads = 1, .samples = sa, .nsamples = 1,
+                         .total_samples = 1, .period_ns = 10000000 };
+    CHECK_EQ(rp_profile_merge(&part, roots, NULL, 1, &m), 0);
+    CHECK_EQ(m.nsamples, 1);
+    CHECK_EQ(m.samples[0].nframes, 2);
+    CHECK_STR(m.frames[m.samples[0].frames[0]], "App (pid 10)");
+    CHECK_STR(m.frames[m.samples[0].frames[1]], "[no managed frames]");
+    rp_profile_free(&m);
+}
