@@ -151,28 +151,6 @@ static void ctl_accept(ctl *c)
     c->path[0] = c->dir[0] = '\0';
 }
 
-/* Sends the trace file's descriptor: "trace\n" with SCM_RIGHTS. */
-static int ctl_send_trace(ctl *c, int fd)
-{
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { CP_CTL_TRACE, CP_CTL_TRACE_LEN };
-    struct msghdr msg;
-    struct cmsghdr *cm;
-
-    memset(&msg, 0, sizeof(msg));
-    memset(cbuf, 0, sizeof(cbuf));
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof(cbuf);
-    cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    return sendmsg(c->fd, &msg, MSG_NOSIGNAL) == CP_CTL_TRACE_LEN ? 0 : -1;
-}
-
 /* Takes the pending interruption off the signalfd (so that it counts once
  * and is not delivered when the signals are unblocked at exit). */
 static void take_signal(int sfd)
@@ -237,7 +215,7 @@ static void on_agent_line(session *s, const char *line)
 
     if (cp_ctl_args(line, CP_CTL_HELLO)) {
         s->hello = 1;
-        if (ctl_send_trace(&s->ch, s->out.fd) < 0)
+        if (cp_ctl_send_trace(s->ch.fd, s->out.fd) < 0)
             cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
     } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
         snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);

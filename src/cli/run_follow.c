@@ -130,27 +130,6 @@ static void child_name(pid_t pid, char *name, size_t namelen)
     follow_program_name(cmdline, n > 0 ? (size_t)n : 0, name, namelen);
 }
 
-static int send_trace(int conn, int fd)
-{
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { CP_CTL_TRACE, CP_CTL_TRACE_LEN };
-    struct msghdr msg;
-    struct cmsghdr *cm;
-
-    memset(&msg, 0, sizeof(msg));
-    memset(cbuf, 0, sizeof(cbuf));
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof(cbuf);
-    cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    return sendmsg(conn, &msg, MSG_NOSIGNAL) == CP_CTL_TRACE_LEN ? 0 : -1;
-}
-
 /* Reads what the child sent; returns 0 at end of stream (or error), else 1. */
 static int child_read(follow_child *k)
 {
@@ -251,7 +230,7 @@ static void accept_child(run_follow *f)
         close(conn);
         return;
     }
-    if (send_trace(conn, fd) < 0) {
+    if (cp_ctl_send_trace(conn, fd) < 0) {
         close(fd);
         unlink(k->path);
         close(conn);

@@ -78,6 +78,12 @@ static inline const char *cp_ctl_args(const char *line, const char *word)
     return strncmp(line, word, n) == 0 && line[n] == ' ' ? line + n + 1 : NULL;
 }
 
+/* The command's side of the fd-carrying message: sends CP_CTL_TRACE with
+ * fd (SCM_RIGHTS) on the connection conn, in one sendmsg, never raising
+ * SIGPIPE.  0, or -1 (errno set) when it did not all go
+ * (control_protocol.c). */
+int cp_ctl_send_trace(int conn, int fd);
+
 /* Whether line (without its newline) is exactly the message word. */
 static inline int cp_ctl_is(const char *line, const char *word)
 {

@@ -37,28 +37,13 @@ typedef struct run_server {
 static void *serve(void *arg)
 {
     run_server *s = arg;
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { CP_CTL_TRACE, CP_CTL_TRACE_LEN };
-    struct msghdr msg;
-    struct cmsghdr *cm;
     size_t used = 0;
     int conn = accept(s->listen_fd, NULL, NULL), fd;
 
     if (conn < 0)
         return NULL;
     fd = cp_file_create(s->trace, 0);
-    memset(&msg, 0, sizeof(msg));
-    memset(cbuf, 0, sizeof(cbuf));
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof(cbuf);
-    cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    if (sendmsg(conn, &msg, MSG_NOSIGNAL) == CP_CTL_TRACE_LEN)
+    if (cp_ctl_send_trace(conn, fd) == 0)
         send(conn, CP_CTL_DETACH, CP_CTL_DETACH_LEN, MSG_NOSIGNAL);
     close(fd);
     for (;;) {

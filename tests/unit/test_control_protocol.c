@@ -2,6 +2,9 @@
  * (src/common/control_protocol.h) produce the exact bytes the protocol
  * documents, and the command's helpers read them back. */
 #include "unit.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
 #include "common/control_protocol.h"
 
 TEST(control_protocol_bytes)
@@ -49,4 +52,43 @@ TEST(control_protocol_parse)
     CHECK_EQ(t, 4);
     CHECK_EQ(f, 567);
     CHECK_EQ(ns, 890123);
+}
+
+/* cp_ctl_send_trace sends exactly "trace\n" with the descriptor: what the
+ * agent's control_receive_trace reads (6 bytes, one SCM_RIGHTS fd). */
+TEST(control_protocol_send_trace_carries_the_fd)
+{
+    int sv[2], pipefd[2], got = -1;
+    char line[16] = "", cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { line, sizeof(line) };
+    struct msghdr msg;
+    struct cmsghdr *cm;
+    ssize_t n;
+
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    CHECK_EQ(pipe(pipefd), 0);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1]), 0);
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    n = recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC);
+    CHECK_EQ(n, CP_CTL_TRACE_LEN);
+    CHECK(memcmp(line, "trace\n", 6) == 0);
+    cm = CMSG_FIRSTHDR(&msg);
+    CHECK(cm != NULL && cm->cmsg_type == SCM_RIGHTS);
+    if (cm)
+        memcpy(&got, CMSG_DATA(cm), sizeof(int));
+    CHECK(got >= 0);
+    if (got >= 0) {
+        CHECK_EQ(write(got, "x", 1), 1);     /* the same pipe: readable at the other end */
+        CHECK_EQ(read(pipefd[0], line, 1), 1);
+        close(got);
+    }
+    close(sv[1]);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1]), -1);   /* the other end gone: an error, no SIGPIPE */
+    close(sv[0]);
+    close(pipefd[0]);
+    close(pipefd[1]);
 }

@@ -1,0 +1,36 @@
+/* control_protocol.c - the one function of the control protocol that is
+ * more than a constant (control_protocol.h): sending the trace file's
+ * descriptor, used by `clrprobe attach` and by `clrprobe run` for the
+ * processes it follows. */
+#include "common/control_protocol.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+int cp_ctl_send_trace(int conn, int fd)
+{
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { (void *)CP_CTL_TRACE, CP_CTL_TRACE_LEN };
+    struct msghdr msg;
+    struct cmsghdr *cm;
+    ssize_t n;
+
+    memset(&msg, 0, sizeof(msg));
+    memset(cbuf, 0, sizeof(cbuf));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    n = sendmsg(conn, &msg, MSG_NOSIGNAL);
+    if (n == CP_CTL_TRACE_LEN)
+        return 0;
+    if (n >= 0)
+        errno = EIO;
+    return -1;
+}
