@@ -47,6 +47,18 @@ int cli_absolute_path(const char *path, char *buf, size_t len);
  * "the disk is full ..."), CLI_TRACE_CUT_SHORT (the process ended without
  * closing it) or CLI_TRACE_UNREADABLE (why says why). */
 enum { CLI_TRACE_COMPLETE, CLI_TRACE_STOPPED, CLI_TRACE_CUT_SHORT, CLI_TRACE_UNREADABLE };
+/* A Unix stream socket listening (non-blocking, close-on-exec, backlog
+ * connections) at DIR/name, DIR a new private directory made by mkdtemp
+ * from "/tmp/clrprobe-KIND-XXXXXX", for an agent to connect to (attach's
+ * control channel, run's followed processes).  Fills dir and path and
+ * returns the listening descriptor; or -1 with a reason ("cannot ...") in
+ * err, having removed whatever it made (dir and path then ""). */
+int cli_listen_private(const char *kind, const char *name, int backlog, char *dir, size_t dirlen, char *path,
+                       size_t pathlen, char *err, size_t errlen);
+/* Closes *fd (if >= 0, then -1) and removes path and dir (if not "", then
+ * ""): only what cli_listen_private made. */
+void cli_unlisten_private(int *fd, char *dir, char *path);
+
 int cli_trace_outcome(const char *path, char *why, size_t whylen);
 
 #endif

@@ -26,7 +26,6 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define HELLO_GRACE_MS 5000          /* past the attach timeout, for the agent to call back */
@@ -92,12 +91,10 @@ typedef struct session {
 
 static void ctl_cleanup(ctl *c)
 {
-    if (c->fd >= 0) close(c->fd);
-    if (c->listen_fd >= 0) close(c->listen_fd);
-    if (c->path[0]) unlink(c->path);
-    if (c->dir[0]) rmdir(c->dir);
-    c->fd = c->listen_fd = -1;
-    c->path[0] = c->dir[0] = '\0';
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    cli_unlisten_private(&c->listen_fd, c->dir, c->path);
 }
 
 /* A private directory with a listening socket the agent connects to.  When
@@ -105,24 +102,13 @@ static void ctl_cleanup(ctl *c)
  * connect: the directory and socket are given to it. */
 static int ctl_listen(ctl *c, uid_t target_uid)
 {
-    struct sockaddr_un addr;
+    char err[PATH_MAX + 128];
 
-    c->fd = c->listen_fd = -1;
-    c->path[0] = '\0';
-    snprintf(c->dir, sizeof(c->dir), "/tmp/clrprobe-ctl-XXXXXX");
-    if (!mkdtemp(c->dir)) {
-        c->dir[0] = '\0';
-        cli_error("cannot create a control directory in /tmp: %s", strerror(errno));
-        return -1;
-    }
-    snprintf(c->path, sizeof(c->path), "%s/ctl", c->dir);
-    c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", c->path);
-    if (c->listen_fd < 0 || bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-        listen(c->listen_fd, 2) < 0) {
-        cli_error("cannot create the control socket %s: %s", c->path, strerror(errno));
+    c->fd = -1;
+    c->listen_fd = cli_listen_private("ctl", "ctl", 2, c->dir, sizeof(c->dir), c->path, sizeof(c->path), err,
+                                      sizeof(err));
+    if (c->listen_fd < 0) {
+        cli_error("%s (for the control channel)", err);
         return -1;
     }
     if (geteuid() == 0 && target_uid != 0) {
@@ -144,11 +130,7 @@ static void ctl_accept(ctl *c)
         return;
     /* The agent connects once: remove the path now, so that nothing is
      * left in /tmp even if this command is killed. */
-    close(c->listen_fd);
-    c->listen_fd = -1;
-    unlink(c->path);
-    rmdir(c->dir);
-    c->path[0] = c->dir[0] = '\0';
+    cli_unlisten_private(&c->listen_fd, c->dir, c->path);
 }
 
 /* Takes the pending interruption off the signalfd (so that it counts once

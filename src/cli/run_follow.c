@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +26,7 @@
 
 int follow_open(run_follow *f, const char *trace_target)
 {
-    struct sockaddr_un addr;
+    char err[PATH_MAX + 128];
     const char *slash = strrchr(trace_target, '/');
     size_t dlen, blen;
 
@@ -46,23 +45,10 @@ int follow_open(run_follow *f, const char *trace_target)
         cli_error("out of memory; child processes are not followed");
         return -1;
     }
-    snprintf(f->dir, sizeof(f->dir), "/tmp/clrprobe-run-XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        cli_error("cannot create a directory in /tmp (%s); child processes are not followed", strerror(errno));
-        f->dir[0] = '\0';
-        free(f->kids);
-        f->kids = NULL;
-        return -1;
-    }
-    snprintf(f->path, sizeof(f->path), "%s/run", f->dir);
-    f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", f->path);
-    if (f->listen_fd < 0 || bind(f->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-        listen(f->listen_fd, 64) < 0) {
-        cli_error("cannot create the socket %s (%s); child processes are not followed", f->path, strerror(errno));
-        follow_stop(f);
+    f->listen_fd = cli_listen_private("run", "run", 64, f->dir, sizeof(f->dir), f->path, sizeof(f->path), err,
+                                      sizeof(err));
+    if (f->listen_fd < 0) {
+        cli_error("%s; child processes are not followed", err);
         free(f->kids);
         f->kids = NULL;
         return -1;
@@ -302,14 +288,7 @@ void follow_stop(run_follow *f)
 
     /* First nobody new: a process started from now on finds no socket (or
      * a closed one) and never records. */
-    if (f->listen_fd >= 0)
-        close(f->listen_fd);
-    f->listen_fd = -1;
-    if (f->path[0])
-        unlink(f->path);
-    if (f->dir[0])
-        rmdir(f->dir);
-    f->path[0] = f->dir[0] = '\0';
+    cli_unlisten_private(&f->listen_fd, f->dir, f->path);
     if (!f->kids)
         return;
 

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* The message is escaped whole (common/escape.h): it quotes paths,
@@ -186,4 +188,46 @@ int cli_trace_outcome(const char *path, char *why, size_t whylen)
     if (stopped)
         return CLI_TRACE_STOPPED;
     return complete ? CLI_TRACE_COMPLETE : CLI_TRACE_CUT_SHORT;
+}
+
+int cli_listen_private(const char *kind, const char *name, int backlog, char *dir, size_t dirlen, char *path,
+                       size_t pathlen, char *err, size_t errlen)
+{
+    struct sockaddr_un addr;
+    int fd = -1;
+
+    path[0] = '\0';
+    if ((size_t)snprintf(dir, dirlen, "/tmp/clrprobe-%s-XXXXXX", kind) >= dirlen || !mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot create a directory in /tmp: %s", strerror(errno));
+        dir[0] = '\0';
+        return -1;
+    }
+    if ((size_t)snprintf(path, pathlen, "%s/%s", dir, name) >= pathlen || strlen(path) >= sizeof(addr.sun_path)) {
+        snprintf(err, errlen, "cannot create a socket in %s: the path is too long", dir);
+        path[0] = '\0';
+        cli_unlisten_private(&fd, dir, path);
+        return -1;
+    }
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    memcpy(addr.sun_path, path, strlen(path) + 1);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(fd, backlog) < 0) {
+        snprintf(err, errlen, "cannot create the socket %s: %s", path, strerror(errno));
+        cli_unlisten_private(&fd, dir, path);     /* (the directory is ours, and private: so is path) */
+        return -1;
+    }
+    return fd;
+}
+
+void cli_unlisten_private(int *fd, char *dir, char *path)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    if (path[0])
+        unlink(path);
+    if (dir[0])
+        rmdir(dir);
+    path[0] = dir[0] = '\0';
 }
