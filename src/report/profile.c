@@ -17,11 +17,6 @@ static void *palloc(rp_profile *p, size_t bytes)
 
 /* ---- interning frame names ---- */
 
-typedef struct interner {
-    char **names;            /* shared with the profile */
-    size_t n, cap;
-    idindex *slots;          /* the names by their hash (idmap.h) */
-} interner;
 
 static uint64_t hash_str(const char *s)
 {
@@ -32,7 +27,7 @@ static uint64_t hash_str(const char *s)
 }
 
 typedef struct name_key {
-    const interner *in;
+    const rp_interner *in;
     const char *name;
 } name_key;
 
@@ -42,7 +37,7 @@ static int same_name(const void *ctx, uint32_t entry)
     return strcmp(k->in->names[entry], k->name) == 0;
 }
 
-static long intern(interner *in, rp_profile *p, const char *name)
+long rp_intern(rp_interner *in, rp_profile *p, const char *name)
 {
     name_key key = { in, name };
     uint64_t h = hash_str(name);
@@ -89,7 +84,7 @@ typedef struct async_roles {
 
 /* Gives the names interned since the last call their roles (interning the
  * methods' names as it goes).  Returns 0, or -1 (out of memory). */
-static int async_roles_update(async_roles *a, interner *in, rp_profile *p)
+static int async_roles_update(async_roles *a, rp_interner *in, rp_profile *p)
 {
     while (a->n < in->n) {
         const char *name = in->names[a->n];
@@ -114,7 +109,7 @@ static int async_roles_update(async_roles *a, interner *in, rp_profile *p)
             long f = -1;
             if (!shown)
                 return -1;
-            if (rp_async_method_name(name, shown, len) >= 0 && (f = intern(in, p, shown)) < 0) {
+            if (rp_async_method_name(name, shown, len) >= 0 && (f = rp_intern(in, p, shown)) < 0) {
                 free(shown);
                 return -1;
             }
@@ -220,7 +215,7 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
 {
     async_roles roles = { 0 };
     idmap names, threads_by_id, thread_slots, last_sample, labelled;
-    interner in = { 0 };
+    rp_interner in = { 0 };
     size_t cap = 0, tcap = 0, lcap = 0;
     uint64_t first_tick = 0, last_tick = 0;
     long native, unknown;
@@ -233,8 +228,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     idmap_init(&thread_slots);
     idmap_init(&last_sample);
     idmap_init(&labelled);
-    native = intern(&in, p, "[native code]");
-    unknown = intern(&in, p, "[unknown]");
+    native = rp_intern(&in, p, "[native code]");
+    unknown = rp_intern(&in, p, "[unknown]");
     if (native < 0 || unknown < 0)
         goto out;
 
@@ -247,7 +242,7 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             uint64_t function;
             const char *name = rp_function_name(e, &function);
             if (name[0]) {
-                long f = intern(&in, p, name);
+                long f = rp_intern(&in, p, name);
                 if (f < 0)
                     goto out;
                 idmap_put(&names, function, (uint64_t)f);

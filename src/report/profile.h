@@ -102,6 +102,17 @@ int rp_profile_rate_low(const rp_profile *p);
 int rp_thread_matches(const char *filter, const char *label, const char *name, const char *os_name,
                       uint32_t os_tid, uint64_t managed);
 
+/* Frame names by number, each name once (profile.c): the builder's and the
+ * merge's table.  All zero is empty; names are copied into p's arena;
+ * the caller takes names (p->frames) and frees slots with idindex_free. */
+typedef struct rp_interner {
+    char **names;
+    size_t n, cap;
+    struct idindex *slots;   /* the names by their hash (common/idmap.h) */
+} rp_interner;
+/* The number of name in the table, added if new; -1 when out of memory. */
+long rp_intern(rp_interner *in, rp_profile *p, const char *name);
+
 /* Number of sample records in a trace (any view). */
 uint64_t rp_count_samples(const rp_trace *tr);
 

@@ -9,55 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct merge_names {
-    rp_profile *out;
-    size_t cap;
-    idindex *slots;
-} merge_names;
-
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static int same_name(const void *ctx, uint32_t entry)
-{
-    const void *const *k = ctx;
-    const merge_names *m = k[0];
-    return strcmp(m->out->frames[entry], (const char *)k[1]) == 0;
-}
-
-static long intern(merge_names *m, const char *name)
-{
-    rp_profile *p = m->out;
-    const void *key[2] = { m, name };
-    uint64_t h = hash_name(name);
-    long found = idindex_find(m->slots, h, same_name, key);
-    size_t len = strlen(name) + 1;
-    char *copy;
-
-    if (found >= 0)
-        return found;
-    if (p->nframes == m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 256;
-        char **nn = realloc(p->frames, nc * sizeof(*nn));
-        if (!nn)
-            return -1;
-        p->frames = nn;
-        m->cap = nc;
-    }
-    if (!(copy = arena_alloc(&p->arena, len)))
-        return -1;
-    memcpy(copy, name, len);
-    p->frames[p->nframes] = copy;
-    if (idindex_add(&m->slots, h, (uint32_t)p->nframes) < 0)
-        return -1;
-    return (long)p->nframes++;
-}
-
 /* A copy of s in the merged profile's memory ("" stays the constant); NULL
  * when out of memory. */
 static const char *copy_str(rp_profile *out, const char *s)
@@ -85,7 +36,7 @@ static int by_time(const void *a, const void *b)
 int rp_profile_merge(const rp_profile *parts, const char *const *roots, const uint64_t *offsets_ns, size_t n,
                      rp_profile *out)
 {
-    merge_names m = { out, 0, NULL };
+    rp_interner m = { 0 };
     size_t nthreads = 0, nsamples = 0;
 
     if (n == 0)
@@ -145,7 +96,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
     for (size_t i = 0; i < n; i++) {
         const rp_profile *p = &parts[i];
         uint32_t *map = calloc(p->nframes ? p->nframes : 1, sizeof(*map));
-        long root = intern(&m, roots[i]);
+        long root = rp_intern(&m, out, roots[i]);
         uint32_t thread0 = (uint32_t)out->nthreads;
 
         if (!map || root < 0) {
@@ -153,7 +104,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             goto oom;
         }
         for (size_t f = 0; f < p->nframes; f++) {
-            long id = intern(&m, p->frames[f]);
+            long id = rp_intern(&m, out, p->frames[f]);
             if (id < 0) {
                 free(map);
                 goto oom;
@@ -196,7 +147,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             if (in->nframes == 0) {
                 /* (a single profile shows an empty stack by this name; under
                  * its process's root it needs a frame of its own) */
-                long none = intern(&m, "[no managed frames]");
+                long none = rp_intern(&m, out, "[no managed frames]");
                 if (none < 0) {
                     free(map);
                     goto oom;
@@ -219,9 +170,12 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
                     goto oom;
     }
     qsort(out->samples, out->nsamples, sizeof(*out->samples), by_time);
+    out->frames = m.names;
+    out->nframes = m.n;
     idindex_free(m.slots);
     return 0;
 oom:
+    free(m.names);
     idindex_free(m.slots);
     rp_profile_free(out);
     return -1;
