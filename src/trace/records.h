@@ -50,18 +50,7 @@
 typedef union rec_any {
 #include "trace/records.def"
 } rec_any;
-#undef RECORD
-
-#undef F_U16
-#undef F_U32
-#undef F_U64
-#undef F_U64_OPT
-#undef F_STR
-#undef F_STRN
-#undef F_FRAMES
-#undef F_NONE
-#undef R_STR
-#undef R_U32
+#include "trace/records_undef.h"
 
 /* ---- encoders ---- */
 
@@ -90,17 +79,7 @@ static inline void rec_put_frames(trace_rec *r, uint16_t n, const uint64_t *fram
         fields                                                               \
     }
 #include "trace/records.def"
-#undef RECORD
-#undef F_U16
-#undef F_U32
-#undef F_U64
-#undef F_U64_OPT
-#undef F_STR
-#undef F_STRN
-#undef F_FRAMES
-#undef F_NONE
-#undef R_STR
-#undef R_U32
+#include "trace/records_undef.h"
 
 /* Any kind: encodes the member of v that kind names (nothing for a kind the
  * catalogue does not have).  For tests and tools; the agent calls each

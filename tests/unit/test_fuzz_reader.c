@@ -459,14 +459,7 @@ static const char *shape_of(int kind)
 /* The strings and frames of a decoded event are there (not NULL). */
 static int strings_sane(const rp_event *e)
 {
-#undef F_U16
-#undef F_U32
-#undef F_U64
-#undef F_U64_OPT
-#undef F_STR
-#undef F_STRN
-#undef F_FRAMES
-#undef R_STR
+#include "trace/records_undef.h"
 #define F_U16(x)
 #define F_U32(x)
 #define F_U64(x)
@@ -474,7 +467,9 @@ static int strings_sane(const rp_event *e)
 #define F_STR(x) if (!v->x) return 0;
 #define F_STRN(x) if (!v->x) return 0;
 #define F_FRAMES(n, x) if (v->n && !v->x) return 0;
+#define F_NONE
 #define R_STR(x) if (!v->x) return 0;
+#define R_U32(x)
     switch (e->kind) {
 #define RECORD(NAME, num, name, fields, report) \
     case TK_##NAME: { const rec_##name *v = &e->name; (void)v; fields report break; }

@@ -30,16 +30,7 @@ static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
 #define RECORD(NAME, num, name, fields, report) \
     static void fill_##name(rec_any *any, unsigned *seed) { rec_##name *v = &any->name; (void)v; (void)seed; fields }
 #include "trace/records.def"
-#undef RECORD
-#undef F_U16
-#undef F_U32
-#undef F_U64
-#undef F_U64_OPT
-#undef F_STR
-#undef F_STRN
-#undef F_FRAMES
-#undef R_STR
-#undef R_U32
+#include "trace/records_undef.h"
 
 #define SAME_U(x)                                                                                   \
     if ((uint64_t)d->x != (uint64_t)v->x)                                                          \
@@ -59,6 +50,7 @@ static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
     for (uint16_t k = 0; k < d->n && k < v->n; k++)                                                 \
         if (d->x[k] != v->x[k])                                                                     \
             unit_fail(__FILE__, __LINE__, "%s.%s[%u] differs", kind, #x, k);
+#define F_NONE
 #define R_STR(x) SAME_S(x, "")
 #define R_U32(x) if (d->x) unit_fail(__FILE__, __LINE__, "%s.%s not 0", kind, #x);
 #define RECORD(NAME, num, name, fields, report)                                                   \
@@ -70,16 +62,7 @@ static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
         fields report                                                                              \
     }
 #include "trace/records.def"
-#undef RECORD
-#undef F_U16
-#undef F_U32
-#undef F_U64
-#undef F_U64_OPT
-#undef F_STR
-#undef F_STRN
-#undef F_FRAMES
-#undef R_STR
-#undef R_U32
+#include "trace/records_undef.h"
 
 #define F_U16(x) n += 2;
 #define F_U32(x) n += 4;
@@ -88,6 +71,7 @@ static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
 #define F_STR(x) n += 2 + strlen(v->x);
 #define F_STRN(x) n += 2 + (size_t)v->x##_len;
 #define F_FRAMES(nf, x) n += 2 + 8 * (size_t)v->nf;
+#define F_NONE
 #define R_STR(x)
 #define R_U32(x)
 #define RECORD(NAME, num, name, fields, report)                                                   \
@@ -99,14 +83,7 @@ static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
         fields return n;                                                                           \
     }
 #include "trace/records.def"
-#undef RECORD
-#undef F_U16
-#undef F_U32
-#undef F_U64
-#undef F_U64_OPT
-#undef F_STR
-#undef F_STRN
-#undef F_FRAMES
+#include "trace/records_undef.h"
 
 /* Bytes of the optional field at the end of a kind (0: none). */
 #define F_U16(x) opt = 0;
@@ -116,6 +93,9 @@ static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
 #define F_STR(x) opt = 0;
 #define F_STRN(x) opt = 0;
 #define F_FRAMES(nf, x) opt = 0;
+#define F_NONE
+#define R_STR(x)
+#define R_U32(x)
 #define RECORD(NAME, num, name, fields, report) \
     static size_t opt_len_##name(void) { size_t opt = 0; fields return opt; }
 #include "trace/records.def"
