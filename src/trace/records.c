@@ -49,6 +49,21 @@ static const uint64_t *get_frames(trace_fields *f, const rec_alloc *a, uint16_t 
     return out;
 }
 
+/* u16 count, then that many bytes copied out as they are (NULL when none). */
+static const uint8_t *get_bytes(trace_fields *f, const rec_alloc *a, uint16_t *len)
+{
+    size_t n;
+    const char *s = trace_field_str(f, &n);
+    uint8_t *out;
+
+    *len = 0;
+    if (n == 0 || (out = a->alloc(a->ctx, n)) == NULL)
+        return NULL;
+    memcpy(out, s, n);
+    *len = (uint16_t)n;
+    return out;
+}
+
 #define F_U16(x) v->x = trace_field_u16(&f);
 #define F_U32(x) v->x = trace_field_u32(&f);
 #define F_U64(x) v->x = trace_field_u64(&f);
@@ -56,6 +71,7 @@ static const uint64_t *get_frames(trace_fields *f, const rec_alloc *a, uint16_t 
 #define F_STR(x) v->x = get_str(&f, a);
 #define F_STRN(x) v->x = get_strn(&f, a, &v->x##_len);
 #define F_FRAMES(n, x) v->x = get_frames(&f, a, &v->n);
+#define F_BYTES(x) v->x = get_bytes(&f, a, &v->x##_len);
 #define F_NONE
 #define R_STR(x) v->x = "";
 #define R_U32(x)

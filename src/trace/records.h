@@ -16,7 +16,8 @@
  * A decoded string is a NUL-terminated copy in memory from a (a NUL inside
  * the string becomes C0 80, trace_str_copy); an empty string is the
  * constant "".  A sample's frames are copied into memory from a as
- * uint64_t (NULL when there are none).  Decoding keeps the reader's rules:
+ * uint64_t (NULL when there are none), an F_BYTES field's bytes likewise
+ * (NULL when empty).  Decoding keeps the reader's rules:
  * a record too short for its fields is decoded as far as it goes (zeros and
  * empty strings after that) and said to be malformed; bytes after the last
  * field are ignored; an F_U64_OPT field missing altogether reads as 0. */
@@ -38,6 +39,7 @@
 #define F_STR(x) const char *x;
 #define F_STRN(x) const char *x; uint16_t x##_len;
 #define F_FRAMES(n, x) uint16_t n; const uint64_t *x;
+#define F_BYTES(x) const uint8_t *x; uint16_t x##_len;
 #define F_NONE uint8_t none_;         /* (C wants a member) */
 #define R_STR(x) const char *x;
 #define R_U32(x) uint32_t x;
@@ -61,6 +63,20 @@ static inline void rec_put_frames(trace_rec *r, uint16_t n, const uint64_t *fram
         trace_rec_u64(r, frames[k]);
 }
 
+/* u16 count, then the bytes; cut to the room left (never the case for an
+ * encoder that measured its room, like the agent's heap writer). */
+static inline void rec_put_bytes(trace_rec *r, const uint8_t *b, uint16_t n)
+{
+    if (r->end - r->p < 2)
+        return;
+    if ((size_t)(r->end - r->p) - 2 < n)
+        n = (uint16_t)((size_t)(r->end - r->p) - 2);
+    trace_put_u16(r->p, n);
+    if (n)
+        memcpy(r->p + 2, b, n);
+    r->p += 2 + n;
+}
+
 #define F_U16(x) trace_rec_u16(r, v->x);
 #define F_U32(x) trace_rec_u32(r, v->x);
 #define F_U64(x) trace_rec_u64(r, v->x);
@@ -68,6 +84,7 @@ static inline void rec_put_frames(trace_rec *r, uint16_t n, const uint64_t *fram
 #define F_STR(x) trace_rec_str(r, v->x);
 #define F_STRN(x) trace_rec_strn(r, v->x, v->x##_len);
 #define F_FRAMES(n, x) rec_put_frames(r, v->n, v->x);
+#define F_BYTES(x) rec_put_bytes(r, v->x, v->x##_len);
 #define F_NONE
 #define R_STR(x)
 #define R_U32(x)

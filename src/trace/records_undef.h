@@ -10,6 +10,7 @@
 #undef F_STR
 #undef F_STRN
 #undef F_FRAMES
+#undef F_BYTES
 #undef F_NONE
 #undef R_STR
 #undef R_U32

@@ -445,6 +445,7 @@ static const char *shape_of(int kind)
 #define F_STR(x) "s"
 #define F_STRN(x) "s"
 #define F_FRAMES(n, x) "F"
+#define F_BYTES(x) "s"
 #define F_NONE
 #define R_STR(x)
 #define R_U32(x)
@@ -467,6 +468,7 @@ static int strings_sane(const rp_event *e)
 #define F_STR(x) if (!v->x) return 0;
 #define F_STRN(x) if (!v->x) return 0;
 #define F_FRAMES(n, x) if (v->n && !v->x) return 0;
+#define F_BYTES(x) if (v->x##_len && !v->x) return 0;
 #define F_NONE
 #define R_STR(x) if (!v->x) return 0;
 #define R_U32(x)
