@@ -4,6 +4,7 @@
  * exceptions by type.  Every string from the trace (or the command line)
  * is escaped as it is printed (common/escape.h), never cut. */
 #include "common/escape.h"
+#include "report/gc_timeline.h"
 #include "report/report.h"
 #include "trace/format.h"
 
@@ -179,66 +180,57 @@ static void print_threads(const rp_trace *tr, FILE *out)
     }
 }
 
-/* Generation a GC is reported under: the oldest of 0..2 it collected. */
-static int gc_generation(uint32_t mask)
+/* Bytes as "812 B", "31.2 KiB", "4.50 MiB", "1.25 GiB". */
+static void fmt_bytes(char *buf, size_t len, uint64_t b)
 {
-    if (mask & 0x1c) return 2;   /* gen2, LOH or POH */
-    if (mask & 0x2) return 1;
-    return 0;
+    if (b >= (1ull << 30))
+        snprintf(buf, len, "%.2f GiB", (double)b / (1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(buf, len, "%.2f MiB", (double)b / (1ull << 20));
+    else if (b >= 1024)
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
+    else
+        snprintf(buf, len, "%" PRIu64 " B", b);
 }
 
+/* Per generation: count, total and longest pause; the share of the wall
+ * time paused; the heap's size at the start, peak and end
+ * (report/gc_timeline.h). */
 static void print_gcs(const rp_trace *tr, FILE *out)
 {
-    uint64_t count[3] = { 0 }, total[3] = { 0 }, longest[3] = { 0 }, induced = 0, n = 0;
-    int have_suspend = 0;
-    char a[32], b[32];
+    rp_gc_timeline tl;
+    char a[32], b[32], c[32];
 
-    for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_SUSPEND)
-            have_suspend = 1;
-    for (size_t i = 0; i < tr->nev; i++) {
-        const rp_event *e = &tr->ev[i];
-        uint64_t pause = 0;
-        int g;
-        if (e->kind != TK_GC_START)
-            continue;
-        n++;
-        g = gc_generation(e->gc_start.generations);
-        count[g]++;
-        if (e->gc_start.reason == 1)
-            induced++;
-        if (have_suspend) {
-            /* the pause: the GC suspension that contains the start of this GC */
-            for (size_t j = i + 1; j < tr->nev; j++) {
-                const rp_event *s = &tr->ev[j];
-                if (s->kind == TK_SUSPEND && (s->suspend.reason == 1 || s->suspend.reason == 7)) {
-                    if (s->t - s->suspend.duration_ns <= e->t)
-                        pause = s->suspend.duration_ns;
-                    break;
-                }
-                if (s->kind == TK_GC_START)
-                    break;
-            }
-        } else {
-            for (size_t j = i + 1; j < tr->nev; j++) {
-                if (tr->ev[j].kind == TK_GC_END) { pause = tr->ev[j].t - e->t; break; }
-                if (tr->ev[j].kind == TK_GC_START) break;
-            }
-        }
-        total[g] += pause;
-        if (pause > longest[g])
-            longest[g] = pause;
-    }
-    fprintf(out, "\nGarbage collections: %" PRIu64 " (%" PRIu64 " induced)%s\n", n, induced,
-            have_suspend ? "" : "  [pauses are GC start..end: suspensions were not collected]");
-    if (!n)
+    if (rp_gc_timeline_build(tr, &tl) < 0)
         return;
+    fprintf(out, "\nGarbage collections: %zu (%" PRIu64 " induced)", tl.n, tl.induced);
+    if (tl.n) {
+        fmt_ms(a, sizeof(a), tl.paused_ns);
+        fmt_ms(b, sizeof(b), tl.wall_ns);
+        fprintf(out, "; paused %s, %.2f%% of %s", a,
+                tl.wall_ns ? 100.0 * (double)tl.paused_ns / (double)tl.wall_ns : 0.0, b);
+    }
+    fprintf(out, "%s\n", tl.from_suspensions ? "" : "  [pauses are GC start..end: suspensions were not collected]");
+    if (!tl.n)
+        goto out;
     fprintf(out, "  %-5s %8s  %14s  %14s\n", "gen", "count", "total pause", "longest pause");
     for (int g = 0; g < 3; g++) {
-        fmt_ms(a, sizeof(a), total[g]);
-        fmt_ms(b, sizeof(b), longest[g]);
-        fprintf(out, "  %-5d %8" PRIu64 "  %14s  %14s\n", g, count[g], a, b);
+        fmt_ms(a, sizeof(a), tl.total_ns[g]);
+        fmt_ms(b, sizeof(b), tl.longest_ns[g]);
+        fprintf(out, "  %-5d %8" PRIu64 "  %14s  %14s\n", g, tl.count[g], a, b);
     }
+    if (!tl.have_sizes)
+        goto out;
+    fprintf(out, "  Heap (the generations' ranges, free space included):\n");
+    fprintf(out, "  %-5s  %12s  %12s  %12s\n", "", "start", "peak", "end");
+    for (int g = 0; g <= RP_GC_GENS; g++) {
+        fmt_bytes(a, sizeof(a), tl.first[g]);
+        fmt_bytes(b, sizeof(b), tl.peak[g]);
+        fmt_bytes(c, sizeof(c), tl.last[g]);
+        fprintf(out, "  %-5s  %12s  %12s  %12s\n", g < RP_GC_GENS ? rp_gc_gen_names[g] : "total", a, b, c);
+    }
+out:
+    rp_gc_timeline_free(&tl);
 }
 
 static void print_exceptions(const rp_trace *tr, FILE *out)
