@@ -3,6 +3,7 @@
  * docs/jsonl.md. */
 #include "report/report.h"
 #include "common/idmap.h"
+#include "report/gc_timeline.h"
 #include "report/json.h"
 #include "trace/format.h"
 
@@ -36,6 +37,20 @@ static void gens_json(uint32_t mask, char *buf, size_t len)
 }
 
 /* The fields of a module_load or module_unload that both have. */
+/* A gc_start's or gc_end's generation sizes, when the agent had them. */
+static void gc_sizes(json_obj *o, uint64_t gen0, uint64_t gen1, uint64_t gen2, uint64_t loh, uint64_t poh)
+{
+    uint64_t b[RP_GC_GENS] = { gen0, gen1, gen2, loh, poh };
+
+    if (!rp_gc_sizes_known(b))
+        return;
+    json_u64(o, "gen0_bytes", gen0);
+    json_u64(o, "gen1_bytes", gen1);
+    json_u64(o, "gen2_bytes", gen2);
+    json_u64(o, "loh_bytes", loh);
+    json_u64(o, "poh_bytes", poh);
+}
+
 static void module_fields(json_obj *o, uint64_t id, const char *path, uint32_t flags)
 {
     json_hex(o, "id", id);
@@ -168,6 +183,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             gens_json(e->gc_start.generations, gens, sizeof(gens));
             json_raw(&o, "generations", gens);
             json_str(&o, "reason", e->gc_start.reason == 1 ? "induced" : "other");
+            gc_sizes(&o, e->gc_start.gen0_bytes, e->gc_start.gen1_bytes, e->gc_start.gen2_bytes,
+                     e->gc_start.loh_bytes, e->gc_start.poh_bytes);
             in_gc = 1;
             gc_start_t = e->t;
             break;
@@ -175,6 +192,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             if (in_gc)
                 json_u64(&o, "duration_ns", e->t - gc_start_t);
             in_gc = 0;
+            gc_sizes(&o, e->gc_end.gen0_bytes, e->gc_end.gen1_bytes, e->gc_end.gen2_bytes, e->gc_end.loh_bytes,
+                     e->gc_end.poh_bytes);
             break;
         case TK_SUSPEND:
             json_str(&o, "reason", rp_suspend_reason(e->suspend.reason));

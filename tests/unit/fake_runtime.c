@@ -792,6 +792,41 @@ static HRESULT info_GetThreadInfo(ICorProfilerInfo15 *This, ThreadID threadId, D
     return S_OK;
 }
 
+/* The heap's generations: more ranges than the agent reads on its stack
+ * (regions), lengths that add up to fr_generation_sizes. */
+static const ULONG fake_ranges_per_gen[5] = { 30, 20, 10, 6, 4 };
+
+static uint64_t fake_range_length(int gen, ULONG i)
+{
+    return (uint64_t)(gen + 1) * 100000 + i * 8;
+}
+
+void fr_generation_sizes(uint64_t bytes[5])
+{
+    for (int g = 0; g < 5; g++) {
+        bytes[g] = 0;
+        for (ULONG i = 0; i < fake_ranges_per_gen[g]; i++)
+            bytes[g] += fake_range_length(g, i);
+    }
+}
+
+static HRESULT info_GetGenerationBounds(ICorProfilerInfo15 *This, ULONG cObjectRanges, ULONG *pcObjectRanges,
+                                        COR_PRF_GC_GENERATION_RANGE *ranges)
+{
+    ULONG n = 0;
+
+    if (!pcObjectRanges)
+        return E_INVALIDARG;
+    for (int g = 0; g < 5; g++)
+        for (ULONG i = 0; i < fake_ranges_per_gen[g]; i++, n++)
+            if (n < cObjectRanges)
+                ranges[n] = (COR_PRF_GC_GENERATION_RANGE){ .generation = (COR_PRF_GC_GENERATION)g,
+                    .rangeStart = 0x100000000ull * (g + 1) + 0x400000ull * i,
+                    .rangeLength = fake_range_length(g, i), .rangeLengthReserved = 0x400000 };
+    *pcObjectRanges = n;                  /* how many there are, as the runtime says */
+    return S_OK;
+}
+
 static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpectedCompletionMilliseconds)
 {
     rt_of(This)->detach_requested++;
@@ -963,6 +998,7 @@ static void fill_info_vtbl(void)
     info_vtbl.EnumThreads = info_EnumThreads;
     info_vtbl.EnumJITedFunctions2 = info_EnumJITedFunctions2;
     info_vtbl.SetEventMask2 = info_SetEventMask2;
+    info_vtbl.GetGenerationBounds = info_GetGenerationBounds;
 }
 
 static const IMetaDataImportVtbl import_vtbl = {

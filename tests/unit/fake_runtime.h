@@ -149,6 +149,8 @@ void fr_gc_started(fake_runtime *rt);
 void fr_gc_finished(fake_runtime *rt);
 void fr_suspend_started(fake_runtime *rt);
 void fr_resume_finished(fake_runtime *rt);
+/* The bytes of generations 0, 1, 2, LOH, POH GetGenerationBounds reports. */
+void fr_generation_sizes(uint64_t bytes[5]);
 
 /* Prints the recorded violations (for a failing test). */
 void fr_print_violations(const fake_runtime *rt);

@@ -530,6 +530,20 @@ TEST(conformance_attach_during_gc)
             CHECK_EQ(tr.ev[first_gc].kind, TK_GC_START);
             CHECK_EQ(tr.ev[first_gc].gc_start.generations, 3);    /* generations 0 and 1 */
             CHECK_EQ(tr.ev[first_gc + 1].kind, TK_GC_END);
+            /* the generations' sizes, before and after (GetGenerationBounds:
+             * more ranges than the agent reads on its stack) */
+            uint64_t want[5];
+            const rec_gc_start *gs = &tr.ev[first_gc].gc_start;
+            const rec_gc_end *ge = &tr.ev[first_gc + 1].gc_end;
+            fr_generation_sizes(want);
+            CHECK(want[0] > 0);
+            CHECK_EQ(gs->gen0_bytes, want[0]);
+            CHECK_EQ(gs->gen1_bytes, want[1]);
+            CHECK_EQ(gs->gen2_bytes, want[2]);
+            CHECK_EQ(gs->loh_bytes, want[3]);
+            CHECK_EQ(gs->poh_bytes, want[4]);
+            CHECK_EQ(ge->gen0_bytes, want[0]);
+            CHECK_EQ(ge->poh_bytes, want[4]);
             CHECK_EQ(tr.ev[first_gc + 2].kind, TK_SUSPEND);
             CHECK_EQ(tr.ev[first_gc + 2].suspend.reason, COR_PRF_SUSPEND_FOR_GC);
         }
