@@ -63,15 +63,33 @@ internal static class GcScenario
 
     public static int Run(int count)
     {
+        // For the tests that attach first: wait until the file SAMPLE_GC_WAIT_FILE names exists.
+        string? waitFile = Environment.GetEnvironmentVariable("SAMPLE_GC_WAIT_FILE");
+        if (!string.IsNullOrEmpty(waitFile))
+        {
+            Console.WriteLine("gc scenario started, waiting");
+            for (int waited = 0; !File.Exists(waitFile) && waited < 60_000; waited += 20)
+            {
+                Thread.Sleep(20);
+            }
+        }
         var survivors = new List<object>();
         long checksum = 0;
         int gen0Before = GC.CollectionCount(0);
+        long totalMemory = 0;
         for (int i = 0; i < count; i++)
         {
             checksum += GcTargets.AllocateGarbage(i, survivors);
             int generation = i % 3;
             GcTargets.InducedCollect(generation);
+            totalMemory = GC.GetTotalMemory(forceFullCollection: false);
             Console.WriteLine($"collect {i + 1}: generation {generation}");
+        }
+        // The heap's size right after the last collection, for the tests that check the profiler's
+        // generation sizes; only when asked, since it may differ from run to run.
+        if (Environment.GetEnvironmentVariable("SAMPLE_GC_MEMORY") == "1")
+        {
+            Console.WriteLine($"total memory after the last gc: {totalMemory}");
         }
 
         long survivorLength = 0;
