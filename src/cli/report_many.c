@@ -232,7 +232,7 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
             }
         } else {
             rp_report_input rin = { .trace = &t[0].tr, .profile = &merged, .path = t[0].path, .title = title,
-                                    .by_thread = opt->by_thread };
+                                    .by_thread = opt->by_thread, .ntraces = n };
             snprintf(title, sizeof(title), "%zu processes", n);
             wr = fmt->write(&rin, stream);
         }

@@ -35,9 +35,11 @@ static int write_pprof(const rp_report_input *in, FILE *out)
     return rp_write_pprof(in->profile, in->title, out);
 }
 
+/* The flame graph, with the GC timeline of the trace beside it when the
+ * profile is one process's. */
 static int write_html(const rp_report_input *in, FILE *out)
 {
-    return rp_write_html(in->profile, in->title, out);
+    return rp_write_html_gc(in->profile, in->ntraces > 1 ? NULL : in->trace, in->title, out);
 }
 
 const rp_format rp_formats[] = {

@@ -28,6 +28,7 @@ typedef struct rp_report_input {
     const char *path;          /* the trace file as named on the command line */
     const char *title;         /* its base name, for formats with room for a title */
     int by_thread;             /* --by-thread (collapsed: the thread as the root frame) */
+    size_t ntraces;            /* the traces the profile merges (report_many.c); 0 or 1: one, in trace */
 } rp_report_input;
 
 typedef struct rp_format {

@@ -12,7 +12,11 @@
  *                                             view's samples stand for (rp_profile_total)
  *     "frames": [name, ...],                  only the names some sample uses
  *     "threads": [{ "name" (the label), "mname", "kname", "id" ("0x..."), "tid", "samples", "cpu_ns",
- *                   "tree": [frame, samples, children, ...] }] }
+ *                   "tree": [frame, samples, children, ...] }],
+ *     "gc": { "wall_ns", "from_suspensions", "gcs": [[t, end_t, generations, reason, pause_start,
+ *             pause_ns, gen0, gen1, gen2, loh, poh (bytes before), the same five after], ...] } }
+ *                                             only with a trace that has GCs (rp_write_html_gc;
+ *                                             report/gc_timeline.h; sizes all 0: unknown)
  *
  * A tree is its nodes in preorder, three numbers each: the frame (an index
  * into frames; -1 for the thread's root), the samples whose stack passes
@@ -24,6 +28,7 @@
  * element or start a comment. */
 #include "report/report.h"
 #include "common/idmap.h"
+#include "report/gc_timeline.h"
 #include "report/json.h"
 
 #include <inttypes.h>
@@ -135,9 +140,29 @@ static void html_text(FILE *out, const char *s)
     }
 }
 
+/* The data object's "gc" member (see the top of the file), if tl has GCs. */
+static void write_gc(const rp_gc_timeline *tl, FILE *out)
+{
+    if (!tl || !tl->n)
+        return;
+    fprintf(out, ",\n\"gc\":{\"wall_ns\":%" PRIu64 ",\"from_suspensions\":%s,\"gcs\":[", tl->wall_ns,
+            tl->from_suspensions ? "true" : "false");
+    for (size_t i = 0; i < tl->n; i++) {
+        const rp_gc *g = &tl->gc[i];
+        fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64, i ? ",\n" : "\n",
+                g->t, g->end_t, g->generations, g->reason, g->pause_start, g->pause_ns);
+        for (int k = 0; k < RP_GC_GENS; k++)
+            fprintf(out, ",%" PRIu64, g->before[k]);
+        for (int k = 0; k < RP_GC_GENS; k++)
+            fprintf(out, ",%" PRIu64, g->after[k]);
+        putc(']', out);
+    }
+    fputs("]}", out);
+}
+
 /* The data object (see the top of the file) as JSON into out. */
-static int write_data(const rp_profile *p, const char *title, const forest *fo, const uint32_t *roots,
-                      const uint32_t *remap, const uint32_t *used, size_t nused, FILE *out)
+static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const char *title, const forest *fo,
+                      const uint32_t *roots, const uint32_t *remap, const uint32_t *used, size_t nused, FILE *out)
 {
     uint32_t *stack = malloc((fo->len ? fo->len : 1) * sizeof(*stack));
     if (!stack)
@@ -187,13 +212,21 @@ static int write_data(const rp_profile *p, const char *title, const forest *fo, 
         }
         fputs("]}", out);
     }
-    fputs("]}", out);
+    fputc(']', out);
+    write_gc(tl, out);
+    fputc('}', out);
     free(stack);
     return ferror(out) ? -1 : 0;
 }
 
 int rp_write_html(const rp_profile *p, const char *title, FILE *out)
 {
+    return rp_write_html_gc(p, NULL, title, out);
+}
+
+int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title, FILE *out)
+{
+    rp_gc_timeline tl = { 0 };
     forest fo = { NULL, 0, 0, NULL };
     uint32_t *roots = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*roots));
     uint32_t *remap = malloc((p->nframes + 1) * sizeof(*remap));
@@ -203,7 +236,7 @@ int rp_write_html(const rp_profile *p, const char *title, FILE *out)
     FILE *mem = NULL;
     int rc = -1;
 
-    if (!roots || !remap || !used)
+    if (!roots || !remap || !used || (tr && rp_gc_timeline_build(tr, &tl) < 0))
         goto out;
     for (size_t t = 0; t < p->nthreads; t++)
         roots[t] = NONE;
@@ -243,7 +276,7 @@ int rp_write_html(const rp_profile *p, const char *title, FILE *out)
     mem = open_memstream(&json, &json_len);
     if (!mem)
         goto out;
-    if (write_data(p, title, &fo, roots, remap, used, nused, mem) < 0)
+    if (write_data(p, &tl, title, &fo, roots, remap, used, nused, mem) < 0)
         goto out;
     if (fclose(mem) != 0) {
         mem = NULL;
@@ -269,6 +302,7 @@ out:
     if (mem)
         fclose(mem);
     free(json);
+    rp_gc_timeline_free(&tl);
     free(fo.n);
     idindex_free(fo.kids);
     free(roots);

@@ -32,6 +32,9 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope.c: speedscope JSON */
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* pprof.c: gzipped profile.proto */
 int rp_write_html(const rp_profile *p, const char *title, FILE *out);         /* html.c: self-contained flame graph */
+/* The same page with tr's GC timeline (heap size per generation over time, the pauses marked) beside the
+ * flame graph; tr NULL: none. */
+int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title, FILE *out);
 
 /* "gc", "gc_prep", ... for a COR_PRF_SUSPEND_REASON. */
 const char *rp_suspend_reason(uint32_t reason);

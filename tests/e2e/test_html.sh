@@ -318,3 +318,34 @@ Outer+Inner.Method [async]
 Remove" "$(cat labels.txt)" "labels by width"
     assert_eq 10 "$(wc -l <labels.txt | tr -d ' ')" "labels (the last one empty: too narrow for any)"
 }
+
+# The GC timeline beside the flame graph: `Sample gc 9` recorded (sampled at
+# 1 kHz, the wall view, so the short run has samples), its page rendered: one
+# pause band per GC (each has its suspension), an area per generation that
+# held anything, and the title's counts; a page of a trace without GCs keeps
+# the section hidden.
+test_html_gc_timeline_in_chromium() {
+    need_chromium
+    mkdir -p html_gc && cd html_gc || fail "work directory"
+    "$CLRPROBE" run -o gc.clrp --rate 1000 -- "$SAMPLE" gc 9 >out 2>err || fail "recording: $(cat err)"
+    "$CLRPROBE" report gc.clrp --format html --view wall -o gc.html 2>rep.err || fail "html report: $(cat rep.err)"
+    "$CLRPROBE" report gc.clrp --format jsonl >gc.jsonl || fail "jsonl report"
+    local gcs
+    gcs=$(jcount gc.jsonl 'select(.kind=="gc_start")')
+    assert_ge 9 "$gcs" "gc_start records"
+    chrome --virtual-time-budget=5000 --dump-dom "file://$PWD/gc.html" >dom.html
+    local sec
+    sec=$(grep -o '<section id="gcview"[^>]*>' dom.html)
+    [[ $sec == *"data-gcs=\"$gcs\""* ]] || fail "GC section: '$sec' (want $gcs GCs)"
+    [[ $sec == *"data-pauses=\"$gcs\""* ]] || fail "pauses drawn: '$sec' (want $gcs)"
+    [[ $sec =~ data-areas=\"([3-5])\" ]] || fail "generation areas drawn: '$sec' (want gen0, LOH, POH at least)"
+    [[ $sec != *hidden* ]] || fail "the GC section is hidden"
+    assert_eq "$gcs" "$(grep -o '<rect[^>]*class="pause"' dom.html | wc -l | tr -d ' ')" "pause rectangles in the SVG"
+    grep -q "id=\"gctitle\">— $gcs GCs (9 induced), paused " dom.html || fail "GC title: $(grep -o 'id="gctitle">[^<]*' dom.html)"
+    # the shared shares page: no GC section drawn unless that run had GCs
+    html_trace
+    chrome --virtual-time-budget=5000 --dump-dom "file://$PAGE" >dom2.html
+    local n2
+    n2=$("$CLRPROBE" report "$TRACE" --format jsonl | jq -c 'select(.kind=="gc_start")' | wc -l | tr -d ' ')
+    grep -q "<section id=\"gcview\"[^>]*data-gcs=\"$n2\"" dom2.html || fail "shares page: GC section for $n2 GCs"
+}

@@ -8,6 +8,7 @@
 #include "unit.h"
 #include "report/gc_timeline.h"
 #include "report/model.h"
+#include "report/profile.h"
 #include "report/report.h"
 #include "trace/format.h"
 #include "trace/writer.h"
@@ -122,6 +123,23 @@ TEST(gc_timeline_figures_and_text_section)
     CHECK_EQ(tl.gc[2].before[3], 900);
     CHECK_EQ(tl.gc[2].after[2], 1000);
     rp_gc_timeline_free(&tl);
+
+    /* the html page's data: the GCs as arrays (html.c) */
+    rp_profile prof;
+    char *page = NULL;
+    size_t page_len = 0;
+    FILE *f = open_memstream(&page, &page_len);
+    memset(&prof, 0, sizeof(prof));
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ(rp_write_html_gc(&prof, &tr, "t", f), 0);
+        fclose(f);
+        CHECK(strstr(page, "\"gc\":{\"wall_ns\":999999000,\"from_suspensions\":true,\"gcs\":[\n"
+                           "[99999000,100399000,1,0,99899000,600000,1000,0,0,500,100,10,900,0,500,100],\n") != NULL);
+        CHECK(strstr(page, "[599999000,602999000,31,1,598999000,5000000,3000,100,2500,900,100,0,0,1000,0,100]") != NULL);
+        CHECK(strstr(page, "<section id=\"gcview\" hidden>") != NULL);
+        free(page);
+    }
 
     txt = text_of(&tr);
     CHECK(txt != NULL);
