@@ -45,7 +45,8 @@ static int write_html(const rp_report_input *in, FILE *out)
 const rp_format rp_formats[] = {
     { "text",
       "a readable summary (default): runtime, duration, events by kind, modules,\n"
-      "the slowest JIT compilations, threads, GCs, exceptions, and where time goes",
+      "the slowest JIT compilations, threads, GCs (pauses, heap sizes), exceptions,\n"
+      "and where time goes",
       RP_NEED_EVENTS | RP_NEED_PROFILE, write_text },
     { "jsonl", "one JSON object per event, in time order (schema: docs/jsonl.md)",
       RP_NEED_EVENTS, write_jsonl },
@@ -55,7 +56,8 @@ const rp_format rp_formats[] = {
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_speedscope },
     { "pprof", "gzip-compressed profile.proto for 'go tool pprof' and profiling backends",
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_pprof },
-    { "html", "one self-contained interactive flame graph (no network needed)",
+    { "html", "one self-contained interactive flame graph (no network needed), with the\n"
+      "heap per generation over time and the GC pauses beside it",
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_html },
     { NULL, NULL, 0, NULL },
 };
