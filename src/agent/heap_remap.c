@@ -109,7 +109,8 @@ int heap_remap_seal(heap_remap *m)
     if (!m->active || m->lost)
         return -1;
     if (!m->sealed) {
-        qsort(m->moves, m->nmoves, sizeof(*m->moves), cmp_move);
+        if (m->nmoves)                      /* (qsort's array must not be NULL, even when empty) */
+            qsort(m->moves, m->nmoves, sizeof(*m->moves), cmp_move);
         m->sealed = 1;
     }
     return 0;
