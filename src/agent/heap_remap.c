@@ -44,10 +44,11 @@ static int cmp_move(const void *a, const void *b)
 int heap_remap_begin(heap_remap *m, const heap_remap_gen *gens, size_t n, uint32_t collected)
 {
     size_t k = 0;
+    int unfinished = m->active;
 
     reset(m);
     m->active = 1;
-    if (!gens) {
+    if (!gens || unfinished) {              /* (the set never saw the last GC's ranges applied) */
         m->lost = 1;
         return -1;
     }

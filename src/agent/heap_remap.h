@@ -38,8 +38,8 @@
  * (both sorted), O(n log r) to sort the survivors again (a natural merge of
  * the at most 2r + 1 ascending runs the mapping leaves).
  *
- * A lost GC (no generation bounds, too many ranges, out of memory) cannot be
- * followed: heap_remap_end returns -1 and the caller must forget the set (no
+ * A lost GC (no generation bounds, too many ranges, out of memory, or a
+ * begin while the previous GC never ended) cannot be followed: heap_remap_end returns -1 and the caller must forget the set (no
  * object of the next snapshot is then marked seen).  The caller must also
  * call heap_remap_begin at every GarbageCollectionStarted while it tracks a
  * set: ranges fed outside begin/end are ignored.
@@ -100,7 +100,8 @@ void heap_remap_destroy(heap_remap *m);
  * collected are skipped); collected has bit g set when generation g is
  * condemned (as GarbageCollectionStarted's collected[] array says; a gen2
  * GC also condemns 3 and 4).  gens NULL means the bounds could not be read:
- * the GC is lost.  Returns 0, or -1 if the GC is lost. */
+ * the GC is lost; so is one that begins before the previous one ended.
+ * Returns 0, or -1 if the GC is lost. */
 int heap_remap_begin(heap_remap *m, const heap_remap_gen *gens, size_t n, uint32_t collected);
 
 /* One batch of ranges: new_start NULL for SurvivingReferences2 (new = old).

@@ -141,6 +141,14 @@ TEST(heap_remap_lost_gcs)
     CHECK_EQ(heap_remap_end(&m, set, &n), -1);
     CHECK_EQ(n, NSEED);
 
+    /* A GC whose end never came, then the next one: lost, then followed again. */
+    CHECK_EQ(heap_remap_begin(&m, &gen0, 1, 1), 0);
+    CHECK_EQ(heap_remap_begin(&m, &gen0, 1, 1), -1);
+    CHECK_EQ(heap_remap_end(&m, set, &n), -1);
+    CHECK_EQ(heap_remap_begin(&m, &gen0, 1, 1), 0);
+    CHECK_EQ(heap_remap_end(&m, set, &n), 0);
+    CHECK_EQ(n, 0);                                  /* nothing reported: all died */
+
     /* Outside a GC: nothing kept, nothing leaked. */
     heap_remap_add(&m, 3, seed_old, seed_new, seed_len);
     CHECK_EQ(m.nmoves, 0);
