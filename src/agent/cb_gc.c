@@ -6,9 +6,9 @@
 
 #include <stdlib.h>
 
-/* The ranges read on the stack; a heap with more (regions: a few MiB each)
- * takes one allocation (allowed in a GC callback, which no signal handler
- * interrupts) of the exact size. */
+/* The ranges read on the stack (2 KiB); a heap with more (regions: a few
+ * MiB each) takes one allocation of the exact size (allowed here: a GC
+ * callback runs on an ordinary thread, never inside a signal handler). */
 #define GC_RANGES_ON_STACK 64
 
 /* The size of each generation (0, 1, 2, 3 = LOH, 4 = POH) now: the used
