@@ -15,8 +15,10 @@
 #include "common/escape.h"
 #include "common/files.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +104,12 @@ static const struct session_mode_info modes[] = {
  *    catch-up and it starts right after the runtime_start record.  So at
  *    attach the start order is flusher, control, then (later) sampler.
  *
+ * The sampler's run is also the window of the two process_cpu records
+ * (the process's CPU as the kernel counts it: `cpu_window`): one when it
+ * starts, one when it stops, wherever that happens (session_close, a
+ * detach, the end of a `clrprobe run` for a child), so the report compares
+ * the samples' CPU with the process's over the same time.
+ *
  * A service that fails AT_OPEN cancels the activation; one that fails
  * AFTER_CATCHUP leaves a note in the trace and recording goes on.  Each
  * service's start and stop are serialized by its own lock here (the control
@@ -118,23 +126,71 @@ typedef struct service {
     int drains;                     /* writes out what the others record: stopped after recording ends */
     int stop_before_detach;         /* calls the runtime: stopped before RequestProfilerDetach */
     const char *failed_note;        /* AFTER_CATCHUP: the note when it cannot start */
+    int cpu_window;                 /* a process_cpu record when it starts and when it stops */
 } service;
 
 static const service services[] = {
     { .name = "flusher", .when = AT_OPEN, .start = flusher_start, .stop = flusher_stop, .drains = 1 },
     { .name = "sampler", .when = AFTER_CATCHUP, .start = sampler_start, .stop = sampler_stop,
-      .stop_before_detach = 1, .failed_note = "CPU sampling could not start (out of memory or threads)" },
+      .stop_before_detach = 1, .failed_note = "CPU sampling could not start (out of memory or threads)",
+      .cpu_window = 1 },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
+
+/* The number of threads of this process (the entries of /proc/self/task):
+ * field 20 of /proc/self/stat, read into a stack buffer; 0 if unknown. */
+static uint32_t process_threads(void)
+{
+    char buf[1024];
+    const char *s;
+    ssize_t n;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    s = strrchr(buf, ')');                      /* field 2, the name, may hold spaces and ')' */
+    for (int field = 2; field < 20 && s; field++)
+        s = strchr(s + 1, ' ');                 /* the space before field + 1 */
+    return s ? (uint32_t)strtoul(s + 1, NULL, 10) : 0;
+}
+
+/* A process_cpu record: the CPU time of every thread of the process, the
+ * runtime's native ones and ours included, as the kernel counts it.  No
+ * allocation (but the calling thread's buffer, at its first record). */
+static void emit_process_cpu(profiler *p)
+{
+    uint32_t threads = process_threads();
+    struct timespec ts;
+    emit e;
+
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return;
+    if (emit_begin(p, &e, TK_PROCESS_CPU)) {
+        rec_process_cpu_put(&e.r, &(rec_process_cpu){ .cpu_ns = (uint64_t)ts.tv_sec * 1000000000u +
+                                                                (uint64_t)ts.tv_nsec,
+                                                      .threads = threads });
+        emit_end(&e);
+    }
+}
 
 static int service_start(profiler *p, int i)
 {
     int rc = 0;
 
     pthread_mutex_lock(&p->session.service_lock[i]);
-    if (!atomic_load(&p->catchup_abort))       /* else a detach is on its way: don't start */
+    if (!atomic_load(&p->catchup_abort)) {     /* else a detach is on its way: don't start */
         rc = services[i].start(p);
+        if (rc == 0 && services[i].cpu_window && !p->session.cpu_window_open) {
+            emit_process_cpu(p);
+            p->session.cpu_window_open = 1;
+        }
+    }
     pthread_mutex_unlock(&p->session.service_lock[i]);
     return rc;
 }
@@ -143,6 +199,10 @@ static void service_stop(profiler *p, int i)
 {
     pthread_mutex_lock(&p->session.service_lock[i]);
     services[i].stop(p);
+    if (services[i].cpu_window && p->session.cpu_window_open) {
+        emit_process_cpu(p);                    /* (nothing once recording has ended) */
+        p->session.cpu_window_open = 0;
+    }
     pthread_mutex_unlock(&p->session.service_lock[i]);
 }
 

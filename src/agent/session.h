@@ -43,6 +43,8 @@ typedef struct session_state {
     pthread_mutex_t service_lock[SESSION_SERVICES];   /* serializes each service's start and stop */
     int output_created;                       /* this agent created cfg.output (and may remove it on failure) */
     atomic_int open_done;                     /* session_open succeeded, to its last step */
+    int cpu_window_open;                      /* the first process_cpu record is written, not the last
+                                                 (under the sampler's service lock) */
 } session_state;
 
 /* Opens the session on the runtime's Info provider unk; p->cfg holds the
