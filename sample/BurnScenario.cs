@@ -1,6 +1,8 @@
 // BurnScenario.cs: "burn [THREADS] [UNITS]" scenario - a fixed amount of CPU work split over THREADS threads
 // (default 2) that start together; prints a checksum that does not depend on timing. Used by the sampling
-// benchmark to compare wall time with and without a profiler at 2 and at 50 threads.
+// benchmark to compare wall time with and without a profiler at 2 and at 50 threads. With a third argument
+// "wait" it then prints "burn waiting (pid N)" and waits for a line on stdin before it exits, so that a test
+// can read the kernel's count of the process's CPU time (/proc/N/stat) just before the end.
 using System.Runtime.CompilerServices;
 
 namespace ClrProbe.Sample;
@@ -29,9 +31,10 @@ internal static class BurnScenario
     {
         int threads = rest.Length > 0 ? int.Parse(rest[0]) : 2;
         long units = rest.Length > 1 ? long.Parse(rest[1]) : 400_000;
-        if (threads < 1 || threads > 1000 || units < 1)
+        bool wait = rest.Length > 2 && rest[2] == "wait";
+        if (threads < 1 || threads > 1000 || units < 1 || (rest.Length > 2 && !wait))
         {
-            Console.Error.WriteLine("burn: THREADS must be 1..1000 and UNITS positive");
+            Console.Error.WriteLine("burn: THREADS must be 1..1000, UNITS positive, and the third argument 'wait'");
             return Program.ExitUsage;
         }
         var results = new long[threads];
@@ -59,6 +62,12 @@ internal static class BurnScenario
         }
         Console.WriteLine($"burn threads: {threads}");
         Console.WriteLine($"burn checksum: 0x{sum:x16}");
+        if (wait)
+        {
+            Console.WriteLine($"burn waiting (pid {Environment.ProcessId})");
+            Console.Out.Flush();
+            Console.In.ReadLine();
+        }
         return Program.ExitOk;
     }
 }

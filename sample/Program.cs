@@ -23,7 +23,8 @@ internal static class Program
           all               jit, generics, threads, exceptions 25, gc 5, collectible
           work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
           spin [SECONDS]    busy loop with allocation for SECONDS (default 5), then "spin done"
-          burn [T] [UNITS]  fixed CPU work split over T threads (default 2), for the sampling benchmark
+          burn [T] [UNITS] [wait]  fixed CPU work split over T threads (default 2), for the sampling
+                            benchmark; with wait, then waits for a line on stdin (prints its pid)
           churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
