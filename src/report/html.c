@@ -10,6 +10,8 @@
  *     "duration_ns", "cpu_ns", "cpu_unshown_ns", "total_ns", "rate_hz", "rate_low",
  *                                             the totals (profile.h): total_ns is what the
  *                                             view's samples stand for (rp_profile_total)
+ *     "process_cpu_ns", "process_cpu",        the process's CPU (the kernel's count) and the
+ *                                             text's line about it: only when the trace has it
  *     "frames": [name, ...],                  only the names some sample uses
  *     "threads": [{ "name" (the label), "mname", "kname", "id" ("0x..."), "tid", "samples", "cpu_ns",
  *                   "tree": [frame, samples, children, ...] }],
@@ -165,6 +167,8 @@ static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const char 
                       const uint32_t *roots, const uint32_t *remap, const uint32_t *used, size_t nused, FILE *out)
 {
     uint32_t *stack = malloc((fo->len ? fo->len : 1) * sizeof(*stack));
+    char process[512];
+
     if (!stack)
         return -1;
     fputs("{\"title\":", out);
@@ -175,8 +179,14 @@ static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const char 
             p->view == RP_VIEW_WALL ? "wall" : "cpu", p->period_ns, p->nsamples, p->total_samples, p->ticks,
             p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed);
     fprintf(out, "\"duration_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 ",\"cpu_unshown_ns\":%" PRIu64
-            ",\"total_ns\":%" PRIu64 ",\"rate_hz\":%.3f,\"rate_low\":%s,\n\"frames\":[", p->duration_ns, p->cpu_ns,
+            ",\"total_ns\":%" PRIu64 ",\"rate_hz\":%.3f,\"rate_low\":%s,\n", p->duration_ns, p->cpu_ns,
             p->cpu_unshown_ns, rp_profile_total(p), p->rate_hz, rp_profile_rate_low(p) ? "true" : "false");
+    if (rp_format_process_cpu(p, process, sizeof(process))) {      /* the kernel's count, as the text says it */
+        fprintf(out, "\"process_cpu_ns\":%" PRIu64 ",\"process_cpu\":", p->process_cpu_ns);
+        json_string(out, process);
+        fputs(",\n", out);
+    }
+    fputs("\"frames\":[", out);
     for (size_t k = 0; k < nused; k++) {
         if (k)
             fputs(",\n", out);

@@ -242,6 +242,10 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             if (e->sampler_tick.period_ns)
                 json_u64(&o, "period_ns", e->sampler_tick.period_ns);
             break;
+        case TK_PROCESS_CPU:
+            json_u64(&o, "cpu_ns", e->process_cpu.cpu_ns);
+            json_u64(&o, "threads", e->process_cpu.threads);
+            break;
         case TK_ATTACH:
             json_u64(&o, "modules", e->attach.modules);
             json_u64(&o, "assemblies", e->attach.assemblies);

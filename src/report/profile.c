@@ -206,6 +206,21 @@ int rp_profile_rate_low(const rp_profile *p)
     return p->ticks > 1 && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
 }
 
+int rp_profile_process_share(const rp_profile *p, rp_process_share *out)
+{
+    double all = (double)p->process_cpu_ns, rest;
+
+    memset(out, 0, sizeof(*out));
+    if (!p->process_cpu_ns)
+        return 0;
+    out->view_pct = 100.0 * (double)p->cpu_ns / all;
+    out->waiting_pct = 100.0 * (double)p->cpu_unshown_ns / all;
+    out->sampler_pct = 100.0 * (double)p->sampler_cpu_ns / all;
+    rest = 100.0 - out->view_pct - out->waiting_pct - out->sampler_pct;
+    out->rest_pct = rest > 0 ? rest : 0;
+    return 1;
+}
+
 int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, rp_profile *p)
 {
     return rp_profile_build_opts(tr, view, filter, 0, p);
@@ -217,12 +232,14 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     idmap names, threads_by_id, thread_slots, last_sample, labelled;
     rp_interner in = { 0 };
     size_t cap = 0, tcap = 0, lcap = 0;
-    uint64_t first_tick = 0, last_tick = 0;
+    uint64_t first_tick = 0, last_tick = 0, first_process_cpu = 0;
+    size_t process_cpus = 0;
     long native, unknown;
     int rc = -1;
 
     memset(p, 0, sizeof(*p));
     p->view = view;
+    p->filtered = filter != NULL;
     idmap_init(&names);
     idmap_init(&threads_by_id);
     idmap_init(&thread_slots);
@@ -269,6 +286,12 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 p->period_ns = k->period_ns;
             break;
         }
+        case TK_PROCESS_CPU:        /* the first and the last bracket the sampling (docs/sampling.md) */
+            if (!process_cpus++)
+                first_process_cpu = e->process_cpu.cpu_ns;
+            else if (e->process_cpu.cpu_ns > first_process_cpu)
+                p->process_cpu_ns = e->process_cpu.cpu_ns - first_process_cpu;
+            break;
         case TK_SAMPLE: {
             const rec_sample *r = &e->sample;
             uint64_t v, prev_t = 0;

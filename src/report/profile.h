@@ -55,6 +55,11 @@ typedef struct rp_profile {
                                 per-thread CPU clocks (never samples x period) */
     uint64_t cpu_unshown_ns; /* CPU view: cpu_ns of the matching threads' samples left out as waiting */
     double rate_hz;          /* ticks achieved per second of the window (0: no ticks) */
+    uint64_t process_cpu_ns; /* the reference: the whole process's CPU over the sampling as the kernel counts
+                                it (every thread: the runtime's native ones, the sampler), the last
+                                process_cpu record's cpu_ns minus the first's; 0 when the trace has fewer
+                                than two (an earlier agent) */
+    int filtered;            /* a --thread filter was given: other sampled threads are left out too */
     /* The --thread filter: whether any sample's thread matched it (in any view), and the labels of
      * the sampled threads (for the error that lists them). */
     int filter_matched;
@@ -91,6 +96,16 @@ uint64_t rp_sample_weight(const rp_profile *p, const rp_sample *s);
 /* The sum of the weights of the kept samples: cpu_ns in the CPU view, the
  * thread time (samples x period) in the wall view. */
 uint64_t rp_profile_total(const rp_profile *p);
+/* How the process's CPU (process_cpu_ns, the kernel's count) divides, in
+ * percent of it: the view's total (cpu_ns), the samples left out as
+ * waiting (cpu_unshown_ns), the sampler's own CPU, and the rest (threads
+ * the sampler never sees: the runtime's native threads, GC, JIT; with a
+ * filter, the sampled threads it left out), never below 0.  Returns 0 when
+ * the trace has no process CPU (all zero), else 1. */
+typedef struct rp_process_share {
+    double view_pct, waiting_pct, sampler_pct, rest_pct;
+} rp_process_share;
+int rp_profile_process_share(const rp_profile *p, rp_process_share *out);
 /* The asked rate in Hz (1e9 / period_ns). */
 double rp_profile_asked_hz(const rp_profile *p);
 /* Whether the achieved rate is below 90% of the asked one. */

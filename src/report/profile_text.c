@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct fstat { uint32_t frame; uint64_t self, total; } fstat;
 
@@ -82,8 +83,36 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
     }
 }
 
+int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
+{
+    rp_process_share sh;
+    size_t n;
+
+    if (!len || !rp_profile_process_share(p, &sh)) {
+        if (len)
+            buf[0] = '\0';
+        return 0;
+    }
+    snprintf(buf, len, "the process used %.2f s of CPU time (the kernel's count, every thread): %.0f%% in this view",
+             (double)p->process_cpu_ns / 1e9, sh.view_pct);
+    n = strlen(buf);
+    if (p->cpu_unshown_ns >= 5000000 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, ", %.0f%% in samples of threads that were mostly waiting",
+                              sh.waiting_pct);
+    if (p->sampler_cpu_ns && n < len)
+        n += (size_t)snprintf(buf + n, len - n, ", %.0f%% in the sampler", sh.sampler_pct);
+    if (n < len)
+        snprintf(buf + n, len - n, ", %.0f%% in threads %s", sh.rest_pct,
+                 p->filtered ? "--thread left out and threads the sampler cannot see (the runtime's GC, JIT "
+                               "and other native threads)"
+                             : "the sampler cannot see (the runtime's GC, JIT and other native threads)");
+    return 1;
+}
+
 void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
 {
+    char process[512];
+
     double dur = (double)p->duration_ns / 1e9, cpu = (double)p->cpu_ns / 1e9;
 
     if (p->view == RP_VIEW_CPU) {
@@ -98,6 +127,8 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
                 "%.2f s of CPU time\n", indent, (double)rp_profile_total(p) / 1e9, p->nsamples,
                 (double)p->period_ns / 1e6, dur, cpu);
     }
+    if (rp_format_process_cpu(p, process, sizeof(process)))
+        fprintf(out, "%s%s\n", indent, process);
     if (p->ticks)
         fprintf(out, "%srate: %.1f ticks/s achieved of %.1f asked (every %.1f ms)%s\n", indent, p->rate_hz,
                 rp_profile_asked_hz(p), (double)p->period_ns / 1e6,

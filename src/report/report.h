@@ -19,8 +19,13 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out);
  * self and total, overall and per thread (names escaped). */
 void rp_write_profile_text(const rp_profile *p, FILE *out);
 /* The profile's totals and rate as lines of text, each after indent: "N.NN
- * s of CPU time in N.NN s ...", then "rate: ..." (profile_text.c). */
+ * s of CPU time in N.NN s ...", with a process CPU "the process used N.NN
+ * s of CPU time ...", then "rate: ..." (profile_text.c). */
 void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out);
+/* "the process used N.NN s of CPU time (the kernel's count, every thread):
+ * N% in this view, ..." (rp_profile_process_share) into buf; 0 (buf "")
+ * when the trace has no process CPU. */
+int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len);
 
 /* `root;...;leaf count` lines, aggregated (collapsed.c); with by_thread the
  * thread name is the root frame.  Names are escaped (common/escape.h), ';'

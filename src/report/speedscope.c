@@ -15,8 +15,24 @@
 /* Samples without a managed frame get this one frame, as in collapsed output. */
 static const char no_frames[] = "[no managed frames]";
 
+/* The file's name, which speedscope shows as its title: the trace's, and
+ * when the trace has the process's CPU (the kernel's count), the CPU total
+ * beside it: "TITLE: N.NN s of CPU time in sampled threads, N% of the N.NN
+ * s the process used". */
+static const char *name(const rp_profile *p, const char *title, char *buf, size_t len)
+{
+    rp_process_share sh;
+
+    if (!rp_profile_process_share(p, &sh))
+        return title;
+    snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads, %.0f%% of the %.2f s the process used", title,
+             (double)p->cpu_ns / 1e9, sh.view_pct, (double)p->process_cpu_ns / 1e9);
+    return buf;
+}
+
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
 {
+    char namebuf[4200];
     size_t *start, *order;
     int empty_stacks = 0;
 
@@ -96,7 +112,7 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
             break;
     }
     fputs("],\n\"name\":", out);
-    json_string(out, title ? title : "clrprobe profile");
+    json_string(out, name(p, title ? title : "clrprobe profile", namebuf, sizeof(namebuf)));
     fputs(",\"exporter\":\"clrprobe\",\"activeProfileIndex\":0}\n", out);
     free(start);
     free(order);
