@@ -73,6 +73,12 @@ test_cpu_shares_after_attach() {
     wait "$TPID"
     assert_eq 0 "$?" "target exit code"
     check_shares att.clrp "attach"
+    # the process's CPU from the end of the catch-up to the detach holds all that the samples measured
+    "$CLRPROBE" report att.clrp --format jsonl >att.jsonl
+    assert_eq 2 "$(jcount att.jsonl 'select(.kind=="process_cpu")')" "process_cpu records after attach"
+    assert_eq true "$(jq -s '([.[] | select(.kind=="process_cpu") | .cpu_ns] | last - first) as $p |
+        [.[] | select(.kind=="sample") | .cpu_ns] | add as $s | $s > 0 and $p >= $s' att.jsonl)" \
+        "the process's CPU over the attach is at least the samples' CPU"
 }
 
 test_rate_is_honoured_and_checked() {
@@ -191,6 +197,50 @@ test_cpu_total_matches_the_kernel() {
     "$CLRPROBE" report burn.clrp --format speedscope -o burn.json 2>/dev/null
     assert_eq "$cpu" "$(jq '[.profiles[].endValue] | add / 1e9 * 100 | round / 100' burn.json | awk '{printf "%.2f", $1}')" \
         "speedscope's CPU time"
+}
+
+# The process's CPU: the two process_cpu records (CLOCK_PROCESS_CPUTIME_ID
+# when the sampler starts and when it stops) against the kernel's count
+# that the test reads in /proc/PID/stat just before the target exits
+# (`burn ... wait` waits for a line on stdin).  The same accounting over a
+# window a little narrower at the start (the runtime's start before
+# Initialize) and wider at the end (the exit, a few ms), so within 15%
+# (/proc counts in clock ticks).  Every format states that difference, and
+# for `burn 2` (two busy threads: nearly all of the process's CPU) the CPU
+# view holds at least 85% of it: the rest is the runtime's start-up and JIT
+# threads, the sampler's own CPU and each thread's CPU before its first
+# sample, a few %.
+test_process_cpu_matches_proc() {
+    local rpid tpid proc rec text share
+    mkfifo in.fifo
+    "$CLRPROBE" run -o pc.clrp -- "$SAMPLE" burn 2 2400000 wait <in.fifo >pc.out 2>pc.err &
+    rpid=$!
+    exec 7>in.fifo
+    at_exit "exec 7>&-; kill $rpid 2>/dev/null"
+    wait_for_text pc.out 60 "burn waiting" || { fail "the sample did not get to its wait"; cat pc.err; return; }
+    tpid=$(sed -n 's/^burn waiting (pid \([0-9]*\))$/\1/p' pc.out)
+    proc=$(sed 's/^.*) //' "/proc/$tpid/stat" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($12 + $13) / hz}')
+    echo >&7
+    exec 7>&-
+    wait "$rpid"
+    assert_eq 0 "$?" "exit code"
+    "$CLRPROBE" report pc.clrp --format jsonl >pc.jsonl
+    assert_eq 2 "$(jcount pc.jsonl 'select(.kind=="process_cpu" and .cpu_ns > 0 and .threads > 0)')" "process_cpu records"
+    rec=$(jq -s '[.[] | select(.kind=="process_cpu") | .cpu_ns] | (last - first) / 1e9' pc.jsonl)
+    echo "process CPU: records $rec s, /proc $proc s"
+    awk -v r="$rec" -v k="$proc" 'BEGIN {exit !(k > 0 && r >= 0.85 * k && r <= 1.15 * k)}' ||
+        fail "the process_cpu records' $rec s is not within 15% of /proc's $proc s"
+    "$CLRPROBE" report pc.clrp >pc.txt
+    text=$(sed -n 's/^  the process used \([0-9.]*\) s of CPU time.*/\1/p' pc.txt)
+    assert_eq "$(awk -v r="$rec" 'BEGIN {printf "%.2f", r}')" "$text" "the text report's process CPU"
+    share=$(sed -n 's/^  the process used .*: \([0-9]*\)% in this view.*/\1/p' pc.txt)
+    echo "the CPU view holds $share% of it"
+    assert_ge 85 "$share" "the share of the process's CPU in the CPU view"
+    "$CLRPROBE" report pc.clrp --format html -o pc.html
+    assert_eq "$(jq -s '[.[] | select(.kind=="process_cpu") | .cpu_ns] | last - first' pc.jsonl)" \
+        "$(grep -o '"process_cpu_ns":[0-9]*' pc.html | cut -d: -f2)" "the html page's process CPU"
+    "$CLRPROBE" report pc.clrp --format speedscope -o pc.json
+    assert_contains "$(jq -r .name pc.json)" "$share% of the $text s the process used" "speedscope's name"
 }
 
 test_profile_formats_need_samples() {
