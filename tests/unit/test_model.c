@@ -412,3 +412,107 @@ TEST(profile_totals_rate_and_labels)
     rp_free(&tr);
     unlink(path);
 }
+
+/* ---- the process's CPU beside the samples' (process_cpu records) ---- */
+
+/* The text of what a writer writes for p (malloc'd). */
+static char *written(const rp_profile *p, int speedscope)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+
+    if (!f)
+        return NULL;
+    if (speedscope)
+        rp_write_speedscope(p, "t.clrp", f);
+    else
+        rp_write_profile_totals(p, "  ", f);
+    fclose(f);
+    return out;
+}
+
+/* Writes a trace of 10 ticks 4 ms apart: thread 501 busy (4 ms a tick),
+ * 502 waiting (0.6 ms a tick: CPU view leaves it out), the sampler 7 us a
+ * tick, and nrecords process_cpu records (48 ms of process CPU apart). */
+static void process_cpu_trace(const char *path, int nrecords)
+{
+    begin(path);
+    id_only(1000, TK_THREAD_CREATE, 0xA1);
+    thread_os(1001, 0xA1, 501, "busy");
+    id_only(1002, TK_THREAD_CREATE, 0xA2);
+    thread_os(1003, 0xA2, 502, "waiter");
+    if (nrecords > 0)
+        put(5000000, TK_PROCESS_CPU, &(rec_any){ .process_cpu = { .cpu_ns = 2000000000, .threads = 9 } });
+    for (int k = 0; k < 10; k++) {
+        uint64_t t = 10000000 + (uint64_t)k * 4000000;
+        tick(t, 1);
+        sample(t, 0xA1, 501, k ? 4000000 : 0);
+        sample(t, 0xA2, 502, k ? 600000 : 0);
+    }
+    if (nrecords > 1)
+        put(60000000, TK_PROCESS_CPU, &(rec_any){ .process_cpu = { .cpu_ns = 2048000000, .threads = 11 } });
+    trace_writer_close(w, 1, 61000000);
+    trace_writer_free(w);
+}
+
+TEST(profile_process_cpu_headline)
+{
+    char path[128], err[256];
+    rp_trace tr;
+    rp_profile prof;
+    rp_process_share sh;
+    char *out;
+
+    snprintf(path, sizeof(path), "/tmp/clrprobe-unit-%d-model-process-cpu", (int)getpid());
+    process_cpu_trace(path, 2);
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_CPU, NULL, &prof), 0);
+    /* 9 x 4 ms in the view, 9 x 0.6 ms waiting, 10 x 7 us the sampler, of 48 ms */
+    CHECK_EQ(prof.process_cpu_ns, 48000000);
+    CHECK_EQ(prof.cpu_ns, 36000000);
+    CHECK_EQ(rp_profile_process_share(&prof, &sh), 1);
+    CHECK(sh.view_pct > 74.99 && sh.view_pct < 75.01);
+    CHECK(sh.waiting_pct > 11.24 && sh.waiting_pct < 11.26);
+    CHECK(sh.rest_pct > 13.6 && sh.rest_pct < 13.61);
+    out = written(&prof, 0);
+    CHECK(out && strstr(out, "  0.04 s of CPU time in 0.04 s (0.90 CPUs on average); 0.01 s more in samples of "
+                             "threads that were mostly waiting (--view wall shows them)\n"
+                             "  the process used 0.05 s of CPU time (the kernel's count, every thread): 75% in "
+                             "this view, 11% in samples of threads that were mostly waiting, 0% in the sampler, "
+                             "14% in threads the sampler cannot see (the runtime's GC, JIT and other native "
+                             "threads)\n  rate: ") == out);
+    free(out);
+    out = written(&prof, 1);
+    CHECK(out && strstr(out, "\"name\":\"t.clrp: 0.04 s of CPU time in sampled threads, 75% of the 0.05 s the "
+                             "process used\""));
+    free(out);
+    rp_profile_free(&prof);
+    /* with --thread, the threads it left out are in the rest */
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_CPU, "501", &prof), 0);
+    out = written(&prof, 0);
+    CHECK(out && strstr(out, "75% in this view, 0% in the sampler, 25% in threads --thread left out and threads "
+                             "the sampler cannot see"));
+    free(out);
+    rp_profile_free(&prof);
+    rp_free(&tr);
+    unlink(path);
+
+    /* one record (a process that died before the end) or none (an earlier agent): no process CPU, as before */
+    for (int n = 0; n < 2; n++) {
+        process_cpu_trace(path, n);
+        CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), 0);
+        CHECK_EQ(rp_profile_build(&tr, RP_VIEW_CPU, NULL, &prof), 0);
+        CHECK_EQ(prof.process_cpu_ns, 0);
+        CHECK_EQ(rp_profile_process_share(&prof, &sh), 0);
+        out = written(&prof, 0);
+        CHECK(out && !strstr(out, "the process used"));
+        free(out);
+        out = written(&prof, 1);
+        CHECK(out && strstr(out, "\"name\":\"t.clrp\""));
+        free(out);
+        rp_profile_free(&prof);
+        rp_free(&tr);
+        unlink(path);
+    }
+}
