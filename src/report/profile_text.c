@@ -83,9 +83,16 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
     }
 }
 
+/* A percentage (>= 0) as "%.0f" prints it. */
+static double rounded(double pct)
+{
+    return (double)(long)(pct + 0.5);
+}
+
 int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
 {
     rp_process_share sh;
+    double shown;               /* the parts as printed, so that they add up to 100% */
     size_t n;
 
     if (!len || !rp_profile_process_share(p, &sh)) {
@@ -95,14 +102,19 @@ int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
     }
     snprintf(buf, len, "the process used %.2f s of CPU time (the kernel's count, every thread): %.0f%% in this view",
              (double)p->process_cpu_ns / 1e9, sh.view_pct);
+    shown = rounded(sh.view_pct);
     n = strlen(buf);
-    if (p->cpu_unshown_ns >= 5000000 && n < len)
+    if (p->cpu_unshown_ns >= 5000000 && n < len) {
         n += (size_t)snprintf(buf + n, len - n, ", %.0f%% in samples of threads that were mostly waiting",
                               sh.waiting_pct);
-    if (p->sampler_cpu_ns && n < len)
+        shown += rounded(sh.waiting_pct);
+    }
+    if (p->sampler_cpu_ns && n < len) {
         n += (size_t)snprintf(buf + n, len - n, ", %.0f%% in the sampler", sh.sampler_pct);
+        shown += rounded(sh.sampler_pct);
+    }
     if (n < len)
-        snprintf(buf + n, len - n, ", %.0f%% in threads %s", sh.rest_pct,
+        snprintf(buf + n, len - n, ", %.0f%% in threads %s", shown < 100 ? 100 - shown : 0,
                  p->filtered ? "--thread left out and threads the sampler cannot see (the runtime's GC, JIT "
                                "and other native threads)"
                              : "the sampler cannot see (the runtime's GC, JIT and other native threads)");
