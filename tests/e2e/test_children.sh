@@ -80,4 +80,8 @@ test_children_outliving_and_late_processes() {
     "$CLRPROBE" report -f jsonl "${kids[0]}" >kid.jsonl 2>/dev/null
     assert_eq 1 "$(jcount kid.jsonl 'select(.kind=="note" and (.text|contains("the clrprobe run ended while this process went on")))')" \
         "the note saying why recording stopped"
+    # the process's CPU up to then: the window closes before the note
+    assert_eq 2 "$(jcount kid.jsonl 'select(.kind=="process_cpu")')" "process_cpu records of the outliving child"
+    assert_eq "process_cpu note" "$(jq -r 'select(.kind=="process_cpu" or .kind=="note") | .kind' kid.jsonl | tail -2 |
+        tr '\n' ' ' | sed 's/ $//')" "the last process_cpu before the note"
 }
