@@ -289,8 +289,10 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         case TK_PROCESS_CPU:        /* the first and the last bracket the sampling (docs/sampling.md) */
             if (!process_cpus++)
                 first_process_cpu = e->process_cpu.cpu_ns;
-            else if (e->process_cpu.cpu_ns > first_process_cpu)
+            else if (e->process_cpu.cpu_ns > first_process_cpu) {
                 p->process_cpu_ns = e->process_cpu.cpu_ns - first_process_cpu;
+                p->processes = 1;
+            }
             break;
         case TK_SAMPLE: {
             const rec_sample *r = &e->sample;

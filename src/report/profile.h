@@ -59,6 +59,7 @@ typedef struct rp_profile {
                                 it (every thread: the runtime's native ones, the sampler), the last
                                 process_cpu record's cpu_ns minus the first's; 0 when the trace has fewer
                                 than two (an earlier agent) */
+    uint32_t processes;      /* how many processes' CPU process_cpu_ns adds up (several when merged) */
     int filtered;            /* a --thread filter was given: other sampled threads are left out too */
     /* The --thread filter: whether any sample's thread matched it (in any view), and the labels of
      * the sampled threads (for the error that lists them). */

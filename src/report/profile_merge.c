@@ -74,8 +74,11 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
         out->duration_ns = end > start ? end - start : 0;
         /* the processes' CPU adds up when every part has it */
         out->process_cpu_ns = 0;
-        for (size_t i = 0; i < n && (i == 0 || out->process_cpu_ns); i++)
+        out->processes = 0;
+        for (size_t i = 0; i < n && (i == 0 || out->process_cpu_ns); i++) {
             out->process_cpu_ns = parts[i].process_cpu_ns ? out->process_cpu_ns + parts[i].process_cpu_ns : 0;
+            out->processes = parts[i].process_cpu_ns ? out->processes + 1 : 0;
+        }
         {
             uint64_t ticks = 0;
             for (size_t i = 0; i < n; i++)

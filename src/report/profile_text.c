@@ -100,8 +100,12 @@ int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
             buf[0] = '\0';
         return 0;
     }
-    snprintf(buf, len, "the process used %.2f s of CPU time (the kernel's count, every thread): %.0f%% in this view",
-             (double)p->process_cpu_ns / 1e9, sh.view_pct);
+    if (p->processes > 1)
+        snprintf(buf, len, "the %" PRIu32 " processes used %.2f s of CPU time (the kernel's count, every thread): "
+                 "%.0f%% in this view", p->processes, (double)p->process_cpu_ns / 1e9, sh.view_pct);
+    else
+        snprintf(buf, len, "the process used %.2f s of CPU time (the kernel's count, every thread): %.0f%% in "
+                 "this view", (double)p->process_cpu_ns / 1e9, sh.view_pct);
     shown = rounded(sh.view_pct);
     n = strlen(buf);
     if (p->cpu_unshown_ns >= 5000000 && n < len) {

@@ -25,8 +25,8 @@ static const char *name(const rp_profile *p, const char *title, char *buf, size_
 
     if (!rp_profile_process_share(p, &sh))
         return title;
-    snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads, %.0f%% of the %.2f s the process used", title,
-             (double)p->cpu_ns / 1e9, sh.view_pct, (double)p->process_cpu_ns / 1e9);
+    snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads, %.0f%% of the %.2f s the process%s used", title,
+             (double)p->cpu_ns / 1e9, sh.view_pct, (double)p->process_cpu_ns / 1e9, p->processes > 1 ? "es" : "");
     return buf;
 }
 

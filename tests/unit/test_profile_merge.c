@@ -62,6 +62,20 @@ TEST(profile_merge_roots_frames_threads)
     CHECK_EQ(m.samples[1].thread, 2);       /* b's second thread, after a's one */
     CHECK_STR(m.threads[m.samples[2].thread].name, "main (20)");
     CHECK_EQ(m.threads[m.samples[2].thread].os_tid, 20);
+    CHECK_EQ(m.process_cpu_ns, 0);                  /* neither part has the process's CPU */
+    rp_profile_free(&m);
+    /* the processes' CPU adds up when every part has it, else it is unknown */
+    parts[0].process_cpu_ns = 100;
+    parts[0].processes = 1;
+    CHECK_EQ(rp_profile_merge(parts, roots, offsets, 2, &m), 0);
+    CHECK_EQ(m.process_cpu_ns, 0);
+    CHECK_EQ(m.processes, 0);
+    rp_profile_free(&m);
+    parts[1].process_cpu_ns = 50;
+    parts[1].processes = 1;
+    CHECK_EQ(rp_profile_merge(parts, roots, offsets, 2, &m), 0);
+    CHECK_EQ(m.process_cpu_ns, 150);
+    CHECK_EQ(m.processes, 2);
     rp_profile_free(&m);
 }
 
