@@ -1,0 +1,608 @@
+/* heap_model.c - heap snapshots as graphs, their dominator tree and
+ * retained sizes (heap_model.h). */
+#include "report/heap_model.h"
+#include "trace/heap_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NAME_INDEX (1u << 24)    /* a larger type or root-name index is corrupt data */
+
+/* ---- growable arrays ---- */
+
+typedef struct vec {
+    void *p;
+    size_t n, cap, elem;
+} vec;
+
+static void *vec_push(vec *v)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 1024;
+        void *p = realloc(v->p, cap * v->elem);
+        if (!p)
+            return NULL;
+        v->p = p;
+        v->cap = cap;
+    }
+    return (char *)v->p + v->elem * v->n++;
+}
+
+typedef struct raw_obj { uint64_t addr, size; uint32_t type, flags; } raw_obj;
+typedef struct raw_ref { uint64_t from, to; } raw_ref;
+typedef struct raw_root { uint64_t object, id; uint32_t kind, flags; } raw_root;
+
+typedef struct building {
+    vec objs, refs, roots;
+} building;
+
+static int cmp_obj(const void *a, const void *b)
+{
+    uint64_t x = ((const raw_obj *)a)->addr, y = ((const raw_obj *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of addr in the sorted addresses, or RP_HEAP_NONE. */
+static uint32_t find(const uint64_t *addr, size_t n, uint64_t a)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (addr[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && addr[lo] == a ? (uint32_t)lo : RP_HEAP_NONE;
+}
+
+static rp_heap_snapshot *snapshot_of(rp_heap *h, uint32_t index)
+{
+    for (size_t i = 0; i < h->nsnap; i++)
+        if (h->snap[i].index == index)
+            return &h->snap[i];
+    return NULL;
+}
+
+static int set_name(const char ***names, size_t *n, uint32_t index, const char *name)
+{
+    if (index >= MAX_NAME_INDEX)
+        return 0;
+    if (index >= *n) {
+        size_t cap = (size_t)index + 1;
+        const char **p = realloc(*names, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        for (size_t i = *n; i < cap; i++)
+            p[i] = NULL;
+        *names = p;
+        *n = cap;
+    }
+    (*names)[index] = name;
+    return 0;
+}
+
+static int decode_objects(rp_heap *h, building *b, const rec_heap_objects *r)
+{
+    heap_dec d;
+    heap_obj o;
+    uint64_t *refs = malloc(((size_t)r->data_len + 1) * sizeof(uint64_t));
+    int rc;
+
+    if (!refs)
+        return -1;
+    heap_dec_init(&d, r->data, r->data_len);
+    while ((rc = heap_dec_object(&d, &o, refs, (size_t)r->data_len + 1)) == 1) {
+        if (!(o.flags & HEAP_OBJ_CONT)) {
+            raw_obj *ro = vec_push(&b->objs);
+            if (!ro)
+                goto oom;
+            *ro = (raw_obj){ o.addr, o.size, o.type, o.flags };
+        }
+        for (size_t k = 0; k < o.nrefs; k++) {
+            raw_ref *rr = vec_push(&b->refs);
+            if (!rr)
+                goto oom;
+            *rr = (raw_ref){ o.addr, refs[k] };
+        }
+    }
+    if (rc < 0)
+        h->malformed++;
+    free(refs);
+    return 0;
+oom:
+    free(refs);
+    return -1;
+}
+
+static int decode_roots(rp_heap *h, building *b, const rec_heap_roots *r)
+{
+    heap_dec d;
+    heap_root hr;
+    int rc;
+
+    heap_dec_init(&d, r->data, r->data_len);
+    while ((rc = heap_dec_root(&d, &hr)) == 1) {
+        raw_root *rr = vec_push(&b->roots);
+        if (!rr)
+            return -1;
+        *rr = (raw_root){ hr.object, hr.id, hr.kind, hr.flags };
+    }
+    if (rc < 0)
+        h->malformed++;
+    return 0;
+}
+
+/* The collected entries of one snapshot as its sorted, indexed graph. */
+static int finish(rp_heap_snapshot *s, building *b)
+{
+    raw_obj *ro = b->objs.p;
+    raw_ref *rr = b->refs.p;
+    raw_root *rt = b->roots.p;
+    size_t n = 0, nedges = 0;
+    uint32_t *from = NULL;
+
+    if (b->objs.n)
+        qsort(ro, b->objs.n, sizeof(*ro), cmp_obj);
+    s->addr = malloc((b->objs.n + 1) * sizeof(uint64_t));
+    s->size = malloc((b->objs.n + 1) * sizeof(uint64_t));
+    s->type = malloc((b->objs.n + 1) * sizeof(uint32_t));
+    s->flags = malloc(b->objs.n + 1);
+    s->edge_start = calloc(b->objs.n + 2, sizeof(size_t));
+    if (!s->addr || !s->size || !s->type || !s->flags || !s->edge_start)
+        return -1;
+    for (size_t i = 0; i < b->objs.n; i++) {
+        if (n && s->addr[n - 1] == ro[i].addr) {
+            s->duplicate_objects++;
+            continue;
+        }
+        s->addr[n] = ro[i].addr;
+        s->size[n] = ro[i].size;
+        s->type[n] = ro[i].type;
+        s->flags[n] = (uint8_t)ro[i].flags;
+        s->total_bytes += ro[i].size;
+        n++;
+    }
+    s->nobjects = n;
+
+    /* references (and dependent handles: key -> value) as index pairs */
+    from = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));
+    s->edges = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));
+    s->roots = malloc((b->roots.n + 1) * sizeof(rp_heap_root));
+    if (!from || !s->edges || !s->roots) {
+        free(from);
+        return -1;
+    }
+    for (size_t i = 0; i < b->refs.n + b->roots.n; i++) {
+        uint64_t f, t;
+        uint32_t fi, ti;
+        if (i < b->refs.n) {
+            f = rr[i].from;
+            t = rr[i].to;
+        } else {
+            const raw_root *x = &rt[i - b->refs.n];
+            if (x->kind != HEAP_ROOT_DEPENDENT)
+                continue;
+            f = x->id;
+            t = x->object;
+        }
+        fi = find(s->addr, n, f);
+        ti = find(s->addr, n, t);
+        if (fi == RP_HEAP_NONE || ti == RP_HEAP_NONE) {
+            s->dropped_refs++;
+            continue;
+        }
+        from[nedges] = fi;
+        s->edges[nedges++] = ti;
+        s->edge_start[fi + 1]++;
+    }
+    /* counting sort of the pairs by their source: CSR */
+    for (size_t i = 0; i < n; i++)
+        s->edge_start[i + 1] += s->edge_start[i];
+    {
+        uint32_t *sorted = malloc((nedges + 1) * sizeof(uint32_t));
+        size_t *pos = malloc((n + 1) * sizeof(size_t));
+        if (!sorted || !pos) {
+            free(sorted);
+            free(pos);
+            free(from);
+            return -1;
+        }
+        memcpy(pos, s->edge_start, (n + 1) * sizeof(size_t));
+        for (size_t i = 0; i < nedges; i++)
+            sorted[pos[from[i]]++] = s->edges[i];
+        free(s->edges);
+        s->edges = sorted;
+        free(pos);
+    }
+    free(from);
+    s->nedges = nedges;
+
+    for (size_t i = 0; i < b->roots.n; i++) {
+        uint32_t oi;
+        if (rt[i].kind == HEAP_ROOT_DEPENDENT)
+            continue;
+        if ((oi = find(s->addr, n, rt[i].object)) == RP_HEAP_NONE)
+            continue;
+        s->roots[s->nroots++] = (rp_heap_root){ rt[i].kind, rt[i].flags, oi, rt[i].id };
+    }
+    return 0;
+}
+
+int rp_heap_build(const rp_trace *tr, rp_heap *h)
+{
+    building *b = NULL;
+    int rc = -1;
+
+    memset(h, 0, sizeof(*h));
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_HEAP_BEGIN && !snapshot_of(h, tr->ev[i].heap_begin.snapshot)) {
+            rp_heap_snapshot *p = realloc(h->snap, (h->nsnap + 1) * sizeof(*p));
+            if (!p)
+                return -1;
+            h->snap = p;
+            memset(&p[h->nsnap], 0, sizeof(*p));
+            p[h->nsnap].index = tr->ev[i].heap_begin.snapshot;
+            p[h->nsnap].method = tr->ev[i].heap_begin.method;
+            p[h->nsnap].t_begin = tr->ev[i].t;
+            h->nsnap++;
+        }
+    if (h->nsnap == 0)
+        return 0;
+    if ((b = calloc(h->nsnap, sizeof(*b))) == NULL)
+        return -1;
+    for (size_t k = 0; k < h->nsnap; k++) {
+        b[k].objs.elem = sizeof(raw_obj);
+        b[k].refs.elem = sizeof(raw_ref);
+        b[k].roots.elem = sizeof(raw_root);
+    }
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        rp_heap_snapshot *s;
+        switch (e->kind) {
+        case TK_HEAP_TYPE:
+            if (set_name(&h->type_names, &h->ntype_names, e->heap_type.index, e->heap_type.name) < 0)
+                goto out;
+            break;
+        case TK_HEAP_ROOT_NAME:
+            if (set_name(&h->root_names, &h->nroot_names, e->heap_root_name.index, e->heap_root_name.name) < 0)
+                goto out;
+            break;
+        case TK_HEAP_OBJECTS:
+            if ((s = snapshot_of(h, e->heap_objects.snapshot)) != NULL &&
+                decode_objects(h, &b[s - h->snap], &e->heap_objects) < 0)
+                goto out;
+            break;
+        case TK_HEAP_ROOTS:
+            if ((s = snapshot_of(h, e->heap_roots.snapshot)) != NULL &&
+                decode_roots(h, &b[s - h->snap], &e->heap_roots) < 0)
+                goto out;
+            break;
+        case TK_HEAP_END:
+            if ((s = snapshot_of(h, e->heap_end.snapshot)) != NULL) {
+                s->complete = 1;
+                s->t_end = e->t;
+                s->status = e->heap_end.status;
+                s->end_flags = e->heap_end.flags;
+                s->pause_ns = e->heap_end.pause_ns;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    for (size_t k = 0; k < h->nsnap; k++)
+        if (finish(&h->snap[k], &b[k]) < 0)
+            goto out;
+    rc = 0;
+out:
+    for (size_t k = 0; k < h->nsnap; k++) {
+        free(b[k].objs.p);
+        free(b[k].refs.p);
+        free(b[k].roots.p);
+    }
+    free(b);
+    return rc;
+}
+
+/* ---- dominators ---- */
+
+static uint32_t intersect(const uint32_t *idom, const uint32_t *post, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (post[a] < post[b])
+            a = idom[a];
+        while (post[b] < post[a])
+            b = idom[b];
+    }
+    return a;
+}
+
+int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t *idom)
+{
+    uint32_t *post = malloc((n + 1) * sizeof(uint32_t));     /* postorder number, or UINT32_MAX */
+    uint32_t *order = malloc((n + 1) * sizeof(uint32_t));    /* nodes by postorder number */
+    uint32_t *stack = malloc((n + 1) * sizeof(uint32_t));
+    size_t *next = malloc((n + 1) * sizeof(size_t));
+    size_t *pstart = calloc(n + 2, sizeof(size_t));
+    uint32_t *preds = NULL;
+    size_t sp = 0, np = 0;
+    int changed, rc = -1;
+
+    if (!post || !order || !stack || !next || !pstart)
+        goto out;
+    for (size_t v = 0; v < n; v++) {
+        post[v] = UINT32_MAX;
+        idom[v] = UINT32_MAX;
+        next[v] = start[v];
+    }
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    /* iterative depth-first search from 0: postorder */
+    {
+        uint8_t *seen = calloc(n, 1);
+        if (!seen)
+            goto out;
+        stack[sp++] = 0;
+        seen[0] = 1;
+        while (sp) {
+            uint32_t v = stack[sp - 1];
+            if (next[v] < start[v + 1]) {
+                uint32_t w = edges[next[v]++];
+                if (!seen[w]) {
+                    seen[w] = 1;
+                    stack[sp++] = w;
+                }
+            } else {
+                post[v] = (uint32_t)np;
+                order[np++] = v;
+                sp--;
+            }
+        }
+        free(seen);
+    }
+    /* predecessors among reached nodes (reverse CSR) */
+    for (size_t v = 0; v < n; v++)
+        if (post[v] != UINT32_MAX)
+            for (size_t k = start[v]; k < start[v + 1]; k++)
+                pstart[edges[k] + 1]++;
+    for (size_t v = 0; v < n; v++)
+        pstart[v + 1] += pstart[v];
+    if ((preds = malloc((pstart[n] + 1) * sizeof(uint32_t))) == NULL)
+        goto out;
+    memcpy(next, pstart, n * sizeof(size_t));
+    for (size_t v = 0; v < n; v++)
+        if (post[v] != UINT32_MAX)
+            for (size_t k = start[v]; k < start[v + 1]; k++)
+                preds[next[edges[k]]++] = (uint32_t)v;
+
+    idom[0] = 0;
+    do {
+        changed = 0;
+        for (size_t i = np - 1; i-- > 0;) {             /* reverse postorder, root (np - 1) excluded */
+            uint32_t b = order[i], nd = UINT32_MAX;
+            for (size_t k = pstart[b]; k < pstart[b + 1]; k++) {
+                uint32_t p = preds[k];
+                if (idom[p] == UINT32_MAX)
+                    continue;
+                nd = nd == UINT32_MAX ? p : intersect(idom, post, p, nd);
+            }
+            if (nd != UINT32_MAX && idom[b] != nd) {
+                idom[b] = nd;
+                changed = 1;
+            }
+        }
+    } while (changed);
+    rc = 0;
+out:
+    free(post);
+    free(order);
+    free(stack);
+    free(next);
+    free(pstart);
+    free(preds);
+    return rc;
+}
+
+static int cmp_type_stat(const void *a, const void *b)
+{
+    const rp_heap_type_stat *x = a, *y = b;
+    if (x->retained != y->retained)
+        return x->retained < y->retained ? 1 : -1;
+    if (x->shallow != y->shallow)
+        return x->shallow < y->shallow ? 1 : -1;
+    return x->type < y->type ? -1 : x->type > y->type;
+}
+
+int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s)
+{
+    size_t n = s->nobjects + 1, ne = 0, rootedges = 0;
+    size_t *start = calloc(n + 1, sizeof(size_t));
+    uint32_t *edges = NULL, *idom = malloc(n * sizeof(uint32_t));
+    uint8_t *reached = calloc(n, 1);
+    uint32_t *queue = malloc(n * sizeof(uint32_t));
+    size_t *kids_start = NULL;
+    uint32_t *kids = NULL, *active = NULL;
+    uint32_t maxtype = 0;
+    int rc = -1;
+
+    (void)h;
+    if (!start || !idom || !reached || !queue)
+        goto out;
+    /* the virtual root's edges: retaining roots and frozen objects */
+    for (size_t i = 0; i < s->nroots; i++)
+        if (!(s->roots[i].flags & 0x2u))
+            rootedges++;
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (s->flags[i] & HEAP_OBJ_FROZEN)
+            rootedges++;
+    /* (room for an edge from the root to every object no root reaches) */
+    if ((edges = malloc((rootedges + s->nobjects + s->nedges + 1) * sizeof(uint32_t))) == NULL)
+        goto out;
+    for (size_t i = 0; i < s->nroots; i++)
+        if (!(s->roots[i].flags & 0x2u))
+            edges[ne++] = s->roots[i].object + 1;
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (s->flags[i] & HEAP_OBJ_FROZEN)
+            edges[ne++] = (uint32_t)i + 1;
+    /* reachability from those, breadth first */
+    {
+        size_t qh = 0, qt = 0;
+        for (size_t k = 0; k < ne; k++)
+            if (!reached[edges[k]]) {
+                reached[edges[k]] = 1;
+                queue[qt++] = edges[k];
+            }
+        while (qh < qt) {
+            uint32_t v = queue[qh++] - 1;
+            for (size_t k = s->edge_start[v]; k < s->edge_start[v + 1]; k++) {
+                uint32_t w = s->edges[k] + 1;
+                if (!reached[w]) {
+                    reached[w] = 1;
+                    queue[qt++] = w;
+                }
+            }
+        }
+    }
+    s->unrooted = 0;
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (!reached[i + 1]) {
+            edges[ne++] = (uint32_t)i + 1;
+            s->unrooted++;
+        }
+    start[1] = ne;
+    for (size_t i = 0; i < s->nobjects; i++) {
+        for (size_t k = s->edge_start[i]; k < s->edge_start[i + 1]; k++)
+            edges[ne++] = s->edges[k] + 1;
+        start[i + 2] = ne;
+    }
+    if (rp_dominators(n, start, edges, idom) < 0)
+        goto out;
+    for (size_t v = 1; v < n; v++)
+        if (idom[v] == UINT32_MAX)       /* (every object is reached from the root by now) */
+            idom[v] = 0;
+
+    /* retained sizes: children before their dominator (postorder of the
+     * dominator tree = any order where idom comes later: use depth via the
+     * BFS over the dominator tree's children) */
+    free(s->idom);
+    free(s->retained);
+    s->idom = malloc((s->nobjects + 1) * sizeof(uint32_t));
+    s->retained = calloc(s->nobjects + 1, sizeof(uint64_t));
+    kids_start = calloc(n + 1, sizeof(size_t));
+    kids = malloc(n * sizeof(uint32_t));
+    if (!s->idom || !s->retained || !kids_start || !kids)
+        goto out;
+    for (size_t v = 1; v < n; v++)
+        kids_start[idom[v] + 1]++;
+    for (size_t v = 0; v < n; v++)
+        kids_start[v + 1] += kids_start[v];
+    {
+        size_t *pos = malloc(n * sizeof(size_t)), qh = 0, qt = 0;
+        if (!pos)
+            goto out;
+        memcpy(pos, kids_start, n * sizeof(size_t));
+        for (size_t v = 1; v < n; v++)
+            kids[pos[idom[v]]++] = (uint32_t)v;
+        free(pos);
+        /* BFS order of the dominator tree into queue; sizes summed in reverse */
+        queue[qt++] = 0;
+        while (qh < qt) {
+            uint32_t v = queue[qh++];
+            for (size_t k = kids_start[v]; k < kids_start[v + 1]; k++)
+                queue[qt++] = kids[k];
+        }
+        for (size_t i = 1; i < n; i++)
+            s->retained[i - 1] = s->size[i - 1];
+        for (size_t i = qt; i-- > 1;) {
+            uint32_t v = queue[i];
+            if (idom[v] != 0)
+                s->retained[idom[v] - 1] += s->retained[v - 1];
+        }
+    }
+    for (size_t v = 1; v < n; v++)
+        s->idom[v - 1] = idom[v] == 0 ? RP_HEAP_NONE : idom[v] - 1;
+
+    /* per type: count, shallow, and retained of the objects no object of
+     * the same type dominates (a depth-first walk of the dominator tree
+     * keeping, per type, how many of its objects are on the path) */
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (s->type[i] > maxtype)
+            maxtype = s->type[i];
+    free(s->types);
+    s->types = calloc(s->nobjects ? (size_t)maxtype + 1 : 1, sizeof(rp_heap_type_stat));
+    active = calloc(s->nobjects ? (size_t)maxtype + 1 : 1, sizeof(uint32_t));
+    if (!s->types || !active)
+        goto out;
+    {
+        size_t *it = malloc(n * sizeof(size_t)), sp = 0;    /* queue reused as the stack */
+        if (!it)
+            goto out;
+        queue[sp] = 0;
+        it[sp++] = kids_start[0];
+        while (sp) {
+            uint32_t v = queue[sp - 1];
+            if (it[sp - 1] < kids_start[v + 1]) {
+                uint32_t w = kids[it[sp - 1]++], ty = s->type[w - 1];
+                rp_heap_type_stat *t = &s->types[ty];
+                t->count++;
+                t->shallow += s->size[w - 1];
+                if (active[ty]++ == 0)
+                    t->retained += s->retained[w - 1];
+                queue[sp] = w;
+                it[sp++] = kids_start[w];
+            } else {
+                if (v != 0)
+                    active[s->type[v - 1]]--;
+                sp--;
+            }
+        }
+        free(it);
+    }
+    s->ntypes = 0;
+    for (size_t t = 0; s->nobjects && t <= maxtype; t++)
+        if (s->types[t].count) {
+            s->types[t].type = (uint32_t)t;
+            s->types[s->ntypes++] = s->types[t];
+        }
+    qsort(s->types, s->ntypes, sizeof(*s->types), cmp_type_stat);
+    rc = 0;
+out:
+    free(start);
+    free(edges);
+    free(idom);
+    free(reached);
+    free(queue);
+    free(kids_start);
+    free(kids);
+    free(active);
+    return rc;
+}
+
+const char *rp_heap_type_name(const rp_heap *h, uint32_t type)
+{
+    return type < h->ntype_names && h->type_names[type] ? h->type_names[type] : "?";
+}
+
+void rp_heap_free(rp_heap *h)
+{
+    for (size_t k = 0; k < h->nsnap; k++) {
+        rp_heap_snapshot *s = &h->snap[k];
+        free(s->addr);
+        free(s->size);
+        free(s->type);
+        free(s->flags);
+        free(s->edge_start);
+        free(s->edges);
+        free(s->roots);
+        free(s->idom);
+        free(s->retained);
+        free(s->types);
+    }
+    free(h->snap);
+    free(h->type_names);
+    free(h->root_names);
+    memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,90 @@
+/* heap_model.h - the heap snapshots of a trace as graphs, and what the
+ * report computes from them out of process: the dominator tree, each
+ * object's retained size, and per type count, shallow and retained bytes.
+ *
+ * A snapshot is built from its records (docs/trace-format.md, "Heap
+ * snapshots"; the entries decoded with trace/heap_codec.h): objects sorted
+ * by address, their references as object indexes in CSR form (references
+ * to addresses the snapshot does not have are dropped and counted), and
+ * its roots.  Retention follows the GC's rules: weak-handle roots retain
+ * nothing; a dependent handle (ConditionalWeakTable) is an edge from its
+ * key to its value; frozen objects (the runtime holds them) and objects no
+ * root reaches ("unrooted": the approximate method has no stack or handle
+ * roots) hang from the virtual root directly, so that every object has a
+ * retained size. */
+#ifndef CLRPROBE_REPORT_HEAP_MODEL_H
+#define CLRPROBE_REPORT_HEAP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/model.h"
+
+#define RP_HEAP_NONE UINT32_MAX      /* no object / the virtual root */
+
+typedef struct rp_heap_root {
+    uint32_t kind, flags;            /* HEAP_ROOT_*, COR_PRF_GC_ROOT_FLAGS */
+    uint32_t object;                 /* object index */
+    uint64_t id;                     /* per kind (trace/heap_codec.h) */
+} rp_heap_root;
+
+typedef struct rp_heap_type_stat {
+    uint32_t type;                   /* type index (rp_heap.type_names) */
+    uint64_t count, shallow, retained;   /* retained: of the objects of this type that no other
+                                            object of the same type dominates (no double count) */
+} rp_heap_type_stat;
+
+typedef struct rp_heap_snapshot {
+    uint32_t index, method;          /* heap_begin */
+    uint64_t t_begin, t_end;         /* ns since the trace started (t_end 0: cut short) */
+    int complete;                    /* its heap_end was seen */
+    uint32_t status, end_flags;      /* heap_end */
+    uint64_t pause_ns;
+    size_t nobjects;
+    uint64_t *addr;                  /* sorted */
+    uint64_t *size;
+    uint32_t *type;
+    uint8_t *flags;                  /* HEAP_OBJ_* */
+    size_t *edge_start;              /* nobjects + 1 */
+    uint32_t *edges;
+    size_t nedges, dropped_refs, duplicate_objects;
+    rp_heap_root *roots;
+    size_t nroots;
+    uint64_t total_bytes;
+    /* analysis (rp_heap_analyse) */
+    uint32_t *idom;                  /* immediate dominator: an object, or RP_HEAP_NONE (the root) */
+    uint64_t *retained;
+    size_t unrooted;                 /* objects no root reaches */
+    rp_heap_type_stat *types;        /* by retained bytes, largest first */
+    size_t ntypes;
+} rp_heap_snapshot;
+
+typedef struct rp_heap {
+    rp_heap_snapshot *snap;
+    size_t nsnap;
+    const char **type_names;         /* by type index ("?" when not named) */
+    size_t ntype_names;
+    const char **root_names;         /* HEAP_ROOT_STATIC ids */
+    size_t nroot_names;
+    uint64_t malformed;              /* heap entries that did not decode */
+} rp_heap;
+
+/* Builds the snapshots of tr (none: h->nsnap == 0).  0, or -1 when out of
+ * memory.  The names point into tr's memory: free h before tr. */
+int rp_heap_build(const rp_trace *tr, rp_heap *h);
+
+/* Dominators, retained sizes and the per-type table of one snapshot.
+ * 0, or -1 when out of memory. */
+int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s);
+
+/* The dominator tree of a graph in CSR form: n nodes, node 0 the root;
+ * idom[v] gets the immediate dominator of v (idom[0] = 0; UINT32_MAX for a
+ * node the root does not reach).  Iterative (Cooper, Harvey and Kennedy,
+ * "A Simple, Fast Dominance Algorithm", on reverse postorder), so a chain
+ * of millions of nodes needs no deep stack.  0, or -1 out of memory. */
+int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t *idom);
+
+const char *rp_heap_type_name(const rp_heap *h, uint32_t type);
+void rp_heap_free(rp_heap *h);
+
+#endif

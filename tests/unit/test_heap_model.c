@@ -1,0 +1,222 @@
+/* test_heap_model.c - heap snapshots as the report sees them
+ * (report/heap_model.h): the dominator tree on graphs with known answers
+ * (a diamond, a chain, a cycle, shared objects, a million-long list), and a
+ * snapshot written with the real writer and heap codec, read back: counts,
+ * shallow and retained bytes per type, weak roots that retain nothing, a
+ * dependent handle's edge, frozen and unrooted objects, an object whose
+ * references continue in a second record. */
+#include "unit.h"
+#include "report/heap_model.h"
+#include "report/model.h"
+#include "trace/heap_codec.h"
+#include "trace/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A graph from an edge list "a>b a>c ..." of single-digit nodes. */
+static void dom(const char *spec, size_t n, const char *want)
+{
+    size_t start[16] = { 0 };
+    uint32_t edges[64], from[64], to[64], idom[16];
+    size_t ne = 0;
+    char got[32];
+
+    for (const char *p = spec; *p; p++)
+        if (p[1] == '>') {
+            from[ne] = (uint32_t)(p[0] - '0');
+            to[ne++] = (uint32_t)(p[2] - '0');
+            p += 2;
+        }
+    for (size_t v = 0; v < n; v++) {
+        start[v + 1] = start[v];
+        for (size_t k = 0; k < ne; k++)
+            if (from[k] == v)
+                edges[start[v + 1]++] = to[k];
+    }
+    CHECK_EQ(rp_dominators(n, start, edges, idom), 0);
+    for (size_t v = 0; v < n; v++)
+        got[v] = idom[v] == UINT32_MAX ? '-' : (char)('0' + idom[v]);
+    got[n] = 0;
+    CHECK_STR(got, want);
+}
+
+TEST(heap_dominators_known_graphs)
+{
+    dom("0>1 0>2 1>3 2>3", 4, "0000");           /* diamond: 3 is the root's */
+    dom("0>1 1>2 2>3", 4, "0012");               /* chain */
+    dom("0>1 1>2 2>3 3>1", 4, "0012");           /* cycle entered at 1 */
+    dom("0>1 0>2 1>3 2>3 3>4 4>5 5>4", 6, "000034");
+    dom("0>1 1>2", 4, "001-");                   /* 3 unreachable */
+    dom("0>1 1>2 1>3 2>4 3>4 4>5", 6, "001114"); /* the classic: 4 by 1, 5 by 4 */
+}
+
+TEST(heap_dominators_of_a_million_long_chain_need_no_deep_stack)
+{
+    enum { N = 1000000 };
+    size_t *start = malloc((N + 1) * sizeof(size_t));
+    uint32_t *edges = malloc(N * sizeof(uint32_t)), *idom = malloc(N * sizeof(uint32_t));
+    int ok = 1;
+
+    for (size_t v = 0; v < N; v++) {
+        start[v] = v;
+        edges[v] = (uint32_t)(v + 1 < N ? v + 1 : 0);
+    }
+    start[N] = N;
+    CHECK_EQ(rp_dominators(N, start, edges, idom), 0);
+    for (size_t v = 1; v < N; v++)
+        if (idom[v] != v - 1)
+            ok = 0;
+    CHECK(ok);
+    free(start);
+    free(edges);
+    free(idom);
+}
+
+/* ---- a snapshot through the writer, the reader and the model ---- */
+
+static trace_writer *w;
+static trace_buffer *buf;
+
+static void put(uint64_t t, int kind, const rec_any *v)
+{
+    trace_rec r;
+    trace_rec_begin(&r, trace_buffer_begin(buf), TRACE_MAX_RECORD, kind, 1, t);
+    rec_put(&r, kind, v);
+    trace_buffer_end(buf, trace_rec_finish(&r));
+}
+
+#define A(i) (0x7f0000100000ull + 0x40ull * (i))
+
+static void put_objects(uint64_t t, heap_enc *e, uint8_t *data)
+{
+    put(t, TK_HEAP_OBJECTS, &(rec_any){ .heap_objects = { .snapshot = 1, .count = e->count, .data = data,
+                                                          .data_len = (uint16_t)e->len } });
+}
+
+TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
+{
+    const char *path = "/tmp/clrprobe-unit-heap.clrp";
+    trace_header_info hi = { 7, 0, 0, 1000, "10.0.0", "test" };
+    char err[256];
+    uint8_t data[600];
+    heap_enc e;
+    size_t from;
+    rp_trace tr;
+    rp_heap h;
+    /* Objects: 0 Owner (static root) -> 1 List -> 2,3 Leaf -> 4,5 byte[];
+     * 6 Leaf only behind a weak handle (retained by nothing: unrooted);
+     * 7 Key (stack root) with dependent value 8 Leaf;
+     * 9 frozen String; 10 big object[] (handle root) with 150 refs to 11..  */
+    uint64_t r0[] = { A(1) }, r1[] = { A(2), A(3) }, r2[] = { A(4) }, r3[] = { A(5) };
+    uint64_t big[150];
+
+    CHECK_EQ(trace_writer_open(&w, unit_create_file(path), path, &hi, err, sizeof(err)), 0);
+    buf = trace_writer_buffer_get(w);
+    put(10, TK_HEAP_BEGIN, &(rec_any){ .heap_begin = { .snapshot = 1, .method = HEAP_METHOD_GC_ROOTS } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 0, .class_id = 0x100, .name = "App.Owner" } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 1, .class_id = 0x101,
+                                                     .name = "System.Collections.Generic.List<App.Leaf>" } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 2, .class_id = 0x102, .name = "App.Leaf" } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 3, .class_id = 0x103, .name = "System.Byte[]" } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 4, .class_id = 0x104, .name = "App.Key" } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 5, .class_id = 0x105, .name = "System.String" } });
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 6, .class_id = 0x106, .name = "System.Object[]" } });
+    put(11, TK_HEAP_ROOT_NAME, &(rec_any){ .heap_root_name = { .index = 0, .name = "App.Program.owner" } });
+
+    heap_enc_init(&e, data, sizeof(data));
+#define OBJ(i, ty, sz, refs, n, fl) do { from = 0; CHECK(heap_enc_object(&e, A(i), ty, sz, fl, refs, n, &from)); } while (0)
+    OBJ(0, 0, 24, r0, 1, 0);
+    OBJ(1, 1, 32, r1, 2, 0);
+    OBJ(2, 2, 24, r2, 1, 0);
+    OBJ(3, 2, 24, r3, 1, 0);
+    OBJ(4, 3, 1000, NULL, 0, 0);
+    OBJ(5, 3, 2000, NULL, 0, 0);
+    OBJ(6, 2, 24, NULL, 0, 0);
+    OBJ(7, 4, 24, NULL, 0, 0);
+    OBJ(8, 2, 24, NULL, 0, 0);
+    OBJ(9, 5, 40, NULL, 0, HEAP_OBJ_FROZEN);
+    put_objects(12, &e, data);
+    /* the big array: its references do not fit one record */
+    for (size_t k = 0; k < 150; k++)
+        big[k] = A(11 + k) + ((k & 1) ? 0x100000000ull : 0);   /* far apart: 5+ bytes each */
+    {
+        int rounds = 0;
+        from = 0;
+        heap_enc_init(&e, data, 300);
+        while (from < 150 && rounds++ < 10) {
+            if (heap_enc_object(&e, A(10), 6, 1224, 0, big, 150, &from))
+                continue;
+            put_objects(13, &e, data);
+            heap_enc_init(&e, data, 300);
+        }
+        put_objects(13, &e, data);
+        CHECK(rounds > 1);
+    }
+    /* the 150 referenced objects: 24 bytes each, half of them far away */
+    heap_enc_init(&e, data, sizeof(data));
+    for (size_t k = 0; k < 150; k++) {
+        from = 0;
+        if (!heap_enc_object(&e, big[k], 2, 24, 0, NULL, 0, &from)) {
+            put_objects(14, &e, data);
+            heap_enc_init(&e, data, sizeof(data));
+            CHECK(heap_enc_object(&e, big[k], 2, 24, 0, NULL, 0, &from));
+        }
+    }
+    put_objects(14, &e, data);
+
+    heap_enc_init(&e, data, sizeof(data));
+    CHECK(heap_enc_root(&e, HEAP_ROOT_STATIC, 0, A(0), 0));
+    CHECK(heap_enc_root(&e, HEAP_ROOT_HANDLE, 0x2, A(6), 0x5000));   /* weak */
+    CHECK(heap_enc_root(&e, HEAP_ROOT_STACK, 0, A(7), 0x7000));
+    CHECK(heap_enc_root(&e, HEAP_ROOT_DEPENDENT, 0, A(8), A(7)));     /* key 7 -> value 8 */
+    CHECK(heap_enc_root(&e, HEAP_ROOT_HANDLE, 0, A(10), 0x5008));
+    CHECK(heap_enc_root(&e, HEAP_ROOT_STACK, 0, A(9999), 0x7000));    /* not in the snapshot */
+    put(15, TK_HEAP_ROOTS, &(rec_any){ .heap_roots = { .snapshot = 1, .count = e.count, .data = data,
+                                                       .data_len = (uint16_t)e.len } });
+    put(20, TK_HEAP_END, &(rec_any){ .heap_end = { .snapshot = 1, .objects = 161, .bytes = 0, .roots = 5,
+                                                   .pause_ns = 1234 } });
+    CHECK_EQ(trace_writer_close(w, 1, 30), 0);
+    trace_writer_free(w);
+
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), TRACE_OK);
+    CHECK_EQ(rp_heap_build(&tr, &h), 0);
+    CHECK_EQ(h.nsnap, 1);
+    if (h.nsnap == 1) {
+        rp_heap_snapshot *s = &h.snap[0];
+        uint64_t leaf_count = 0, leaf_retained = 0, bytes_retained = 0, owner_retained = 0, arr_retained = 0;
+        CHECK(s->complete);
+        CHECK_EQ(s->nobjects, 161);
+        CHECK_EQ(s->nedges, 1 + 2 + 1 + 1 + 150 + 1);      /* + the dependent edge */
+        CHECK_EQ(s->nroots, 4);                             /* the dependent is an edge; a missing object dropped */
+        CHECK_EQ(s->pause_ns, 1234);
+        CHECK_EQ(rp_heap_analyse(&h, s), 0);
+        CHECK_EQ(s->unrooted, 1);                           /* the weak-only Leaf */
+        for (size_t i = 0; i < s->ntypes; i++) {
+            const char *name = rp_heap_type_name(&h, s->types[i].type);
+            if (strcmp(name, "App.Leaf") == 0) {
+                leaf_count = s->types[i].count;
+                leaf_retained = s->types[i].retained;
+            } else if (strcmp(name, "System.Byte[]") == 0) {
+                bytes_retained = s->types[i].retained;
+            } else if (strcmp(name, "App.Owner") == 0) {
+                owner_retained = s->types[i].retained;
+            } else if (strcmp(name, "System.Object[]") == 0) {
+                arr_retained = s->types[i].retained;
+            }
+        }
+        CHECK_EQ(leaf_count, 4 + 150);
+        /* Leafs 2,3 retain their byte[]s; 6, 8 and the 150 themselves */
+        CHECK_EQ(leaf_retained, 24 + 1000 + 24 + 2000 + 24 + 24 + 150 * 24);
+        CHECK_EQ(bytes_retained, 3000);
+        CHECK_EQ(owner_retained, 24 + 32 + 24 + 1000 + 24 + 2000);
+        CHECK_EQ(arr_retained, 1224 + 150 * 24);
+        CHECK_EQ(s->types[0].type, 2);                      /* Leaf retains most, then the array */
+        CHECK_EQ(s->types[1].type, 6);
+        CHECK_EQ(s->idom[8], 7);                            /* the dependent value, by its key */
+    }
+    rp_heap_free(&h);
+    rp_free(&tr);
+    unlink(path);
+}
