@@ -4,7 +4,9 @@
 #include "report/report.h"
 #include "common/idmap.h"
 #include "report/gc_timeline.h"
+#include "report/heap_model.h"
 #include "report/json.h"
+#include "trace/heap_codec.h"
 #include "trace/format.h"
 
 #include <stdio.h>
@@ -70,8 +72,56 @@ static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)
     }
 }
 
+static const char *heap_method_name(uint32_t method)
+{
+    switch (method) {
+    case HEAP_METHOD_GC_ROOTS: return "gc_roots";
+    case HEAP_METHOD_ENUMERATE: return "enumerate";
+    default: return "unknown";
+    }
+}
+
+/* A heap snapshot: one heap_snapshot line, then one heap_type line per
+ * type, by retained bytes (docs/jsonl.md). */
+static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
+{
+    json_obj o;
+    int analysed = rp_heap_analyse(h, s) == 0;
+
+    json_begin(&o, out);
+    json_str(&o, "kind", "heap_snapshot");
+    json_u64(&o, "t", s->complete ? s->t_end : s->t_begin);
+    json_u64(&o, "snapshot", s->index);
+    json_u64(&o, "objects", s->nobjects);
+    json_u64(&o, "bytes", s->total_bytes);
+    json_u64(&o, "roots", s->nroots);
+    json_str(&o, "method", heap_method_name(s->method));
+    json_bool(&o, "complete", s->complete && s->status == 0);
+    json_u64(&o, "pause_ns", s->pause_ns);
+    json_bool(&o, "roots_approximate", (s->end_flags & HEAP_END_ROOTS_APPROXIMATE) != 0);
+    if (analysed)
+        json_u64(&o, "unrooted", s->unrooted);
+    json_u64(&o, "dropped_references", s->dropped_refs);
+    json_end(&o);
+    if (!analysed)
+        return;
+    for (size_t i = 0; i < s->ntypes; i++) {
+        const rp_heap_type_stat *t = &s->types[i];
+        json_begin(&o, out);
+        json_str(&o, "kind", "heap_type");
+        json_u64(&o, "snapshot", s->index);
+        json_str(&o, "type", rp_heap_type_name(h, t->type));
+        json_u64(&o, "count", t->count);
+        json_u64(&o, "shallow_bytes", t->shallow);
+        json_u64(&o, "retained_bytes", t->retained);
+        json_end(&o);
+    }
+}
+
 int rp_write_jsonl(const rp_trace *tr, FILE *out)
 {
+    rp_heap heap;
+    int have_heap = rp_heap_build(tr, &heap) == 0;
     idmap fnames;                 /* FunctionID -> index of the record naming it */
     json_obj o;
     char gens[32];
@@ -100,6 +150,16 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         const rp_event *e = &tr->ev[i];
         if ((e->kind == TK_THREAD_OS && e->thread < 0) || e->dropped)
             continue;
+        /* heap snapshots: their records make heap_snapshot and heap_type lines */
+        if (e->kind == TK_HEAP_BEGIN || e->kind == TK_HEAP_TYPE || e->kind == TK_HEAP_ROOT_NAME ||
+            e->kind == TK_HEAP_OBJECTS || e->kind == TK_HEAP_ROOTS)
+            continue;
+        if (e->kind == TK_HEAP_END) {
+            for (size_t k = 0; have_heap && k < heap.nsnap; k++)
+                if (heap.snap[k].index == e->heap_end.snapshot && heap.snap[k].t_end == e->t)
+                    heap_snapshot_lines(&heap, &heap.snap[k], out);
+            continue;
+        }
         json_begin(&o, out);
         json_str(&o, "kind", rp_kind_name(e->kind));
         json_u64(&o, "t", e->t);
@@ -264,6 +324,11 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                 idmap_put(&fnames, function, i);
         }
     }
+    for (size_t k = 0; have_heap && k < heap.nsnap; k++)
+        if (!heap.snap[k].complete)                 /* cut short: what it has */
+            heap_snapshot_lines(&heap, &heap.snap[k], out);
+    if (have_heap)
+        rp_heap_free(&heap);
     idmap_free(&fnames);
     return ferror(out) ? -1 : 0;
 }

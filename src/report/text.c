@@ -5,8 +5,10 @@
  * is escaped as it is printed (common/escape.h), never cut. */
 #include "common/escape.h"
 #include "report/gc_timeline.h"
+#include "report/heap_model.h"
 #include "report/report.h"
 #include "trace/format.h"
+#include "trace/heap_codec.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -269,6 +271,96 @@ static void print_exceptions(const rp_trace *tr, FILE *out)
     free(catches);
 }
 
+/* Per heap snapshot: what it holds and how it was taken, the types that
+ * retain and that take the most memory, and the objects that retain the
+ * most (report/heap_model.h). */
+#define HEAP_TOP_TYPES 15
+#define HEAP_TOP_OBJECTS 10
+
+static int cmp_shallow(const void *x, const void *y)
+{
+    const rp_heap_type_stat *a = x, *b = y;
+    if (a->shallow != b->shallow)
+        return a->shallow < b->shallow ? 1 : -1;
+    return a->type < b->type ? -1 : a->type > b->type;
+}
+
+static void print_type_rows(const rp_heap *h, const rp_heap_type_stat *t, size_t n, FILE *out)
+{
+    char sh[32], re[32];
+
+    fprintf(out, "    %10s %12s %12s  type\n", "count", "shallow", "retained");
+    for (size_t i = 0; i < n; i++) {
+        fmt_bytes(sh, sizeof(sh), t[i].shallow);
+        fmt_bytes(re, sizeof(re), t[i].retained);
+        fprintf(out, "    %10" PRIu64 " %12s %12s  ", t[i].count, sh, re);
+        put_esc(out, "", rp_heap_type_name(h, t[i].type), "\n");
+    }
+}
+
+static void print_heap(const rp_trace *tr, FILE *out)
+{
+    rp_heap h;
+
+    if (rp_heap_build(tr, &h) < 0 || h.nsnap == 0) {
+        rp_heap_free(&h);
+        return;
+    }
+    section(out, "Heap");
+    for (size_t k = 0; k < h.nsnap; k++) {
+        rp_heap_snapshot *s = &h.snap[k];
+        char b[32], p[32], t[32];
+        size_t n;
+
+        fmt_bytes(b, sizeof(b), s->total_bytes);
+        fmt_ms(p, sizeof(p), s->pause_ns);
+        fmt_ms(t, sizeof(t), s->complete ? s->t_end : s->t_begin);
+        fprintf(out, "  snapshot %u at %s: %zu objects, %s, %zu roots (%s; the runtime paused %s)%s\n",
+                s->index, t, s->nobjects, b, s->nroots,
+                s->method == HEAP_METHOD_ENUMERATE ? "heap walk without a GC: roots approximate"
+                                                   : "induced full GC, roots from the runtime",
+                p, !s->complete ? " - cut short: the snapshot did not finish" :
+                   s->status ? " - ended by an error" : "");
+        if (rp_heap_analyse(&h, s) < 0) {
+            fprintf(out, "    (out of memory: no analysis)\n");
+            continue;
+        }
+        if (s->unrooted)
+            fprintf(out, "    %zu object%s not held by any retaining root (weak references only%s)\n", s->unrooted,
+                    s->unrooted == 1 ? "" : "s", s->method == HEAP_METHOD_ENUMERATE ? ", or roots this method cannot see" : "");
+        n = s->ntypes < HEAP_TOP_TYPES ? s->ntypes : HEAP_TOP_TYPES;
+        fprintf(out, "  Top types by retained size (what a GC would free without them):\n");
+        print_type_rows(&h, s->types, n, out);
+        qsort(s->types, s->ntypes, sizeof(*s->types), cmp_shallow);
+        fprintf(out, "  Top types by shallow size (their objects' own bytes):\n");
+        print_type_rows(&h, s->types, n, out);
+        /* the largest single objects by retained size */
+        {
+            uint32_t top[HEAP_TOP_OBJECTS];
+            size_t nt = 0;
+            for (size_t i = 0; i < s->nobjects; i++) {
+                size_t j;
+                if (nt == HEAP_TOP_OBJECTS && s->retained[i] <= s->retained[top[nt - 1]])
+                    continue;
+                if (nt < HEAP_TOP_OBJECTS)
+                    nt++;
+                for (j = nt - 1; j > 0 && s->retained[top[j - 1]] < s->retained[i]; j--)
+                    top[j] = top[j - 1];
+                top[j] = (uint32_t)i;
+            }
+            fprintf(out, "  Largest objects by retained size:\n");
+            for (size_t j = 0; j < nt; j++) {
+                char re[32], sh[32];
+                fmt_bytes(re, sizeof(re), s->retained[top[j]]);
+                fmt_bytes(sh, sizeof(sh), s->size[top[j]]);
+                fprintf(out, "    %12s  (own %s)  0x%" PRIx64 "  ", re, sh, s->addr[top[j]]);
+                put_esc(out, "", rp_heap_type_name(&h, s->type[top[j]]), "\n");
+            }
+        }
+    }
+    rp_heap_free(&h);
+}
+
 int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
 {
     uint64_t counts[TK_KIND_MAX + 1] = { 0 };
@@ -316,6 +408,7 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     print_jit(tr, out);
     print_threads(tr, out);
     print_gcs(tr, out);
+    print_heap(tr, out);
     print_exceptions(tr, out);
     return ferror(out) ? -1 : 0;
 }

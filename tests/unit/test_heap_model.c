@@ -8,6 +8,7 @@
 #include "unit.h"
 #include "report/heap_model.h"
 #include "report/model.h"
+#include "report/report.h"
 #include "trace/heap_codec.h"
 #include "trace/writer.h"
 
@@ -217,6 +218,34 @@ TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
         CHECK_EQ(s->idom[8], 7);                            /* the dependent value, by its key */
     }
     rp_heap_free(&h);
+    {
+        /* jsonl: one heap_snapshot line and one heap_type line per type, the raw records not */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        CHECK_EQ(rp_write_jsonl(&tr, m), 0);
+        fclose(m);
+        CHECK(strstr(text, "{\"kind\":\"heap_type\",\"snapshot\":1,\"type\":\"App.Leaf\",\"count\":154,"
+                           "\"shallow_bytes\":3696,\"retained_bytes\":6696}\n") != NULL);
+        if (getenv("HEAP_DUMP")) fputs(text, stderr);
+        CHECK(strstr(text, "\"snapshot\":1,\"objects\":161,\"bytes\":8040,\"roots\":4,") != NULL);
+        CHECK(strstr(text, "\"method\":\"gc_roots\",\"complete\":true") != NULL);
+        CHECK(strstr(text, "heap_objects") == NULL);
+        free(text);
+        /* text: the Heap section */
+        text = NULL;
+        m = open_memstream(&text, &len);
+        CHECK_EQ(rp_write_text(&tr, path, m), 0);
+        fclose(m);
+        if (getenv("HEAP_DUMP"))
+            fputs(text, stderr);
+        CHECK(strstr(text, "\nHeap\n  snapshot 1 at ") != NULL);
+        CHECK(strstr(text, ": 161 objects, 7.9 KiB, 4 roots (induced full GC, roots from the runtime;") != NULL);
+        CHECK(strstr(text, "    1 object not held by any retaining root") != NULL);
+        CHECK(strstr(text, "           154      3.6 KiB      6.5 KiB  App.Leaf\n") != NULL);
+        CHECK(strstr(text, "       4.7 KiB  (own 1.2 KiB)  0x7f0000100280  System.Object[]\n") != NULL);
+        free(text);
+    }
     rp_free(&tr);
     unlink(path);
 }
