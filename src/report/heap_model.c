@@ -307,32 +307,54 @@ out:
 
 /* ---- dominators ---- */
 
-static uint32_t intersect(const uint32_t *idom, const uint32_t *post, uint32_t a, uint32_t b)
+/* Lengauer-Tarjan's EVAL with path compression, without recursion: the
+ * vertex of least semidominator on the path from v up to (not including)
+ * the root of its tree in the forest.  Works on preorder numbers. */
+static uint32_t lt_eval(uint32_t v, uint32_t *ancestor, uint32_t *label, const uint32_t *semi, uint32_t *path)
 {
-    while (a != b) {
-        while (post[a] < post[b])
-            a = idom[a];
-        while (post[b] < post[a])
-            b = idom[b];
+    size_t np = 0;
+    uint32_t x = v;
+
+    if (ancestor[v] == UINT32_MAX)
+        return v;
+    while (ancestor[ancestor[x]] != UINT32_MAX) {    /* the path to compress, bottom up */
+        path[np++] = x;
+        x = ancestor[x];
     }
-    return a;
+    while (np--) {                                     /* top down */
+        uint32_t y = path[np];
+        if (semi[label[ancestor[y]]] < semi[label[y]])
+            label[y] = label[ancestor[y]];
+        ancestor[y] = ancestor[ancestor[y]];
+    }
+    return label[v];
 }
 
 int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t *idom)
 {
-    uint32_t *post = malloc((n + 1) * sizeof(uint32_t));     /* postorder number, or UINT32_MAX */
-    uint32_t *order = malloc((n + 1) * sizeof(uint32_t));    /* nodes by postorder number */
-    uint32_t *stack = malloc((n + 1) * sizeof(uint32_t));
+    /* by preorder number: */
+    uint32_t *vertex = malloc((n + 1) * sizeof(uint32_t));   /* the node */
+    uint32_t *parent = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *semi = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *ancestor = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *label = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *dom = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *bucket = malloc((n + 1) * sizeof(uint32_t));   /* head of the bucket of each number */
+    uint32_t *bnext = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *path = malloc((n + 1) * sizeof(uint32_t));
+    /* by node: */
+    uint32_t *pre = malloc((n + 1) * sizeof(uint32_t));      /* preorder number, or UINT32_MAX */
     size_t *next = malloc((n + 1) * sizeof(size_t));
     size_t *pstart = calloc(n + 2, sizeof(size_t));
-    uint32_t *preds = NULL;
-    size_t sp = 0, np = 0;
-    int changed, rc = -1;
+    uint32_t *preds = NULL, *stack = path;
+    size_t sp = 0, nr = 0;
+    int rc = -1;
 
-    if (!post || !order || !stack || !next || !pstart)
+    if (!vertex || !parent || !semi || !ancestor || !label || !dom || !bucket || !bnext || !path || !pre ||
+        !next || !pstart)
         goto out;
     for (size_t v = 0; v < n; v++) {
-        post[v] = UINT32_MAX;
+        pre[v] = UINT32_MAX;
         idom[v] = UINT32_MAX;
         next[v] = start[v];
     }
@@ -340,66 +362,83 @@ int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t
         rc = 0;
         goto out;
     }
-    /* iterative depth-first search from 0: postorder */
-    {
-        uint8_t *seen = calloc(n, 1);
-        if (!seen)
-            goto out;
-        stack[sp++] = 0;
-        seen[0] = 1;
-        while (sp) {
-            uint32_t v = stack[sp - 1];
-            if (next[v] < start[v + 1]) {
-                uint32_t w = edges[next[v]++];
-                if (!seen[w]) {
-                    seen[w] = 1;
-                    stack[sp++] = w;
-                }
-            } else {
-                post[v] = (uint32_t)np;
-                order[np++] = v;
-                sp--;
+    /* iterative depth-first search from 0: preorder numbers and DFS-tree parents */
+    pre[0] = 0;
+    vertex[0] = 0;
+    parent[0] = UINT32_MAX;
+    nr = 1;
+    stack[sp++] = 0;
+    while (sp) {
+        uint32_t v = stack[sp - 1];
+        if (next[v] < start[v + 1]) {
+            uint32_t w = edges[next[v]++];
+            if (pre[w] == UINT32_MAX) {
+                pre[w] = (uint32_t)nr;
+                vertex[nr] = w;
+                parent[nr] = pre[v];
+                nr++;
+                stack[sp++] = w;
             }
+        } else {
+            sp--;
         }
-        free(seen);
     }
-    /* predecessors among reached nodes (reverse CSR) */
+    /* predecessors (as preorder numbers) of reached nodes, by preorder number */
     for (size_t v = 0; v < n; v++)
-        if (post[v] != UINT32_MAX)
+        if (pre[v] != UINT32_MAX)
             for (size_t k = start[v]; k < start[v + 1]; k++)
-                pstart[edges[k] + 1]++;
-    for (size_t v = 0; v < n; v++)
-        pstart[v + 1] += pstart[v];
-    if ((preds = malloc((pstart[n] + 1) * sizeof(uint32_t))) == NULL)
+                pstart[pre[edges[k]] + 1]++;
+    for (size_t i = 0; i < nr; i++)
+        pstart[i + 1] += pstart[i];
+    if ((preds = malloc((pstart[nr] + 1) * sizeof(uint32_t))) == NULL)
         goto out;
-    memcpy(next, pstart, n * sizeof(size_t));
+    memcpy(next, pstart, nr * sizeof(size_t));
     for (size_t v = 0; v < n; v++)
-        if (post[v] != UINT32_MAX)
+        if (pre[v] != UINT32_MAX)
             for (size_t k = start[v]; k < start[v + 1]; k++)
-                preds[next[edges[k]]++] = (uint32_t)v;
+                preds[next[pre[edges[k]]]++] = pre[v];
 
-    idom[0] = 0;
-    do {
-        changed = 0;
-        for (size_t i = np - 1; i-- > 0;) {             /* reverse postorder, root (np - 1) excluded */
-            uint32_t b = order[i], nd = UINT32_MAX;
-            for (size_t k = pstart[b]; k < pstart[b + 1]; k++) {
-                uint32_t p = preds[k];
-                if (idom[p] == UINT32_MAX)
-                    continue;
-                nd = nd == UINT32_MAX ? p : intersect(idom, post, p, nd);
-            }
-            if (nd != UINT32_MAX && idom[b] != nd) {
-                idom[b] = nd;
-                changed = 1;
-            }
+    for (size_t i = 0; i < nr; i++) {
+        semi[i] = (uint32_t)i;
+        label[i] = (uint32_t)i;
+        ancestor[i] = UINT32_MAX;
+        bucket[i] = UINT32_MAX;
+        dom[i] = 0;
+    }
+    for (size_t i = nr - 1; i >= 1; i--) {
+        uint32_t w = (uint32_t)i, p = parent[w];
+        for (size_t k = pstart[w]; k < pstart[w + 1]; k++) {
+            uint32_t u = lt_eval(preds[k], ancestor, label, semi, path);
+            if (semi[u] < semi[w])
+                semi[w] = semi[u];
         }
-    } while (changed);
+        bnext[w] = bucket[semi[w]];               /* w into the bucket of its semidominator */
+        bucket[semi[w]] = w;
+        ancestor[w] = p;                          /* LINK(parent, w) */
+        for (uint32_t v = bucket[p]; v != UINT32_MAX; v = bnext[v]) {
+            uint32_t u = lt_eval(v, ancestor, label, semi, path);
+            dom[v] = semi[u] < semi[v] ? u : p;
+        }
+        bucket[p] = UINT32_MAX;
+    }
+    for (size_t i = 1; i < nr; i++)
+        if (dom[i] != semi[i])
+            dom[i] = dom[dom[i]];
+    idom[0] = 0;
+    for (size_t i = 1; i < nr; i++)
+        idom[vertex[i]] = vertex[dom[i]];
     rc = 0;
 out:
-    free(post);
-    free(order);
-    free(stack);
+    free(vertex);
+    free(parent);
+    free(semi);
+    free(ancestor);
+    free(label);
+    free(dom);
+    free(bucket);
+    free(bnext);
+    free(path);
+    free(pre);
     free(next);
     free(pstart);
     free(preds);

@@ -79,9 +79,9 @@ int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s);
 
 /* The dominator tree of a graph in CSR form: n nodes, node 0 the root;
  * idom[v] gets the immediate dominator of v (idom[0] = 0; UINT32_MAX for a
- * node the root does not reach).  Iterative (Cooper, Harvey and Kennedy,
- * "A Simple, Fast Dominance Algorithm", on reverse postorder), so a chain
- * of millions of nodes needs no deep stack.  0, or -1 out of memory. */
+ * node the root does not reach).  Lengauer and Tarjan's algorithm with
+ * path compression (O(m log n)), written without recursion, so a chain of
+ * millions of nodes needs no deep stack.  0, or -1 out of memory. */
 int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t *idom);
 
 const char *rp_heap_type_name(const rp_heap *h, uint32_t type);

@@ -249,3 +249,69 @@ TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
     rp_free(&tr);
     unlink(path);
 }
+
+/* Reached from 0 without passing through node cut (cut = n: none). */
+static void reach(size_t n, const size_t *start, const uint32_t *edges, size_t cut, uint8_t *seen)
+{
+    uint32_t stack[16];
+    size_t sp = 0;
+    memset(seen, 0, n);
+    if (cut == 0)
+        return;
+    seen[0] = 1;
+    stack[sp++] = 0;
+    while (sp) {
+        uint32_t v = stack[--sp];
+        for (size_t k = start[v]; k < start[v + 1]; k++)
+            if (edges[k] != cut && !seen[edges[k]]) {
+                seen[edges[k]] = 1;
+                stack[sp++] = edges[k];
+            }
+    }
+}
+
+TEST(heap_dominators_agree_with_the_definition_on_random_graphs)
+{
+    srand(5);
+    for (int round = 0; round < 2000; round++) {
+        size_t n = 2 + (size_t)(rand() % 11), start[17] = { 0 };
+        uint32_t edges[200], idom[16];
+        uint8_t all[16], without[16][16];
+        for (size_t v = 0; v < n; v++) {
+            size_t deg = (size_t)(rand() % 4);
+            start[v + 1] = start[v];
+            for (size_t k = 0; k < deg; k++)
+                edges[start[v + 1]++] = (uint32_t)(rand() % (int)n);
+        }
+        CHECK_EQ(rp_dominators(n, start, edges, idom), 0);
+        reach(n, start, edges, n, all);
+        for (size_t d = 0; d < n; d++)
+            reach(n, start, edges, d, without[d]);
+        for (size_t v = 1; v < n; v++) {
+            /* the dominators of v: d != v with v unreachable without d; the
+             * immediate one is the one the most other dominators dominate */
+            uint32_t want = UINT32_MAX;
+            size_t best = 0;
+            if (!all[v]) {
+                CHECK_EQ(idom[v], UINT32_MAX);
+                continue;
+            }
+            for (size_t d = 0; d < n; d++) {
+                size_t depth = 0;
+                if (d == v || without[d][v])
+                    continue;
+                for (size_t e = 0; e < n; e++)          /* dominators of d */
+                    if (e != d && !without[e][d])
+                        depth++;
+                if (want == UINT32_MAX || depth > best) {
+                    want = (uint32_t)d;
+                    best = depth;
+                }
+            }
+            if (idom[v] != want) {
+                unit_fail(__FILE__, __LINE__, "round %d: idom[%zu] = %u, want %u", round, v, idom[v], want);
+                return;
+            }
+        }
+    }
+}
