@@ -19,6 +19,8 @@ internal static class Program
           threads           4 named worker threads (clrprobe-worker-0..3)
           exceptions [N]    throw/catch N SampleException (default 25) plus 3 InvalidOperationException
           gc [N]            N induced garbage collections (default 5)
+          heap [SECONDS]    a known heap (1000 HeapLeaf with byte[100], 500 HeapTwig, garbage dropped) held
+                            for SECONDS (default 2), for heap snapshots
           collectible       collectible AssemblyLoadContext + RunAndCollect dynamic assembly, then unload
           all               jit, generics, threads, exceptions 25, gc 5, collectible
           work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
@@ -81,6 +83,8 @@ internal static class Program
                 return OptionalInt(scenario, rest, GcScenario.DefaultCount, out int gcs) ?? GcScenario.Run(gcs);
             case "collectible":
                 return NoArgs(scenario, rest) ?? CollectibleScenario.Run();
+            case "heap":
+                return OptionalSeconds(scenario, rest, out double heapSeconds) ?? HeapScenario.Run(heapSeconds);
             case "all":
                 return NoArgs(scenario, rest) ?? RunAll();
             case "work":

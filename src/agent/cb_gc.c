@@ -49,6 +49,7 @@ HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGeneratio
     emit e;
 
     atomic_store(&p->gc_started, 1);
+    heap_gc_started(p, cGenerations, collected);
     for (int g = 0; collected && g < cGenerations && g < 32; g++)
         if (collected[g])
             mask |= 1u << g;
@@ -68,6 +69,7 @@ HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
     uint64_t b[5];
     emit e;
 
+    heap_gc_finished(p);              /* (the end of a heap snapshot's GC: its last records) */
     /* After an attach the first GC callback may come from the middle of a
      * GC already in progress: ignore everything until a start is seen. */
     if (!atomic_load(&p->gc_started))

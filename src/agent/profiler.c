@@ -94,6 +94,8 @@ static void build_vtable(void)
     v->ThreadNameChanged = cb_ThreadNameChanged;
     v->GarbageCollectionStarted = cb_GarbageCollectionStarted;
     v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
+    v->ObjectReferences = cb_ObjectReferences;
+    v->RootReferences2 = cb_RootReferences2;
     v->RuntimeSuspendStarted = cb_RuntimeSuspendStarted;
     v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
     v->RuntimeResumeFinished = cb_RuntimeResumeFinished;

@@ -15,6 +15,7 @@
 #include "agent/catchup.h"
 #include "agent/control.h"
 #include "agent/flusher.h"
+#include "agent/heap.h"
 #include "agent/runtime.h"
 #include "agent/sampler.h"
 #include "agent/session.h"
@@ -62,6 +63,7 @@ typedef struct profiler {
     session_state session;               /* session.c */
     flusher_state flusher;               /* flusher.c */
     sampler_state sampler;               /* sampler.c */
+    heap_state heap;                     /* heap.c */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
 

@@ -11,6 +11,7 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/runtime.h"
+#include "agent/heap.h"
 #include "agent/sampler.h"
 #include "common/escape.h"
 #include "common/files.h"
@@ -134,6 +135,8 @@ static const service services[] = {
     { .name = "sampler", .when = AFTER_CATCHUP, .start = sampler_start, .stop = sampler_stop,
       .stop_before_detach = 1, .failed_note = "CPU sampling could not start (out of memory or threads)",
       .cpu_window = 1 },
+    { .name = "heap", .when = AFTER_CATCHUP, .start = heap_start, .stop = heap_stop,
+      .stop_before_detach = 1, .failed_note = "heap snapshots could not start (out of memory or threads)" },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -535,6 +538,7 @@ static void release(profiler *p)
     cu_table_free(p->appdomains);
     cu_table_free(p->threads_known);
     p->modules = p->assemblies = p->appdomains = p->threads_known = NULL;
+    heap_release(p);
     if (p->gate_ok)
         cu_gate_destroy(&p->gate);
     p->gate_ok = 0;

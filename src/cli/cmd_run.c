@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--no-follow] [--] PROGRAM [ARGS...]\n"
+    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--heap-every S] [--no-follow] [--] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
     "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
@@ -37,6 +37,11 @@ static const char run_usage[] =
     "                        cpu (stack sampling), appdomains, assemblies, modules, classes,\n"
     "                        jit, threads, gc, suspensions, exceptions, or all\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
+    "      --heap-every S    a heap snapshot every S (seconds, or 500ms, 2m...: at least 0.1 s):\n"
+    "                        an induced full GC records every live object, its references and\n"
+    "                        the GC roots ('clrprobe report' shows types by retained size);\n"
+    "                        with it every GC of the program walks the heap, and background GC\n"
+    "                        is off for the run\n"
     "      --no-follow       profile PROGRAM's own process only, not the .NET processes it starts\n"
     "  -h, --help            this help\n"
     "\n"
@@ -117,6 +122,7 @@ int cmd_run(int argc, char **argv)
         { "collect", required_argument, NULL, 'c' },
         { "rate", required_argument, NULL, 'r' },
         { "no-follow", no_argument, NULL, 'F' },
+        { "heap-every", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -141,6 +147,7 @@ int cmd_run(int argc, char **argv)
             break;
         case 'c':
         case 'r':
+        case 'H':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
             break;

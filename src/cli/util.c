@@ -2,6 +2,7 @@
  * itself: pieces several subcommands share. */
 #include "cli/cli.h"
 #include "common/config.h"
+#include "common/duration.h"
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "common/escape.h"
@@ -56,7 +57,13 @@ int cli_agent_option(int c, const char *optarg, cp_config *cfg)
         rc = cp_collect_parse(optarg, &cfg->collect, err, sizeof(err));
     else if (c == 'r')
         rc = cp_rate_parse(optarg, &cfg->rate, err, sizeof(err));
-    else
+    else if (c == 'H') {
+        double s;
+        rc = cp_duration_parse("--heap-every", optarg, CP_HEAP_EVERY_MIN_MS / 1000.0,
+                               CP_HEAP_EVERY_MAX_MS / 1000.0, &s, err, sizeof(err));
+        if (rc == 0)
+            cfg->heap_every_ms = (long)(s * 1000 + 0.5);
+    } else
         return 0;
     if (rc < 0) {
         cli_error("%s", err);

@@ -175,7 +175,7 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
-    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0;
+    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -259,8 +259,22 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             memcpy(cfg->run, value, strlen(value) + 1);
+        } else if (strcmp(key, "heap_every") == 0) {
+            char *e;
+            long v;
+            if (seen_heap++) goto duplicate;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '1' || value[0] > '9' || *e || errno || v < CP_HEAP_EVERY_MIN_MS ||
+                v > CP_HEAP_EVERY_MAX_MS) {
+                config_error(err, errlen, "heap_every '%.32s' is not a number of milliseconds (%d..%ld)", value,
+                             CP_HEAP_EVERY_MIN_MS, CP_HEAP_EVERY_MAX_MS);
+                return -1;
+            }
+            cfg->heap_every_ms = v;
         } else {
-            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run)", key);
+            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run, "
+                         "heap_every)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -321,6 +335,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     n += m;
     if (cfg->rate != CP_RATE_DEFAULT) {
         m = snprintf(buf + n, buflen - (size_t)n, ";rate=%d", cfg->rate);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (cfg->heap_every_ms > 0) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";heap_every=%ld", cfg->heap_every_ms);
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;

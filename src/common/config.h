@@ -51,7 +51,11 @@ typedef struct cp_config {
     int rate;                    /* sampling rate in Hz (CP_RATE_MIN..CP_RATE_MAX) */
     char run[CP_PATH_MAX];       /* `clrprobe run`'s socket for the processes the program starts:
                                     a child (pid != pid) records only while it answers ("" : none) */
+    long heap_every_ms;          /* a heap snapshot every this many ms (0: none; agent/heap.h) */
 } cp_config;
+
+#define CP_HEAP_EVERY_MIN_MS 100
+#define CP_HEAP_EVERY_MAX_MS (24L * 3600 * 1000)
 
 /* Fills *cfg with defaults (collect everything, no output). */
 void cp_config_init(cp_config *cfg);

@@ -326,7 +326,8 @@ static void print_heap(const rp_trace *tr, FILE *out)
             continue;
         }
         if (s->unrooted)
-            fprintf(out, "    %zu object%s not held by any retaining root (weak references only%s)\n", s->unrooted,
+            fprintf(out, "    %zu object%s not held by any retaining root (frozen objects the runtime holds, "
+                    "objects held by weak references only%s)\n", s->unrooted,
                     s->unrooted == 1 ? "" : "s", s->method == HEAP_METHOD_ENUMERATE ? ", or roots this method cannot see" : "");
         n = s->ntypes < HEAP_TOP_TYPES ? s->ntypes : HEAP_TOP_TYPES;
         fprintf(out, "  Top types by retained size (what a GC would free without them):\n");

@@ -1,0 +1,76 @@
+// HeapScenario.cs: "heap [SECONDS]" scenario - builds a known heap and holds it for SECONDS (default 5) so that
+// heap snapshots (clrprobe run --heap-every) can count it: a static HeapOwner holding exactly 1000 HeapLeaf
+// objects (each with a 100-byte array) in a List and 500 HeapTwig objects in a Dictionary; 2000 HeapGarbage
+// objects made and dropped before the wait (a snapshot's full GC must not find them); one byte[64] pinned by a
+// handle; one HeapWeak reachable only through a weak handle.
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace ClrProbe.Sample;
+
+public sealed class HeapLeaf
+{
+    public HeapLeaf(int i) { Payload = new byte[100]; Payload[0] = (byte)i; }
+    public byte[] Payload { get; }
+}
+
+public sealed class HeapTwig
+{
+    public HeapTwig(int i) { Value = i; }
+    public int Value { get; }
+}
+
+public sealed class HeapGarbage
+{
+    public HeapGarbage(int i) { Value = i; }
+    public int Value { get; }
+}
+
+public sealed class HeapWeak
+{
+}
+
+public sealed class HeapOwner
+{
+    public List<HeapLeaf> Leaves { get; } = new();
+    public Dictionary<int, HeapTwig> Twigs { get; } = new();
+}
+
+public static class HeapScenario
+{
+    public static HeapOwner? Owner;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long MakeGarbage()
+    {
+        long sum = 0;
+        for (int i = 0; i < 2000; i++)
+            sum += new HeapGarbage(i).Value;
+        return sum;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference MakeWeak() => new WeakReference(new HeapWeak());
+
+    public static int Run(double seconds)
+    {
+        var owner = new HeapOwner();
+        for (int i = 0; i < 1000; i++)
+            owner.Leaves.Add(new HeapLeaf(i));
+        for (int i = 0; i < 500; i++)
+            owner.Twigs[i] = new HeapTwig(i);
+        Owner = owner;
+        long garbage = MakeGarbage();
+        var pinned = GCHandle.Alloc(new byte[64], GCHandleType.Pinned);
+        var weak = MakeWeak();
+        Console.WriteLine($"heap built: {owner.Leaves.Count} leaves, {owner.Twigs.Count} twigs, garbage {garbage}");
+        Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        long sum = 0;
+        foreach (var leaf in owner.Leaves)
+            sum += leaf.Payload[0];
+        Console.WriteLine($"heap done: checksum {sum}");
+        pinned.Free();
+        GC.KeepAlive(weak);
+        return 0;
+    }
+}

@@ -1,0 +1,359 @@
+/* heap.c - the heap service (heap.h): a thread that takes a heap snapshot
+ * every cfg.heap_every_ms by inducing a full GC, and the GC callbacks that
+ * record that GC's objects, references and roots.
+ *
+ * Only the GC the service asked for is recorded: the service arms the
+ * snapshot (ARMED) and calls ForceGC; the first GarbageCollectionStarted
+ * that collects generation 2 after that turns recording on (RECORDING) and
+ * its GarbageCollectionFinished turns it off, so callbacks of a GC that was
+ * in progress before, or of any other GC, are ignored.  (ForceGC may be
+ * satisfied by another thread's full GC; its callbacks then come from that
+ * thread, which is why the GC-side state is guarded by a lock.)  Per object
+ * nothing is allocated: entries go into two fixed record-sized buffers, and
+ * ClassIDs into a fixed table sized before the GC; a type beyond its
+ * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
+#include "agent/heap.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+#include "trace/heap_codec.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DATA_CAP (TRACE_MAX_RECORD - 64)    /* a heap_objects/heap_roots record's data */
+#define CLASS_SLOTS (1u << 16)              /* distinct types per trace (a power of 2) */
+#define TYPE_OVERFLOW (CLASS_SLOTS - 1)     /* the index of "?" */
+
+enum { IDLE, ARMED, RECORDING, DONE };
+
+struct heap_service {
+    profiler *p;
+    pthread_t thread;
+    pthread_mutex_t wait_lock;
+    pthread_cond_t wait_cond;
+    atomic_int stop;
+
+    /* the snapshot's GC (guarded by gc_lock) */
+    pthread_mutex_t gc_lock;
+    atomic_int state;
+    uint32_t snapshot;
+    uint64_t gc_start_ns, gc_end_ns;
+    uint64_t objects, bytes;
+    uint32_t roots;
+    int walk_stopped;
+    heap_enc objs, rts;
+    uint8_t objs_data[DATA_CAP], roots_data[DATA_CAP];
+
+    /* ClassID -> type index (open addressing; 0 = empty); types named so far */
+    ClassID *class_ids;
+    uint32_t *class_index;
+    uint32_t ntypes, named;
+    ClassID *by_index;                       /* type index -> ClassID */
+};
+
+/* ---- recording (inside the GC, under gc_lock) ---- */
+
+static void flush_objects(profiler *p, struct heap_service *h)
+{
+    emit e;
+
+    if (h->objs.count && emit_begin(p, &e, TK_HEAP_OBJECTS)) {
+        rec_heap_objects_put(&e.r, &(rec_heap_objects){ .snapshot = h->snapshot, .count = h->objs.count,
+                                                         .data = h->objs_data, .data_len = (uint16_t)h->objs.len });
+        emit_end(&e);
+    }
+    heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
+}
+
+static void flush_roots(profiler *p, struct heap_service *h)
+{
+    emit e;
+
+    if (h->rts.count && emit_begin(p, &e, TK_HEAP_ROOTS)) {
+        rec_heap_roots_put(&e.r, &(rec_heap_roots){ .snapshot = h->snapshot, .count = h->rts.count,
+                                                     .data = h->roots_data, .data_len = (uint16_t)h->rts.len });
+        emit_end(&e);
+    }
+    heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
+}
+
+static uint32_t type_index(struct heap_service *h, ClassID c)
+{
+    uint32_t i = (uint32_t)((c >> 3) * 0x9E3779B1u) & (CLASS_SLOTS - 1);
+
+    if (c == 0)
+        return TYPE_OVERFLOW;
+    for (uint32_t probe = 0; probe < CLASS_SLOTS; probe++, i = (i + 1) & (CLASS_SLOTS - 1)) {
+        if (h->class_ids[i] == c)
+            return h->class_index[i];
+        if (h->class_ids[i] == 0) {
+            if (h->ntypes >= TYPE_OVERFLOW)
+                return TYPE_OVERFLOW;
+            h->class_ids[i] = c;
+            h->class_index[i] = h->ntypes;
+            h->by_index[h->ntypes] = c;
+            return h->ntypes++;
+        }
+    }
+    return TYPE_OVERFLOW;
+}
+
+void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected)
+{
+    struct heap_service *h = p->heap.running;
+
+    if (!h || atomic_load(&h->state) != ARMED || !collected || cGenerations < 3 || !collected[2])
+        return;
+    pthread_mutex_lock(&h->gc_lock);
+    if (atomic_load(&h->state) == ARMED) {
+        h->gc_start_ns = cp_monotonic_ns();
+        atomic_store(&h->state, RECORDING);
+    }
+    pthread_mutex_unlock(&h->gc_lock);
+}
+
+void heap_gc_finished(profiler *p)
+{
+    struct heap_service *h = p->heap.running;
+
+    if (!h || atomic_load(&h->state) != RECORDING)
+        return;
+    pthread_mutex_lock(&h->gc_lock);
+    if (atomic_load(&h->state) == RECORDING) {
+        flush_objects(p, h);
+        flush_roots(p, h);
+        h->gc_end_ns = cp_monotonic_ns();
+        atomic_store(&h->state, DONE);
+    }
+    pthread_mutex_unlock(&h->gc_lock);
+}
+
+HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId, ULONG cObjectRefs,
+                            ObjectID *objectRefIds)
+{
+    profiler *p = profiler_from(This);
+    struct heap_service *h = p->heap.running;
+    SIZE_T size = 0;
+    size_t from = 0;
+    int wrote = 0;
+
+    if (!h || atomic_load(&h->state) != RECORDING)
+        return S_OK;
+    if (FAILED(INFO(p)->GetObjectSize2(p->info, objectId, &size)))
+        size = 0;
+    pthread_mutex_lock(&h->gc_lock);
+    if (atomic_load(&h->state) == RECORDING) {
+        uint32_t type = type_index(h, classId);
+        size_t n = objectRefIds ? cObjectRefs : 0;
+        while (!wrote || from < n) {
+            if (heap_enc_object(&h->objs, objectId, type, size, 0, (const uint64_t *)objectRefIds, n, &from))
+                wrote = 1;
+            else
+                flush_objects(p, h);
+        }
+        h->objects++;
+        h->bytes += size;
+    }
+    pthread_mutex_unlock(&h->gc_lock);
+    return S_OK;
+}
+
+HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds,
+                           COR_PRF_GC_ROOT_KIND *rootKinds, COR_PRF_GC_ROOT_FLAGS *rootFlags, UINT_PTR *rootIds)
+{
+    profiler *p = profiler_from(This);
+    struct heap_service *h = p->heap.running;
+
+    if (!h || atomic_load(&h->state) != RECORDING || !rootRefIds)
+        return S_OK;
+    pthread_mutex_lock(&h->gc_lock);
+    if (atomic_load(&h->state) == RECORDING)
+        for (ULONG i = 0; i < cRootRefs; i++) {
+            uint32_t kind = rootKinds ? (uint32_t)rootKinds[i] : 0, flags = rootFlags ? (uint32_t)rootFlags[i] : 0;
+            uint64_t id = rootIds ? (uint64_t)rootIds[i] : 0;
+            if (rootRefIds[i] == 0)
+                continue;
+            if (kind > HEAP_ROOT_HANDLE)
+                kind = 0;
+            if (!heap_enc_root(&h->rts, kind, flags, rootRefIds[i], id)) {
+                flush_roots(p, h);
+                if (!heap_enc_root(&h->rts, kind, flags, rootRefIds[i], id))
+                    continue;
+            }
+            h->roots++;
+        }
+    pthread_mutex_unlock(&h->gc_lock);
+    return S_OK;
+}
+
+/* ---- the service thread ---- */
+
+/* Names the types first seen in the last snapshot (outside the GC: the
+ * name lookups call into the runtime). */
+static void name_new_types(profiler *p, struct heap_service *h)
+{
+    char name[1024];
+    emit e;
+
+    if (h->named == 0 && emit_begin(p, &e, TK_HEAP_TYPE)) {   /* (index TYPE_OVERFLOW, once) */
+        rec_heap_type_put(&e.r, &(rec_heap_type){ .index = TYPE_OVERFLOW, .class_id = 0, .name = "?" });
+        emit_end(&e);
+    }
+    for (; h->named < h->ntypes; h->named++) {
+        ModuleID m = 0;
+        names_class(p->names, h->by_index[h->named], name, sizeof(name), &m);
+        if (emit_begin(p, &e, TK_HEAP_TYPE)) {
+            rec_heap_type_put(&e.r, &(rec_heap_type){ .index = h->named, .class_id = h->by_index[h->named],
+                                                      .name = name });
+            emit_end(&e);
+        }
+    }
+}
+
+static void snapshot(profiler *p, struct heap_service *h)
+{
+    HRESULT hr;
+    emit e;
+    uint32_t status = 0, flags = 0;
+
+    pthread_mutex_lock(&h->gc_lock);
+    h->snapshot++;
+    h->objects = h->bytes = 0;
+    h->roots = 0;
+    h->gc_start_ns = h->gc_end_ns = 0;
+    heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
+    heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
+    pthread_mutex_unlock(&h->gc_lock);
+    if (emit_begin(p, &e, TK_HEAP_BEGIN)) {
+        rec_heap_begin_put(&e.r, &(rec_heap_begin){ .snapshot = h->snapshot, .method = HEAP_METHOD_GC_ROOTS });
+        emit_end(&e);
+    }
+    atomic_store(&h->state, ARMED);
+    hr = INFO(p)->ForceGC(p->info);
+    pthread_mutex_lock(&h->gc_lock);
+    if (atomic_load(&h->state) != DONE) {           /* no full GC of ours came: nothing recorded */
+        status = FAILED(hr) ? (uint32_t)hr : (uint32_t)E_FAIL;
+        flags |= HEAP_END_ABANDONED;
+    }
+    atomic_store(&h->state, IDLE);
+    pthread_mutex_unlock(&h->gc_lock);
+    name_new_types(p, h);
+    if (emit_begin(p, &e, TK_HEAP_END)) {
+        rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
+                                                .bytes = h->bytes, .roots = h->roots,
+                                                .flags = flags | HEAP_END_NO_IDENTITY,
+                                                .pause_ns = h->gc_end_ns - h->gc_start_ns });
+        emit_end(&e);
+    }
+}
+
+static void *heap_main(void *arg)
+{
+    struct heap_service *h = arg;
+    profiler *p = h->p;
+    uint64_t period = (uint64_t)p->cfg.heap_every_ms * 1000000u, next;
+    struct timespec ts;
+
+    pthread_setname_np(pthread_self(), "clrprobe-heap");
+    while (!atomic_load(&h->stop) && FAILED(INFO(p)->InitializeCurrentThread(p->info))) {
+        struct timespec wait = { 0, 10000000 };
+        nanosleep(&wait, NULL);
+    }
+    next = cp_monotonic_ns() + period;
+    while (!atomic_load(&h->stop)) {
+        ts.tv_sec = (time_t)(next / 1000000000u);
+        ts.tv_nsec = (long)(next % 1000000000u);
+        pthread_mutex_lock(&h->wait_lock);
+        while (!atomic_load(&h->stop) &&
+               pthread_cond_timedwait(&h->wait_cond, &h->wait_lock, &ts) != ETIMEDOUT)
+            ;
+        pthread_mutex_unlock(&h->wait_lock);
+        if (atomic_load(&h->stop) || !atomic_load(&p->recording) || trace_writer_stopped(p->writer))
+            break;
+        snapshot(p, h);
+        next = cp_monotonic_ns() + period;
+    }
+    return NULL;
+}
+
+static void heap_free(struct heap_service *h)
+{
+    pthread_mutex_destroy(&h->wait_lock);
+    pthread_cond_destroy(&h->wait_cond);
+    pthread_mutex_destroy(&h->gc_lock);
+    free(h->class_ids);
+    free(h->class_index);
+    free(h->by_index);
+    free(h);
+}
+
+int heap_start(profiler *p)
+{
+    struct heap_service *h;
+    pthread_condattr_t ca;
+    sigset_t all, old;
+    int rc;
+
+    if (p->cfg.heap_every_ms <= 0 || p->heap.running)
+        return 0;                            /* (not configured, or started once already) */
+    if (!INFO_HAS(p, GetObjectSize2)) {
+        profiler_note(p, "heap snapshots need ICorProfilerInfo4 (GetObjectSize2); no snapshots");
+        return 0;
+    }
+    if ((h = calloc(1, sizeof(*h))) == NULL)
+        return -1;
+    h->class_ids = calloc(CLASS_SLOTS, sizeof(ClassID));
+    h->class_index = calloc(CLASS_SLOTS, sizeof(uint32_t));
+    h->by_index = calloc(CLASS_SLOTS, sizeof(ClassID));
+    pthread_mutex_init(&h->wait_lock, NULL);
+    pthread_mutex_init(&h->gc_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->wait_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (!h->class_ids || !h->class_index || !h->by_index) {
+        heap_free(h);
+        return -1;
+    }
+    atomic_init(&h->stop, 0);
+    atomic_init(&h->state, IDLE);
+    h->p = p;
+    p->heap.running = h;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&h->thread, NULL, heap_main, h);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        p->heap.running = NULL;
+        heap_free(h);
+        return -1;
+    }
+    return 0;
+}
+
+void heap_stop(profiler *p)
+{
+    struct heap_service *h = p->heap.running;
+
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->wait_lock);
+    atomic_store(&h->stop, 1);
+    pthread_cond_signal(&h->wait_cond);
+    pthread_mutex_unlock(&h->wait_lock);
+    pthread_join(h->thread, NULL);          /* (a snapshot under way ends first: ForceGC returns) */
+    /* The state stays allocated (IDLE: the callbacks do nothing) for as long
+     * as the instance: a GC callback on another thread may be reading it
+     * right now.  One per session, freed with the instance (heap_release). */
+}
+
+void heap_release(profiler *p)
+{
+    if (p->heap.running) {
+        heap_free(p->heap.running);
+        p->heap.running = NULL;
+    }
+}

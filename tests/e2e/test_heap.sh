@@ -1,0 +1,41 @@
+# test_heap.sh - heap snapshots on the real runtime (clrprobe run
+# --heap-every): the sample's `heap` scenario builds a known heap (1000
+# HeapLeaf each holding a byte[100], 500 HeapTwig, garbage dropped, an
+# object behind a weak handle only) and holds it; every snapshot's induced
+# full GC must count it exactly, find no garbage, and the owner of the leaves
+# must retain at least their bytes.  The target's output and exit code are
+# those of a run without the agent.
+
+test_heap_snapshots_at_launch_count_a_known_heap() {
+    mkdir -p heap_launch && cd heap_launch || fail "work directory"
+    "$SAMPLE" heap 1.6 >plain.out 2>plain.err
+    local plain_rc=$?
+    "$CLRPROBE" run --heap-every 0.5 -o heap.clrp -- "$SAMPLE" heap 1.6 >prof.out 2>prof.err
+    assert_eq "$plain_rc" "$?" "exit code"
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report heap.clrp --format jsonl >heap.jsonl || fail "report jsonl"
+    "$CLRPROBE" report heap.clrp >heap.txt || fail "report text"
+    # snapshots at 0.5, 1.0 and 1.5 s of a 1.6 s hold: at least 2 whole ones, all complete
+    local n
+    n=$(jcount heap.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="gc_roots")')
+    assert_ge 2 "$n" "complete heap snapshots"
+    assert_eq 0 "$(jcount heap.jsonl 'select(.kind=="heap_snapshot" and (.complete|not))')" "incomplete snapshots"
+    # every snapshot: the exact counts, no garbage, no weak-only object
+    local s
+    for s in $(jq -r 'select(.kind=="heap_snapshot") | .snapshot' heap.jsonl); do
+        assert_eq 1000 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapLeaf\") | .count" heap.jsonl)" \
+            "HeapLeaf in snapshot $s"
+        assert_eq 500 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapTwig\") | .count" heap.jsonl)" \
+            "HeapTwig in snapshot $s"
+        assert_eq 0 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and (.type==\"ClrProbe.Sample.HeapGarbage\" or .type==\"ClrProbe.Sample.HeapWeak\"))")" \
+            "garbage or weak-only objects in snapshot $s"
+        # a leaf retains its byte[100] (124 bytes with header and length, 8-aligned: 128 at least 120)
+        assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapLeaf\" and .retained_bytes >= .shallow_bytes + 1000 * 120)")" \
+            "HeapLeaf retains its arrays in snapshot $s"
+        # the list that holds the leaves retains them all
+        assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>\" and .retained_bytes >= 1000 * 144)")" \
+            "List<HeapLeaf> retains the leaves in snapshot $s"
+    done
+    assert_contains heap.txt "Top types by retained size" "text Heap section"
+    grep -Eq '^  snapshot 1 at [0-9.]+ [mu]?s: [0-9]+ objects, ' heap.txt || fail "no snapshot line in the text report"
+}
