@@ -21,6 +21,8 @@ internal static class Program
           gc [N]            N induced garbage collections (default 5)
           heap [SECONDS]    a known heap (1000 HeapLeaf with byte[100], 500 HeapTwig, garbage dropped) held
                             for SECONDS (default 2), for heap snapshots
+          heapbench M [SECONDS]  M million live objects held for SECONDS (default 30) while a ticker thread
+                            measures the longest stop (bench/heap.sh)
           collectible       collectible AssemblyLoadContext + RunAndCollect dynamic assembly, then unload
           all               jit, generics, threads, exceptions 25, gc 5, collectible
           work [N]          fixed-work JIT- and thread-heavy benchmark, N rounds (default 20)
@@ -85,6 +87,8 @@ internal static class Program
                 return NoArgs(scenario, rest) ?? CollectibleScenario.Run();
             case "heap":
                 return OptionalSeconds(scenario, rest, out double heapSeconds) ?? HeapScenario.Run(heapSeconds);
+            case "heapbench":
+                return HeapBench(rest);
             case "all":
                 return NoArgs(scenario, rest) ?? RunAll();
             case "work":
@@ -199,6 +203,22 @@ internal static class Program
             return UsageError($"scenario '{scenario}': expected a number of seconds, got '{rest[0]}'");
         }
         return null;
+    }
+
+    // heapbench M [SECONDS]: M million objects (0 < M <= 50), held SECONDS (default 30).
+    private static int HeapBench(string[] rest)
+    {
+        double seconds = 30;
+        if (rest.Length < 1 || rest.Length > 2 ||
+            !double.TryParse(rest[0], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out double millions) ||
+            !(millions > 0 && millions <= 50) ||
+            (rest.Length == 2 &&
+             (!double.TryParse(rest[1], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out seconds) ||
+              !(seconds >= 0 && seconds <= 86_400))))
+        {
+            return UsageError("scenario 'heapbench' takes a number of millions (0 to 50) and optionally seconds");
+        }
+        return HeapBenchScenario.Run(millions, seconds);
     }
 
     private static int? ExitCodeArg(string[] rest, out int code)
