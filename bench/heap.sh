@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# heap.sh - a heap snapshot of a running process, clrprobe against the
+# runtime's own heap dump, side by side on the same workload: `Sample
+# heapbench M` (M million live objects) is started once per tool, and when
+# it is ready either `clrprobe heap PID` or EventPipe's heap dump (the
+# GCHeapSnapshot keywords that dotnet-gcdump asks for: GC, GCHeapCollect,
+# GCHeapDump, GCHeapAndTypeNames, Type; collected with dotnet-trace, since
+# dotnet-gcdump is not in the NuGet copy this machine reaches) takes one.
+# Printed per tool: the longest stop of the target (measured inside it by a
+# ticker thread; the plain full GC of the same heap beside it), the
+# command's time, and the file's size per object.  Targets: pause <= 0.5 s
+# per million objects and below EventPipe's; file <= 16 bytes per object.
+#   bench/heap.sh [MILLIONS...]          (default: 1 5)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SAMPLE="$ROOT/build/sample/Sample"
+CLRPROBE="$ROOT/build/clrprobe"
+TOOLS="$ROOT/build/bench-tools"
+OUT=$(mktemp -d)
+TPID=
+trap 'if [ -n "$TPID" ]; then kill "$TPID" 2>/dev/null || true; fi; rm -rf "$OUT"' EXIT
+[ -x "$CLRPROBE" ] && [ -x "$SAMPLE" ] || make -s -C "$ROOT" all >/dev/null
+
+DOTNET_TRACE=$TOOLS/dotnet-trace
+if [ ! -x "$DOTNET_TRACE" ]; then
+    dotnet tool install --tool-path "$TOOLS" dotnet-trace >"$OUT/install.log" 2>&1 || true
+fi
+[ -x "$DOTNET_TRACE" ] || echo "heap.sh: dotnet-trace could not be installed (see dotnet tool install); EventPipe side skipped"
+
+# start_target M: runs Sample heapbench M in the background until it prints ready.
+start_target() {
+    "$SAMPLE" heapbench "$1" 10 >"$OUT/target.out" 2>&1 &
+    TPID=$!
+    for _ in $(seq 1 1200); do grep -q '^ready' "$OUT/target.out" && return 0; sleep 0.05; done
+    echo "heap.sh: the sample never got ready"; cat "$OUT/target.out"; exit 1
+}
+
+# finish_target: waits for the target's own report of its longest stop.
+finish_target() {
+    wait "$TPID" || { echo "heap.sh: the target failed"; cat "$OUT/target.out"; exit 1; }
+    TPID=
+    sed -n 's/^full GC \([0-9.]*\) ms, longest stop \([0-9.]*\) ms$/\1 \2/p' "$OUT/target.out" >"$OUT/stop"
+}
+
+now() { date +%s.%N; }
+
+line() {  # tool millions objects full_gc_ms stop_ms seconds bytes
+    awk -v t="$1" -v m="$2" -v n="$3" -v g="$4" -v p="$5" -v s="$6" -v b="$7" 'BEGIN {
+        printf "  %-28s %d M objects: target stopped %7.1f ms (%.2f s per million; a plain full GC %.1f ms), " \
+               "command %5.2f s, file %6.1f MiB (%.1f bytes per object)\n",
+               t, m, p, p / 1000 / (n / 1e6), g, s, b / 1048576, b / n }'
+}
+
+echo "Heap snapshot of a running process (Sample heapbench M): clrprobe heap vs EventPipe's heap dump"
+for m in "${@:-1 5}"; do
+    n=$((m * 1000000))
+
+    start_target "$m"
+    t0=$(now)
+    "$CLRPROBE" heap "$TPID" -o "$OUT/heap$m.clrp" >"$OUT/heap.out" 2>&1 ||
+        { echo "heap.sh: clrprobe heap failed"; cat "$OUT/heap.out"; exit 1; }
+    t1=$(now)
+    finish_target; read -r full stop <"$OUT/stop"
+    ours_stop=$stop
+    line "clrprobe heap" "$m" "$n" "$full" "$stop" "$(echo "$t1 - $t0" | bc)" "$(stat -c %s "$OUT/heap$m.clrp")"
+
+    if [ -x "$DOTNET_TRACE" ]; then
+        start_target "$m"
+        t0=$(now)
+        "$DOTNET_TRACE" collect -p "$TPID" -o "$OUT/heap$m.nettrace" --rundown false \
+            --providers 'Microsoft-Windows-DotNETRuntime:0x1980001:5' \
+            --stopping-event-provider-name Microsoft-Windows-DotNETRuntime --stopping-event-event-name GC/Stop \
+            >"$OUT/trace.out" 2>&1 || { echo "heap.sh: dotnet-trace failed"; cat "$OUT/trace.out"; exit 1; }
+        t1=$(now)
+        finish_target; read -r full stop <"$OUT/stop"
+        line "EventPipe heap dump" "$m" "$n" "$full" "$stop" "$(echo "$t1 - $t0" | bc)" \
+            "$(stat -c %s "$OUT/heap$m.nettrace")"
+        awk -v a="$ours_stop" -v b="$stop" 'BEGIN { printf "  ratio of the stops, clrprobe / EventPipe: %.2f\n", a / b }'
+    fi
+done
