@@ -13,12 +13,15 @@
  * ClassIDs into a fixed table sized before the GC; a type beyond its
  * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
 #include "agent/heap.h"
+#include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "trace/heap_codec.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,12 +32,22 @@
 
 enum { IDLE, ARMED, RECORDING, DONE };
 
+static struct heap_service *heap_get(profiler *p);
+
+/* One snapshot, for the progress line. */
+typedef struct heap_result {
+    uint32_t index, status, flags, roots;
+    uint64_t objects, bytes, pause_ns;
+} heap_result;
+
 struct heap_service {
     profiler *p;
-    pthread_t thread;
-    pthread_mutex_t wait_lock;
-    pthread_cond_t wait_cond;
-    atomic_int stop;
+    pthread_t thread;                        /* the configured plan's (heap_start) */
+    int thread_started;
+    atomic_int stop;                         /* heap_stop: the thread's plan ends */
+    pthread_mutex_t snap_lock;               /* one snapshot at a time */
+    atomic_int counted_plan;                 /* a plan with a count (someone waits for it) runs */
+    int gc_set_by_us;                        /* monitor_gc_on turned COR_PRF_MONITOR_GC on */
 
     /* the snapshot's GC (guarded by gc_lock) */
     pthread_mutex_t gc_lock;
@@ -213,7 +226,7 @@ static void name_new_types(profiler *p, struct heap_service *h)
     }
 }
 
-static void snapshot(profiler *p, struct heap_service *h)
+static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
 {
     HRESULT hr;
     emit e;
@@ -248,41 +261,164 @@ static void snapshot(profiler *p, struct heap_service *h)
                                                 .pause_ns = h->gc_end_ns - h->gc_start_ns });
         emit_end(&e);
     }
+    *res = (heap_result){ .index = h->snapshot, .status = status, .flags = flags | HEAP_END_NO_IDENTITY,
+                          .objects = h->objects, .bytes = h->bytes, .roots = h->roots,
+                          .pause_ns = h->gc_end_ns - h->gc_start_ns };
+}
+
+/* COR_PRF_MONITOR_GC on, for the snapshot's GC to deliver its objects and
+ * roots.  Asked at launch or in InitializeForAttach when the configuration
+ * wants snapshots (runtime.c), so it is usually on; otherwise (an agent
+ * asked later, through the heap listener) the runtime accepts it only if
+ * background GC is off (heap-facts.md §0).  S_OK, or the runtime's refusal. */
+static HRESULT monitor_gc_on(profiler *p, struct heap_service *h)
+{
+    DWORD low = 0, high = 0;
+    HRESULT hr;
+
+    if (!INFO_HAS(p, GetEventMask2) || !INFO_HAS(p, SetEventMask2))
+        return E_NOTIMPL;
+    if (FAILED(hr = INFO(p)->GetEventMask2(p->info, &low, &high)))
+        return hr;
+    if (low & COR_PRF_MONITOR_GC)
+        return S_OK;
+    if (SUCCEEDED(hr = INFO(p)->SetEventMask2(p->info, low | COR_PRF_MONITOR_GC, high)))
+        h->gc_set_by_us = 1;
+    return hr;
+}
+
+/* Turns COR_PRF_MONITOR_GC off again if monitor_gc_on turned it on: every
+ * GC walks the heap while it is on. */
+static void monitor_gc_restore(profiler *p, struct heap_service *h)
+{
+    DWORD low = 0, high = 0;
+
+    if (!h->gc_set_by_us)
+        return;
+    h->gc_set_by_us = 0;
+    if (SUCCEEDED(INFO(p)->GetEventMask2(p->info, &low, &high)))
+        (void)INFO(p)->SetEventMask2(p->info, low & ~(DWORD)COR_PRF_MONITOR_GC, high);
+}
+
+/* Sleeps until the monotonic time `until` (ns), or until a stop is asked:
+ * 1 if it slept the whole time. */
+static int wait_until(struct heap_service *h, uint64_t until, atomic_int *stop)
+{
+    for (;;) {
+        uint64_t now = cp_monotonic_ns(), left;
+        struct timespec ts;
+
+        if (atomic_load(&h->stop) || (stop && atomic_load(stop)))
+            return 0;
+        if (now >= until)
+            return 1;
+        left = until - now < 50000000u ? until - now : 50000000u;   /* checks a stop every 50 ms */
+        ts.tv_sec = 0;
+        ts.tv_nsec = (long)left;
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void tell(const heap_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tell(const heap_sink *sink, const char *fmt, ...)
+{
+    char line[CP_CTL_LINE_MAX];
+    va_list ap;
+
+    if (!sink || !sink->line)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    sink->line(sink->ctx, line);
+}
+
+int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_int *stop)
+{
+    struct heap_service *h = heap_get(p);
+    uint64_t next;
+    uint32_t taken = 0;
+    int rc = HEAP_RUN_DONE;
+
+    if (!h)
+        return HEAP_RUN_FAILED;
+    if (plan->count > 0) {                   /* (an endless plan, --heap-every, lets others in between) */
+        int none = 0;
+        if (!atomic_compare_exchange_strong(&h->counted_plan, &none, 1))
+            return HEAP_RUN_BUSY;
+    }
+    next = cp_monotonic_ns() + (plan->first_at_once ? 0 : (uint64_t)plan->interval_ms * 1000000u);
+    while (plan->count == 0 || taken < plan->count) {
+        heap_result r;
+        HRESULT hr;
+
+        if (!wait_until(h, next, stop)) {
+            rc = HEAP_RUN_STOPPED;
+            break;
+        }
+        if (!atomic_load(&p->recording) || trace_writer_stopped(p->writer)) {
+            rc = HEAP_RUN_STOPPED;
+            break;
+        }
+        pthread_mutex_lock(&h->snap_lock);
+        if (FAILED(hr = monitor_gc_on(p, h))) {
+            pthread_mutex_unlock(&h->snap_lock);
+            profiler_note(p, "no heap snapshot: the runtime refused COR_PRF_MONITOR_GC (HRESULT 0x%08x): "
+                          "background GC is on in this process; start it with DOTNET_gcConcurrent=0 or under "
+                          "clrprobe run --heap-every", (unsigned)hr);
+            tell(sink, CP_CTL_HEAP_REFUSED_FMT, (unsigned)hr);
+            rc = HEAP_RUN_FAILED;
+            break;
+        }
+        snapshot(p, h, &r);
+        pthread_mutex_unlock(&h->snap_lock);
+        taken++;
+        tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
+             (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);
+        next = cp_monotonic_ns() + (uint64_t)plan->interval_ms * 1000000u;
+    }
+    if (plan->count > 0) {
+        pthread_mutex_lock(&h->snap_lock);
+        if (!h->thread_started || p->cfg.heap_every_ms <= 0 || p->cfg.heap_count > 0)
+            monitor_gc_restore(p, h);        /* (no endless plan needs it on) */
+        pthread_mutex_unlock(&h->snap_lock);
+        atomic_store(&h->counted_plan, 0);
+    }
+    if (rc == HEAP_RUN_DONE)
+        tell(sink, CP_CTL_HEAP_DONE);
+    return rc;
+}
+
+/* The configured plan's sink: progress lines to the command (`clrprobe
+ * heap` attached us with heap_count; no-op when nobody listens). */
+static void control_line(void *ctx, const char *line)
+{
+    control_send(ctx, "%s", line);
 }
 
 static void *heap_main(void *arg)
 {
     struct heap_service *h = arg;
     profiler *p = h->p;
-    uint64_t period = (uint64_t)p->cfg.heap_every_ms * 1000000u, next;
-    struct timespec ts;
+    heap_plan plan = { .count = (uint32_t)p->cfg.heap_count, .interval_ms = (uint64_t)p->cfg.heap_every_ms,
+                       .first_at_once = p->cfg.heap_count > 0 };
+    heap_sink sink = { control_line, p };
+    int rc;
 
     pthread_setname_np(pthread_self(), "clrprobe-heap");
     while (!atomic_load(&h->stop) && FAILED(INFO(p)->InitializeCurrentThread(p->info))) {
         struct timespec wait = { 0, 10000000 };
         nanosleep(&wait, NULL);
     }
-    next = cp_monotonic_ns() + period;
-    while (!atomic_load(&h->stop)) {
-        ts.tv_sec = (time_t)(next / 1000000000u);
-        ts.tv_nsec = (long)(next % 1000000000u);
-        pthread_mutex_lock(&h->wait_lock);
-        while (!atomic_load(&h->stop) &&
-               pthread_cond_timedwait(&h->wait_cond, &h->wait_lock, &ts) != ETIMEDOUT)
-            ;
-        pthread_mutex_unlock(&h->wait_lock);
-        if (atomic_load(&h->stop) || !atomic_load(&p->recording) || trace_writer_stopped(p->writer))
-            break;
-        snapshot(p, h);
-        next = cp_monotonic_ns() + period;
-    }
+    rc = heap_run(p, &plan, p->cfg.heap_count > 0 ? &sink : NULL, NULL);
+    if (rc == HEAP_RUN_BUSY)
+        profiler_note(p, "heap snapshots: another clrprobe heap was under way; the configured ones were not taken");
     return NULL;
 }
 
 static void heap_free(struct heap_service *h)
 {
-    pthread_mutex_destroy(&h->wait_lock);
-    pthread_cond_destroy(&h->wait_cond);
+    pthread_mutex_destroy(&h->snap_lock);
     pthread_mutex_destroy(&h->gc_lock);
     free(h->class_ids);
     free(h->class_index);
@@ -290,70 +426,84 @@ static void heap_free(struct heap_service *h)
     free(h);
 }
 
+/* The instance's heap state, made on first use (by the service thread or
+ * the listener's), never freed before the instance: the GC callbacks read
+ * it without a lock.  NULL when out of memory. */
+static struct heap_service *heap_get(profiler *p)
+{
+    struct heap_service *h = atomic_load(&p->heap.running), *none = NULL;
+
+    if (h)
+        return h;
+    if ((h = calloc(1, sizeof(*h))) == NULL)
+        return NULL;
+    h->class_ids = calloc(CLASS_SLOTS, sizeof(ClassID));
+    h->class_index = calloc(CLASS_SLOTS, sizeof(uint32_t));
+    h->by_index = calloc(CLASS_SLOTS, sizeof(ClassID));
+    pthread_mutex_init(&h->snap_lock, NULL);
+    pthread_mutex_init(&h->gc_lock, NULL);
+    if (!h->class_ids || !h->class_index || !h->by_index) {
+        heap_free(h);
+        return NULL;
+    }
+    atomic_init(&h->stop, 0);
+    atomic_init(&h->state, IDLE);
+    atomic_init(&h->counted_plan, 0);
+    h->p = p;
+    if (!atomic_compare_exchange_strong(&p->heap.running, &none, h)) {
+        heap_free(h);                        /* another thread made it first */
+        return none;
+    }
+    return h;
+}
+
 int heap_start(profiler *p)
 {
     struct heap_service *h;
-    pthread_condattr_t ca;
     sigset_t all, old;
     int rc;
 
-    if (p->cfg.heap_every_ms <= 0 || p->heap.running)
-        return 0;                            /* (not configured, or started once already) */
+    if (p->cfg.heap_every_ms <= 0 && p->cfg.heap_count <= 0)
+        return 0;                            /* not configured */
     if (!INFO_HAS(p, GetObjectSize2)) {
         profiler_note(p, "heap snapshots need ICorProfilerInfo4 (GetObjectSize2); no snapshots");
         return 0;
     }
-    if ((h = calloc(1, sizeof(*h))) == NULL)
+    if ((h = heap_get(p)) == NULL)
         return -1;
-    h->class_ids = calloc(CLASS_SLOTS, sizeof(ClassID));
-    h->class_index = calloc(CLASS_SLOTS, sizeof(uint32_t));
-    h->by_index = calloc(CLASS_SLOTS, sizeof(ClassID));
-    pthread_mutex_init(&h->wait_lock, NULL);
-    pthread_mutex_init(&h->gc_lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->wait_cond, &ca);
-    pthread_condattr_destroy(&ca);
-    if (!h->class_ids || !h->class_index || !h->by_index) {
-        heap_free(h);
-        return -1;
-    }
-    atomic_init(&h->stop, 0);
-    atomic_init(&h->state, IDLE);
-    h->p = p;
-    p->heap.running = h;
+    if (h->thread_started)
+        return 0;                            /* (started once already) */
+    atomic_store(&h->stop, 0);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     rc = pthread_create(&h->thread, NULL, heap_main, h);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        p->heap.running = NULL;
-        heap_free(h);
+    if (rc != 0)
         return -1;
-    }
+    h->thread_started = 1;
     return 0;
 }
 
 void heap_stop(profiler *p)
 {
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = atomic_load(&p->heap.running);
 
-    if (!h)
+    if (!h || !h->thread_started)
         return;
-    pthread_mutex_lock(&h->wait_lock);
     atomic_store(&h->stop, 1);
-    pthread_cond_signal(&h->wait_cond);
-    pthread_mutex_unlock(&h->wait_lock);
     pthread_join(h->thread, NULL);          /* (a snapshot under way ends first: ForceGC returns) */
+    h->thread_started = 0;
     /* The state stays allocated (IDLE: the callbacks do nothing) for as long
      * as the instance: a GC callback on another thread may be reading it
-     * right now.  One per session, freed with the instance (heap_release). */
+     * right now.  Freed with the instance (heap_release). */
 }
 
 void heap_release(profiler *p)
 {
-    if (p->heap.running) {
-        heap_free(p->heap.running);
-        p->heap.running = NULL;
+    struct heap_service *h = atomic_load(&p->heap.running);
+
+    if (h) {
+        heap_free(h);
+        atomic_store(&p->heap.running, NULL);
     }
 }

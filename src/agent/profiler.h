@@ -16,6 +16,7 @@
 #include "agent/control.h"
 #include "agent/flusher.h"
 #include "agent/heap.h"
+#include "agent/heap_listener.h"
 #include "agent/runtime.h"
 #include "agent/sampler.h"
 #include "agent/session.h"
@@ -64,6 +65,7 @@ typedef struct profiler {
     flusher_state flusher;               /* flusher.c */
     sampler_state sampler;               /* sampler.c */
     heap_state heap;                     /* heap.c */
+    heap_listener_state heap_listener;   /* heap_listener.c: `clrprobe heap` for a loaded agent */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
 

@@ -101,7 +101,8 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     if (cfg->collect & CP_COLLECT_EXCEPTIONS) *low |= COR_PRF_MONITOR_EXCEPTIONS;
     if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
     if (cfg->collect & CP_COLLECT_CPU) *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
-    if (cfg->heap_every_ms > 0 && !attach) *low |= COR_PRF_MONITOR_GC;    /* heap snapshots (heap.h) */
+    if (cfg->heap_every_ms > 0 || cfg->heap_count > 0)
+        *low |= COR_PRF_MONITOR_GC;          /* heap snapshots (heap.h); after an attach only here */
     if (attach) {
         *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
         *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;

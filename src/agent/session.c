@@ -12,6 +12,7 @@
 #include "agent/profiler.h"
 #include "agent/runtime.h"
 #include "agent/heap.h"
+#include "agent/heap_listener.h"
 #include "agent/sampler.h"
 #include "common/escape.h"
 #include "common/files.h"
@@ -137,6 +138,8 @@ static const service services[] = {
       .cpu_window = 1 },
     { .name = "heap", .when = AFTER_CATCHUP, .start = heap_start, .stop = heap_stop,
       .stop_before_detach = 1, .failed_note = "heap snapshots could not start (out of memory or threads)" },
+    { .name = "heap-listener", .when = AFTER_CATCHUP, .start = heap_listener_start, .stop = heap_listener_stop,
+      .stop_before_detach = 1, .failed_note = "clrprobe heap cannot reach this agent (out of threads)" },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -434,6 +437,16 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
      * events are refused then, go on without them and say so in the trace. */
     event_mask(&p->cfg, m->attach, &low, &high);
     hr = INFO(p)->SetEventMask2(p->info, low, high);
+    if (FAILED(hr) && (low & COR_PRF_MONITOR_GC) && m->attach) {
+        /* Heap snapshots: the runtime may refuse GC monitoring here (a
+         * background GC that did not end in time); record the rest. */
+        HRESULT gc_hr = hr;
+        low &= ~(DWORD)COR_PRF_MONITOR_GC;
+        hr = INFO(p)->SetEventMask2(p->info, low, high);
+        if (SUCCEEDED(hr))
+            snprintf(note, sizeof(note), "the runtime refused COR_PRF_MONITOR_GC after this attach (HRESULT "
+                     "0x%08x): heap snapshots will be refused too", (unsigned)gc_hr);
+    }
     if (FAILED(hr) && high && m->gc_retry) {
         HRESULT gc_hr = hr;
         hr = INFO(p)->SetEventMask2(p->info, low, 0);

@@ -12,6 +12,7 @@ static const char usage[] =
     "commands:\n"
     "  run      run a program under the profiler and record a trace\n"
     "  attach   attach to a running .NET process, record, then detach\n"
+    "  heap     heap snapshots of a running .NET process\n"
     "  report   analyse a trace: summary, events as JSON lines, flame graphs and profile files\n"
     "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
         return cmd_ps(argc - 1, argv + 1);
     if (!strcmp(argv[1], "attach"))
         return cmd_attach(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (commands: run, attach, ps, report; see clrprobe --help)", argv[1]);
+    if (!strcmp(argv[1], "heap"))
+        return cmd_heap(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (commands: run, attach, heap, ps, report; see clrprobe --help)", argv[1]);
     return EXIT_USAGE;
 }

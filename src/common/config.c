@@ -175,7 +175,8 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
-    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0;
+    int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
+        seen_count = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -272,15 +273,31 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             cfg->heap_every_ms = v;
+        } else if (strcmp(key, "heap_count") == 0) {
+            char *e;
+            long v;
+            if (seen_count++) goto duplicate;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '1' || value[0] > '9' || *e || errno || v > CP_HEAP_COUNT_MAX) {
+                config_error(err, errlen, "heap_count '%.32s' is not a number of snapshots (1..%d)", value,
+                             CP_HEAP_COUNT_MAX);
+                return -1;
+            }
+            cfg->heap_count = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run, "
-                         "heap_every)", key);
+                         "heap_every, heap_count)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
         continue;
 duplicate:
         config_error(err, errlen, "key '%s' given twice", key);
+        return -1;
+    }
+    if (cfg->heap_count > 1 && cfg->heap_every_ms == 0) {
+        config_error(err, errlen, "heap_count %ld needs heap_every (the time between the snapshots)", cfg->heap_count);
         return -1;
     }
     if (!seen_output && !seen_ctl) {      /* (with ctl, the trace arrives over the control socket) */
@@ -341,6 +358,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     }
     if (cfg->heap_every_ms > 0) {
         m = snprintf(buf + n, buflen - (size_t)n, ";heap_every=%ld", cfg->heap_every_ms);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (cfg->heap_count > 0) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";heap_count=%ld", cfg->heap_count);
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;

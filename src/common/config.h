@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/control_protocol.h"   /* CP_HEAP_COUNT_MAX */
+
 #define CP_CONFIG_VERSION 1
 #define CP_CONFIG_MAX_TEXT 8192     /* longest configuration text accepted */
 #define CP_PATH_MAX 4096
@@ -52,6 +54,8 @@ typedef struct cp_config {
     char run[CP_PATH_MAX];       /* `clrprobe run`'s socket for the processes the program starts:
                                     a child (pid != pid) records only while it answers ("" : none) */
     long heap_every_ms;          /* a heap snapshot every this many ms (0: none; agent/heap.h) */
+    long heap_count;             /* take this many snapshots, the first at once (`clrprobe heap`),
+                                    then say "heap-done" (0: every heap_every_ms until the end) */
 } cp_config;
 
 #define CP_HEAP_EVERY_MIN_MS 100

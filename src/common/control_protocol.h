@@ -14,6 +14,11 @@
  *                      "exited"               the process is shutting down
  *                      "stopped"              (a child of `clrprobe run`) recording stopped
  *                                             at the end of the run: trace closed
+ *                      "snapshot I S F O B R P"  heap snapshot I taken (`clrprobe heap`):
+ *                                             status S (0x%08x), heap_end flags F, O objects,
+ *                                             B bytes, R roots, the GC's pause P in ns
+ *                      "heap-refused HR"      the runtime refused GC monitoring: no snapshot
+ *                      "heap-done"            the snapshots asked for (heap_count) are taken
  *   command -> agent:  "trace" + an fd        the trace file (SCM_RIGHTS), right after
  *                                             "hello" when the configuration has no output
  *                      "detach"               stop recording and detach (a child of
@@ -48,6 +53,9 @@
 #define CP_CTL_DETACHED       "detached"
 #define CP_CTL_EXITED         "exited"
 #define CP_CTL_STOPPED        "stopped"
+#define CP_CTL_SNAPSHOT       "snapshot"
+#define CP_CTL_HEAP_REFUSED   "heap-refused"
+#define CP_CTL_HEAP_DONE      "heap-done"
 
 /* ... and the lines with arguments, without the newline. */
 #define CP_CTL_HELLO_FMT          CP_CTL_HELLO " %d"                  /* PID */
@@ -58,6 +66,10 @@
  * writes them (agent) and reads them (command). */
 #define CP_CTL_READY_ARGS_FMT     "%u %u %u %u %llu"
 #define CP_CTL_READY_FMT          CP_CTL_READY " " CP_CTL_READY_ARGS_FMT
+/* "snapshot"'s arguments, written and read with these formats. */
+#define CP_CTL_SNAPSHOT_ARGS_FMT  "%u 0x%08x 0x%x %llu %llu %u %llu"
+#define CP_CTL_SNAPSHOT_FMT       CP_CTL_SNAPSHOT " " CP_CTL_SNAPSHOT_ARGS_FMT
+#define CP_CTL_HEAP_REFUSED_FMT   CP_CTL_HEAP_REFUSED " 0x%08x"       /* HR */
 
 /* ---- command -> agent ---- */
 /* The message that carries the trace file's descriptor (SCM_RIGHTS). */
@@ -66,6 +78,17 @@
 /* The request to detach. */
 #define CP_CTL_DETACH      "detach\n"
 #define CP_CTL_DETACH_LEN  7
+
+/* ---- `clrprobe heap` -> an agent already loaded (agent/heap_listener.h) ----
+ * The command connects to the abstract socket "@" CP_HEAP_SOCKET_FMT (the
+ * pid as the process sees itself) and sends "heap COUNT INTERVAL_MS"; the
+ * agent answers "hello", then the lines "snapshot ...", "heap-refused HR"
+ * and "heap-done" above, or "error TEXT". */
+#define CP_HEAP_SOCKET_FMT        "clrprobe-heap-%d"
+#define CP_HEAP_REQUEST           "heap"
+#define CP_HEAP_REQUEST_ARGS_FMT  "%u %llu"
+#define CP_HEAP_REQUEST_FMT       CP_HEAP_REQUEST " " CP_HEAP_REQUEST_ARGS_FMT
+#define CP_HEAP_COUNT_MAX         10000
 
 _Static_assert(sizeof(CP_CTL_TRACE) - 1 == CP_CTL_TRACE_LEN, "CP_CTL_TRACE_LEN is the length of CP_CTL_TRACE");
 _Static_assert(sizeof(CP_CTL_DETACH) - 1 == CP_CTL_DETACH_LEN, "CP_CTL_DETACH_LEN is the length of CP_CTL_DETACH");

@@ -42,6 +42,13 @@ TEST(config_full_and_roundtrip)
     CHECK_EQ(parse(text, &d, err), 0);
     CHECK_STR(d.run, "/tmp/clrprobe-run-1/run x");
     CHECK_EQ(d.pid, 42);
+    c.heap_every_ms = 1500;
+    c.heap_count = 3;                       /* (clrprobe heap --count 3 --interval 1.5) */
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK(strstr(text, ";heap_every=1500;heap_count=3") != NULL);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_EQ(d.heap_every_ms, 1500);
+    CHECK_EQ(d.heap_count, 3);
 }
 
 TEST(config_format_escapes)
@@ -85,6 +92,11 @@ TEST(config_rejects_bad_input)
         { "=value", "bad key" },
         { "output=/a;ctl=relative", "ctl" },
         { "output=/a;ctl=/x;ctl=/y", "twice" },
+        { "output=/a;heap_every=50", "heap_every '50'" },
+        { "output=/a;heap_count=0", "heap_count '0'" },
+        { "output=/a;heap_count=10001", "heap_count '10001'" },
+        { "output=/a;heap_count=2", "needs heap_every" },
+        { "output=/a;heap_count=1;heap_count=1", "twice" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cp_config c;

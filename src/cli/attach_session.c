@@ -1,0 +1,510 @@
+/* attach_session.c - loading the agent into a running process (attach_session.h):
+ * asks the runtime over the diagnostics IPC (AttachProfiler), hands the agent
+ * the trace file, waits for the catch-up, and later has the agent detach and
+ * waits until the detach has really happened.  The command talks to the
+ * agent over a Unix socket of its own (common/control_protocol.h); if the
+ * command dies, the agent detaches by itself.  Every wait also watches for
+ * Ctrl-C / SIGTERM. */
+#include "cli/attach_session.h"
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/control_protocol.h"
+#include "common/duration.h"
+#include "common/identity.h"
+#include "ipc/ipc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HELLO_GRACE_MS 5000          /* past the attach timeout, for the agent to call back */
+#define READY_TIMEOUT_MS 120000      /* the catch-up of a very large process */
+#define DETACH_TIMEOUT_MS 30000
+
+static void ctl_cleanup(attach_ctl *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    cli_unlisten_private(&c->listen_fd, c->dir, c->path);
+}
+
+/* A private directory with a listening socket the agent connects to.  When
+ * root attaches to another user's process, that user must be able to
+ * connect: the directory and socket are given to it. */
+static int ctl_listen(attach_ctl *c, uid_t target_uid)
+{
+    char err[PATH_MAX + 128];
+
+    c->fd = -1;
+    c->listen_fd = cli_listen_private("ctl", "ctl", 2, c->dir, sizeof(c->dir), c->path, sizeof(c->path), err,
+                                      sizeof(err));
+    if (c->listen_fd < 0) {
+        cli_error("%s (for the control channel)", err);
+        return -1;
+    }
+    if (geteuid() == 0 && target_uid != 0) {
+        if (chown(c->dir, target_uid, (gid_t)-1) < 0 || chown(c->path, target_uid, (gid_t)-1) < 0) {
+            cli_error("cannot hand the control socket to uid %u: %s", (unsigned)target_uid, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Accepts the agent's connection if it is waiting. */
+static void ctl_accept(attach_ctl *c)
+{
+    if (c->fd >= 0 || c->listen_fd < 0)
+        return;
+    c->fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (c->fd < 0)
+        return;
+    /* The agent connects once: remove the path now, so that nothing is
+     * left in /tmp even if this command is killed. */
+    cli_unlisten_private(&c->listen_fd, c->dir, c->path);
+}
+
+/* Takes the pending interruption off the signalfd (so that it counts once
+ * and is not delivered when the signals are unblocked at exit). */
+void attach_take_signal(int sfd)
+{
+    struct signalfd_siginfo si;
+    if (sfd >= 0 && read(sfd, &si, sizeof(si)) < 0) {
+        /* nothing pending after all */
+    }
+}
+
+
+/* Next line from the agent into line (without newline), waiting up to
+ * timeout_ms (-1: forever; 0: only what has arrived) and watching sfd. */
+int attach_ctl_line(attach_ctl *c, int sfd, int timeout_ms, char *line, size_t cap)
+{
+    uint64_t deadline = cp_monotonic_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
+
+    for (;;) {
+        char *nl = memchr(c->buf, '\n', c->used);
+        struct pollfd pfd[2] = { { c->fd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        uint64_t now = cp_monotonic_ns();
+        int r, wait_ms;
+        ssize_t n;
+
+        if (nl) {
+            size_t len = (size_t)(nl - c->buf);
+            snprintf(line, cap, "%.*s", (int)len, c->buf);
+            memmove(c->buf, nl + 1, c->used - len - 1);
+            c->used -= len + 1;
+            return GOT_LINE;
+        }
+        if (c->fd < 0)
+            return CLOSED;
+        wait_ms = timeout_ms < 0 ? -1 : now >= deadline ? 0 : (int)((deadline - now) / 1000000u) + 1;
+        r = poll(pfd, sfd >= 0 ? 2 : 1, wait_ms);
+        if (r < 0 && errno != EINTR)
+            return CLOSED;
+        if (r < 0)
+            continue;
+        if (sfd >= 0 && (pfd[1].revents & POLLIN)) {
+            attach_take_signal(sfd);
+            return INTERRUPTED;
+        }
+        if (r == 0)
+            return TIMED_OUT;
+        if (c->used >= sizeof(c->buf) - 1)
+            c->used = 0;                      /* an endless line: drop it */
+        n = recv(c->fd, c->buf + c->used, sizeof(c->buf) - 1 - c->used, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+            return CLOSED;
+        if (n > 0)
+            c->used += (size_t)n;
+    }
+}
+
+/* Acts on one line from the agent while the attach is under way. */
+void attach_on_line(attach_session *s, const char *line)
+{
+    const char *args;
+
+    if (cp_ctl_args(line, CP_CTL_HELLO)) {
+        s->hello = 1;
+        if (cp_ctl_send_trace(s->ch.fd, s->out.fd) < 0)
+            cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
+    } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
+        snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);
+    } else if ((args = cp_ctl_args(line, CP_CTL_READY)) != NULL) {
+        unsigned long long took_ns;
+        sscanf(args, CP_CTL_READY_ARGS_FMT, &s->modules, &s->assemblies, &s->threads, &s->functions, &took_ns);
+        s->ready = 1;
+    }
+}
+
+/* Reads every line that has arrived; CLOSED once the agent has hung up. */
+static int drain_agent(attach_session *s)
+{
+    char line[CP_CTL_LINE_MAX];
+    int r;
+
+    while ((r = attach_ctl_line(&s->ch, -1, 0, line, sizeof(line))) == GOT_LINE)
+        attach_on_line(s, line);
+    return r;
+}
+
+double attach_ms_since(uint64_t t0) { return (double)(cp_monotonic_ns() - t0) / 1e6; }
+
+/* Sends the attach request and serves the agent until the runtime answers:
+ * the agent calls back from InitializeForAttach ("hello"), gets the trace
+ * file, catches up, and only then does the runtime reply.  The wait is the
+ * attach timeout plus HELLO_GRACE_MS until the agent has called back, then
+ * READY_TIMEOUT_MS for the catch-up.  Returns GOT_LINE when attached (and
+ * ready), INTERRUPTED, or CLOSED after a message. */
+static int attach_agent(attach_session *s, const char *agent, const char *text, int timeout_ms)
+{
+    uint64_t deadline;
+    char err[512];
+    HRESULT hr = E_FAIL;
+    int ipc_fd, rc = IPC_ERR_TIMEOUT, hello = 0, agent_gone = 0;
+
+    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &CLSID_clrprobe, agent, text, (uint32_t)strlen(text),
+                                      s->sfd, err, sizeof(err));
+    if (ipc_fd == IPC_ERR_CANCELLED) {
+        attach_take_signal(s->sfd);
+        return INTERRUPTED;
+    }
+    if (ipc_fd < 0) {
+        cli_error("cannot attach to process %d: %s", s->pid, err);
+        return CLOSED;
+    }
+    deadline = cp_monotonic_ns() + (uint64_t)(timeout_ms + HELLO_GRACE_MS) * 1000000u;
+    for (;;) {
+        struct pollfd pfd[3] = {
+            { ipc_fd, POLLIN, 0 },
+            { s->sfd, POLLIN, 0 },
+            { s->ch.fd >= 0 ? s->ch.fd : s->ch.listen_fd, POLLIN, 0 },
+        };
+        uint64_t now = cp_monotonic_ns();
+        int r;
+
+        if (now >= deadline)
+            break;
+        r = poll(pfd, agent_gone ? 2 : 3, (int)((deadline - now) / 1000000u) + 1);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        if (pfd[1].revents & POLLIN) {
+            attach_take_signal(s->sfd);
+            close(ipc_fd);
+            return INTERRUPTED;
+        }
+        if (!agent_gone && pfd[2].revents) {
+            ctl_accept(&s->ch);
+            if (s->ch.fd >= 0 && drain_agent(s) == CLOSED)
+                agent_gone = 1;           /* it refused (the reply says so) or died */
+        }
+        if (s->hello && !hello) {
+            hello = 1;                    /* from now on the catch-up has its own time */
+            deadline = cp_monotonic_ns() + (uint64_t)READY_TIMEOUT_MS * 1000000u;
+        }
+        if (pfd[0].revents) {
+            rc = ipc_attach_profiler_reply(ipc_fd, s->pid, &hr, err, sizeof(err));
+            break;
+        }
+    }
+    close(ipc_fd);
+    if (rc == IPC_ERR_TIMEOUT) {
+        cli_error("cannot attach to process %d: %s; the attach may still complete in the background (the agent "
+                  "then finds clrprobe gone and unloads)", s->pid,
+                  hello ? "the agent's catch-up did not finish within 120 s"
+                        : "it did not answer within the attach timeout and 5 s more");
+        return CLOSED;
+    }
+    if (rc != IPC_OK) {
+        cli_error("cannot attach to process %d: %s", s->pid, err);
+        return CLOSED;
+    }
+    if (hr != S_OK) {
+        cli_error("cannot attach to process %d: %s", s->pid, ipc_hresult_message(hr));
+        /* the agent may have said why it refused */
+        if (!s->agent_error[0] && s->ch.fd >= 0) {
+            char line[CP_CTL_LINE_MAX];
+            while (attach_ctl_line(&s->ch, -1, 200, line, sizeof(line)) == GOT_LINE)
+                attach_on_line(s, line);
+        }
+        if (s->agent_error[0])
+            cli_error("the agent said: %s", s->agent_error);
+        return CLOSED;
+    }
+    ctl_accept(&s->ch);
+    if (s->ch.fd < 0) {
+        cli_error("process %d accepted the agent, but the agent never called back; it detaches by itself", s->pid);
+        return CLOSED;
+    }
+    /* "ready" is sent before the runtime's reply; wait for it all the same. */
+    while (!s->ready) {
+        char line[CP_CTL_LINE_MAX];
+        int r = attach_ctl_line(&s->ch, s->sfd, READY_TIMEOUT_MS, line, sizeof(line));
+        if (r == INTERRUPTED)
+            return INTERRUPTED;
+        if (r != GOT_LINE) {
+            cli_error("the agent in process %d stopped answering during the catch-up (%s); it detaches by "
+                      "itself", s->pid, r == TIMED_OUT ? "timed out" : "connection closed");
+            return CLOSED;
+        }
+        attach_on_line(s, line);
+        if (s->agent_error[0]) {
+            cli_error("the agent in process %d: %s", s->pid, s->agent_error);
+            return CLOSED;
+        }
+    }
+    return GOT_LINE;
+}
+
+/* Puts the recorded trace in place and says what it holds.  Returns the
+ * exit status. */
+int attach_finish(attach_session *s, const char *how)
+{
+    char why[512];
+    int outcome = cli_trace_outcome(cli_output_staging_path(&s->out), why, sizeof(why));
+
+    if (outcome == CLI_TRACE_UNREADABLE) {
+        cli_error("the trace recorded from process %d cannot be read back (%s); it is kept in %s", s->pid, why,
+                  cli_output_staging_path(&s->out));
+        return 1;
+    }
+    if (cli_output_commit(&s->out) < 0)
+        return 1;
+    if (outcome == CLI_TRACE_STOPPED) {
+        cli_error("%s; trace written to %s, but the agent stopped recording early: %s", how,
+                  cli_output_display(&s->out), why);
+        return 1;
+    }
+    if (outcome == CLI_TRACE_CUT_SHORT) {
+        cli_error("%s; trace written to %s, but it was not closed: it ends at the agent's last flush", how,
+                  cli_output_display(&s->out));
+        return 1;
+    }
+    cli_error("%s; trace written to %s", how, cli_output_display(&s->out));
+    return 0;
+}
+
+/* Has the agent detach and waits until it has.  Returns the exit status. */
+int attach_detach(attach_session *s)
+{
+    uint64_t t_detach = cp_monotonic_ns();
+    char line[CP_CTL_LINE_MAX], how[128];
+    const char *args;
+    int r;
+
+    if (send(s->ch.fd, CP_CTL_DETACH, CP_CTL_DETACH_LEN, MSG_NOSIGNAL) != CP_CTL_DETACH_LEN) {
+        cli_error("lost the connection to the agent in process %d; what was recorded is in %s", s->pid,
+                  cli_output_staging_path(&s->out));
+        return 1;
+    }
+    for (;;) {
+        r = attach_ctl_line(&s->ch, s->sfd, DETACH_TIMEOUT_MS, line, sizeof(line));
+        if (r == INTERRUPTED) {
+            cli_error("interrupted: not waiting for process %d to detach; the agent completes the trace as it "
+                      "leaves, in %s", s->pid, cli_output_staging_path(&s->out));
+            return EXIT_INTERRUPTED;
+        }
+        if (r != GOT_LINE) {
+            cli_error("process %d did not confirm the detach (%s); what was recorded is in %s", s->pid,
+                      r == TIMED_OUT ? "timed out after 30 s" : "connection closed",
+                      cli_output_staging_path(&s->out));
+            return 1;
+        }
+        if (cp_ctl_is(line, CP_CTL_DETACHED) || cp_ctl_is(line, CP_CTL_EXITED))
+            break;
+        if ((args = cp_ctl_args(line, CP_CTL_DETACH_FAILED)) != NULL) {
+            HRESULT dhr = (HRESULT)strtoul(args, NULL, 16);
+            cli_error("process %d refused to detach the agent: %s; the agent stopped recording", s->pid,
+                      ipc_hresult_message(dhr));
+            attach_finish(s, "the agent stays loaded");
+            return 1;
+        }
+    }
+    snprintf(how, sizeof(how), "detached from process %d in %.1f ms", s->pid, attach_ms_since(t_detach));
+    return attach_finish(s, how);
+}
+
+/* The runtime has one main profiler, and refuses a second only after it
+ * has loaded the library, which then stays in the process until it exits
+ * (docs/attach.md, "One profiler per process"): such an attempt is not
+ * made.  -1 after saying why when the process already has one. */
+int attach_refuse_if_profiled(int pid)
+{
+    ipc_loaded_profiler_t lp;
+    char err[512], what[4200];
+    const char *hint = "";
+    int rc = ipc_loaded_profiler(pid, &lp, err, sizeof(err));
+
+    if (rc == IPC_ERR_PERMISSION) {
+        cli_error("cannot tell whether process %d already has a profiler (%s); attaching anyway", pid, err);
+        return 0;
+    }
+    if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE)
+        return 0;          /* (a process gone meanwhile: the attach says so) */
+    if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
+        hint = "; its trace is written when the process exits";
+    } else if (lp.kind == IPC_PROFILER_STARTUP) {
+        snprintf(what, sizeof(what), "%s, its startup profiler (%s)", lp.path, lp.variable);
+    } else {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, attached by another clrprobe attach", lp.path);
+        hint = "; attach again once that one has detached";
+    }
+    cli_error("cannot attach: process %d already has a profiler loaded (%s); only one can be, and the "
+              "runtime refuses another only after loading its library, which then stays in the process until it "
+              "exits: no attach was attempted%s", pid, what, hint);
+    return -1;
+}
+
+uid_t attach_process_uid(int pid)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%d", pid);
+    return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
+}
+
+/* A process id: decimal, 1..INT_MAX, nothing else.  -1 if not. */
+int attach_parse_pid(const char *text)
+{
+    char *end;
+    long v;
+
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (*end || errno || v <= 0 || v > INT_MAX)
+        return -1;
+    return (int)v;
+}
+
+
+void attach_session_init(attach_session *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->sfd = s->ch.fd = s->ch.listen_fd = -1;
+    s->out.fd = s->out.target_fd = -1;
+}
+
+int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status)
+{
+    int pid;
+
+    *status = EXIT_USAGE;
+    if (pid_arg && name) {
+        cli_error("%s: give a process id or -n NAME, not both", cmd);
+        return -1;
+    }
+    if (!pid_arg && !name) {
+        cli_error("%s: no process given; usage: clrprobe %s PID or clrprobe %s -n NAME (list them with "
+                  "'clrprobe ps')", cmd, cmd, cmd);
+        return -1;
+    }
+    if (name) {
+        if (!name[0]) {
+            cli_error("%s: -n needs a process name", cmd);
+            return -1;
+        }
+        pid = cli_pid_by_name(cmd, name);
+        if (pid < 0)
+            *status = 1;
+        return pid;
+    }
+    pid = attach_parse_pid(pid_arg);
+    if (pid < 0) {
+        cli_error("%s: '%s' is not a process id", cmd, pid_arg);
+        return -1;
+    }
+    if (pid == (int)getpid()) {
+        cli_error("%s: %d is clrprobe itself", cmd, pid);
+        return -1;
+    }
+    return pid;
+}
+
+int attach_open(attach_session *s, cp_config *cfg, const char *output, double timeout_s)
+{
+    char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], label[32];
+    sigset_t sigs;
+    int rc, r;
+
+    if (cli_find_agent(agent, sizeof(agent)) < 0)
+        return ATTACH_FAILED;
+    rc = ipc_socket_path(s->pid, sockpath, sizeof(sockpath), err, sizeof(err));
+    if (rc != IPC_OK) {
+        cli_error("cannot attach: %s", err);
+        return ATTACH_FAILED;
+    }
+    /* The agent records into a file of this command's own, handed over as a
+     * descriptor: it is ours (even when root attaches to another user's
+     * process) and takes the output's place only at the end. */
+    snprintf(label, sizeof(label), "%d", s->pid);
+    if (cli_output_open_trace(&s->out, output, label) < 0)
+        return ATTACH_FAILED;
+    if (ctl_listen(&s->ch, attach_process_uid(s->pid)) < 0)
+        return ATTACH_FAILED;
+    snprintf(cfg->ctl, sizeof(cfg->ctl), "%s", s->ch.path);
+    if (cp_config_format(cfg, text, sizeof(text)) < 0) {
+        cli_error("the configuration is too long to pass to the agent");
+        return ATTACH_FAILED;
+    }
+
+    /* Interruptions are read from a signalfd, so that every wait can watch
+     * for them. */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    sigprocmask(SIG_BLOCK, &sigs, &s->old_mask);
+    signal(SIGPIPE, SIG_IGN);
+    s->sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (s->sfd < 0) {
+        cli_error("cannot watch for Ctrl-C: %s", strerror(errno));
+        sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+        return ATTACH_FAILED;
+    }
+
+    r = attach_agent(s, agent, text, (int)(timeout_s * 1000));
+    if (r == INTERRUPTED && !s->ready && s->ch.fd < 0) {
+        cli_error("interrupted: nothing was attached (if the runtime still loads the agent, it finds clrprobe "
+                  "gone and unloads)");
+        return ATTACH_INTERRUPTED_BEFORE;
+    }
+    if (r == CLOSED)
+        return ATTACH_FAILED;
+    if (r == INTERRUPTED) {
+        cli_error("interrupted during the attach: detaching");
+        return ATTACH_INTERRUPTED_DURING;
+    }
+    return ATTACH_READY;
+}
+
+void attach_close(attach_session *s, int discard)
+{
+    if (discard || cli_output_size(&s->out) == 0)
+        cli_output_discard(&s->out);          /* (nothing was recorded into it) */
+    else
+        cli_output_keep(&s->out);
+    ctl_cleanup(&s->ch);
+    if (s->sfd >= 0) {
+        close(s->sfd);
+        s->sfd = -1;
+        sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+    }
+}

@@ -1,0 +1,91 @@
+/* attach_session.h - what `clrprobe attach` and `clrprobe heap` share:
+ * loading the agent into a running process over the diagnostics IPC,
+ * handing it the trace file, waiting for its catch-up, reading its control
+ * lines, and having it detach (attach_session.c).  The control protocol is
+ * common/control_protocol.h. */
+#ifndef CLRPROBE_CLI_ATTACH_SESSION_H
+#define CLRPROBE_CLI_ATTACH_SESSION_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cli/output.h"
+#include "common/config.h"
+#include "common/control_protocol.h"
+
+#define EXIT_INTERRUPTED 130
+
+/* The command's end of the control connection. */
+typedef struct attach_ctl {
+    int listen_fd, fd;
+    char dir[64], path[128];
+    char buf[1024];
+    size_t used;
+} attach_ctl;
+
+/* One attach session. */
+typedef struct attach_session {
+    int pid;
+    int sfd;                      /* signalfd: SIGINT, SIGTERM, SIGHUP */
+    sigset_t old_mask;            /* the signal mask before the signalfd */
+    attach_ctl ch;
+    cli_output out;
+    unsigned modules, assemblies, threads, functions;
+    int hello;                    /* "hello" seen: the agent runs and has the trace file */
+    int ready;                    /* "ready" seen: the catch-up is done */
+    char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
+} attach_session;
+
+/* Results of the waits for a line. */
+enum { GOT_LINE = 1, TIMED_OUT = 0, CLOSED = -1, INTERRUPTED = -2 };
+
+/* attach_open's results. */
+enum { ATTACH_READY, ATTACH_FAILED, ATTACH_INTERRUPTED_BEFORE, ATTACH_INTERRUPTED_DURING };
+
+void attach_session_init(attach_session *s);
+
+/* The process of PID text or -n name, for the subcommand cmd; -1 after a
+ * message, with *status the exit status to return. */
+int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status);
+
+/* -1 after saying why when the process already has a profiler loaded (the
+ * runtime would load our library and then refuse it). */
+int attach_refuse_if_profiled(int pid);
+
+/* Loads the agent into s->pid with cfg (its ctl= is filled here), the
+ * trace going to output (NULL: the default name), and waits for its
+ * catch-up: ATTACH_READY; ATTACH_FAILED after a message; interrupted
+ * before anything was loaded (message given), or during the attach (the
+ * caller then detaches).  Ctrl-C / SIGTERM / SIGHUP are read from s->sfd
+ * from here on. */
+int attach_open(attach_session *s, cp_config *cfg, const char *output, double timeout_s);
+
+/* The agent's next control line into line (without newline), waiting up to
+ * timeout_ms (-1: forever; 0: only what has arrived) and watching sfd. */
+int attach_ctl_line(attach_ctl *c, int sfd, int timeout_ms, char *line, size_t cap);
+
+/* Acts on the attach's own lines (hello, error, ready). */
+void attach_on_line(attach_session *s, const char *line);
+
+/* Puts the recorded trace in place and says what it holds ("HOW; trace
+ * written to FILE").  The exit status. */
+int attach_finish(attach_session *s, const char *how);
+
+/* Has the agent detach, waits until it has, then attach_finish.  The exit
+ * status. */
+int attach_detach(attach_session *s);
+
+/* Ends the session: the trace is discarded (discard, or nothing was
+ * recorded into it) or kept; the control socket removed, signals restored. */
+void attach_close(attach_session *s, int discard);
+
+/* Takes a pending interruption off the signalfd. */
+void attach_take_signal(int sfd);
+
+uid_t attach_process_uid(int pid);
+
+/* Milliseconds since t0 (cp_monotonic_ns). */
+double attach_ms_since(uint64_t t0);
+
+#endif

@@ -1,0 +1,336 @@
+/* cmd_heap.c - `clrprobe heap`: heap snapshots of a running .NET process.
+ * A process without a profiler gets the agent attached (attach_session.h)
+ * with a heap plan in its configuration (heap_count, heap_every): after the
+ * catch-up it takes the snapshots, says how each went on the control
+ * connection, and the command then has it detach, leaving one trace file.
+ * A process that already runs clrprobe's agent (under `clrprobe run` or
+ * `clrprobe attach`: the runtime would refuse a second profiler) is asked
+ * through the agent's heap listener (agent/heap_listener.h) instead, and
+ * the snapshots go into the trace that recording writes. */
+#include "cli/attach_session.h"
+#include "cli/cli.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/control_protocol.h"
+#include "common/duration.h"
+#include "ipc/ipc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static const char heap_usage[] =
+    "usage: clrprobe heap PID [-o FILE] [--count N] [--interval TIME]\n"
+    "       clrprobe heap -p PID ...\n"
+    "       clrprobe heap -n NAME ...\n"
+    "\n"
+    "Takes heap snapshots of a running .NET process (.NET 5 or newer): each induces one full,\n"
+    "blocking GC and records, during it, every live object with its type, size and references,\n"
+    "and the GC roots.  The process runs on afterwards; read the snapshots with\n"
+    "'clrprobe report FILE' (types, retained sizes, dominators).\n"
+    "\n"
+    "A process without a profiler gets clrprobe's agent attached for the snapshots and detached\n"
+    "after them (background GC is off in between).  A process that already runs under\n"
+    "'clrprobe run' or 'clrprobe attach' is asked through that agent instead: the snapshots go\n"
+    "into the trace that recording writes (then -o is refused); if the process was started\n"
+    "without --heap-every, the runtime allows this only when background GC is off\n"
+    "(DOTNET_gcConcurrent=0).\n"
+    "\n"
+    "options:\n"
+    "  -p, --process-id PID  the process (or give PID as the first argument)\n"
+    "  -n, --name NAME       the .NET process named NAME (as 'clrprobe ps' shows it)\n"
+    "  -o, --output FILE     trace file (default: clrprobe-PID-YYYYMMDD-HHMMSS.clrp in the current\n"
+    "                        directory, never replacing a file)\n"
+    "  -c, --count N         snapshots to take, 1..10000 (default: 1)\n"
+    "  -i, --interval TIME   time between two snapshots (default: 10 s; at least 0.1 s); TIME is\n"
+    "                        seconds (5, 1.5) or a number and a unit (500ms, 2m, 1m30s)\n"
+    "  -t, --timeout TIME    how long the runtime may take to accept the agent (default: 10 s)\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "Ctrl-C stops after the snapshot under way; the file keeps the snapshots taken.\n"
+    "Run clrprobe as the same user as the process, or as root.\n";
+
+/* One "snapshot" line, said as progress on stderr; 0, or -1 if it failed. */
+static int print_snapshot(const char *args, unsigned count)
+{
+    unsigned index = 0, status = 0, flags = 0, roots = 0;
+    unsigned long long objects = 0, bytes = 0, pause_ns = 0;
+
+    if (sscanf(args, CP_CTL_SNAPSHOT_ARGS_FMT, &index, &status, &flags, &objects, &bytes, &roots, &pause_ns) != 7)
+        return -1;
+    if (status != 0) {
+        cli_error("snapshot %u of %u failed: %s", index, count, ipc_hresult_message((HRESULT)status));
+        return -1;
+    }
+    cli_error("snapshot %u of %u: %llu objects, %.1f MiB, %u roots; the process was paused %.0f ms", index, count,
+              objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6);
+    return 0;
+}
+
+static void print_refused(const char *args)
+{
+    unsigned long hr = strtoul(args, NULL, 16);
+    cli_error("no snapshot: the runtime refused the GC monitoring a heap snapshot needs (HRESULT 0x%08lx): "
+              "background GC is on in this process, which was started without --heap-every; start it with "
+              "DOTNET_gcConcurrent=0, or under clrprobe run --heap-every S", hr);
+}
+
+/* ---- a process without a profiler: attach, snapshot, detach ---- */
+
+static int heap_by_attach(attach_session *s, const char *output, unsigned count, double interval_s, double timeout_s)
+{
+    uint64_t t_start = cp_monotonic_ns();
+    char line[CP_CTL_LINE_MAX], how[160];
+    const char *args;
+    unsigned taken = 0;
+    int status = 1, failed = 0, r;
+    cp_config cfg;
+
+    cp_config_init(&cfg);
+    cfg.collect = CP_COLLECT_MODULES;         /* names only: no sampling, no other events */
+    cfg.heap_count = count;
+    cfg.heap_every_ms = (long)(interval_s * 1000 + 0.5);
+    switch (attach_open(s, &cfg, output, timeout_s)) {
+    case ATTACH_READY: break;
+    case ATTACH_INTERRUPTED_BEFORE: attach_close(s, 1); return EXIT_INTERRUPTED;
+    case ATTACH_INTERRUPTED_DURING: status = attach_detach(s); attach_close(s, 0); return status;
+    default: attach_close(s, 1); return 1;
+    }
+    cli_error("attached to process %d in %.1f ms; taking %u heap snapshot%s", s->pid, attach_ms_since(t_start), count,
+              count == 1 ? "" : "s");
+    for (;;) {
+        r = attach_ctl_line(&s->ch, s->sfd, -1, line, sizeof(line));
+        if (r != GOT_LINE)
+            break;
+        if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
+            if (print_snapshot(args, count) < 0)
+                failed = 1;
+            else
+                taken++;
+        } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
+            print_refused(args);
+            failed = 1;
+            break;                            /* (no more snapshots come) */
+        } else if (cp_ctl_is(line, CP_CTL_HEAP_DONE) || cp_ctl_is(line, CP_CTL_EXITED)) {
+            break;
+        }
+    }
+    if (r == GOT_LINE && !cp_ctl_is(line, CP_CTL_EXITED)) {
+        status = attach_detach(s);
+    } else if (r == INTERRUPTED) {
+        cli_error("interrupted after %u of %u snapshots: detaching", taken, count);
+        status = attach_detach(s);
+        status = status ? status : EXIT_INTERRUPTED;
+    } else {
+        snprintf(how, sizeof(how), "process %d exited after %u of %u snapshots", s->pid, taken, count);
+        attach_finish(s, how);
+        status = 1;
+    }
+    attach_close(s, 0);
+    return failed && status == 0 ? 1 : status;
+}
+
+/* ---- a process that already runs clrprobe's agent: its heap listener ---- */
+
+/* The pid process `pid` knows itself by (its innermost pid namespace's),
+ * from the NSpid line of /proc/PID/status; pid itself when not there. */
+static int inner_pid(int pid)
+{
+    char path[64], buf[4096];
+    FILE *f;
+    int inner = pid;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (!(f = fopen(path, "re")))
+        return pid;
+    while (fgets(buf, sizeof(buf), f)) {
+        if (strncmp(buf, "NSpid:", 6) == 0) {
+            char *t = strtok(buf + 6, " \t\n");
+            for (; t; t = strtok(NULL, " \t\n"))
+                inner = atoi(t);
+            break;
+        }
+    }
+    fclose(f);
+    return inner > 0 ? inner : pid;
+}
+
+static int listener_connect(int pid)
+{
+    struct sockaddr_un addr;
+    socklen_t len;
+    int fd, n;
+
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_HEAP_SOCKET_FMT, inner_pid(pid));
+    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&addr, len) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned count, double interval_s)
+{
+    attach_ctl ch = { .listen_fd = -1, .fd = -1 };
+    char req[64], line[CP_CTL_LINE_MAX];
+    const char *args;
+    unsigned taken = 0;
+    int n, r, sfd, status = 1;
+    sigset_t sigs, old;
+
+    ch.fd = listener_connect(pid);
+    if (ch.fd < 0) {
+        cli_error("process %d runs clrprobe's agent (%s), but it cannot be reached (%s): it may be an older "
+                  "clrprobe, or the process runs in another network namespace (run clrprobe heap inside its "
+                  "container)", pid, lp->kind == IPC_PROFILER_STARTUP ? "started by clrprobe run" : "attached",
+                  strerror(errno));
+        return 1;
+    }
+    n = snprintf(req, sizeof(req), CP_HEAP_REQUEST_FMT "\n", count, (unsigned long long)(interval_s * 1000 + 0.5));
+    signal(SIGPIPE, SIG_IGN);
+    if (send(ch.fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+        cli_error("lost the connection to the agent in process %d: %s", pid, strerror(errno));
+        close(ch.fd);
+        return 1;
+    }
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    sigprocmask(SIG_BLOCK, &sigs, &old);
+    sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+    cli_error("process %d already runs clrprobe's agent (%s): asking it for %u heap snapshot%s; they go into the "
+              "trace that recording writes", pid, lp->kind == IPC_PROFILER_STARTUP ? "clrprobe run" : "clrprobe attach",
+              count, count == 1 ? "" : "s");
+    for (;;) {
+        r = attach_ctl_line(&ch, sfd, -1, line, sizeof(line));
+        if (r != GOT_LINE)
+            break;
+        if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
+            if (print_snapshot(args, count) == 0)
+                taken++;
+        } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
+            print_refused(args);
+            break;
+        } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
+            cli_error("the agent in process %d: %s", pid, args);
+            break;
+        } else if (cp_ctl_is(line, CP_CTL_HEAP_DONE)) {
+            status = taken == count ? 0 : 1;
+            break;
+        }
+    }
+    if (r == INTERRUPTED) {
+        cli_error("interrupted after %u of %u snapshots; the agent stops after the one under way", taken, count);
+        status = EXIT_INTERRUPTED;
+    } else if (r != GOT_LINE && taken < count) {
+        cli_error("process %d stopped answering after %u of %u snapshots (it exited, or its recording ended)", pid,
+                  taken, count);
+    }
+    if (status == 0)
+        cli_error("%u heap snapshot%s taken; they are in the trace of the clrprobe recording of process %d (written "
+                  "when it ends)", taken, taken == 1 ? "" : "s", pid);
+    close(ch.fd);
+    if (sfd >= 0) {
+        close(sfd);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return status;
+}
+
+int cmd_heap(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "process-id", required_argument, NULL, 'p' },
+        { "name", required_argument, NULL, 'n' },
+        { "output", required_argument, NULL, 'o' },
+        { "count", required_argument, NULL, 'c' },
+        { "interval", required_argument, NULL, 'i' },
+        { "timeout", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *output = NULL, *pid_arg = NULL, *name = NULL;
+    double interval_s = 10, timeout_s = 10;
+    unsigned count = 1;
+    char err[512];
+    int c, status = 1, rc;
+    ipc_loaded_profiler_t lp;
+    attach_session s;
+
+    attach_session_init(&s);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:n:o:c:i:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': pid_arg = optarg; break;
+        case 'n': name = optarg; break;
+        case 'o': output = optarg; break;
+        case 'c': {
+            char *end;
+            long v;
+            errno = 0;
+            v = strtol(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end || errno || v < 1 || v > CP_HEAP_COUNT_MAX) {
+                cli_error("heap: --count '%s' is not a number of snapshots from 1 to %d", optarg, CP_HEAP_COUNT_MAX);
+                return EXIT_USAGE;
+            }
+            count = (unsigned)v;
+            break;
+        }
+        case 'i':
+        case 't':
+            if (cp_duration_parse(c == 'i' ? "--interval" : "--timeout", optarg,
+                                  c == 'i' ? CP_HEAP_EVERY_MIN_MS / 1000.0 : 0.001,
+                                  c == 'i' ? CP_HEAP_EVERY_MAX_MS / 1000.0 : 3600,
+                                  c == 'i' ? &interval_s : &timeout_s, err, sizeof(err)) < 0) {
+                cli_error("heap: %s", err);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            fputs(heap_usage, stdout);
+            return 0;
+        default:
+            cli_option_error("heap", argv, optind, optopt);
+            return EXIT_USAGE;
+        }
+    }
+    if (!pid_arg && optind < argc)
+        pid_arg = argv[optind++];
+    if (optind < argc) {
+        cli_error("heap: unexpected argument '%s' (see clrprobe heap --help)", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if ((s.pid = attach_resolve_pid("heap", pid_arg, name, &status)) < 0)
+        return status;
+
+    rc = ipc_loaded_profiler(s.pid, &lp, err, sizeof(err));
+    if (rc == IPC_OK && lp.clrprobe && lp.kind != IPC_PROFILER_NONE) {
+        if (output) {
+            cli_error("heap: process %d already runs under clrprobe (%s): its snapshots go into the trace that "
+                      "recording writes, not into %s; run clrprobe heap %d without -o", s.pid,
+                      lp.kind == IPC_PROFILER_STARTUP ? "clrprobe run" : "clrprobe attach", output, s.pid);
+            return EXIT_USAGE;
+        }
+        return heap_by_listener(s.pid, &lp, count, interval_s);
+    }
+    if (attach_refuse_if_profiled(s.pid) < 0)
+        return 1;
+    return heap_by_attach(&s, output, count, interval_s, timeout_s);
+}

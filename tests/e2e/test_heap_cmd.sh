@@ -1,0 +1,165 @@
+# test_heap_cmd.sh - `clrprobe heap` on the real runtime: snapshots of a
+# process the agent is attached to for them (and detached after), of a
+# process that already runs under `clrprobe run` (asked through its agent's
+# heap listener), and the errors a user can run into.  The sample's `heap`
+# scenario builds a known heap (1000 HeapLeaf, 500 HeapTwig, garbage
+# dropped) and holds it; its output and exit code must be those of a run
+# without clrprobe.
+
+# start_heap_target OUT SECONDS [env...]: the heap scenario in the
+# background, once its heap is built; sets TPID.
+start_heap_target() {
+    local out=$1 seconds=$2
+    shift 2
+    env "$@" "$SAMPLE" heap "$seconds" >"$out" 2>"$out.err" &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text "$out" 30 "heap built" || fail "the sample did not build its heap"
+}
+
+# assert_known_heap JSONL: every snapshot in it counts the scenario's heap exactly.
+assert_known_heap() {
+    local s
+    for s in $(jq -r 'select(.kind=="heap_snapshot") | .snapshot' "$1"); do
+        assert_eq 1000 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapLeaf\") | .count" "$1")" \
+            "HeapLeaf in snapshot $s"
+        assert_eq 500 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapTwig\") | .count" "$1")" \
+            "HeapTwig in snapshot $s"
+        assert_eq 0 "$(jcount "$1" "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapGarbage\")")" \
+            "garbage in snapshot $s"
+    done
+}
+
+test_heap_command_attaches_snapshots_and_detaches() {
+    "$SAMPLE" heap 5 >plain.out 2>plain.err
+    local plain_rc=$?
+    start_heap_target prof.out 5
+    "$CLRPROBE" heap "$TPID" -o h.clrp --count 2 --interval 1 >heap.out 2>heap.err
+    assert_eq 0 "$?" "clrprobe heap exit code"
+    assert_contains heap.err "snapshot 1 of 2: " "progress of snapshot 1"
+    assert_contains heap.err "snapshot 2 of 2: " "progress of snapshot 2"
+    assert_contains heap.err "detached from process $TPID" "detached"
+    grep -Eq 'snapshot 1 of 2: [0-9]+ objects, [0-9.]+ MiB, [0-9]+ roots; the process was paused [0-9]+ ms' heap.err ||
+        fail "progress line format: $(cat heap.err)"
+    wait "$TPID"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report h.clrp --format jsonl >h.jsonl || fail "report jsonl"
+    assert_eq 2 "$(jcount h.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="gc_roots")')" \
+        "complete snapshots"
+    assert_known_heap h.jsonl
+    # the progress line's object count is the snapshot's
+    local said
+    said=$(sed -n 's/.*snapshot 1 of 2: \([0-9]*\) objects.*/\1/p' heap.err)
+    assert_eq "$said" "$(jq -r 'select(.kind=="heap_snapshot" and .snapshot==1) | .objects' h.jsonl)" \
+        "objects said vs recorded"
+    # no sampling: the heap command records names, not CPU
+    assert_eq 0 "$(jcount h.jsonl 'select(.kind=="sample")')" "CPU samples"
+    # the process can be attached to again (the agent left)
+    start_heap_target again.out 3
+    "$CLRPROBE" heap "$TPID" -o again.clrp >again.err 2>&1
+    assert_eq 0 "$?" "a second clrprobe heap on a new process"
+}
+
+test_heap_command_asks_the_agent_of_clrprobe_run() {
+    "$SAMPLE" heap 6 >plain.out 2>plain.err
+    local plain_rc=$?
+    DOTNET_gcConcurrent=0 "$CLRPROBE" run -o run.clrp -- "$SAMPLE" heap 6 >prof.out 2>run.err &
+    local run=$!
+    at_exit "kill $run 2>/dev/null"
+    wait_for_text prof.out 30 "heap built" || fail "the sample did not build its heap"
+    local tpid
+    tpid=$(pgrep -n -P "$run")
+    [[ -n $tpid ]] || fail "no target pid"
+    "$CLRPROBE" heap "$tpid" -o nope.clrp >o.out 2>o.err
+    assert_eq 2 "$?" "-o refused for a process under clrprobe run"
+    assert_contains o.err "run clrprobe heap $tpid without -o" "the -o message"
+    [[ ! -e nope.clrp ]] || fail "-o file created"
+    "$CLRPROBE" heap "$tpid" --count 2 --interval 0.5 >h.out 2>h.err
+    assert_eq 0 "$?" "clrprobe heap exit code: $(cat h.err)"
+    assert_contains h.err "already runs clrprobe's agent (clrprobe run)" "the listener path"
+    assert_contains h.err "snapshot 2 of 2: " "progress"
+    wait "$run"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report run.clrp --format jsonl >run.jsonl || fail "report jsonl"
+    assert_eq 2 "$(jcount run.jsonl 'select(.kind=="heap_snapshot" and .complete)')" "snapshots in the run's trace"
+    assert_known_heap run.jsonl
+}
+
+# Background GC on and the agent started without --heap-every: the runtime
+# refuses GC monitoring; the command says why and how to get it.
+test_heap_command_under_run_with_background_gc_says_why() {
+    "$CLRPROBE" run -o run.clrp -- "$SAMPLE" heap 4 >prof.out 2>run.err &
+    local run=$!
+    at_exit "kill $run 2>/dev/null"
+    wait_for_text prof.out 30 "heap built" || fail "the sample did not build its heap"
+    local tpid
+    tpid=$(pgrep -n -P "$run")
+    [[ -n $tpid ]] || fail "no target pid"
+    "$CLRPROBE" heap "$tpid" >h.out 2>h.err
+    assert_eq 1 "$?" "clrprobe heap exit code"
+    assert_contains h.err "DOTNET_gcConcurrent=0" "how to fix it"
+    wait "$run"
+    assert_eq 0 "$?" "the run's exit code"
+}
+
+test_heap_command_refuses_a_second_heap_at_once() {
+    start_heap_target t.out 8
+    "$CLRPROBE" heap "$TPID" -o first.clrp --count 2 --interval 3 >first.out 2>first.err &
+    local first=$!
+    at_exit "kill $first 2>/dev/null"
+    wait_for_text first.err 20 "snapshot 1 of 2" || fail "the first heap did not snapshot: $(cat first.err)"
+    "$CLRPROBE" heap "$TPID" >second.out 2>second.err
+    local rc=$?
+    [[ $rc -ne 0 ]] || fail "a second clrprobe heap succeeded"
+    assert_contains second.err "already being taken" "the busy message"
+    wait "$first"
+    assert_eq 0 "$?" "the first clrprobe heap"
+    "$CLRPROBE" report first.clrp --format jsonl >f.jsonl || fail "report"
+    assert_eq 2 "$(jcount f.jsonl 'select(.kind=="heap_snapshot" and .complete)')" "the first's snapshots"
+}
+
+test_heap_command_process_exits_during_the_snapshots() {
+    start_heap_target t.out 2.5
+    "$CLRPROBE" heap "$TPID" -o cut.clrp --count 10 --interval 1 >cut.out 2>cut.err
+    assert_eq 1 "$?" "exit code when the process exits first"
+    grep -Eq "process $TPID exited after [0-9]+ of 10 snapshots" cut.err || fail "message: $(cat cut.err)"
+    [[ -s cut.clrp ]] || fail "the snapshots taken were not kept"
+    "$CLRPROBE" report cut.clrp --format jsonl >cut.jsonl || fail "the kept trace does not read"
+    assert_ge 1 "$(jcount cut.jsonl 'select(.kind=="heap_snapshot" and .complete)')" "complete snapshots kept"
+    assert_known_heap cut.jsonl
+}
+
+test_heap_command_errors() {
+    sleep 30 &
+    local sleeper=$!
+    at_exit "kill $sleeper 2>/dev/null"
+    "$CLRPROBE" heap "$sleeper" -o x.clrp >o 2>e
+    assert_eq 1 "$?" "not .NET: exit code"
+    assert_contains e "not a .NET process" "not .NET: message"
+    [[ ! -e x.clrp ]] || fail "not .NET: an output was left"
+    kill "$sleeper"
+    wait "$sleeper" 2>/dev/null
+    "$CLRPROBE" heap "$sleeper" >o 2>e
+    [[ $? -ne 0 ]] || fail "a process that is gone: exit 0"
+    [[ $(wc -l <e) -eq 1 ]] || fail "a process that is gone: not one line: $(cat e)"
+    local args
+    for args in "--count 0" "--count 10001" "--count x" "--interval 0.01" "--bogus" "" "1 2" "-n"; do
+        # shellcheck disable=SC2086
+        "$CLRPROBE" heap $args >o 2>e
+        assert_eq 2 "$?" "usage error for '$args'"
+        [[ $(wc -l <e) -eq 1 ]] || fail "'$args': not one line: $(cat e)"
+    done
+    "$CLRPROBE" heap --help >help.out || fail "--help"
+    assert_contains help.out "usage: clrprobe heap PID" "help"
+}
+
+test_heap_command_permission_denied() {
+    other_user_setup
+    start_heap_target perm.out 20
+    as_other_user "$OTHER_CLRPROBE" heap "$TPID" -o "$OTHER_OUT/perm.clrp" >perm.o 2>perm.e
+    local rc=$?
+    [[ $rc -ne 0 ]] || fail "clrprobe heap as another user succeeded"
+    assert_contains perm.e "run clrprobe as the same user as process $TPID, or as root" "permission message"
+}
