@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# heap.sh - a heap snapshot of a running process, clrprobe against the
-# runtime's own heap dump, side by side on the same workload: `Sample
-# heapbench M` (M million live objects) is started once per tool, and when
-# it is ready either `clrprobe heap PID` or EventPipe's heap dump (the
-# GCHeapSnapshot keywords that dotnet-gcdump asks for: GC, GCHeapCollect,
-# GCHeapDump, GCHeapAndTypeNames, Type; collected with dotnet-trace, since
-# dotnet-gcdump is not in the NuGet copy this machine reaches) takes one.
+# heap.sh - a heap snapshot of a running process, clrprobe against
+# dotnet-gcdump, side by side on the same workload: `Sample heapbench M` (M
+# million live objects) is started once per tool, and when it is ready
+# either `clrprobe heap PID` or `dotnet-gcdump collect -p PID` (installed
+# from the NuGet copy into build/bench-tools; if it cannot be had, the same
+# EventPipe heap dump it asks for, the GC, GCHeapCollect, GCHeapDump,
+# GCHeapAndTypeNames and Type keywords, collected with dotnet-trace) takes one.
 # Printed per tool: the longest stop of the target (measured inside it by a
 # ticker thread; the plain full GC of the same heap beside it), the
 # command's time, and the file's size per object.  Targets: pause <= 0.5 s
@@ -22,11 +22,16 @@ TPID=
 trap 'if [ -n "$TPID" ]; then kill "$TPID" 2>/dev/null || true; fi; rm -rf "$OUT"' EXIT
 [ -x "$CLRPROBE" ] && [ -x "$SAMPLE" ] || make -s -C "$ROOT" all >/dev/null
 
+GCDUMP=$TOOLS/dotnet-gcdump
 DOTNET_TRACE=$TOOLS/dotnet-trace
-if [ ! -x "$DOTNET_TRACE" ]; then
-    dotnet tool install --tool-path "$TOOLS" dotnet-trace >"$OUT/install.log" 2>&1 || true
+if [ ! -x "$GCDUMP" ]; then
+    dotnet tool install --tool-path "$TOOLS" dotnet-gcdump --version 10.0.750501 >"$OUT/install.log" 2>&1 ||
+        dotnet tool install --tool-path "$TOOLS" dotnet-gcdump >>"$OUT/install.log" 2>&1 || true
 fi
-[ -x "$DOTNET_TRACE" ] || echo "heap.sh: dotnet-trace could not be installed (see dotnet tool install); EventPipe side skipped"
+if [ ! -x "$GCDUMP" ] && [ ! -x "$DOTNET_TRACE" ]; then
+    echo "heap.sh: dotnet-gcdump could not be installed; comparing with EventPipe's heap dump through dotnet-trace"
+    dotnet tool install --tool-path "$TOOLS" dotnet-trace >>"$OUT/install.log" 2>&1 || true
+fi
 
 # start_target M: runs Sample heapbench M in the background until it prints ready.
 start_target() {
@@ -65,7 +70,17 @@ for m in "${@:-1 5}"; do
     ours_stop=$stop
     line "clrprobe heap" "$m" "$n" "$full" "$stop" "$(echo "$t1 - $t0" | bc)" "$(stat -c %s "$OUT/heap$m.clrp")"
 
-    if [ -x "$DOTNET_TRACE" ]; then
+    if [ -x "$GCDUMP" ]; then
+        start_target "$m"
+        t0=$(now)
+        "$GCDUMP" collect -p "$TPID" -o "$OUT/heap$m.gcdump" >"$OUT/gcdump.out" 2>&1 ||
+            { echo "heap.sh: dotnet-gcdump failed"; cat "$OUT/gcdump.out"; exit 1; }
+        t1=$(now)
+        finish_target; read -r full stop <"$OUT/stop"
+        line "dotnet-gcdump collect" "$m" "$n" "$full" "$stop" "$(echo "$t1 - $t0" | bc)" \
+            "$(stat -c %s "$OUT/heap$m.gcdump")"
+        awk -v a="$ours_stop" -v b="$stop" 'BEGIN { printf "  ratio of the stops, clrprobe / dotnet-gcdump: %.2f\n", a / b }'
+    elif [ -x "$DOTNET_TRACE" ]; then
         start_target "$m"
         t0=$(now)
         "$DOTNET_TRACE" collect -p "$TPID" -o "$OUT/heap$m.nettrace" --rundown false \
