@@ -163,3 +163,15 @@ test_heap_command_permission_denied() {
     [[ $rc -ne 0 ]] || fail "clrprobe heap as another user succeeded"
     assert_contains perm.e "run clrprobe as the same user as process $TPID, or as root" "permission message"
 }
+
+test_attach_heap_every_takes_snapshots_while_recording() {
+    start_heap_target t.out 6
+    "$CLRPROBE" attach "$TPID" -o att.clrp --heap-every 0.5 --duration 1.4 >att.out 2>att.err
+    assert_eq 0 "$?" "attach exit code: $(cat att.err)"
+    "$CLRPROBE" report att.clrp --format jsonl >att.jsonl || fail "report jsonl"
+    assert_ge 2 "$(jcount att.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="gc_roots")')" \
+        "complete snapshots after the attach"
+    assert_known_heap att.jsonl
+    # the recording goes on beside them: the GC timeline has the induced GCs
+    assert_ge 1 "$(jcount att.jsonl 'select(.kind=="gc_start")')" "GC events"
+}
