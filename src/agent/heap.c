@@ -29,6 +29,8 @@
 #define DATA_CAP (TRACE_MAX_RECORD - 64)    /* a heap_objects/heap_roots record's data */
 #define CLASS_SLOTS (1u << 16)              /* distinct types per trace (a power of 2) */
 #define TYPE_OVERFLOW (CLASS_SLOTS - 1)     /* the index of "?" */
+#define FRAME_SLOTS (1u << 12)              /* distinct stack-root methods named per trace */
+#define FROZEN_BATCH 64
 
 enum { IDLE, ARMED, RECORDING, DONE };
 
@@ -65,6 +67,12 @@ struct heap_service {
     uint32_t *class_index;
     uint32_t ntypes, named;
     ClassID *by_index;                       /* type index -> ClassID */
+
+    /* the FunctionIDs of stack roots' frames (open addressing; 0 = empty), named once per trace */
+    FunctionID *frames;
+    uint8_t *frame_named;
+    uint32_t nframes;
+    uint64_t frozen;                         /* frozen objects in this snapshot */
 };
 
 /* ---- recording (inside the GC, under gc_lock) ---- */
@@ -114,6 +122,61 @@ static uint32_t type_index(struct heap_service *h, ClassID c)
     return TYPE_OVERFLOW;
 }
 
+/* Keeps a stack root's FunctionID to name it after the GC (no room: it
+ * stays unnamed). */
+static void note_frame(struct heap_service *h, FunctionID f)
+{
+    uint32_t i = (uint32_t)((f >> 3) * 0x9E3779B1u) & (FRAME_SLOTS - 1);
+
+    if (f == 0 || h->nframes >= FRAME_SLOTS / 2)
+        return;
+    for (uint32_t probe = 0; probe < FRAME_SLOTS; probe++, i = (i + 1) & (FRAME_SLOTS - 1)) {
+        if (h->frames[i] == f)
+            return;
+        if (h->frames[i] == 0) {
+            h->frames[i] = f;
+            h->nframes++;
+            return;
+        }
+    }
+}
+
+/* The objects of the frozen (non-GC) heap: string literals, RuntimeType
+ * objects...  They are not collected, but GC objects refer to them.  The
+ * heap walk reports them too (with their references), unmarked; here each
+ * is written once more, without references, flagged HEAP_OBJ_FROZEN: the
+ * report merges the two entries (so an object the walk missed is still
+ * there).  Inside GarbageCollectionFinished, where the runtime allows
+ * object inspection; nothing allocated on our side. */
+static void record_frozen(profiler *p, struct heap_service *h)
+{
+    ICorProfilerObjectEnum *en = NULL;
+    ObjectID batch[FROZEN_BATCH];
+    ULONG got = 0;
+
+    if (!INFO_HAS(p, EnumerateNonGCObjects) || FAILED(INFO(p)->EnumerateNonGCObjects(p->info, &en)) || !en)
+        return;
+    while (SUCCEEDED(en->lpVtbl->Next(en, FROZEN_BATCH, batch, &got)) && got > 0) {
+        for (ULONG i = 0; i < got; i++) {
+            ClassID c = 0;
+            SIZE_T size = 0;
+            size_t from = 0;
+            if (FAILED(INFO(p)->GetClassFromObject(p->info, batch[i], &c)))
+                c = 0;
+            if (FAILED(INFO(p)->GetObjectSize2(p->info, batch[i], &size)))
+                size = 0;
+            if (!heap_enc_object(&h->objs, batch[i], type_index(h, c), size, HEAP_OBJ_FROZEN, NULL, 0, &from)) {
+                flush_objects(p, h);
+                (void)heap_enc_object(&h->objs, batch[i], type_index(h, c), size, HEAP_OBJ_FROZEN, NULL, 0, &from);
+            }
+            h->frozen++;
+        }
+        if (got < FROZEN_BATCH)
+            break;
+    }
+    en->lpVtbl->Release(en);
+}
+
 void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected)
 {
     struct heap_service *h = p->heap.running;
@@ -136,6 +199,7 @@ void heap_gc_finished(profiler *p)
         return;
     pthread_mutex_lock(&h->gc_lock);
     if (atomic_load(&h->state) == RECORDING) {
+        record_frozen(p, h);
         flush_objects(p, h);
         flush_roots(p, h);
         h->gc_end_ns = cp_monotonic_ns();
@@ -191,9 +255,39 @@ HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, Object
                 continue;
             if (kind > HEAP_ROOT_HANDLE)
                 kind = 0;
+            if (kind == HEAP_ROOT_STACK)
+                note_frame(h, (FunctionID)id);
             if (!heap_enc_root(&h->rts, kind, flags, rootRefIds[i], id)) {
                 flush_roots(p, h);
                 if (!heap_enc_root(&h->rts, kind, flags, rootRefIds[i], id))
+                    continue;
+            }
+            h->roots++;
+        }
+    pthread_mutex_unlock(&h->gc_lock);
+    return S_OK;
+}
+
+/* Dependent handles (ConditionalWeakTable entries, ICorProfilerCallback5):
+ * the value lives as long as the key; recorded as HEAP_ROOT_DEPENDENT
+ * entries, which the report turns into edges key -> value. */
+HRESULT cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *keyRefIds,
+                                                 ObjectID *valueRefIds, GCHandleID *rootIds)
+{
+    profiler *p = profiler_from(This);
+    struct heap_service *h = p->heap.running;
+
+    (void)rootIds;
+    if (!h || atomic_load(&h->state) != RECORDING || !keyRefIds || !valueRefIds)
+        return S_OK;
+    pthread_mutex_lock(&h->gc_lock);
+    if (atomic_load(&h->state) == RECORDING)
+        for (ULONG i = 0; i < cRootRefs; i++) {
+            if (!keyRefIds[i] || !valueRefIds[i])
+                continue;
+            if (!heap_enc_root(&h->rts, HEAP_ROOT_DEPENDENT, 0, valueRefIds[i], keyRefIds[i])) {
+                flush_roots(p, h);
+                if (!heap_enc_root(&h->rts, HEAP_ROOT_DEPENDENT, 0, valueRefIds[i], keyRefIds[i]))
                     continue;
             }
             h->roots++;
@@ -226,6 +320,26 @@ static void name_new_types(profiler *p, struct heap_service *h)
     }
 }
 
+/* Names the stack roots' methods first seen in the last snapshot (outside
+ * the GC). */
+static void name_new_frames(profiler *p, struct heap_service *h)
+{
+    char name[1024];
+    emit e;
+
+    for (uint32_t i = 0; i < FRAME_SLOTS; i++) {
+        ModuleID m = 0;
+        if (!h->frames[i] || h->frame_named[i])
+            continue;
+        h->frame_named[i] = 1;
+        names_function(p->names, h->frames[i], name, sizeof(name), &m);
+        if (emit_begin(p, &e, TK_HEAP_FRAME_NAME)) {
+            rec_heap_frame_name_put(&e.r, &(rec_heap_frame_name){ .function_id = h->frames[i], .name = name });
+            emit_end(&e);
+        }
+    }
+}
+
 static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
 {
     HRESULT hr;
@@ -236,6 +350,7 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     h->snapshot++;
     h->objects = h->bytes = 0;
     h->roots = 0;
+    h->frozen = 0;
     h->gc_start_ns = h->gc_end_ns = 0;
     heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
     heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
@@ -254,6 +369,7 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     atomic_store(&h->state, IDLE);
     pthread_mutex_unlock(&h->gc_lock);
     name_new_types(p, h);
+    name_new_frames(p, h);
     if (emit_begin(p, &e, TK_HEAP_END)) {
         rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
                                                 .bytes = h->bytes, .roots = h->roots,
@@ -423,6 +539,8 @@ static void heap_free(struct heap_service *h)
     free(h->class_ids);
     free(h->class_index);
     free(h->by_index);
+    free(h->frames);
+    free(h->frame_named);
     free(h);
 }
 
@@ -440,9 +558,11 @@ static struct heap_service *heap_get(profiler *p)
     h->class_ids = calloc(CLASS_SLOTS, sizeof(ClassID));
     h->class_index = calloc(CLASS_SLOTS, sizeof(uint32_t));
     h->by_index = calloc(CLASS_SLOTS, sizeof(ClassID));
+    h->frames = calloc(FRAME_SLOTS, sizeof(FunctionID));
+    h->frame_named = calloc(FRAME_SLOTS, 1);
     pthread_mutex_init(&h->snap_lock, NULL);
     pthread_mutex_init(&h->gc_lock, NULL);
-    if (!h->class_ids || !h->class_index || !h->by_index) {
+    if (!h->class_ids || !h->class_index || !h->by_index || !h->frames || !h->frame_named) {
         heap_free(h);
         return NULL;
     }

@@ -96,6 +96,7 @@ static void build_vtable(void)
     v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
     v->ObjectReferences = cb_ObjectReferences;
     v->RootReferences2 = cb_RootReferences2;
+    v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;
     v->RuntimeSuspendStarted = cb_RuntimeSuspendStarted;
     v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
     v->RuntimeResumeFinished = cb_RuntimeResumeFinished;

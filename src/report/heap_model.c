@@ -3,6 +3,7 @@
 #include "report/heap_model.h"
 #include "trace/heap_codec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,12 @@ static rp_heap_snapshot *snapshot_of(rp_heap *h, uint32_t index)
         if (h->snap[i].index == index)
             return &h->snap[i];
     return NULL;
+}
+
+static int cmp_frame(const void *a, const void *b)
+{
+    uint64_t x = ((const struct rp_heap_frame *)a)->id, y = ((const struct rp_heap_frame *)b)->id;
+    return x < y ? -1 : x > y;
 }
 
 static int set_name(const char ***names, size_t *n, uint32_t index, const char *name)
@@ -154,6 +161,7 @@ static int finish(rp_heap_snapshot *s, building *b)
     for (size_t i = 0; i < b->objs.n; i++) {
         if (n && s->addr[n - 1] == ro[i].addr) {
             s->duplicate_objects++;
+            s->flags[n - 1] |= (uint8_t)ro[i].flags;     /* (a frozen object: walked, then marked) */
             continue;
         }
         s->addr[n] = ro[i].addr;
@@ -164,6 +172,8 @@ static int finish(rp_heap_snapshot *s, building *b)
         n++;
     }
     s->nobjects = n;
+    for (size_t i = 0; i < n; i++)
+        s->frozen += (s->flags[i] & HEAP_OBJ_FROZEN) != 0;
 
     /* references (and dependent handles: key -> value) as index pairs */
     from = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));
@@ -268,6 +278,15 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
             if (set_name(&h->root_names, &h->nroot_names, e->heap_root_name.index, e->heap_root_name.name) < 0)
                 goto out;
             break;
+        case TK_HEAP_FRAME_NAME: {
+            struct rp_heap_frame *f = realloc(h->frames, (h->nframes + 1) * sizeof(*f));
+            if (!f)
+                goto out;
+            h->frames = f;
+            f[h->nframes].id = e->heap_frame_name.function_id;
+            f[h->nframes++].name = e->heap_frame_name.name;
+            break;
+        }
         case TK_HEAP_OBJECTS:
             if ((s = snapshot_of(h, e->heap_objects.snapshot)) != NULL &&
                 decode_objects(h, &b[s - h->snap], &e->heap_objects) < 0)
@@ -294,6 +313,8 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
     for (size_t k = 0; k < h->nsnap; k++)
         if (finish(&h->snap[k], &b[k]) < 0)
             goto out;
+    if (h->nframes)
+        qsort(h->frames, h->nframes, sizeof(*h->frames), cmp_frame);
     rc = 0;
 out:
     for (size_t k = 0; k < h->nsnap; k++) {
@@ -472,7 +493,7 @@ int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s)
         goto out;
     /* the virtual root's edges: retaining roots and frozen objects */
     for (size_t i = 0; i < s->nroots; i++)
-        if (!(s->roots[i].flags & 0x2u))
+        if (rp_heap_root_retains(&s->roots[i]))
             rootedges++;
     for (size_t i = 0; i < s->nobjects; i++)
         if (s->flags[i] & HEAP_OBJ_FROZEN)
@@ -481,7 +502,7 @@ int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s)
     if ((edges = malloc((rootedges + s->nobjects + s->nedges + 1) * sizeof(uint32_t))) == NULL)
         goto out;
     for (size_t i = 0; i < s->nroots; i++)
-        if (!(s->roots[i].flags & 0x2u))
+        if (rp_heap_root_retains(&s->roots[i]))
             edges[ne++] = s->roots[i].object + 1;
     for (size_t i = 0; i < s->nobjects; i++)
         if (s->flags[i] & HEAP_OBJ_FROZEN)
@@ -625,6 +646,112 @@ const char *rp_heap_type_name(const rp_heap *h, uint32_t type)
     return type < h->ntype_names && h->type_names[type] ? h->type_names[type] : "?";
 }
 
+static const char *frame_name(const rp_heap *h, uint64_t id)
+{
+    size_t lo = 0, hi = h->nframes;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->frames[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->nframes && h->frames[lo].id == id && h->frames[lo].name[0] ? h->frames[lo].name : NULL;
+}
+
+const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *r, char *buf, size_t cap)
+{
+    const char *name;
+
+    switch (r->kind) {
+    case HEAP_ROOT_STACK:
+        name = r->id ? frame_name(h, r->id) : NULL;
+        snprintf(buf, cap, "local in %s", name ? name : "a runtime frame");
+        break;
+    case HEAP_ROOT_FINALIZER:
+        snprintf(buf, cap, "finalizer queue");
+        break;
+    case HEAP_ROOT_HANDLE:
+        snprintf(buf, cap, "%s handle", (r->flags & 0x8u) ? "ref-counted" : (r->flags & 0x2u) ? "weak" :
+                                        (r->flags & 0x1u) ? "pinned" : "strong");
+        break;
+    case HEAP_ROOT_STATIC:
+        name = r->id < h->nroot_names ? h->root_names[r->id] : NULL;
+        snprintf(buf, cap, "static %s", name ? name : "?");
+        break;
+    case HEAP_ROOT_DEPENDENT:
+        snprintf(buf, cap, "dependent handle");
+        break;
+    default:
+        snprintf(buf, cap, "other root");
+        break;
+    }
+    return buf;
+}
+
+int rp_heap_root_retains(const rp_heap_root *r)
+{
+    return r->kind != HEAP_ROOT_DEPENDENT && !(r->flags & 0x2u);     /* (WEAKREF: weak, or ref-counted not held) */
+}
+
+typedef struct root_item {
+    char desc[RP_HEAP_ROOT_DESC];
+    uint32_t object;
+} root_item;
+
+static int cmp_root_item(const void *a, const void *b)
+{
+    const root_item *x = a, *y = b;
+    int c = strcmp(x->desc, y->desc);
+    return c ? c : x->object < y->object ? -1 : x->object > y->object;
+}
+
+static int cmp_root_group(const void *a, const void *b)
+{
+    const rp_heap_root_group *x = a, *y = b;
+    return x->retained > y->retained ? -1 : x->retained < y->retained ? 1 : strcmp(x->desc, y->desc);
+}
+
+int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_root_group **out, size_t *nout)
+{
+    root_item *it = malloc((s->nroots + 1) * sizeof(*it));
+    rp_heap_root_group *g = malloc((s->nroots + 1) * sizeof(*g));
+    size_t n = 0, ng = 0;
+
+    *out = NULL;
+    *nout = 0;
+    if (!it || !g || !s->retained) {
+        free(it);
+        free(g);
+        return -1;
+    }
+    for (size_t i = 0; i < s->nroots; i++)
+        if (rp_heap_root_retains(&s->roots[i])) {
+            rp_heap_root_describe(h, &s->roots[i], it[n].desc, sizeof(it[n].desc));
+            it[n++].object = s->roots[i].object;
+        }
+    qsort(it, n, sizeof(*it), cmp_root_item);
+    for (size_t i = 0; i < n; i++) {
+        if (ng == 0 || strcmp(g[ng - 1].desc, it[i].desc) != 0) {
+            memcpy(g[ng].desc, it[i].desc, sizeof(g[ng].desc));
+            g[ng].roots = g[ng].objects = 0;
+            g[ng].retained = 0;
+            ng++;
+        }
+        g[ng - 1].roots++;
+        if (i == 0 || strcmp(it[i - 1].desc, it[i].desc) != 0 || it[i - 1].object != it[i].object) {
+            g[ng - 1].objects++;
+            g[ng - 1].retained += s->retained[it[i].object];
+        }
+    }
+    free(it);
+    qsort(g, ng, sizeof(*g), cmp_root_group);
+    *out = g;
+    *nout = ng;
+    return 0;
+}
+
 void rp_heap_free(rp_heap *h)
 {
     for (size_t k = 0; k < h->nsnap; k++) {
@@ -643,5 +770,6 @@ void rp_heap_free(rp_heap *h)
     free(h->snap);
     free(h->type_names);
     free(h->root_names);
+    free(h->frames);
     memset(h, 0, sizeof(*h));
 }

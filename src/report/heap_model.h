@@ -48,6 +48,7 @@ typedef struct rp_heap_snapshot {
     size_t *edge_start;              /* nobjects + 1 */
     uint32_t *edges;
     size_t nedges, dropped_refs, duplicate_objects;
+    size_t frozen;                   /* objects flagged HEAP_OBJ_FROZEN */
     rp_heap_root *roots;
     size_t nroots;
     uint64_t total_bytes;
@@ -66,6 +67,8 @@ typedef struct rp_heap {
     size_t ntype_names;
     const char **root_names;         /* HEAP_ROOT_STATIC ids */
     size_t nroot_names;
+    struct rp_heap_frame { uint64_t id; const char *name; } *frames;   /* stack roots' methods, by id */
+    size_t nframes;
     uint64_t malformed;              /* heap entries that did not decode */
 } rp_heap;
 
@@ -85,6 +88,29 @@ int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s);
 int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t *idom);
 
 const char *rp_heap_type_name(const rp_heap *h, uint32_t type);
+
+/* What a root is, for people: "static Namespace.Type.field", "local in
+ * Namespace.Type.Method" (a stack root; "local in a runtime frame" when the
+ * frame's method is unknown), "strong handle", "pinned handle", "weak
+ * handle", "ref-counted handle", "finalizer queue", "dependent handle" (a
+ * ConditionalWeakTable entry), "other root".  Returns buf. */
+const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *root, char *buf, size_t cap);
+
+/* The retaining roots of an analysed snapshot grouped by description
+ * (rp_heap_root_describe), each with its roots, the distinct objects they
+ * hold and those objects' retained bytes (disjoint: an object a root holds
+ * is dominated by the virtual root alone), largest first.  *out is
+ * malloc'd.  0, or -1 out of memory. */
+#define RP_HEAP_ROOT_DESC 256
+typedef struct rp_heap_root_group {
+    char desc[RP_HEAP_ROOT_DESC];
+    uint64_t roots, objects, retained;
+} rp_heap_root_group;
+int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_root_group **out, size_t *nout);
+
+/* Whether a root keeps its object alive (weak handles and dependent-handle
+ * entries do not). */
+int rp_heap_root_retains(const rp_heap_root *root);
 void rp_heap_free(rp_heap *h);
 
 #endif

@@ -10,6 +10,7 @@
 #include "trace/format.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *rp_suspend_reason(uint32_t reason)
 {
@@ -99,12 +100,29 @@ static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
     json_bool(&o, "complete", s->complete && s->status == 0);
     json_u64(&o, "pause_ns", s->pause_ns);
     json_bool(&o, "roots_approximate", (s->end_flags & HEAP_END_ROOTS_APPROXIMATE) != 0);
+    json_u64(&o, "frozen", s->frozen);
     if (analysed)
         json_u64(&o, "unrooted", s->unrooted);
     json_u64(&o, "dropped_references", s->dropped_refs);
     json_end(&o);
     if (!analysed)
         return;
+    {
+        rp_heap_root_group *g = NULL;
+        size_t ng = 0;
+        if (rp_heap_root_groups(h, s, &g, &ng) == 0)
+            for (size_t i = 0; i < ng; i++) {
+                json_begin(&o, out);
+                json_str(&o, "kind", "heap_root");
+                json_u64(&o, "snapshot", s->index);
+                json_str(&o, "root", g[i].desc);
+                json_u64(&o, "roots", g[i].roots);
+                json_u64(&o, "objects", g[i].objects);
+                json_u64(&o, "retained_bytes", g[i].retained);
+                json_end(&o);
+            }
+        free(g);
+    }
     for (size_t i = 0; i < s->ntypes; i++) {
         const rp_heap_type_stat *t = &s->types[i];
         json_begin(&o, out);
@@ -151,7 +169,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         if ((e->kind == TK_THREAD_OS && e->thread < 0) || e->dropped)
             continue;
         /* heap snapshots: their records make heap_snapshot and heap_type lines */
-        if (e->kind == TK_HEAP_BEGIN || e->kind == TK_HEAP_TYPE || e->kind == TK_HEAP_ROOT_NAME ||
+        if (e->kind == TK_HEAP_BEGIN || e->kind == TK_HEAP_TYPE || e->kind == TK_HEAP_ROOT_NAME || e->kind == TK_HEAP_FRAME_NAME ||
             e->kind == TK_HEAP_OBJECTS || e->kind == TK_HEAP_ROOTS)
             continue;
         if (e->kind == TK_HEAP_END) {

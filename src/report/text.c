@@ -349,6 +349,20 @@ static void print_heap(const rp_trace *tr, FILE *out)
                     top[j] = top[j - 1];
                 top[j] = (uint32_t)i;
             }
+            {
+                rp_heap_root_group *g = NULL;
+                size_t ng = 0;
+                if (rp_heap_root_groups(&h, s, &g, &ng) == 0 && ng) {
+                    fprintf(out, "  Roots that retain the most:\n");
+                    for (size_t j = 0; j < ng && j < HEAP_TOP_OBJECTS; j++) {
+                        char re[32];
+                        fmt_bytes(re, sizeof(re), g[j].retained);
+                        fprintf(out, "    %12s  %6" PRIu64 " root%s  ", re, g[j].roots, g[j].roots == 1 ? " " : "s");
+                        put_esc(out, "", g[j].desc, "\n");
+                    }
+                }
+                free(g);
+            }
             fprintf(out, "  Largest objects by retained size:\n");
             for (size_t j = 0; j < nt; j++) {
                 char re[32], sh[32];

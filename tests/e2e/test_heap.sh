@@ -1,7 +1,8 @@
 # test_heap.sh - heap snapshots on the real runtime (clrprobe run
 # --heap-every): the sample's `heap` scenario builds a known heap (1000
 # HeapLeaf each holding a byte[100], 500 HeapTwig, garbage dropped, an
-# object behind a weak handle only) and holds it; every snapshot's induced
+# object behind a weak handle only, objects only a stack frame holds, a
+# ConditionalWeakTable value) and holds it; every snapshot's induced
 # full GC must count it exactly, find no garbage, and the owner of the leaves
 # must retain at least their bytes.  The target's output and exit code are
 # those of a run without the agent.
@@ -32,10 +33,24 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
         # a leaf retains its byte[100] (124 bytes with header and length, 8-aligned: 128 at least 120)
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapLeaf\" and .retained_bytes >= .shallow_bytes + 1000 * 120)")" \
             "HeapLeaf retains its arrays in snapshot $s"
+        # every object is held: frozen objects are marked (hung from the root), the CWT value hangs from its key
+        assert_eq 0 "$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$s) | .unrooted" heap.jsonl)" \
+            "unrooted objects in snapshot $s"
+        assert_ge 1 "$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$s) | .frozen" heap.jsonl)" \
+            "frozen objects in snapshot $s"
+        assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapCwtKey\" and .retained_bytes >= .shallow_bytes + 224)")" \
+            "the ConditionalWeakTable key retains its value in snapshot $s"
+        # the stack-only objects: held by a local of the waiting method, named
+        assert_eq 300 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapStackOnly\") | .count" heap.jsonl)" \
+            "HeapStackOnly in snapshot $s"
+        assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"local in ClrProbe.Sample.HeapScenario.HoldOnStack\" and .retained_bytes >= 300 * 24)")" \
+            "the stack root named by its method retains the stack-only objects in snapshot $s"
         # the list that holds the leaves retains them all
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>\" and .retained_bytes >= 1000 * 144)")" \
             "List<HeapLeaf> retains the leaves in snapshot $s"
     done
     assert_contains heap.txt "Top types by retained size" "text Heap section"
+    assert_contains heap.txt "Roots that retain the most" "text roots list"
+    assert_contains heap.txt "local in ClrProbe.Sample.HeapScenario.HoldOnStack" "text: a stack root by method"
     grep -Eq '^  snapshot 1 at [0-9.]+ [mu]?s: [0-9]+ objects, ' heap.txt || fail "no snapshot line in the text report"
 }

@@ -25,6 +25,8 @@ assert_known_heap() {
             "HeapLeaf in snapshot $s"
         assert_eq 500 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapTwig\") | .count" "$1")" \
             "HeapTwig in snapshot $s"
+        assert_eq 300 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapStackOnly\") | .count" "$1")" \
+            "HeapStackOnly in snapshot $s"
         assert_eq 0 "$(jcount "$1" "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapGarbage\")")" \
             "garbage in snapshot $s"
     done
