@@ -13,6 +13,7 @@
  * ClassIDs into a fixed table sized before the GC; a type beyond its
  * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
 #include "agent/heap.h"
+#include "agent/heap_statics.h"
 #include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
@@ -73,6 +74,9 @@ struct heap_service {
     uint8_t *frame_named;
     uint32_t nframes;
     uint64_t frozen;                         /* frozen objects in this snapshot */
+
+    heap_statics *statics;                   /* static fields' slots (NULL: none) */
+    uint32_t statics_types;                  /* type indexes whose classes it has learned */
 };
 
 /* ---- recording (inside the GC, under gc_lock) ---- */
@@ -177,6 +181,23 @@ static void record_frozen(profiler *p, struct heap_service *h)
     en->lpVtbl->Release(en);
 }
 
+typedef struct static_put {
+    profiler *p;
+    struct heap_service *h;
+} static_put;
+
+static void put_static(void *ctx, uint64_t object, uint32_t name)
+{
+    static_put *sp = ctx;
+
+    if (!heap_enc_root(&sp->h->rts, HEAP_ROOT_STATIC, 0, object, name)) {
+        flush_roots(sp->p, sp->h);
+        if (!heap_enc_root(&sp->h->rts, HEAP_ROOT_STATIC, 0, object, name))
+            return;
+    }
+    sp->h->roots++;
+}
+
 void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected)
 {
     struct heap_service *h = p->heap.running;
@@ -200,6 +221,10 @@ void heap_gc_finished(profiler *p)
     pthread_mutex_lock(&h->gc_lock);
     if (atomic_load(&h->state) == RECORDING) {
         record_frozen(p, h);
+        if (h->statics) {                    /* the slots' values, final addresses (runtime suspended) */
+            static_put sp = { p, h };
+            heap_statics_read(h->statics, put_static, &sp);
+        }
         flush_objects(p, h);
         flush_roots(p, h);
         h->gc_end_ns = cp_monotonic_ns();
@@ -333,6 +358,8 @@ static void name_new_frames(profiler *p, struct heap_service *h)
             continue;
         h->frame_named[i] = 1;
         names_function(p->names, h->frames[i], name, sizeof(name), &m);
+        if (h->statics)
+            heap_statics_learn_function(h->statics, p, h->frames[i]);   /* (for the next snapshot) */
         if (emit_begin(p, &e, TK_HEAP_FRAME_NAME)) {
             rec_heap_frame_name_put(&e.r, &(rec_heap_frame_name){ .function_id = h->frames[i], .name = name });
             emit_end(&e);
@@ -359,6 +386,8 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
         rec_heap_begin_put(&e.r, &(rec_heap_begin){ .snapshot = h->snapshot, .method = HEAP_METHOD_GC_ROOTS });
         emit_end(&e);
     }
+    if (h->statics)                          /* (classes with compiled code: static holders' .cctor) */
+        heap_statics_learn_jitted(h->statics, p);
     atomic_store(&h->state, ARMED);
     hr = INFO(p)->ForceGC(p->info);
     pthread_mutex_lock(&h->gc_lock);
@@ -370,6 +399,9 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     pthread_mutex_unlock(&h->gc_lock);
     name_new_types(p, h);
     name_new_frames(p, h);
+    if (h->statics)                          /* the statics of the types seen (for the next snapshot) */
+        for (; h->statics_types < h->ntypes; h->statics_types++)
+            heap_statics_learn_class(h->statics, p, h->by_index[h->statics_types]);
     if (emit_begin(p, &e, TK_HEAP_END)) {
         rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
                                                 .bytes = h->bytes, .roots = h->roots,
@@ -541,6 +573,7 @@ static void heap_free(struct heap_service *h)
     free(h->by_index);
     free(h->frames);
     free(h->frame_named);
+    heap_statics_free(h->statics);
     free(h);
 }
 
@@ -560,6 +593,7 @@ static struct heap_service *heap_get(profiler *p)
     h->by_index = calloc(CLASS_SLOTS, sizeof(ClassID));
     h->frames = calloc(FRAME_SLOTS, sizeof(FunctionID));
     h->frame_named = calloc(FRAME_SLOTS, 1);
+    h->statics = heap_statics_create();      /* (NULL: snapshots without named statics) */
     pthread_mutex_init(&h->snap_lock, NULL);
     pthread_mutex_init(&h->gc_lock, NULL);
     if (!h->class_ids || !h->class_index || !h->by_index || !h->frames || !h->frame_named) {

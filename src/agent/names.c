@@ -307,6 +307,11 @@ static IMetaDataImport *open_import(names *n, ModuleID m)
     return imp;
 }
 
+IMetaDataImport *names_metadata(names *n, ModuleID m)
+{
+    return open_import(n, m);
+}
+
 /* Appends the name of class c; its module into *module when not NULL. */
 static void class_append(names *n, sbuf *sb, ClassID c, int depth, ModuleID *module);
 

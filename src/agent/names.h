@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "api/corprof.h"
+#include "api/cormetadata.h"
 #include "agent/names_format.h"
 
 typedef struct names names;
@@ -46,6 +47,10 @@ void names_assembly(names *n, AssemblyID a, char *name, size_t cap, char *versio
 
 /* An app domain's name. */
 void names_appdomain(names *n, AppDomainID d, char *buf, size_t cap);
+
+/* The module's metadata (IMetaDataImport) with a reference for the caller
+ * (Release it), from the per-module cache when possible; NULL if none. */
+IMetaDataImport *names_metadata(names *n, ModuleID m);
 
 /* Forget cached names when their IDs die. */
 void names_forget_module(names *n, ModuleID m);

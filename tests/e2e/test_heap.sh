@@ -45,6 +45,9 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
             "HeapStackOnly in snapshot $s"
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"local in ClrProbe.Sample.HeapScenario.HoldOnStack\" and .retained_bytes >= 300 * 24)")" \
             "the stack root named by its method retains the stack-only objects in snapshot $s"
+        # statics are named roots: the owner's static field, by its class and name
+        assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"static ClrProbe.Sample.HeapScenario.Owner\" and .objects==1)")" \
+            "the static root HeapScenario.Owner in snapshot $s"
         # the list that holds the leaves retains them all
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>\" and .retained_bytes >= 1000 * 144)")" \
             "List<HeapLeaf> retains the leaves in snapshot $s"
