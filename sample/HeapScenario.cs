@@ -1,10 +1,11 @@
-// HeapScenario.cs: "heap [SECONDS]" scenario - builds a known heap and holds it for SECONDS (default 5) so that
+// HeapScenario.cs: "heap [SECONDS [GROW]]" scenario - builds a known heap and holds it for SECONDS so that
 // heap snapshots (clrprobe run --heap-every) can count it: a static HeapOwner holding exactly 1000 HeapLeaf
 // objects (each with a 100-byte array) in a List and 500 HeapTwig objects in a Dictionary; 2000 HeapGarbage
 // objects made and dropped before the wait (a snapshot's full GC must not find them); one byte[64] pinned by a
 // handle; one HeapWeak reachable only through a weak handle; 300 HeapStackOnly objects held only by a local of
 // HeapScenario.HoldOnStack, the method that waits; one HeapCwtValue (with a 200-byte array) reachable only as the
-// value of a ConditionalWeakTable entry whose key the owner holds.
+// value of a ConditionalWeakTable entry whose key the owner holds.  With GROW, half way through the wait GROW more
+// HeapLeaf join the owner's list ("heap grown by GROW"): a known growth for heap diffs.
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -63,14 +64,31 @@ public static class HeapScenario
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void Attach(HeapCwtKey key) => Attached.Add(key, new HeapCwtValue());
 
-    // Waits with 300 objects that only this frame's local holds.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static long HoldOnStack(double seconds)
+    private static void Grow(int count)
+    {
+        for (int i = 0; i < count; i++)
+            Owner!.Leaves.Add(new HeapLeaf(i));
+        Console.WriteLine($"heap grown by {count}");
+    }
+
+    // Waits with 300 objects that only this frame's local holds (growing the heap half way when asked).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long HoldOnStack(double seconds, int grow)
     {
         var held = new HeapStackOnly[300];
         for (int i = 0; i < held.Length; i++)
             held[i] = new HeapStackOnly(i);
-        Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        if (grow > 0)
+        {
+            Thread.Sleep(TimeSpan.FromSeconds(seconds / 2));
+            Grow(grow);
+            Thread.Sleep(TimeSpan.FromSeconds(seconds / 2));
+        }
+        else
+        {
+            Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        }
         long sum = 0;
         foreach (var h in held)
             sum += h.Value;
@@ -89,7 +107,10 @@ public static class HeapScenario
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference MakeWeak() => new WeakReference(new HeapWeak());
 
-    public static int Run(double seconds)
+    // Builds the owner's graph in a frame of its own, so that only the static holds it afterwards (no
+    // temporary of Run's frame does).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Build()
     {
         var owner = new HeapOwner();
         for (int i = 0; i < 1000; i++)
@@ -98,13 +119,29 @@ public static class HeapScenario
             owner.Twigs[i] = new HeapTwig(i);
         Owner = owner;
         Attach(owner.Key);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static string Describe(long garbage) =>
+        $"heap built: {Owner!.Leaves.Count} leaves, {Owner.Twigs.Count} twigs, garbage {garbage}";
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long Checksum()
+    {
+        long sum = 0;
+        foreach (var leaf in Owner!.Leaves)
+            sum += leaf.Payload[0];
+        return sum;
+    }
+
+    public static int Run(double seconds, int grow)
+    {
+        Build();
         long garbage = MakeGarbage();
         var pinned = GCHandle.Alloc(new byte[64], GCHandleType.Pinned);
         var weak = MakeWeak();
-        Console.WriteLine($"heap built: {owner.Leaves.Count} leaves, {owner.Twigs.Count} twigs, garbage {garbage}");
-        long sum = HoldOnStack(seconds) - 300 * 299 / 2;
-        foreach (var leaf in owner.Leaves)
-            sum += leaf.Payload[0];
+        Console.WriteLine(Describe(garbage));
+        long sum = HoldOnStack(seconds, grow) - 300 * 299 / 2 + Checksum();
         Console.WriteLine($"heap done: checksum {sum}");
         pinned.Free();
         GC.KeepAlive(weak);

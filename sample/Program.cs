@@ -19,8 +19,8 @@ internal static class Program
           threads           4 named worker threads (clrprobe-worker-0..3)
           exceptions [N]    throw/catch N SampleException (default 25) plus 3 InvalidOperationException
           gc [N]            N induced garbage collections (default 5)
-          heap [SECONDS]    a known heap (1000 HeapLeaf with byte[100], 500 HeapTwig, garbage dropped) held
-                            for SECONDS (default 2), for heap snapshots
+          heap [SECONDS [GROW]]  a known heap (1000 HeapLeaf with byte[100], 500 HeapTwig, garbage dropped)
+                            held for SECONDS (default 2), for heap snapshots; GROW more HeapLeaf half way
           heapbench M [SECONDS]  M million live objects held for SECONDS (default 30) while a ticker thread
                             measures the longest stop (bench/heap.sh)
           collectible       collectible AssemblyLoadContext + RunAndCollect dynamic assembly, then unload
@@ -86,7 +86,7 @@ internal static class Program
             case "collectible":
                 return NoArgs(scenario, rest) ?? CollectibleScenario.Run();
             case "heap":
-                return OptionalSeconds(scenario, rest, out double heapSeconds) ?? HeapScenario.Run(heapSeconds);
+                return HeapArgs(rest);
             case "heapbench":
                 return HeapBench(rest);
             case "all":
@@ -203,6 +203,19 @@ internal static class Program
             return UsageError($"scenario '{scenario}': expected a number of seconds, got '{rest[0]}'");
         }
         return null;
+    }
+
+    // heap [SECONDS [GROW]]: the known heap, held SECONDS; GROW more HeapLeaf half way through.
+    private static int HeapArgs(string[] rest)
+    {
+        int grow = 0;
+        if (rest.Length == 2 &&
+            (!int.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out grow) || grow > 1_000_000))
+        {
+            return UsageError($"scenario 'heap': expected a number of objects to grow by (0 to 1000000), got '{rest[1]}'");
+        }
+        return OptionalSeconds("heap", rest.Length == 2 ? rest[..1] : rest, out double seconds) ??
+               HeapScenario.Run(seconds, grow);
     }
 
     // heapbench M [SECONDS]: M million objects (0 < M <= 50), held SECONDS (default 30).

@@ -5,6 +5,7 @@
 #include "cli/output.h"
 #include "cli/report_many.h"
 #include "report/formats.h"
+#include "report/heap_query.h"
 #include "report/report.h"
 #include "trace/reader.h"
 
@@ -20,6 +21,7 @@
 /* The usage, around the list of formats and what they need (formats.h). */
 static const char usage_head[] =
     "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [--raw-frames] [-o OUT]\n"
+    "       clrprobe report FILE [--why TYPE] [--diff OLD] [--format text|jsonl]\n"
     "\n"
     "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n";
 static const char usage_options[] =
@@ -36,6 +38,11 @@ static const char usage_options[] =
     "      --by-thread       collapsed: put the thread name as the root frame\n"
     "      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
     "                        Start frames, which are otherwise shown as 'Type.Method [async]'\n"
+    "      --why TYPE        heap: why the instances of TYPE (its whole name, or its last part:\n"
+    "                        HeapLeaf) are alive in the last snapshot: the shortest path from a\n"
+    "                        GC root to each, grouped (text, jsonl)\n"
+    "      --diff OLD        heap: per type, the growth from OLD's last snapshot to FILE's (text,\n"
+    "                        jsonl); a trace with several snapshots shows its first to last\n"
     "  -h, --help            this help\n"
     "\n";
 static const char usage_tail[] =
@@ -101,10 +108,15 @@ int cmd_report(int argc, char **argv)
         { "thread", required_argument, NULL, 'T' },
         { "by-thread", no_argument, NULL, 'B' },
         { "raw-frames", no_argument, NULL, 'R' },
+        { "why", required_argument, NULL, 'W' },
+        { "diff", required_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL;
+    const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL, *why = NULL;
+    const char *diff = NULL;
+    rp_trace old;
+    int have_old = 0;
     const rp_format *fmt;
     enum rp_view view = RP_VIEW_CPU;
     unsigned profile_options = 0;
@@ -146,6 +158,12 @@ int cmd_report(int argc, char **argv)
         case 'R':
             profile_options |= RP_PROFILE_RAW_FRAMES;
             break;
+        case 'W':
+            why = optarg;
+            break;
+        case 'D':
+            diff = optarg;
+            break;
         case 'h':
             print_usage(stdout);
             return 0;
@@ -161,6 +179,10 @@ int cmd_report(int argc, char **argv)
         cli_error("report: unknown format '%s' (valid formats: %s)", format, names);
         return EXIT_USAGE;
     }
+    if ((why || diff) && strcmp(fmt->name, "text") != 0 && strcmp(fmt->name, "jsonl") != 0) {
+        cli_error("report: --why and --diff answer in the text and jsonl formats, not in %s", fmt->name);
+        return EXIT_USAGE;
+    }
     need_profile = (fmt->needs & RP_NEED_PROFILE) != 0;
     need_samples = (fmt->needs & RP_NEED_SAMPLES) != 0;
     if (optind >= argc) {
@@ -170,6 +192,10 @@ int cmd_report(int argc, char **argv)
     {
         struct stat st;
         if (argc - optind > 1 || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))) {
+            if (why || diff) {
+                cli_error("report: --why and --diff read one trace, not several");
+                return EXIT_USAGE;
+            }
             rp_report_options opt = { .view = view, .thread = thread, .by_thread = by_thread,
                                       .profile_options = profile_options, .output = output };
             return cli_report_many(argv + optind, (size_t)(argc - optind), fmt, &opt);
@@ -192,6 +218,22 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
+    if (why && rp_heap_why_check(&tr, why, err, sizeof(err)) < 0) {
+        cli_error("report --why: %s", err);
+        goto fail;
+    }
+    if (diff) {
+        rc = rp_load(diff, &old, err, sizeof(err));
+        if (rc != TRACE_OK) {
+            cli_error("report --diff: %s: %s", diff, err);
+            goto fail;
+        }
+        have_old = 1;
+        if (rp_heap_diff_check(&old, diff, err, sizeof(err)) < 0 || rp_heap_diff_check(&tr, input, err, sizeof(err)) < 0) {
+            cli_error("report --diff: %s", err);
+            goto fail;
+        }
+    }
     if (need_samples && rp_count_samples(&tr) == 0) {
         cli_error("%s has no CPU samples, which the %s format shows: record with --collect cpu (it is in the "
                   "default 'all')", input, format);
@@ -231,6 +273,9 @@ int cmd_report(int argc, char **argv)
     rin.title = strrchr(input, '/');
     rin.title = rin.title ? rin.title + 1 : input;
     rin.by_thread = by_thread;
+    rin.ntraces = 0;
+    rin.why = why;
+    rin.old = have_old ? &old : NULL;
     rc = fmt->write(&rin, stream);
     if (rc == 0 && strcmp(fmt->name, "text") == 0)
         cli_report_children(input, &tr, stream);
@@ -248,10 +293,14 @@ int cmd_report(int argc, char **argv)
         rc = -1;
     }
     rp_free(&tr);
+    if (have_old)
+        rp_free(&old);
     return rc == 0 ? 0 : 1;
 fail:
     if (output)
         cli_output_discard(&out);
     rp_free(&tr);
+    if (have_old)
+        rp_free(&old);
     return 1;
 }

@@ -2,22 +2,41 @@
  * the adapters from the one writer signature to each format's writer
  * (report.h). */
 #include "report/formats.h"
+#include "report/heap_query.h"
 #include "report/report.h"
 
 #include <string.h>
 
-/* The summary of the events, then, if the trace has samples, where time goes. */
+/* The heap questions asked (--why, --diff) and the heap's growth over the
+ * trace's own snapshots. */
+static int heap_queries(const rp_report_input *in, int jsonl, FILE *out)
+{
+    int rc = 0;
+    if (in->why)
+        rc = rp_write_heap_why(in->trace, in->why, jsonl, out);
+    if (rc == 0)
+        rc = rp_write_heap_diff(in->old, in->trace, jsonl, out);
+    return rc;
+}
+
+/* The summary of the events, then, if the trace has samples, where time
+ * goes, then the heap questions. */
 static int write_text(const rp_report_input *in, FILE *out)
 {
     int rc = rp_write_text(in->trace, in->path, out);
     if (rc == 0 && in->profile && in->profile->total_samples)
         rp_write_profile_text(in->profile, out);
+    if (rc == 0)
+        rc = heap_queries(in, 0, out);
     return rc;
 }
 
 static int write_jsonl(const rp_report_input *in, FILE *out)
 {
-    return rp_write_jsonl(in->trace, out);
+    int rc = rp_write_jsonl(in->trace, out);
+    if (rc == 0)
+        rc = heap_queries(in, 1, out);
+    return rc;
 }
 
 static int write_collapsed(const rp_report_input *in, FILE *out)

@@ -29,6 +29,8 @@ typedef struct rp_report_input {
     const char *title;         /* its base name, for formats with room for a title */
     int by_thread;             /* --by-thread (collapsed: the thread as the root frame) */
     size_t ntraces;            /* the traces the profile merges (report_many.c); 0 or 1: one, in trace */
+    const char *why;           /* --why TYPE (text, jsonl: heap_query.h), or NULL */
+    const rp_trace *old;       /* --diff OLD (text, jsonl), or NULL */
 } rp_report_input;
 
 typedef struct rp_format {

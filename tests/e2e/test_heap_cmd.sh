@@ -6,12 +6,12 @@
 # dropped) and holds it; its output and exit code must be those of a run
 # without clrprobe.
 
-# start_heap_target OUT SECONDS [env...]: the heap scenario in the
+# start_heap_target OUT SECONDS [GROW]: the heap scenario in the
 # background, once its heap is built; sets TPID.
 start_heap_target() {
-    local out=$1 seconds=$2
-    shift 2
-    env "$@" "$SAMPLE" heap "$seconds" >"$out" 2>"$out.err" &
+    local out=$1
+    shift
+    "$SAMPLE" heap "$@" >"$out" 2>"$out.err" &
     TPID=$!
     at_exit "kill $TPID 2>/dev/null"
     wait_for_text "$out" 30 "heap built" || fail "the sample did not build its heap"
@@ -176,4 +176,49 @@ test_attach_heap_every_takes_snapshots_while_recording() {
     assert_known_heap att.jsonl
     # the recording goes on beside them: the GC timeline has the induced GCs
     assert_ge 1 "$(jcount att.jsonl 'select(.kind=="gc_start")')" "GC events"
+}
+
+# --why names the static field and the stack frame's method; two snapshots
+# 5 s apart around a known growth (2000 HeapLeaf) show it in the diff.
+test_heap_why_and_diff_of_a_known_growth() {
+    start_heap_target t.out 8 2000
+    "$CLRPROBE" heap "$TPID" -o grow.clrp --count 2 --interval 5 >heap.out 2>heap.err
+    assert_eq 0 "$?" "clrprobe heap: $(cat heap.err)"
+    wait "$TPID"
+    grep -q "heap grown by 2000" t.out || fail "the target did not grow"
+    "$CLRPROBE" report grow.clrp --format jsonl >g.jsonl || fail "report jsonl"
+    # the growth happened between the snapshots (4 s after the heap was built; snapshots at about 0 and 5 s)
+    assert_eq 1000 "$(jq -r 'select(.kind=="heap_type" and .snapshot==1 and .type=="ClrProbe.Sample.HeapLeaf") | .count' g.jsonl)" \
+        "HeapLeaf before the growth"
+    assert_eq 3000 "$(jq -r 'select(.kind=="heap_type" and .snapshot==2 and .type=="ClrProbe.Sample.HeapLeaf") | .count' g.jsonl)" \
+        "HeapLeaf after the growth"
+    # the diff: exact count change, retained growth at least the new leaves' bytes (24 + 128 each)
+    assert_eq 2000 "$(jq -r 'select(.kind=="heap_diff" and .type=="ClrProbe.Sample.HeapLeaf") | .count_change' g.jsonl)" \
+        "the diff's count change of HeapLeaf"
+    assert_eq 1 "$(jcount g.jsonl 'select(.kind=="heap_diff" and .type=="System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>" and .retained_bytes_change >= 2000 * 144)')" \
+        "the list's retained growth"
+    "$CLRPROBE" report grow.clrp >g.txt || fail "report text"
+    assert_contains g.txt "Heap growth (snapshot 1 to snapshot 2" "text diff section"
+    grep -Eq '^ +\+2000 .* ClrProbe\.Sample\.HeapLeaf$' g.txt || fail "text diff row of HeapLeaf: $(grep -A8 'Heap growth' g.txt)"
+    # the same growth across two traces: --diff OLD
+    start_heap_target t2.out 3
+    "$CLRPROBE" heap "$TPID" -o small.clrp >/dev/null 2>&1 || fail "clrprobe heap of the small heap"
+    "$CLRPROBE" report grow.clrp --diff small.clrp --format jsonl >d.jsonl || fail "report --diff"
+    assert_eq 2000 "$(jq -r 'select(.kind=="heap_diff" and .type=="ClrProbe.Sample.HeapLeaf") | .count_change' d.jsonl)" \
+        "--diff OLD: count change of HeapLeaf"
+    # --why: the static by name, the stack root by method
+    "$CLRPROBE" report grow.clrp --why HeapLeaf >why.txt || fail "report --why"
+    assert_contains why.txt "Why ClrProbe.Sample.HeapLeaf is alive (snapshot 2: 3000 instances" "why title"
+    assert_contains why.txt "3000 instances" "all leaves share one path"
+    assert_contains why.txt "    static ClrProbe.Sample.HeapScenario.Owner" "the static root by name"
+    assert_contains why.txt "    -> System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>" "a hop"
+    "$CLRPROBE" report grow.clrp --why HeapStackOnly --format jsonl >why.jsonl || fail "report --why jsonl"
+    assert_eq 300 "$(jq -s '[.[] | select(.kind=="heap_root_path" and .root=="local in ClrProbe.Sample.HeapScenario.HoldOnStack") | .instances] | add' why.jsonl)" \
+        "stack-only objects by the method of the frame"
+    # errors: an unknown type, a trace without a snapshot, --why with a profile format
+    "$CLRPROBE" report grow.clrp --why NoSuchType >o 2>e
+    assert_eq 1 "$?" "--why of an unknown type"
+    assert_contains e "no object of type 'NoSuchType'" "unknown type message"
+    "$CLRPROBE" report grow.clrp --why HeapLeaf --format collapsed >o 2>e
+    assert_eq 2 "$?" "--why with collapsed"
 }

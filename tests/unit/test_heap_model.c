@@ -7,6 +7,8 @@
  * references continue in a second record. */
 #include "unit.h"
 #include "report/heap_model.h"
+#include "report/heap_diff.h"
+#include "report/heap_paths.h"
 #include "report/model.h"
 #include "report/report.h"
 #include "trace/heap_codec.h"
@@ -125,6 +127,7 @@ TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
     put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 5, .class_id = 0x105, .name = "System.String" } });
     put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 6, .class_id = 0x106, .name = "System.Object[]" } });
     put(11, TK_HEAP_ROOT_NAME, &(rec_any){ .heap_root_name = { .index = 0, .name = "App.Program.owner" } });
+    put(11, TK_HEAP_FRAME_NAME, &(rec_any){ .heap_frame_name = { .function_id = 0x7000, .name = "App.Program.Main" } });
 
     heap_enc_init(&e, data, sizeof(data));
 #define OBJ(i, ty, sz, refs, n, fl) do { from = 0; CHECK(heap_enc_object(&e, A(i), ty, sz, fl, refs, n, &from)); } while (0)
@@ -216,6 +219,60 @@ TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
         CHECK_EQ(s->types[0].type, 2);                      /* Leaf retains most, then the array */
         CHECK_EQ(s->types[1].type, 6);
         CHECK_EQ(s->idom[8], 7);                            /* the dependent value, by its key */
+        {
+            /* why App.Leaf is alive: four paths, by retained bytes */
+            rp_heap_path *p = NULL;
+            size_t np = 0;
+            uint32_t leaf;
+            char why[256];
+            CHECK_EQ(rp_heap_resolve_type(&h, s, "Leaf", &leaf, why, sizeof(why)), 0);
+            CHECK_EQ(leaf, 2);
+            CHECK_EQ(rp_heap_resolve_type(&h, s, "Lea", &leaf, why, sizeof(why)), -1);
+            CHECK(strstr(why, "no object of type 'Lea' in snapshot 1; types like it: ") != NULL);
+            CHECK_EQ(rp_heap_paths(&h, s, 2, &p, &np), 0);
+            CHECK_EQ(np, 4);
+            if (np == 4) {
+                CHECK_STR(p[0].root, "strong handle");
+                CHECK_EQ(p[0].instances, 150);
+                CHECK_EQ(p[0].ntypes, 2);                   /* Object[] -> Leaf */
+                CHECK_STR(p[1].root, "static App.Program.owner");
+                CHECK_EQ(p[1].instances, 2);
+                CHECK_EQ(p[1].retained, 24 + 1000 + 24 + 2000);
+                CHECK_EQ(p[1].ntypes, 3);                   /* Owner -> List -> Leaf */
+                CHECK_EQ(p[1].types[0], 0);
+                CHECK_EQ(p[1].types[1], 1);
+                CHECK_EQ(p[1].types[2], 2);
+                CHECK(strcmp(p[2].root, "local in App.Program.Main") == 0 || strcmp(p[3].root, "local in App.Program.Main") == 0);
+                CHECK(strcmp(p[2].root, RP_PATH_UNROOTED) == 0 || strcmp(p[3].root, RP_PATH_UNROOTED) == 0);
+            }
+            rp_heap_paths_free(p, np);
+        }
+        {
+            /* roots grouped: the static retains the owner's graph */
+            rp_heap_root_group *g = NULL;
+            size_t ng = 0;
+            CHECK_EQ(rp_heap_root_groups(&h, s, &g, &ng), 0);
+            CHECK_EQ(ng, 3);                                /* strong handle, static, stack (the weak one: none) */
+            if (ng == 3) {
+                CHECK_STR(g[0].desc, "strong handle");
+                CHECK_EQ(g[0].retained, 1224 + 150 * 24);
+                CHECK_STR(g[1].desc, "static App.Program.owner");
+                CHECK_EQ(g[1].retained, 24 + 32 + 24 + 1000 + 24 + 2000);
+                CHECK_STR(g[2].desc, "local in App.Program.Main");
+                CHECK_EQ(g[2].retained, 48);                /* Key and its dependent Leaf */
+            }
+            free(g);
+        }
+        {
+            /* a snapshot against itself: no change in any type */
+            rp_heap_diff d;
+            CHECK_EQ(rp_heap_diff_build(&h, s, &h, s, 0, &d), 0);
+            CHECK_EQ(d.nrows, s->ntypes);
+            CHECK_EQ(d.identity, 0);
+            for (size_t i = 0; i < d.nrows; i++)
+                CHECK(d.rows[i].count[0] == d.rows[i].count[1] && d.rows[i].retained[0] == d.rows[i].retained[1]);
+            rp_heap_diff_free(&d);
+        }
     }
     rp_heap_free(&h);
     {
