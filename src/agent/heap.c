@@ -13,6 +13,7 @@
  * ClassIDs into a fixed table sized before the GC; a type beyond its
  * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
 #include "agent/heap.h"
+#include "agent/heap_remap.h"
 #include "agent/heap_statics.h"
 #include "agent/control.h"
 #include "agent/names.h"
@@ -77,6 +78,21 @@ struct heap_service {
 
     heap_statics *statics;                   /* static fields' slots (NULL: none) */
     uint32_t statics_types;                  /* type indexes whose classes it has learned */
+
+    /* object identity across GCs (heap_remap.h), while more snapshots are to come: the addresses of the
+     * last snapshot's objects, carried through every GC since (guarded by gc_lock) */
+    atomic_int identity;                     /* tracking wanted */
+    heap_remap remap;
+    uint64_t *prev;                          /* sorted */
+    size_t nprev, prev_hint;
+    int prev_valid;                          /* prev follows every GC since its snapshot */
+    int remapping;                           /* a GC's ranges are being fed */
+    uint64_t *cur;                           /* this snapshot's objects, in walk order */
+    size_t ncur, cur_cap;
+    int cur_failed;
+    atomic_uint_fast64_t gcs;                /* GCs finished (all of them) */
+    uint64_t gcs_at_end;                     /* gcs when the snapshot's GC finished */
+    int walk_identity;                       /* this snapshot's walk used a valid prev */
 };
 
 /* ---- recording (inside the GC, under gc_lock) ---- */
@@ -181,6 +197,113 @@ static void record_frozen(profiler *p, struct heap_service *h)
     en->lpVtbl->Release(en);
 }
 
+/* ---- identity (under gc_lock) ---- */
+
+/* Was the object at addr in the previous snapshot?  Lookups come in walk
+ * order, ascending within a region: a galloping search from the last hit. */
+static int seen_before(struct heap_service *h, uint64_t addr)
+{
+    size_t lo, hi, step = 1, n = h->nprev;
+
+    if (!h->prev_valid || n == 0)
+        return 0;
+    lo = h->prev_hint < n && h->prev[h->prev_hint] <= addr ? h->prev_hint : 0;
+    hi = lo + 1;
+    while (hi < n && h->prev[hi] <= addr) {
+        lo = hi;
+        hi = lo + (step *= 2);
+    }
+    if (hi > n)
+        hi = n;
+    while (lo + 1 < hi) {                    /* prev[lo] <= addr < prev[hi] */
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->prev[mid] <= addr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    h->prev_hint = lo;
+    return h->prev[lo] == addr;
+}
+
+static void keep_current(struct heap_service *h, uint64_t addr)
+{
+    if (h->cur_failed)
+        return;
+    if (h->ncur == h->cur_cap) {             /* (rare: sized before the GC; malloc is allowed here) */
+        size_t cap = h->cur_cap ? h->cur_cap * 2 : 65536;
+        uint64_t *c = realloc(h->cur, cap * sizeof(*c));
+        if (!c) {
+            h->cur_failed = 1;
+            return;
+        }
+        h->cur = c;
+        h->cur_cap = cap;
+    }
+    h->cur[h->ncur++] = addr;
+}
+
+/* A GC starts while the previous snapshot's objects are tracked: its
+ * condemned ranges (GetGenerationBounds). */
+static void track_gc_start(profiler *p, struct heap_service *h, int cGenerations, const BOOL *collected)
+{
+    COR_PRF_GC_GENERATION_RANGE *r = NULL;
+    heap_remap_gen *g = NULL;
+    ULONG n = 0;
+    uint32_t mask = 0;
+
+    for (int i = 0; collected && i < cGenerations && i < 32; i++)
+        if (collected[i])
+            mask |= 1u << i;
+    if (SUCCEEDED(INFO(p)->GetGenerationBounds(p->info, 0, &n, NULL)) && n > 0 &&
+        (r = malloc((n + 16) * sizeof(*r))) != NULL && (g = malloc((n + 16) * sizeof(*g))) != NULL &&
+        SUCCEEDED(INFO(p)->GetGenerationBounds(p->info, n + 16, &n, r))) {
+        for (ULONG i = 0; i < n; i++)
+            g[i] = (heap_remap_gen){ (uint64_t)r[i].rangeStart, (uint64_t)r[i].rangeLength, (uint32_t)r[i].generation };
+        if (heap_remap_begin(&h->remap, g, n, mask) < 0)
+            h->prev_valid = 0;
+    } else {
+        (void)heap_remap_begin(&h->remap, NULL, 0, mask);
+        h->prev_valid = 0;
+    }
+    h->remapping = h->prev_valid;
+    free(r);
+    free(g);
+}
+
+/* The GC's ranges are all in: prev now holds the survivors' new addresses. */
+static void track_gc_end(struct heap_service *h)
+{
+    if (!h->remapping)
+        return;
+    h->remapping = 0;
+    if (heap_remap_end(&h->remap, h->prev, &h->nprev) < 0)
+        h->prev_valid = 0;
+    h->prev_hint = 0;
+}
+
+HRESULT cb_MovedReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *oldStart, ObjectID *newStart,
+                            SIZE_T *len)
+{
+    profiler *p = profiler_from(This);
+    struct heap_service *h = p->heap.running;
+
+    if (h && h->remapping && oldStart && newStart && len)   /* (heap_remap_add locks itself) */
+        heap_remap_add(&h->remap, cRanges, (const uint64_t *)oldStart, (const uint64_t *)newStart,
+                       (const uint64_t *)len);
+    return S_OK;
+}
+
+HRESULT cb_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *start, SIZE_T *len)
+{
+    profiler *p = profiler_from(This);
+    struct heap_service *h = p->heap.running;
+
+    if (h && h->remapping && start && len)
+        heap_remap_add(&h->remap, cRanges, (const uint64_t *)start, NULL, (const uint64_t *)len);
+    return S_OK;
+}
+
 typedef struct static_put {
     profiler *p;
     struct heap_service *h;
@@ -202,6 +325,12 @@ void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected)
 {
     struct heap_service *h = p->heap.running;
 
+    if (h && atomic_load(&h->identity)) {
+        pthread_mutex_lock(&h->gc_lock);
+        if (h->prev_valid)
+            track_gc_start(p, h, cGenerations, collected);
+        pthread_mutex_unlock(&h->gc_lock);
+    }
     if (!h || atomic_load(&h->state) != ARMED || !collected || cGenerations < 3 || !collected[2])
         return;
     pthread_mutex_lock(&h->gc_lock);
@@ -216,7 +345,15 @@ void heap_gc_finished(profiler *p)
 {
     struct heap_service *h = p->heap.running;
 
-    if (!h || atomic_load(&h->state) != RECORDING)
+    if (!h)
+        return;
+    atomic_fetch_add(&h->gcs, 1);
+    if (h->remapping) {
+        pthread_mutex_lock(&h->gc_lock);
+        track_gc_end(h);
+        pthread_mutex_unlock(&h->gc_lock);
+    }
+    if (atomic_load(&h->state) != RECORDING)
         return;
     pthread_mutex_lock(&h->gc_lock);
     if (atomic_load(&h->state) == RECORDING) {
@@ -228,6 +365,7 @@ void heap_gc_finished(profiler *p)
         flush_objects(p, h);
         flush_roots(p, h);
         h->gc_end_ns = cp_monotonic_ns();
+        h->gcs_at_end = atomic_load(&h->gcs);
         atomic_store(&h->state, DONE);
     }
     pthread_mutex_unlock(&h->gc_lock);
@@ -250,8 +388,19 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
     if (atomic_load(&h->state) == RECORDING) {
         uint32_t type = type_index(h, classId);
         size_t n = objectRefIds ? cObjectRefs : 0;
+        uint32_t flags = 0;
+        if (h->remapping)                    /* (this GC's ranges are all in by now: walk is post-GC) */
+            track_gc_end(h);
+        if (h->objects == 0)
+            h->walk_identity = atomic_load(&h->identity) && h->prev_valid;
+        if (atomic_load(&h->identity)) {
+            if (seen_before(h, objectId))
+                flags = HEAP_OBJ_SEEN;
+            keep_current(h, objectId);
+        }
         while (!wrote || from < n) {
-            if (heap_enc_object(&h->objs, objectId, type, size, 0, (const uint64_t *)objectRefIds, n, &from))
+            if (heap_enc_object(&h->objs, objectId, type, size, wrote ? 0 : flags, (const uint64_t *)objectRefIds, n,
+                                &from))
                 wrote = 1;
             else
                 flush_objects(p, h);
@@ -379,8 +528,21 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     h->roots = 0;
     h->frozen = 0;
     h->gc_start_ns = h->gc_end_ns = 0;
+    h->walk_identity = 0;
     heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
     heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
+    if (atomic_load(&h->identity)) {         /* room for this snapshot's addresses, before the GC */
+        size_t want = h->nprev + h->nprev / 4 + 65536;
+        h->ncur = 0;
+        h->cur_failed = 0;
+        if (h->cur_cap < want) {
+            uint64_t *c = realloc(h->cur, want * sizeof(*c));
+            if (c) {
+                h->cur = c;
+                h->cur_cap = want;
+            }
+        }
+    }
     pthread_mutex_unlock(&h->gc_lock);
     if (emit_begin(p, &e, TK_HEAP_BEGIN)) {
         rec_heap_begin_put(&e.r, &(rec_heap_begin){ .snapshot = h->snapshot, .method = HEAP_METHOD_GC_ROOTS });
@@ -395,6 +557,25 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
         status = FAILED(hr) ? (uint32_t)hr : (uint32_t)E_FAIL;
         flags |= HEAP_END_ABANDONED;
     }
+    if (!h->walk_identity || (flags & HEAP_END_ABANDONED))
+        flags |= HEAP_END_NO_IDENTITY;
+    if (atomic_load(&h->identity)) {
+        /* This snapshot's objects become the ones to follow, unless a GC ran
+         * since ours (its ranges were applied to the old set, not to these). */
+        if (!(flags & HEAP_END_ABANDONED) && !h->cur_failed && atomic_load(&h->gcs) == h->gcs_at_end) {
+            uint64_t *t = h->prev;
+            size_t tc = h->nprev;
+            heap_remap_sort(h->cur, h->ncur);
+            h->prev = h->cur;
+            h->nprev = h->ncur;
+            h->cur = t;
+            h->cur_cap = tc > h->cur_cap ? tc : h->cur_cap;
+            h->prev_hint = 0;
+            h->prev_valid = 1;
+        } else {
+            h->prev_valid = 0;
+        }
+    }
     atomic_store(&h->state, IDLE);
     pthread_mutex_unlock(&h->gc_lock);
     name_new_types(p, h);
@@ -405,11 +586,11 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     if (emit_begin(p, &e, TK_HEAP_END)) {
         rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
                                                 .bytes = h->bytes, .roots = h->roots,
-                                                .flags = flags | HEAP_END_NO_IDENTITY,
+                                                .flags = flags,
                                                 .pause_ns = h->gc_end_ns - h->gc_start_ns });
         emit_end(&e);
     }
-    *res = (heap_result){ .index = h->snapshot, .status = status, .flags = flags | HEAP_END_NO_IDENTITY,
+    *res = (heap_result){ .index = h->snapshot, .status = status, .flags = flags,
                           .objects = h->objects, .bytes = h->bytes, .roots = h->roots,
                           .pause_ns = h->gc_end_ns - h->gc_start_ns };
 }
@@ -495,6 +676,8 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
         if (!atomic_compare_exchange_strong(&h->counted_plan, &none, 1))
             return HEAP_RUN_BUSY;
     }
+    if (plan->count != 1)                    /* more than one: follow the objects from one to the next */
+        atomic_store(&h->identity, 1);
     next = cp_monotonic_ns() + (plan->first_at_once ? 0 : (uint64_t)plan->interval_ms * 1000000u);
     while (plan->count == 0 || taken < plan->count) {
         heap_result r;
@@ -526,9 +709,21 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
         next = cp_monotonic_ns() + (uint64_t)plan->interval_ms * 1000000u;
     }
     if (plan->count > 0) {
+        int endless = h->thread_started && p->cfg.heap_every_ms > 0 && p->cfg.heap_count == 0;
         pthread_mutex_lock(&h->snap_lock);
-        if (!h->thread_started || p->cfg.heap_every_ms <= 0 || p->cfg.heap_count > 0)
+        if (!endless) {
             monitor_gc_restore(p, h);        /* (no endless plan needs it on) */
+            pthread_mutex_lock(&h->gc_lock); /* nor the objects followed */
+            atomic_store(&h->identity, 0);
+            h->prev_valid = 0;
+            if (h->remapping) {
+                uint64_t none = 0;
+                size_t zero = 0;
+                h->remapping = 0;
+                (void)heap_remap_end(&h->remap, &none, &zero);
+            }
+            pthread_mutex_unlock(&h->gc_lock);
+        }
         pthread_mutex_unlock(&h->snap_lock);
         atomic_store(&h->counted_plan, 0);
     }
@@ -574,6 +769,9 @@ static void heap_free(struct heap_service *h)
     free(h->frames);
     free(h->frame_named);
     heap_statics_free(h->statics);
+    heap_remap_destroy(&h->remap);
+    free(h->prev);
+    free(h->cur);
     free(h);
 }
 
@@ -594,6 +792,7 @@ static struct heap_service *heap_get(profiler *p)
     h->frames = calloc(FRAME_SLOTS, sizeof(FunctionID));
     h->frame_named = calloc(FRAME_SLOTS, 1);
     h->statics = heap_statics_create();      /* (NULL: snapshots without named statics) */
+    heap_remap_init(&h->remap, 0);
     pthread_mutex_init(&h->snap_lock, NULL);
     pthread_mutex_init(&h->gc_lock, NULL);
     if (!h->class_ids || !h->class_index || !h->by_index || !h->frames || !h->frame_named) {
@@ -603,6 +802,8 @@ static struct heap_service *heap_get(profiler *p)
     atomic_init(&h->stop, 0);
     atomic_init(&h->state, IDLE);
     atomic_init(&h->counted_plan, 0);
+    atomic_init(&h->identity, 0);
+    atomic_init(&h->gcs, 0);
     h->p = p;
     if (!atomic_compare_exchange_strong(&p->heap.running, &none, h)) {
         heap_free(h);                        /* another thread made it first */

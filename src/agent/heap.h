@@ -67,6 +67,9 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
                             ObjectID *objectRefIds);
 HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds,
                            COR_PRF_GC_ROOT_KIND *rootKinds, COR_PRF_GC_ROOT_FLAGS *rootFlags, UINT_PTR *rootIds);
+HRESULT cb_MovedReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *oldStart, ObjectID *newStart,
+                            SIZE_T *len);
+HRESULT cb_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *start, SIZE_T *len);
 HRESULT cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *keyRefIds,
                                                  ObjectID *valueRefIds, GCHandleID *rootIds);
 

@@ -186,7 +186,7 @@ static int cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static void sort_runs(uint64_t *a, size_t n)
+void heap_remap_sort(uint64_t *a, size_t n)
 {
     uint64_t *tmp, *src, *dst;
     int sorted = 1;
@@ -244,7 +244,7 @@ int heap_remap_end(heap_remap *m, uint64_t *set, size_t *n)
     for (size_t i = 0; i < *n; i++)
         if (set[i] != HEAP_REMAP_DIED)
             set[k++] = set[i];
-    sort_runs(set, k);
+    heap_remap_sort(set, k);
     *n = k;
     reset(m);
     return 0;

@@ -125,6 +125,10 @@ void heap_remap_map(const heap_remap *m, const uint64_t *old, size_t n, uint64_t
  * (set and *n are then left as they were, and must be forgotten). */
 int heap_remap_end(heap_remap *m, uint64_t *set, size_t *n);
 
+/* Sorts a[0..n) ascending: a natural merge sort, fast on addresses made of
+ * few ascending runs (a heap walk's order: region by region). */
+void heap_remap_sort(uint64_t *a, size_t n);
+
 /* Whether addr is in set[0..n) (sorted ascending): was the object at addr
  * in the previous snapshot.  O(log n). */
 int heap_remap_seen(const uint64_t *set, size_t n, uint64_t addr);

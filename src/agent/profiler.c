@@ -97,6 +97,8 @@ static void build_vtable(void)
     v->ObjectReferences = cb_ObjectReferences;
     v->RootReferences2 = cb_RootReferences2;
     v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;
+    v->MovedReferences2 = cb_MovedReferences2;
+    v->SurvivingReferences2 = cb_SurvivingReferences2;
     v->RuntimeSuspendStarted = cb_RuntimeSuspendStarted;
     v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
     v->RuntimeResumeFinished = cb_RuntimeResumeFinished;

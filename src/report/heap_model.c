@@ -173,7 +173,10 @@ static int finish(rp_heap_snapshot *s, building *b)
     }
     s->nobjects = n;
     for (size_t i = 0; i < n; i++)
+    {
         s->frozen += (s->flags[i] & HEAP_OBJ_FROZEN) != 0;
+        s->seen += (s->flags[i] & HEAP_OBJ_SEEN) != 0;
+    }
 
     /* references (and dependent handles: key -> value) as index pairs */
     from = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));

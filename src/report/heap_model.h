@@ -49,6 +49,7 @@ typedef struct rp_heap_snapshot {
     uint32_t *edges;
     size_t nedges, dropped_refs, duplicate_objects;
     size_t frozen;                   /* objects flagged HEAP_OBJ_FROZEN */
+    size_t seen;                     /* objects flagged HEAP_OBJ_SEEN: in the previous snapshot too */
     rp_heap_root *roots;
     size_t nroots;
     uint64_t total_bytes;

@@ -45,6 +45,13 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
             "HeapStackOnly in snapshot $s"
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"local in ClrProbe.Sample.HeapScenario.HoldOnStack\" and .retained_bytes >= 300 * 24)")" \
             "the stack root named by its method retains the stack-only objects in snapshot $s"
+        # from the second snapshot on, the held objects are known from the one before
+        if [[ $s -gt 1 ]]; then
+            assert_eq true "$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$s) | .identity" heap.jsonl)" \
+                "identity in snapshot $s"
+            assert_ge 1800 "$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$s) | .seen" heap.jsonl)" \
+                "objects seen before in snapshot $s"
+        fi
         # statics are named roots: the owner's static field, by its class and name
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"static ClrProbe.Sample.HeapScenario.Owner\" and .objects==1)")" \
             "the static root HeapScenario.Owner in snapshot $s"

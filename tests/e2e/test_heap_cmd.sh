@@ -197,6 +197,12 @@ test_heap_why_and_diff_of_a_known_growth() {
         "the diff's count change of HeapLeaf"
     assert_eq 1 "$(jcount g.jsonl 'select(.kind=="heap_diff" and .type=="System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>" and .retained_bytes_change >= 2000 * 144)')" \
         "the list's retained growth"
+    # identity across the GCs in between: the 2000 new leaves (and their arrays) are exactly the new ones
+    assert_eq true "$(jq -r 'select(.kind=="heap_snapshot" and .snapshot==2) | .identity' g.jsonl)" "identity kept"
+    assert_eq 2000 "$(jq -r 'select(.kind=="heap_diff" and .type=="ClrProbe.Sample.HeapLeaf") | .new_objects' g.jsonl)" \
+        "new HeapLeaf objects"
+    assert_ge 3000 "$(jq -r 'select(.kind=="heap_snapshot" and .snapshot==2) | .seen' g.jsonl)" \
+        "objects of snapshot 1 seen again in snapshot 2"
     "$CLRPROBE" report grow.clrp >g.txt || fail "report text"
     assert_contains g.txt "Heap growth (snapshot 1 to snapshot 2" "text diff section"
     grep -Eq '^ +\+2000 .* ClrProbe\.Sample\.HeapLeaf$' g.txt || fail "text diff row of HeapLeaf: $(grep -A8 'Heap growth' g.txt)"
