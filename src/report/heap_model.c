@@ -703,11 +703,11 @@ typedef struct root_item {
     uint32_t object;
 } root_item;
 
-static int cmp_root_item(const void *a, const void *b)
+static int cmp_root_by_object(const void *a, const void *b)
 {
     const root_item *x = a, *y = b;
-    int c = strcmp(x->desc, y->desc);
-    return c ? c : x->object < y->object ? -1 : x->object > y->object;
+    int c = x->object < y->object ? -1 : x->object > y->object;
+    return c ? c : strcmp(x->desc, y->desc);
 }
 
 static int cmp_root_group(const void *a, const void *b)
@@ -716,10 +716,22 @@ static int cmp_root_group(const void *a, const void *b)
     return x->retained > y->retained ? -1 : x->retained < y->retained ? 1 : strcmp(x->desc, y->desc);
 }
 
+/* The group of desc in g[0..*ng), added if new (a snapshot has few root
+ * descriptions: a linear search). */
+static rp_heap_root_group *group_of(rp_heap_root_group *g, size_t *ng, const char *desc)
+{
+    for (size_t i = 0; i < *ng; i++)
+        if (strcmp(g[i].desc, desc) == 0)
+            return &g[i];
+    memset(&g[*ng], 0, sizeof(g[*ng]));
+    snprintf(g[*ng].desc, sizeof(g[*ng].desc), "%s", desc);
+    return &g[(*ng)++];
+}
+
 int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_root_group **out, size_t *nout)
 {
     root_item *it = malloc((s->nroots + 1) * sizeof(*it));
-    rp_heap_root_group *g = malloc((s->nroots + 1) * sizeof(*g));
+    rp_heap_root_group *g = malloc((s->nroots + 2) * sizeof(*g));
     size_t n = 0, ng = 0;
 
     *out = NULL;
@@ -734,19 +746,22 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
             rp_heap_root_describe(h, &s->roots[i], it[n].desc, sizeof(it[n].desc));
             it[n++].object = s->roots[i].object;
         }
-    qsort(it, n, sizeof(*it), cmp_root_item);
-    for (size_t i = 0; i < n; i++) {
-        if (ng == 0 || strcmp(g[ng - 1].desc, it[i].desc) != 0) {
-            memcpy(g[ng].desc, it[i].desc, sizeof(g[ng].desc));
-            g[ng].roots = g[ng].objects = 0;
-            g[ng].retained = 0;
-            ng++;
+    /* each object once: in its roots' group, or in RP_HEAP_SEVERAL_ROOTS when
+     * roots of different descriptions hold it (the groups stay disjoint) */
+    qsort(it, n, sizeof(*it), cmp_root_by_object);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        int mixed = 0;
+        rp_heap_root_group *x;
+        while (j < n && it[j].object == it[i].object) {
+            mixed |= strcmp(it[j].desc, it[i].desc) != 0;
+            j++;
         }
-        g[ng - 1].roots++;
-        if (i == 0 || strcmp(it[i - 1].desc, it[i].desc) != 0 || it[i - 1].object != it[i].object) {
-            g[ng - 1].objects++;
-            g[ng - 1].retained += s->retained[it[i].object];
-        }
+        x = group_of(g, &ng, mixed ? RP_HEAP_SEVERAL_ROOTS : it[i].desc);
+        x->roots += j - i;
+        x->objects++;
+        x->retained += s->retained[it[i].object];
+        i = j;
     }
     free(it);
     qsort(g, ng, sizeof(*g), cmp_root_group);

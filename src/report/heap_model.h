@@ -99,10 +99,14 @@ const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *root, ch
 
 /* The retaining roots of an analysed snapshot grouped by description
  * (rp_heap_root_describe), each with its roots, the distinct objects they
- * hold and those objects' retained bytes (disjoint: an object a root holds
- * is dominated by the virtual root alone), largest first.  *out is
- * malloc'd.  0, or -1 out of memory. */
+ * hold and those objects' retained bytes, largest first.  An object that
+ * roots of different descriptions hold counts in the group
+ * RP_HEAP_SEVERAL_ROOTS instead, so the groups are disjoint (an object a
+ * root holds is dominated by the virtual root alone).  *out is malloc'd.
+ * 0, or -1 out of memory. */
 #define RP_HEAP_ROOT_DESC 256
+#define RP_HEAP_SEVERAL_ROOTS "held by roots of several kinds"
+
 typedef struct rp_heap_root_group {
     char desc[RP_HEAP_ROOT_DESC];
     uint64_t roots, objects, retained;
