@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # setup.sh - installs what clrprobe needs to build and test, idempotently:
-# Debian packages (compiler, make, zlib headers, jq for the tests) and a check
-# that the .NET SDK is present.  Safe to run again; does nothing when all is
-# already there.
+# Debian packages (compiler, make, zlib headers, jq for the tests), a check
+# that the .NET SDK is present, and the tests' reader of .heapsnapshot files
+# (Chrome DevTools' heap snapshot code from the npm registry, pinned by
+# tests/tools/heapsnapshot/package-lock.json, into build/tools).  Safe to run
+# again; does nothing when all is already there.
 set -euo pipefail
 
 PACKAGES=(gcc make libc6-dev zlib1g-dev jq protobuf-compiler chromium time)
+command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -36,3 +39,20 @@ if ! dotnet --list-sdks 2>/dev/null | grep -q .; then
     echo "setup: 'dotnet' is present but no .NET SDK is installed; install the .NET SDK 8 or newer" >&2
     exit 1
 fi
+
+# The heap snapshot test's independent reader (tests/e2e/test_heap_formats.sh).
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+HS_SRC=$ROOT/tests/tools/heapsnapshot
+HS_DIR=$ROOT/build/tools/heapsnapshot
+if ! cmp -s "$HS_SRC/package-lock.json" "$HS_DIR/package-lock.json" ||
+   [[ ! -d $HS_DIR/node_modules/heap-snapshot-toolkit ]]; then
+    echo "setup: installing the heap snapshot reader for the tests (npm: heap-snapshot-toolkit)"
+    mkdir -p "$HS_DIR"
+    cp "$HS_SRC/package.json" "$HS_SRC/package-lock.json" "$HS_DIR/"
+    if ! (cd "$HS_DIR" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+        rm -f "$HS_DIR/package-lock.json"
+        echo "setup: npm could not install heap-snapshot-toolkit (see above)" >&2
+        exit 1
+    fi
+fi
+cp "$HS_SRC/summary.mjs" "$HS_DIR/"

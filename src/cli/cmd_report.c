@@ -218,6 +218,10 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
+    if ((fmt->needs & RP_NEED_HEAP) && rp_heap_diff_check(&tr, input, err, sizeof(err)) < 0) {
+        cli_error("%s", err);
+        goto fail;
+    }
     if (why && rp_heap_why_check(&tr, why, err, sizeof(err)) < 0) {
         cli_error("report --why: %s", err);
         goto fail;

@@ -3,6 +3,7 @@
  * (report.h). */
 #include "report/formats.h"
 #include "report/heap_query.h"
+#include "report/heapsnapshot.h"
 #include "report/report.h"
 
 #include <string.h>
@@ -54,6 +55,11 @@ static int write_pprof(const rp_report_input *in, FILE *out)
     return rp_write_pprof(in->profile, in->title, out);
 }
 
+static int write_heapsnapshot(const rp_report_input *in, FILE *out)
+{
+    return rp_write_heapsnapshot(in->trace, out);
+}
+
 /* The flame graph, with the GC timeline of the trace beside it when the
  * profile is one process's. */
 static int write_html(const rp_report_input *in, FILE *out)
@@ -78,6 +84,9 @@ const rp_format rp_formats[] = {
     { "html", "one self-contained interactive flame graph (no network needed), with the\n"
       "heap per generation over time and the GC pauses beside it",
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_html },
+    { "heapsnapshot", "the last heap snapshot as a V8 .heapsnapshot, for the Memory panel of Chrome\n"
+      "DevTools (summary by type, retainers, dominators, comparison)",
+      RP_NEED_EVENTS | RP_NEED_HEAP, write_heapsnapshot },
     { NULL, NULL, 0, NULL },
 };
 

@@ -19,6 +19,7 @@ enum rp_need {
     RP_NEED_PROFILE = 1 << 1,  /* the profile (profile.h), built for the view and thread filter */
     RP_NEED_SAMPLES = 1 << 2,  /* it shows samples: a trace without any, or a view and filter that
                                   leave none, is an error rather than an empty report */
+    RP_NEED_HEAP = 1 << 3,     /* it shows a heap snapshot: a trace without one is an error */
 };
 
 /* What a writer is given. */
