@@ -43,6 +43,7 @@ static const char usage_options[] =
     "                        GC root to each, grouped (text, jsonl)\n"
     "      --diff OLD        heap: per type, the growth from OLD's last snapshot to FILE's (text,\n"
     "                        jsonl); a trace with several snapshots shows its first to last\n"
+    "      --heap            pprof: the last heap snapshot's profile instead of the CPU samples'\n"
     "  -h, --help            this help\n"
     "\n";
 static const char usage_tail[] =
@@ -110,13 +111,14 @@ int cmd_report(int argc, char **argv)
         { "raw-frames", no_argument, NULL, 'R' },
         { "why", required_argument, NULL, 'W' },
         { "diff", required_argument, NULL, 'D' },
+        { "heap", no_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL, *why = NULL;
     const char *diff = NULL;
     rp_trace old;
-    int have_old = 0;
+    int have_old = 0, heap = 0;
     const rp_format *fmt;
     enum rp_view view = RP_VIEW_CPU;
     unsigned profile_options = 0;
@@ -164,6 +166,9 @@ int cmd_report(int argc, char **argv)
         case 'D':
             diff = optarg;
             break;
+        case 'H':
+            heap = 1;
+            break;
         case 'h':
             print_usage(stdout);
             return 0;
@@ -177,6 +182,10 @@ int cmd_report(int argc, char **argv)
         char names[256];
         format_names(names, sizeof(names), 0, ", ");
         cli_error("report: unknown format '%s' (valid formats: %s)", format, names);
+        return EXIT_USAGE;
+    }
+    if (heap && strcmp(fmt->name, "pprof") != 0) {
+        cli_error("report: --heap is for --format pprof (the heap snapshot's profile)");
         return EXIT_USAGE;
     }
     if ((why || diff) && strcmp(fmt->name, "text") != 0 && strcmp(fmt->name, "jsonl") != 0) {
@@ -218,6 +227,16 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
+    if (!heap && strcmp(fmt->name, "pprof") == 0 && rp_count_samples(&tr) == 0 &&
+        rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0)
+        heap = 1;                             /* (a heap snapshot and no samples: its profile) */
+    if (heap) {
+        if (rp_heap_diff_check(&tr, input, err, sizeof(err)) < 0) {
+            cli_error("%s", err);
+            goto fail;
+        }
+        need_profile = need_samples = 0;
+    }
     if ((fmt->needs & RP_NEED_HEAP) && rp_heap_diff_check(&tr, input, err, sizeof(err)) < 0) {
         cli_error("%s", err);
         goto fail;
@@ -280,6 +299,7 @@ int cmd_report(int argc, char **argv)
     rin.ntraces = 0;
     rin.why = why;
     rin.old = have_old ? &old : NULL;
+    rin.heap = heap;
     rc = fmt->write(&rin, stream);
     if (rc == 0 && strcmp(fmt->name, "text") == 0)
         cli_report_children(input, &tr, stream);

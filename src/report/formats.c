@@ -52,7 +52,7 @@ static int write_speedscope(const rp_report_input *in, FILE *out)
 
 static int write_pprof(const rp_report_input *in, FILE *out)
 {
-    return rp_write_pprof(in->profile, in->title, out);
+    return in->heap ? rp_write_pprof_heap(in->trace, in->title, out) : rp_write_pprof(in->profile, in->title, out);
 }
 
 static int write_heapsnapshot(const rp_report_input *in, FILE *out)
@@ -79,7 +79,9 @@ const rp_format rp_formats[] = {
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_collapsed },
     { "speedscope", "speedscope's JSON format (https://www.speedscope.app), one profile per thread",
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_speedscope },
-    { "pprof", "gzip-compressed profile.proto for 'go tool pprof' and profiling backends",
+    { "pprof", "gzip-compressed profile.proto for 'go tool pprof' and profiling backends; with\n"
+      "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
+      "inuse_objects and inuse_space by type under its path from a GC root",
       RP_NEED_PROFILE | RP_NEED_SAMPLES, write_pprof },
     { "html", "one self-contained interactive flame graph (no network needed), with the\n"
       "heap per generation over time and the GC pauses beside it",

@@ -32,6 +32,7 @@ typedef struct rp_report_input {
     size_t ntraces;            /* the traces the profile merges (report_many.c); 0 or 1: one, in trace */
     const char *why;           /* --why TYPE (text, jsonl: heap_query.h), or NULL */
     const rp_trace *old;       /* --diff OLD (text, jsonl), or NULL */
+    int heap;                  /* pprof: the heap snapshot's profile, not the CPU samples' */
 } rp_report_input;
 
 typedef struct rp_format {

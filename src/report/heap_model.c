@@ -644,6 +644,14 @@ out:
     return rc;
 }
 
+rp_heap_snapshot *rp_heap_pick(rp_heap *h)
+{
+    for (size_t k = h->nsnap; k-- > 0;)
+        if (h->snap[k].complete)
+            return &h->snap[k];
+    return h->nsnap ? &h->snap[h->nsnap - 1] : NULL;
+}
+
 const char *rp_heap_type_name(const rp_heap *h, uint32_t type)
 {
     return type < h->ntype_names && h->type_names[type] ? h->type_names[type] : "?";

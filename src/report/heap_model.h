@@ -90,6 +90,10 @@ int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t
 
 const char *rp_heap_type_name(const rp_heap *h, uint32_t type);
 
+/* The snapshot a question or an export is about: the last complete one,
+ * else the last one; NULL when there is none. */
+rp_heap_snapshot *rp_heap_pick(rp_heap *h);
+
 /* What a root is, for people: "static Namespace.Type.field", "local in
  * Namespace.Type.Method" (a stack root; "local in a runtime frame" when the
  * frame's method is unknown), "strong handle", "pinned handle", "weak

@@ -8,7 +8,7 @@
 
 #define START_FROZEN   (UINT32_MAX - 1)      /* start[] values that are not root indexes */
 #define START_UNROOTED (UINT32_MAX - 2)
-#define MAX_DEPTH 4096
+#define MAX_DEPTH 128                        /* hops kept per path: those nearest the object */
 
 static const char *type_name(const rp_heap *h, uint32_t t) { return rp_heap_type_name(h, t); }
 
@@ -72,6 +72,13 @@ static int root_rank(const rp_heap_root *r)
     }
 }
 
+static int cmp_path(const void *a, const void *b)
+{
+    const rp_heap_path *x = a, *y = b;
+    return x->retained > y->retained ? -1 : x->retained < y->retained ? 1 :
+           x->instances > y->instances ? -1 : x->instances < y->instances;
+}
+
 /* The breadth-first search from what is queued. */
 static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *start, uint32_t *queue, size_t *qh,
                   size_t *qt)
@@ -91,7 +98,8 @@ static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *start, 
 
 int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp_heap_path **out, size_t *nout)
 {
-    size_t n = s->nobjects, qh = 0, qt = 0, npaths = 0, cap = 0;
+    size_t n = s->nobjects, qh = 0, qt = 0, npaths = 0, cap = 0, tcap;
+    uint32_t *table = NULL;
     uint32_t *parent = malloc((n + 1) * sizeof(uint32_t)), *start = malloc((n + 1) * sizeof(uint32_t));
     uint32_t *queue = malloc((n + 1) * sizeof(uint32_t)), chain[MAX_DEPTH];
     rp_heap_path *paths = NULL;
@@ -125,56 +133,87 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
             queue[qt++] = (uint32_t)i;
             drain(s, parent, start, queue, &qh, &qt);
         }
-    /* each instance's path, grouped by (start description, types) */
+    /* each instance's path, grouped by (start description, types): a hash table of group indexes */
+    tcap = 1024;
+    if ((table = malloc(tcap * sizeof(uint32_t))) == NULL)
+        goto out;
+    memset(table, 0xff, tcap * sizeof(uint32_t));
     for (size_t i = 0; i < n; i++) {
-        size_t len = 0, g;
+        size_t len = 0, g = RP_HEAP_NONE;
+        uint64_t hv = 1469598103934665603ULL;
         char desc[RP_HEAP_ROOT_DESC];
-        if (s->type[i] != type)
+        uint32_t v = (uint32_t)i;
+        if (type != RP_HEAP_ALL_TYPES && s->type[i] != type)
             continue;
-        for (uint32_t v = (uint32_t)i; v != RP_HEAP_NONE && len < MAX_DEPTH; v = parent[v])
+        for (; v != RP_HEAP_NONE && len < MAX_DEPTH; v = parent[v])
             chain[len++] = s->type[v];
+        if (v != RP_HEAP_NONE)
+            hv ^= 0x5bd1e995u;                   /* (truncated paths group apart) */
         if (start[i] == START_FROZEN)
             snprintf(desc, sizeof(desc), "%s", RP_PATH_FROZEN);
         else if (start[i] == START_UNROOTED || start[i] == RP_HEAP_NONE)
             snprintf(desc, sizeof(desc), "%s", RP_PATH_UNROOTED);
         else
             rp_heap_root_describe(h, &s->roots[start[i]], desc, sizeof(desc));
-        for (g = 0; g < npaths; g++) {
-            if (paths[g].ntypes != len || strcmp(paths[g].root, desc) != 0)
-                continue;
-            size_t k = 0;
-            while (k < len && paths[g].types[k] == chain[len - 1 - k])
-                k++;
-            if (k == len)
-                break;
-        }
-        if (g == npaths) {
-            if (npaths == cap) {
-                size_t nc = cap ? cap * 2 : 8;
-                rp_heap_path *np = realloc(paths, nc * sizeof(*np));
-                if (!np)
+        for (const char *c = desc; *c; c++)
+            hv = (hv ^ (uint8_t)*c) * 1099511628211ULL;
+        for (size_t k = 0; k < len; k++)
+            hv = (hv ^ chain[k]) * 1099511628211ULL;
+        for (size_t slot = (size_t)(hv ^ (hv >> 31)) & (tcap - 1);; slot = (slot + 1) & (tcap - 1)) {
+            uint32_t gi = table[slot];
+            if (gi == RP_HEAP_NONE) {
+                if (npaths == cap) {
+                    size_t nc = cap ? cap * 2 : 8;
+                    rp_heap_path *np = realloc(paths, nc * sizeof(*np));
+                    if (!np)
+                        goto out;
+                    paths = np;
+                    cap = nc;
+                }
+                memset(&paths[npaths], 0, sizeof(paths[npaths]));
+                memcpy(paths[npaths].root, desc, sizeof(desc));
+                if ((paths[npaths].types = malloc((len + 1) * sizeof(uint32_t))) == NULL)
                     goto out;
-                paths = np;
-                cap = nc;
+                for (size_t k = 0; k < len; k++)
+                    paths[npaths].types[k] = chain[len - 1 - k];
+                paths[npaths].ntypes = len;
+                paths[npaths].truncated = v != RP_HEAP_NONE;
+                paths[npaths].hash = hv;
+                table[slot] = (uint32_t)npaths;
+                g = npaths++;
+                break;
             }
-            memset(&paths[g], 0, sizeof(paths[g]));
-            memcpy(paths[g].root, desc, sizeof(desc));
-            if ((paths[g].types = malloc((len + 1) * sizeof(uint32_t))) == NULL)
-                goto out;
-            for (size_t k = 0; k < len; k++)
-                paths[g].types[k] = chain[len - 1 - k];
-            paths[g].ntypes = len;
-            npaths++;
+            if (paths[gi].hash == hv && paths[gi].ntypes == len && paths[gi].truncated == (v != RP_HEAP_NONE) &&
+                strcmp(paths[gi].root, desc) == 0) {
+                size_t k = 0;
+                while (k < len && paths[gi].types[k] == chain[len - 1 - k])
+                    k++;
+                if (k == len) {
+                    g = gi;
+                    break;
+                }
+            }
         }
         paths[g].instances++;
+        paths[g].shallow += s->size[i];
         paths[g].retained += s->retained ? s->retained[i] : s->size[i];
-    }
-    for (size_t a = 1; a < npaths; a++)      /* by retained bytes, largest first (few groups) */
-        for (size_t b = a; b > 0 && paths[b].retained > paths[b - 1].retained; b--) {
-            rp_heap_path t = paths[b];
-            paths[b] = paths[b - 1];
-            paths[b - 1] = t;
+        if (npaths * 2 > tcap) {             /* grow the table: rehash */
+            uint32_t *nt = malloc(tcap * 2 * sizeof(uint32_t));
+            if (!nt)
+                goto out;
+            memset(nt, 0xff, tcap * 2 * sizeof(uint32_t));
+            tcap *= 2;
+            for (size_t k = 0; k < npaths; k++) {
+                size_t slot = (size_t)(paths[k].hash ^ (paths[k].hash >> 31)) & (tcap - 1);
+                while (nt[slot] != RP_HEAP_NONE)
+                    slot = (slot + 1) & (tcap - 1);
+                nt[slot] = (uint32_t)k;
+            }
+            free(table);
+            table = nt;
         }
+    }
+    qsort(paths, npaths, sizeof(*paths), cmp_path);
     *out = paths;
     *nout = npaths;
     paths = NULL;
@@ -185,6 +224,7 @@ out:
     free(parent);
     free(start);
     free(queue);
+    free(table);
     return rc;
 }
 

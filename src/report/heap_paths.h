@@ -24,8 +24,13 @@ typedef struct rp_heap_path {
     uint32_t *types;                 /* the types along the path: the object the root holds first, the
                                         instance's type last */
     size_t ntypes;
-    uint64_t instances, retained;    /* the instances that share it, and their retained bytes */
+    int truncated;                   /* longer than the types kept: the hops nearest the root are left out */
+    uint64_t instances, shallow, retained;   /* the instances that share it: their count, shallow and
+                                                retained bytes */
+    uint64_t hash;                   /* (grouping) */
 } rp_heap_path;
+
+#define RP_HEAP_ALL_TYPES UINT32_MAX
 
 /* The type the user means by query in h: its exact name, else the one type
  * whose name ends with "." query or "+" query (HeapLeaf for
@@ -34,8 +39,8 @@ typedef struct rp_heap_path {
 int rp_heap_resolve_type(const rp_heap *h, const rp_heap_snapshot *s, const char *query, uint32_t *type, char *err,
                          size_t errlen);
 
-/* The paths to the instances of type in s (analysed), grouped, by retained
- * bytes, largest first.  *out is malloc'd (free with rp_heap_paths_free).
+/* The paths to the instances of type in s (analysed; RP_HEAP_ALL_TYPES:
+ * every object), grouped, by retained bytes, largest first.  *out is malloc'd (free with rp_heap_paths_free).
  * 0, or -1 out of memory. */
 int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp_heap_path **out, size_t *n);
 void rp_heap_paths_free(rp_heap_path *p, size_t n);

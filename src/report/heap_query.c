@@ -14,15 +14,6 @@
 #define WHY_PATHS 10
 #define DIFF_ROWS 20
 
-/* The snapshot a question is about: the last complete one, else the last. */
-static rp_heap_snapshot *pick(rp_heap *h)
-{
-    for (size_t k = h->nsnap; k-- > 0;)
-        if (h->snap[k].complete)
-            return &h->snap[k];
-    return h->nsnap ? &h->snap[h->nsnap - 1] : NULL;
-}
-
 static void fmt_bytes(char *buf, size_t len, uint64_t b)
 {
     if (b >= (1ull << 30))
@@ -62,7 +53,7 @@ int rp_heap_why_check(const rp_trace *tr, const char *type, char *err, size_t er
         snprintf(err, errlen, "out of memory reading the heap snapshots");
         return -1;
     }
-    if ((s = pick(&h)) == NULL)
+    if ((s = rp_heap_pick(&h)) == NULL)
         no_snapshot("the trace", err, errlen);
     else if (rp_heap_analyse(&h, s) < 0)
         snprintf(err, errlen, "out of memory analysing heap snapshot %u", s->index);
@@ -98,7 +89,7 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
 
     if (rp_heap_build(tr, &h) < 0)
         return -1;
-    if ((s = pick(&h)) == NULL || rp_heap_analyse(&h, s) < 0 || rp_heap_resolve_type(&h, s, type, &t, err,
+    if ((s = rp_heap_pick(&h)) == NULL || rp_heap_analyse(&h, s) < 0 || rp_heap_resolve_type(&h, s, type, &t, err,
                                                                                      sizeof(err)) < 0 ||
         rp_heap_paths(&h, s, t, &paths, &np) < 0)
         goto out;
@@ -112,6 +103,7 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
             json_u64(&o, "instances", paths[i].instances);
             json_u64(&o, "retained_bytes", paths[i].retained);
             json_str(&o, "root", paths[i].root);
+            json_bool(&o, "truncated", paths[i].truncated);
             fputs(",\"path\":[", out);
             for (size_t k = 0; k < paths[i].ntypes; k++) {
                 if (k)
@@ -139,6 +131,8 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
                     paths[i].instances == 1 ? "" : "s", b);
             esc_puts(out, paths[i].root);
             fputc('\n', out);
+            if (paths[i].truncated)
+                fprintf(out, "    -> ... (a longer path: the %zu hops nearest the object follow)\n", paths[i].ntypes);
             for (size_t k = 0; k < paths[i].ntypes; k++) {
                 fputs("    -> ", out);
                 esc_puts(out, rp_heap_type_name(&h, paths[i].types[k]));
@@ -172,7 +166,7 @@ int rp_write_heap_diff(const rp_trace *old, const rp_trace *tr, int jsonl, FILE 
             return 0;                         /* (nothing to compare) */
         }
         a = &hb.snap[0];
-        b = pick(&hb);
+        b = rp_heap_pick(&hb);
         if (b == a) {
             rp_heap_free(&hb);
             return 0;
@@ -182,8 +176,8 @@ int rp_write_heap_diff(const rp_trace *old, const rp_trace *tr, int jsonl, FILE 
             rp_heap_free(&hb);
             return -1;
         }
-        a = pick(&ha);
-        b = pick(&hb);
+        a = rp_heap_pick(&ha);
+        b = rp_heap_pick(&hb);
     }
     if (!a || !b || rp_heap_analyse(&ha, a) < 0 || rp_heap_analyse(&hb, b) < 0 ||
         rp_heap_diff_build(&ha, a, &hb, b, same, &d) < 0)

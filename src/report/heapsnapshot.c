@@ -77,12 +77,7 @@ int rp_write_heapsnapshot(const rp_trace *tr, FILE *out)
 
     if (rp_heap_build(tr, &h) < 0)
         return -1;
-    for (size_t k = h.nsnap; k-- > 0 && !s;)
-        if (h.snap[k].complete)
-            s = &h.snap[k];
-    if (!s && h.nsnap)
-        s = &h.snap[h.nsnap - 1];
-    if (!s) {
+    if ((s = rp_heap_pick(&h)) == NULL) {
         rp_heap_free(&h);
         return -1;
     }

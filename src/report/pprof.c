@@ -16,9 +16,13 @@
  * they are made. */
 #include "common/escape.h"
 #include "common/idmap.h"
+#include "report/heap_model.h"
+#include "report/heap_paths.h"
 #include "report/report.h"
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -412,6 +416,141 @@ done:
     deflateEnd(&g->zs);
     free(g);
     free(aggs);
+    free(top.d);
+    free(msg.d);
+    free(sub.d);
+    return rc;
+}
+
+/* ---- a heap snapshot as a profile ---- */
+
+/* The heap profile: one Sample per group of objects that share their type
+ * and the types along their shortest path from a GC root (heap_paths.h),
+ * its locations the object's type first (the leaf), then the path's types
+ * back to the root's description (the root frame); its values
+ * [inuse_objects, inuse_space] the group's count and shallow bytes.  One
+ * Function and Location per type (ids: type index + 1), then one per path's
+ * root (ids after them). */
+enum { H_EMPTY, H_OBJECTS, H_COUNT, H_SPACE, H_BYTES, H_TITLE, H_NOTE, H_FIXED };
+
+int rp_write_pprof_heap(const rp_trace *tr, const char *title, FILE *out)
+{
+    pbuf top = { 0 }, msg = { 0 }, sub = { 0 };
+    gzout *g = NULL;
+    rp_heap h;
+    rp_heap_snapshot *s;
+    rp_heap_path *paths = NULL;
+    size_t np = 0;
+    uint32_t *fid = NULL, *used = NULL, nused = 0;   /* type index -> function id (0: unused); id -> type */
+    uint64_t root_ids;
+    char note[256];
+    int rc = -1;
+
+    if (rp_heap_build(tr, &h) < 0)
+        return -1;
+    if ((s = rp_heap_pick(&h)) == NULL || rp_heap_analyse(&h, s) < 0 ||
+        rp_heap_paths(&h, s, RP_HEAP_ALL_TYPES, &paths, &np) < 0)
+        goto done;
+    fid = calloc(h.ntype_names + 1, sizeof(uint32_t));
+    used = malloc((h.ntype_names + 1) * sizeof(uint32_t));
+    if (!fid || !used)
+        goto done;
+    for (size_t i = 0; i < np; i++)          /* ids for the types the paths use, in order of use */
+        for (size_t k = 0; k < paths[i].ntypes; k++) {
+            uint32_t t = paths[i].types[k];
+            if (t < h.ntype_names && !fid[t]) {
+                used[nused] = t;
+                fid[t] = ++nused;
+            }
+        }
+    root_ids = (uint64_t)nused + 1;          /* then one id per path's root */
+    if ((g = calloc(1, sizeof(*g))) == NULL)
+        goto done;
+    if (deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(g);
+        g = NULL;
+        goto done;
+    }
+    g->out = out;
+    value_type(&top, &msg, PROFILE_SAMPLE_TYPE, H_OBJECTS, H_COUNT);
+    value_type(&top, &msg, PROFILE_SAMPLE_TYPE, H_SPACE, H_BYTES);
+    value_type(&top, &msg, PROFILE_PERIOD_TYPE, H_SPACE, H_BYTES);
+    pb_uint(&top, PROFILE_PERIOD, 1);
+    pb_uint(&top, PROFILE_DEFAULT_SAMPLE_TYPE, H_SPACE);
+    pb_uint(&top, PROFILE_COMMENT, H_TITLE);
+    pb_uint(&top, PROFILE_COMMENT, H_NOTE);
+    for (size_t i = 0; i < np; i++) {
+        const rp_heap_path *pa = &paths[i];
+        size_t len = varint_size(root_ids + i);
+        msg.n = 0;
+        for (size_t k = 0; k < pa->ntypes; k++)
+            len += varint_size(fid[pa->types[k]]);
+        pb_tag(&msg, 1, WT_LEN);             /* location_id: packed, leaf first */
+        pb_varint(&msg, len);
+        for (size_t k = pa->ntypes; k-- > 0;)
+            pb_varint(&msg, fid[pa->types[k]]);
+        pb_varint(&msg, root_ids + i);
+        pb_tag(&msg, 2, WT_LEN);             /* value: packed [objects, bytes] */
+        pb_varint(&msg, varint_size(pa->instances) + varint_size(pa->shallow));
+        pb_varint(&msg, pa->instances);
+        pb_varint(&msg, pa->shallow);
+        pb_msg(&top, PROFILE_SAMPLE, &msg);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    msg.n = 0;
+    pb_uint(&msg, 1, 1);
+    pb_uint(&msg, 7, 1);                       /* has_functions */
+    pb_msg(&top, PROFILE_MAPPING, &msg);
+    for (uint64_t f = 1; f < root_ids + np; f++) {
+        uint64_t name = H_FIXED + f - 1;       /* (the strings: the types, then the roots, in the ids' order) */
+        msg.n = 0;
+        pb_uint(&msg, 1, f);
+        pb_uint(&msg, 2, 1);
+        sub.n = 0;
+        pb_uint(&sub, 1, f);
+        pb_msg(&msg, 4, &sub);
+        pb_msg(&top, PROFILE_LOCATION, &msg);
+        msg.n = 0;
+        pb_uint(&msg, 1, f);
+        pb_uint(&msg, 2, name);
+        pb_uint(&msg, 3, name);
+        pb_msg(&top, PROFILE_FUNCTION, &msg);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    snprintf(note, sizeof(note), "heap snapshot %u: %zu objects, %" PRIu64 " bytes; stacks: each object's type under "
+             "the types of its shortest path from a GC root", s->index, s->nobjects, s->total_bytes);
+    {
+        const char *fixed[H_FIXED] = { "", "inuse_objects", "count", "inuse_space", "bytes", title ? title : "",
+                                       note };
+        for (int i = 0; i < H_FIXED; i++)
+            pb_string(&top, PROFILE_STRING_TABLE, fixed[i]);
+    }
+    for (uint32_t k = 0; k < nused; k++) {
+        pb_string(&top, PROFILE_STRING_TABLE, rp_heap_type_name(&h, used[k]));
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    for (size_t i = 0; i < np; i++) {
+        pb_string(&top, PROFILE_STRING_TABLE, paths[i].root);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    if (top.oom || msg.oom || sub.oom)
+        goto done;
+    gz_flush(g, &top, 1);
+    if (!g->err && !ferror(out))
+        rc = 0;
+done:
+    if (g) {
+        deflateEnd(&g->zs);
+        free(g);
+    }
+    free(fid);
+    free(used);
+    rp_heap_paths_free(paths, np);
+    rp_heap_free(&h);
     free(top.d);
     free(msg.d);
     free(sub.d);

@@ -36,6 +36,9 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
  * has room for it.  Each returns 0, or -1 (I/O or out of memory). */
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope.c: speedscope JSON */
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* pprof.c: gzipped profile.proto */
+/* The trace's last heap snapshot as a pprof heap profile (pprof.c): inuse_objects and inuse_space, the stacks
+ * being each object's type under the types of its path from a GC root. */
+int rp_write_pprof_heap(const rp_trace *tr, const char *title, FILE *out);
 int rp_write_html(const rp_profile *p, const char *title, FILE *out);         /* html.c: self-contained flame graph */
 /* The same page with tr's GC timeline (heap size per generation over time, the pauses marked) beside the
  * flame graph; tr NULL: none. */

@@ -41,3 +41,53 @@ test_heapsnapshot_reads_the_same_in_chrome_devtools() {
     assert_contains e "has no heap snapshot" "no snapshot: message"
     [[ ! -e x.heapsnapshot ]] || fail "no snapshot: an output was left"
 }
+
+# pprof_leaves DECODED: "TYPE<TAB>objects<TAB>bytes" per leaf frame of a heap
+# profile decoded by protoc, and a TOTAL line.
+pprof_leaves() {
+    awk '
+        /^sample \{/ { ins = 1; first = ""; nv = 0; next }
+        ins && /location_id:/ { if (first == "") first = $2; next }
+        ins && /value:/ { v[nv++] = $2; next }
+        ins && /^\}/ { ins = 0; leaf[first] += v[0]; bytes[first] += v[1]; tc += v[0]; tb += v[1]; next }
+        /^function \{/ { inf = 1; next }
+        inf && /^  id:/ { id = $2; next }
+        inf && /^  name:/ { name[id] = $2; next }
+        inf && /^\}/ { inf = 0; next }
+        /^string_table:/ { s = $0; sub(/^string_table: "/, "", s); sub(/"$/, "", s); str[ns++] = s; next }
+        END { for (l in leaf) print str[name[l]] "\t" leaf[l] "\t" bytes[l]; print "TOTAL\t" tc "\t" tb }' "$1"
+}
+
+test_heap_pprof_counts_every_object_under_its_root_path() {
+    command -v protoc >/dev/null || fail "protoc is not installed (make setup)"
+    heap_trace
+    "$CLRPROBE" report heap.clrp --format pprof --heap -o heap.pb.gz || fail "report pprof --heap"
+    zcat heap.pb.gz | protoc --decode=perftools.profiles.Profile -I "$ROOT/docs" "$ROOT/docs/profile.proto" \
+        >heap.pb.txt || fail "not a profile.proto"
+    assert_contains heap.pb.txt 'string_table: "inuse_objects"' "sample type inuse_objects"
+    assert_contains heap.pb.txt 'string_table: "inuse_space"' "sample type inuse_space"
+    pprof_leaves heap.pb.txt >leaves.tsv
+    local objects bytes
+    objects=$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$LAST) | .objects" heap.jsonl)
+    bytes=$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$LAST) | .bytes" heap.jsonl)
+    assert_eq "TOTAL	$objects	$bytes" "$(grep '^TOTAL' leaves.tsv)" "every object once, with its bytes"
+    assert_eq "ClrProbe.Sample.HeapLeaf	1000	24000" "$(grep -P '^ClrProbe\.Sample\.HeapLeaf\t' leaves.tsv)" \
+        "HeapLeaf objects and bytes"
+    # the leaves' stack ends with the static field that holds them
+    assert_contains heap.pb.txt 'string_table: "static ClrProbe.Sample.HeapScenario.Owner"' "the root frame"
+    # a trace with a snapshot and no CPU samples gives the heap profile without --heap
+    start_heap_target_for_pprof
+}
+
+start_heap_target_for_pprof() {
+    "$SAMPLE" heap 3 >t.out 2>&1 &
+    local tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    wait_for_text t.out 30 "heap built" || fail "the sample did not build its heap"
+    "$CLRPROBE" heap "$tpid" -o attached.clrp >/dev/null 2>&1 || fail "clrprobe heap"
+    "$CLRPROBE" report attached.clrp --format pprof -o attached.pb.gz || fail "pprof of a heap-only trace"
+    zcat attached.pb.gz | protoc --decode=perftools.profiles.Profile -I "$ROOT/docs" "$ROOT/docs/profile.proto" \
+        | grep -q 'string_table: "inuse_space"' || fail "a heap-only trace's pprof is not the heap profile"
+    "$CLRPROBE" report attached.clrp --format text --heap >o 2>e
+    assert_eq 2 "$?" "--heap with text is a usage error"
+}

@@ -883,7 +883,7 @@ TEST(exporters_registry_lists_every_format_once)
 /* A profile format's registry writer writes what its own writer does. */
 static void check_same_as(const char *name, int (*fn)(const rp_profile *, const char *, FILE *), const fixture *fx)
 {
-    rp_report_input in = { NULL, &fx->p, "dir/t.clrp", "t.clrp", 0, 0, NULL, NULL };
+    rp_report_input in = { NULL, &fx->p, "dir/t.clrp", "t.clrp", 0, 0, NULL, NULL, 0 };
     const rp_format *f = rp_format_find(name);
     char *direct, *via = NULL;
     size_t len = 0, via_len = 0;
@@ -909,7 +909,7 @@ static void check_same_as(const char *name, int (*fn)(const rp_profile *, const 
 TEST(exporters_registry_writers_are_the_formats_writers)
 {
     fixture fx;
-    rp_report_input in = { NULL, NULL, "dir/t.clrp", "t.clrp", 1, 0, NULL, NULL };
+    rp_report_input in = { NULL, NULL, "dir/t.clrp", "t.clrp", 1, 0, NULL, NULL, 0 };
     char *via = NULL, *direct;
     size_t via_len = 0;
     FILE *m;
