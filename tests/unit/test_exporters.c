@@ -858,7 +858,7 @@ TEST(exporters_report_io_errors)
 
 TEST(exporters_registry_lists_every_format_once)
 {
-    static const char *const names[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html" };
+    static const char *const names[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html", "heapsnapshot" };
     size_t n = 0;
 
     for (const rp_format *f = rp_formats; f->name; f++, n++) {
