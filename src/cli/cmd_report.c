@@ -230,6 +230,9 @@ int cmd_report(int argc, char **argv)
     if (!heap && strcmp(fmt->name, "pprof") == 0 && rp_count_samples(&tr) == 0 &&
         rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0)
         heap = 1;                             /* (a heap snapshot and no samples: its profile) */
+    if (strcmp(fmt->name, "html") == 0 && rp_count_samples(&tr) == 0 &&
+        rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0)
+        need_samples = 0;                     /* (a heap-only trace: the page's heap view) */
     if (heap) {
         if (rp_heap_diff_check(&tr, input, err, sizeof(err)) < 0) {
             cli_error("%s", err);

@@ -19,6 +19,8 @@
  *             pause_ns, gen0, gen1, gen2, loh, poh (bytes before), the same five after], ...] } }
  *                                             only with a trace that has GCs (rp_write_html_gc;
  *                                             report/gc_timeline.h; sizes all 0: unknown)
+ *     "heap": {...}                           the last heap snapshot, bounded: only with a trace
+ *                                             that has one (rp_write_html_gc; html_heap.c)
  *
  * A tree is its nodes in preorder, three numbers each: the frame (an index
  * into frames; -1 for the thread's root), the samples whose stack passes
@@ -29,6 +31,7 @@
  * '<', '>' and '&' in it is written as a \u escape: no name can close the
  * element or start a comment. */
 #include "report/report.h"
+#include "report/html_heap.h"
 #include "common/idmap.h"
 #include "report/gc_timeline.h"
 #include "report/json.h"
@@ -163,7 +166,8 @@ static void write_gc(const rp_gc_timeline *tl, FILE *out)
 }
 
 /* The data object (see the top of the file) as JSON into out. */
-static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const char *title, const forest *fo,
+static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const rp_trace *tr, const char *title,
+                      const forest *fo,
                       const uint32_t *roots, const uint32_t *remap, const uint32_t *used, size_t nused, FILE *out)
 {
     uint32_t *stack = malloc((fo->len ? fo->len : 1) * sizeof(*stack));
@@ -224,6 +228,13 @@ static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const char 
     }
     fputc(']', out);
     write_gc(tl, out);
+    if (tr && rp_html_has_heap(tr)) {
+        fputs(",\n", out);
+        if (rp_write_html_heap(tr, out) < 0) {
+            free(stack);
+            return -1;
+        }
+    }
     fputc('}', out);
     free(stack);
     return ferror(out) ? -1 : 0;
@@ -286,7 +297,7 @@ int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title,
     mem = open_memstream(&json, &json_len);
     if (!mem)
         goto out;
-    if (write_data(p, &tl, title, &fo, roots, remap, used, nused, mem) < 0)
+    if (write_data(p, &tl, tr, title, &fo, roots, remap, used, nused, mem) < 0)
         goto out;
     if (fclose(mem) != 0) {
         mem = NULL;

@@ -223,3 +223,27 @@ agent_env() {
 file_mode() {
     stat -c %a "$1"
 }
+
+# need_chromium: sets CHROMIUM, or skips the test.
+need_chromium() {
+    local c
+    CHROMIUM=
+    for c in chromium chromium-browser google-chrome; do
+        command -v "$c" >/dev/null && { CHROMIUM=$c; break; }
+    done
+    [[ -n $CHROMIUM ]] || skip "chromium is not installed (scripts/setup.sh installs the Debian package 'chromium')"
+    "$CHROMIUM" --version >/dev/null 2>&1 || skip "chromium is installed but does not run here ($CHROMIUM --version fails)"
+}
+
+# chrome ARGS...: headless Chromium with a throw-away profile, nothing fetched
+# from the network; its own log goes to chromium.log.
+chrome() {
+    local profile rc
+    profile=$(mktemp -d)
+    timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --disable-extensions \
+        --user-data-dir="$profile" "$@" 2>>chromium.log
+    rc=$?
+    rm -rf "$profile"
+    return $rc
+}

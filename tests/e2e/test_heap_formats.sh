@@ -91,3 +91,28 @@ start_heap_target_for_pprof() {
     "$CLRPROBE" report attached.clrp --format text --heap >o 2>e
     assert_eq 2 "$?" "--heap with text is a usage error"
 }
+
+# The html page of a heap-only trace (clrprobe heap): its heap view, read from
+# the page Chromium rendered (#heapstatus), sorted and with a type selected
+# through the URL fragment.
+test_html_heap_view_in_chromium() {
+    need_chromium
+    "$SAMPLE" heap 3 >t.out 2>&1 &
+    local tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    wait_for_text t.out 30 "heap built" || fail "the sample did not build its heap"
+    "$CLRPROBE" heap "$tpid" -o attached.clrp >/dev/null 2>&1 || fail "clrprobe heap"
+    "$CLRPROBE" report attached.clrp --format html -o page.html || fail "html of a heap-only trace"
+    chrome --virtual-time-budget=5000 --dump-dom "file://$PWD/page.html#heapsort=count&heaptype=ClrProbe.Sample.HeapLeaf" \
+        >dom.html || fail "chromium"
+    local st
+    st=$(sed -n 's|.*<div id="heapstatus">\([^<]*\)</div>.*|\1|p' dom.html | sed 's/&gt;/>/g; s/&lt;/</g')
+    [[ $st == *"sorted by count"* ]] || fail "the sort from the fragment: $st"
+    [[ $st == *"selected ClrProbe.Sample.HeapLeaf: 1000 instances"* ]] || fail "the selected type: $st"
+    [[ $st == *"path static ClrProbe.Sample.HeapScenario.Owner -> ClrProbe.Sample.HeapOwner -> System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>"* ]] ||
+        fail "the root path of the selected type: $st"
+    # sorted by count, the first row is the type with the most objects (as the report counts them)
+    local most
+    most=$("$CLRPROBE" report attached.clrp --format jsonl | jq -rs '[.[] | select(.kind=="heap_type")] | sort_by(-.count, .type) | .[0].type')
+    [[ $st == *"first $most;"* ]] || fail "the first row sorted by count: want $most: $st"
+}

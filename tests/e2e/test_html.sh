@@ -25,30 +25,6 @@ html_trace() {
     [[ -s $PAGE ]] || fail "no page written"
 }
 
-# need_chromium: sets CHROMIUM, or skips the test.
-need_chromium() {
-    local c
-    CHROMIUM=
-    for c in chromium chromium-browser google-chrome; do
-        command -v "$c" >/dev/null && { CHROMIUM=$c; break; }
-    done
-    [[ -n $CHROMIUM ]] || skip "chromium is not installed (scripts/setup.sh installs the Debian package 'chromium')"
-    "$CHROMIUM" --version >/dev/null 2>&1 || skip "chromium is installed but does not run here ($CHROMIUM --version fails)"
-}
-
-# chrome ARGS...: headless Chromium with a throw-away profile, nothing fetched
-# from the network; its own log goes to chromium.log.
-chrome() {
-    local profile rc
-    profile=$(mktemp -d)
-    timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync --disable-extensions \
-        --user-data-dir="$profile" "$@" 2>>chromium.log
-    rc=$?
-    rm -rf "$profile"
-    return $rc
-}
-
 # status FRAGMENT: the text of <div id="status"> of the page opened at #FRAGMENT.
 status() {
     chrome --virtual-time-budget=5000 --dump-dom "file://$PAGE#$1" >dom.html
@@ -83,7 +59,7 @@ test_html_self_contained() {
     # nothing to fetch: no URLs at all, no external scripts, styles, images or fonts
     assert_eq 0 "$(grep -ciE 'https?://|<script[^>]+src|<link|<img|<iframe|@import|url\(|src=|href=' "$PAGE")" \
         "lines referring to anything outside the page"
-    assert_eq 2 "$(grep -c '<script' "$PAGE")" "script elements (the data and the code)"
+    assert_eq 4 "$(grep -c '<script' "$PAGE")" "script elements (the data, the code, the heap view and its fragment keeper)"
     assert_contains "$PAGE" '<div id="status">' "status element"
     assert_contains "$PAGE" '"ClrProbe.Sample.SharesTargets.BurnOther"' "frame names in the data"
     assert_contains "$PAGE" '"name":"clrprobe-busy (' "thread labels in the data"
