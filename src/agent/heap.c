@@ -15,6 +15,7 @@
 #include "agent/heap.h"
 #include "agent/heap_remap.h"
 #include "agent/heap_statics.h"
+#include "common/config.h"
 #include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
@@ -33,6 +34,7 @@
 #define TYPE_OVERFLOW (CLASS_SLOTS - 1)     /* the index of "?" */
 #define FRAME_SLOTS (1u << 12)              /* distinct stack-root methods named per trace */
 #define FROZEN_BATCH 64
+#define ENUM_REFS 4096                      /* references kept per object by the enumeration path */
 
 enum { IDLE, ARMED, RECORDING, DONE };
 
@@ -75,6 +77,8 @@ struct heap_service {
     uint8_t *frame_named;
     uint32_t nframes;
     uint64_t frozen;                         /* frozen objects in this snapshot */
+    uint64_t enum_refs[ENUM_REFS];           /* an object's references (the enumeration path) */
+    size_t nenum_refs;
 
     heap_statics *statics;                   /* static fields' slots (NULL: none) */
     uint32_t statics_types;                  /* type indexes whose classes it has learned */
@@ -93,6 +97,7 @@ struct heap_service {
     atomic_uint_fast64_t gcs;                /* GCs finished (all of them) */
     uint64_t gcs_at_end;                     /* gcs when the snapshot's GC finished */
     int walk_identity;                       /* this snapshot's walk used a valid prev */
+    int told_enumerate;                      /* the note about the fallback was written */
 };
 
 /* ---- recording (inside the GC, under gc_lock) ---- */
@@ -595,6 +600,103 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
                           .pause_ns = h->gc_end_ns - h->gc_start_ns };
 }
 
+/* ---- the fallback: ICorProfilerInfo15::EnumerateGCHeapObjects ---- */
+
+static BOOL enum_ref(ObjectID root, ObjectID *reference, void *ctx)
+{
+    struct heap_service *h = ctx;
+    (void)root;
+    if (reference && *reference && h->nenum_refs < ENUM_REFS)
+        h->enum_refs[h->nenum_refs++] = (uint64_t)*reference;
+    return TRUE;
+}
+
+/* One object of the enumeration (the runtime is suspended by it, on this
+ * thread): its type, size and references, encoded as the heap walk's are. */
+static BOOL enum_object(ObjectID obj, void *ctx)
+{
+    struct heap_service *h = ctx;
+    profiler *p = h->p;
+    ClassID c = 0;
+    SIZE_T size = 0;
+    size_t from = 0;
+    int wrote = 0;
+    uint32_t type;
+
+    if (FAILED(INFO(p)->GetClassFromObject(p->info, obj, &c)))
+        c = 0;
+    if (FAILED(INFO(p)->GetObjectSize2(p->info, obj, &size)))
+        size = 0;
+    h->nenum_refs = 0;
+    (void)INFO(p)->EnumerateObjectReferences(p->info, obj, enum_ref, h);
+    type = type_index(h, c);
+    while (!wrote || from < h->nenum_refs) {
+        if (heap_enc_object(&h->objs, obj, type, size, 0, h->enum_refs, h->nenum_refs, &from))
+            wrote = 1;
+        else
+            flush_objects(p, h);
+    }
+    h->objects++;
+    h->bytes += size;
+    return !atomic_load(&h->stop);
+}
+
+/* A snapshot without GC monitoring: a full GC first (ForceGC needs no
+ * event flag: fewer dead objects), then every object the heap holds, dead or
+ * alive, with its references; no stack or handle roots (statics are read
+ * while the runtime is suspended, frozen objects after).  HEAP_METHOD_ENUMERATE,
+ * HEAP_END_ROOTS_APPROXIMATE. */
+static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result *res)
+{
+    uint32_t status = 0, flags = HEAP_END_ROOTS_APPROXIMATE | HEAP_END_NO_IDENTITY;
+    uint64_t t0, t1;
+    HRESULT hr;
+    emit e;
+
+    pthread_mutex_lock(&h->gc_lock);
+    h->snapshot++;
+    h->objects = h->bytes = 0;
+    h->roots = 0;
+    h->frozen = 0;
+    heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
+    heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
+    pthread_mutex_unlock(&h->gc_lock);
+    if (emit_begin(p, &e, TK_HEAP_BEGIN)) {
+        rec_heap_begin_put(&e.r, &(rec_heap_begin){ .snapshot = h->snapshot, .method = HEAP_METHOD_ENUMERATE });
+        emit_end(&e);
+    }
+    if (h->statics)
+        heap_statics_learn_jitted(h->statics, p);
+    (void)INFO(p)->ForceGC(p->info);
+    pthread_mutex_lock(&h->gc_lock);
+    t0 = cp_monotonic_ns();
+    hr = INFO(p)->EnumerateGCHeapObjects(p->info, enum_object, h);
+    t1 = cp_monotonic_ns();
+    if (FAILED(hr)) {
+        status = (uint32_t)hr;
+        flags |= HEAP_END_ABANDONED;
+    }
+    flush_objects(p, h);
+    if (SUCCEEDED(hr) && h->statics) {       /* (the slots' values now; nothing has moved since the walk ended) */
+        static_put sp = { p, h };
+        heap_statics_read(h->statics, put_static, &sp);
+    }
+    flush_roots(p, h);
+    pthread_mutex_unlock(&h->gc_lock);
+    name_new_types(p, h);
+    if (h->statics)
+        for (; h->statics_types < h->ntypes; h->statics_types++)
+            heap_statics_learn_class(h->statics, p, h->by_index[h->statics_types]);
+    if (emit_begin(p, &e, TK_HEAP_END)) {
+        rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
+                                                .bytes = h->bytes, .roots = h->roots, .flags = flags,
+                                                .pause_ns = t1 - t0 });
+        emit_end(&e);
+    }
+    *res = (heap_result){ .index = h->snapshot, .status = status, .flags = flags, .objects = h->objects,
+                          .bytes = h->bytes, .roots = h->roots, .pause_ns = t1 - t0 };
+}
+
 /* COR_PRF_MONITOR_GC on, for the snapshot's GC to deliver its objects and
  * roots.  Asked at launch or in InitializeForAttach when the configuration
  * wants snapshots (runtime.c), so it is usually on; otherwise (an agent
@@ -692,6 +794,21 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
             break;
         }
         pthread_mutex_lock(&h->snap_lock);
+        if (p->cfg.heap_method != CP_HEAP_METHOD_GC && INFO_HAS(p, EnumerateGCHeapObjects) &&
+            (p->cfg.heap_method == CP_HEAP_METHOD_ENUMERATE || FAILED(monitor_gc_on(p, h)))) {
+            if (p->cfg.heap_method != CP_HEAP_METHOD_ENUMERATE && !h->told_enumerate) {
+                h->told_enumerate = 1;
+                profiler_note(p, "heap snapshots by enumeration (ICorProfilerInfo15): the runtime refused GC "
+                              "monitoring (background GC is on); roots are approximate: no stack or handle roots");
+            }
+            snapshot_enumerate(p, h, &r);
+            pthread_mutex_unlock(&h->snap_lock);
+            taken++;
+            tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
+                 (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);
+            next = cp_monotonic_ns() + (uint64_t)plan->interval_ms * 1000000u;
+            continue;
+        }
         if (FAILED(hr = monitor_gc_on(p, h))) {
             pthread_mutex_unlock(&h->snap_lock);
             profiler_note(p, "no heap snapshot: the runtime refused COR_PRF_MONITOR_GC (HRESULT 0x%08x): "

@@ -147,7 +147,20 @@ void attach_on_line(attach_session *s, const char *line)
         unsigned long long took_ns;
         sscanf(args, CP_CTL_READY_ARGS_FMT, &s->modules, &s->assemblies, &s->threads, &s->functions, &took_ns);
         s->ready = 1;
+    } else if (s->nbacklog < (int)(sizeof(s->backlog) / sizeof(s->backlog[0]))) {
+        snprintf(s->backlog[s->nbacklog++], sizeof(s->backlog[0]), "%s", line);
     }
+}
+
+int attach_next_line(attach_session *s, int timeout_ms, char *line, size_t cap)
+{
+    if (s->nbacklog) {
+        snprintf(line, cap, "%s", s->backlog[0]);
+        memmove(s->backlog[0], s->backlog[1], (size_t)(s->nbacklog - 1) * sizeof(s->backlog[0]));
+        s->nbacklog--;
+        return GOT_LINE;
+    }
+    return attach_ctl_line(&s->ch, s->sfd, timeout_ms, line, cap);
 }
 
 /* Reads every line that has arrived; CLOSED once the agent has hung up. */

@@ -35,6 +35,8 @@ typedef struct attach_session {
     int hello;                    /* "hello" seen: the agent runs and has the trace file */
     int ready;                    /* "ready" seen: the catch-up is done */
     char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
+    char backlog[8][CP_CTL_LINE_MAX];   /* other lines that came during the attach (heap progress) */
+    int nbacklog;
 } attach_session;
 
 /* Results of the waits for a line. */
@@ -65,8 +67,13 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
  * timeout_ms (-1: forever; 0: only what has arrived) and watching sfd. */
 int attach_ctl_line(attach_ctl *c, int sfd, int timeout_ms, char *line, size_t cap);
 
-/* Acts on the attach's own lines (hello, error, ready). */
+/* Acts on the attach's own lines (hello, error, ready); keeps the others
+ * (up to 8) for attach_next_line. */
 void attach_on_line(attach_session *s, const char *line);
+
+/* The agent's next line after the attach: those kept during it first, then
+ * attach_ctl_line's. */
+int attach_next_line(attach_session *s, int timeout_ms, char *line, size_t cap);
 
 /* Puts the recorded trace in place and says what it holds ("HOW; trace
  * written to FILE").  The exit status. */

@@ -132,7 +132,7 @@ int cmd_attach(int argc, char **argv)
         for (;;) {
             uint64_t now = cp_monotonic_ns();
             int left = wait_ms < 0 ? -1 : now >= until ? 0 : (int)((until - now) / 1000000u) + 1;
-            r = attach_ctl_line(&s.ch, s.sfd, left, line, sizeof(line));
+            r = attach_next_line(&s, left, line, sizeof(line));
             if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
                 break;                                     /* (heap snapshot lines need no answer) */
         }

@@ -70,8 +70,10 @@ static int print_snapshot(const char *args, unsigned count)
         cli_error("snapshot %u of %u failed: %s", index, count, ipc_hresult_message((HRESULT)status));
         return -1;
     }
-    cli_error("snapshot %u of %u: %llu objects, %.1f MiB, %u roots; the process was paused %.0f ms", index, count,
-              objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6);
+    cli_error("snapshot %u of %u: %llu objects, %.1f MiB, %u roots; the process was paused %.0f ms%s", index, count,
+              objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6,
+              (flags & 0x1u) ? " (a heap enumeration without GC monitoring: no stack or handle roots, dead objects "
+                               "possible)" : "");
     return 0;
 }
 
@@ -107,7 +109,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
     cli_error("attached to process %d in %.1f ms; taking %u heap snapshot%s", s->pid, attach_ms_since(t_start), count,
               count == 1 ? "" : "s");
     for (;;) {
-        r = attach_ctl_line(&s->ch, s->sfd, -1, line, sizeof(line));
+        r = attach_next_line(s, -1, line, sizeof(line));
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {

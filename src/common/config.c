@@ -176,7 +176,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
-        seen_count = 0;
+        seen_count = 0, seen_method = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -273,6 +273,18 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             cfg->heap_every_ms = v;
+        } else if (strcmp(key, "heap_method") == 0) {
+            if (seen_method++) goto duplicate;
+            if (strcmp(value, "auto") == 0)
+                cfg->heap_method = CP_HEAP_METHOD_AUTO;
+            else if (strcmp(value, "gc") == 0)
+                cfg->heap_method = CP_HEAP_METHOD_GC;
+            else if (strcmp(value, "enumerate") == 0)
+                cfg->heap_method = CP_HEAP_METHOD_ENUMERATE;
+            else {
+                config_error(err, errlen, "heap_method '%.32s' is not auto, gc or enumerate", value);
+                return -1;
+            }
         } else if (strcmp(key, "heap_count") == 0) {
             char *e;
             long v;
@@ -287,7 +299,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             cfg->heap_count = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run, "
-                         "heap_every, heap_count)", key);
+                         "heap_every, heap_count, heap_method)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -358,6 +370,13 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     }
     if (cfg->heap_every_ms > 0) {
         m = snprintf(buf + n, buflen - (size_t)n, ";heap_every=%ld", cfg->heap_every_ms);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (cfg->heap_method != CP_HEAP_METHOD_AUTO) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";heap_method=%s",
+                     cfg->heap_method == CP_HEAP_METHOD_GC ? "gc" : "enumerate");
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;

@@ -56,7 +56,13 @@ typedef struct cp_config {
     long heap_every_ms;          /* a heap snapshot every this many ms (0: none; agent/heap.h) */
     long heap_count;             /* take this many snapshots, the first at once (`clrprobe heap`),
                                     then say "heap-done" (0: every heap_every_ms until the end) */
+    int heap_method;             /* CP_HEAP_METHOD_*: how snapshots are taken */
 } cp_config;
+
+/* heap_method: auto (an induced GC with COR_PRF_MONITOR_GC; the heap
+ * enumeration of ICorProfilerInfo15 when the runtime refuses GC monitoring),
+ * gc (never the enumeration), enumerate (always: no GC monitoring at all). */
+enum { CP_HEAP_METHOD_AUTO = 0, CP_HEAP_METHOD_GC, CP_HEAP_METHOD_ENUMERATE };
 
 #define CP_HEAP_EVERY_MIN_MS 100
 #define CP_HEAP_EVERY_MAX_MS (24L * 3600 * 1000)

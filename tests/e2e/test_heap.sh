@@ -64,3 +64,25 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
     assert_contains heap.txt "local in ClrProbe.Sample.HeapScenario.HoldOnStack" "text: a stack root by method"
     grep -Eq '^  snapshot 1 at [0-9.]+ [mu]?s: [0-9]+ objects, ' heap.txt || fail "no snapshot line in the text report"
 }
+
+# heap_method=enumerate: ICorProfilerInfo15::EnumerateGCHeapObjects after a
+# ForceGC, without GC monitoring: the same counts, roots approximate.
+test_heap_snapshots_by_enumeration() {
+    agent_env "v=1;output=$PWD/enum.clrp;collect=modules;heap_every=500;heap_method=enumerate" \
+        "$SAMPLE" heap 1.2 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code"
+    "$SAMPLE" heap 1.2 >plain.out 2>&1
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report enum.clrp --format jsonl >enum.jsonl || fail "report"
+    assert_ge 1 "$(jcount enum.jsonl 'select(.kind=="heap_snapshot" and .method=="enumerate" and .roots_approximate and .complete)')" \
+        "snapshots by enumeration"
+    local s
+    for s in $(jq -r 'select(.kind=="heap_snapshot") | .snapshot' enum.jsonl); do
+        assert_eq 1000 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapLeaf\") | .count" enum.jsonl)" \
+            "HeapLeaf in snapshot $s"
+        assert_eq 300 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapStackOnly\") | .count" enum.jsonl)" \
+            "HeapStackOnly in snapshot $s"
+    done
+    "$CLRPROBE" report enum.clrp >enum.txt || fail "report text"
+    assert_contains enum.txt "heap walk without a GC: roots approximate" "text says how"
+}

@@ -90,8 +90,10 @@ test_heap_command_asks_the_agent_of_clrprobe_run() {
 }
 
 # Background GC on and the agent started without --heap-every: the runtime
-# refuses GC monitoring; the command says why and how to get it.
-test_heap_command_under_run_with_background_gc_says_why() {
+# refuses GC monitoring; the agent falls back to the heap enumeration of
+# ICorProfilerInfo15 (.NET 9+) and says the roots are approximate; with
+# heap_method=gc it does not, and the command says why and how to get one.
+test_heap_command_under_run_with_background_gc_falls_back() {
     "$CLRPROBE" run -o run.clrp -- "$SAMPLE" heap 4 >prof.out 2>run.err &
     local run=$!
     at_exit "kill $run 2>/dev/null"
@@ -100,10 +102,23 @@ test_heap_command_under_run_with_background_gc_says_why() {
     tpid=$(pgrep -n -P "$run")
     [[ -n $tpid ]] || fail "no target pid"
     "$CLRPROBE" heap "$tpid" >h.out 2>h.err
-    assert_eq 1 "$?" "clrprobe heap exit code"
-    assert_contains h.err "DOTNET_gcConcurrent=0" "how to fix it"
+    assert_eq 0 "$?" "clrprobe heap exit code: $(cat h.err)"
+    assert_contains h.err "a heap enumeration without GC monitoring" "the approximate method said"
     wait "$run"
     assert_eq 0 "$?" "the run's exit code"
+    "$CLRPROBE" report run.clrp --format jsonl >run.jsonl || fail "report"
+    assert_eq enumerate "$(jq -r 'select(.kind=="heap_snapshot") | .method' run.jsonl)" "the method"
+    assert_eq 1000 "$(jq -r 'select(.kind=="heap_type" and .type=="ClrProbe.Sample.HeapLeaf") | .count' run.jsonl)" \
+        "HeapLeaf counted by the enumeration"
+    # heap_method=gc: no fallback, a clear refusal
+    agent_env "v=1;output=$PWD/gc.clrp;collect=modules;heap_method=gc" "$SAMPLE" heap 4 >gc.out 2>&1 &
+    local t2=$!
+    at_exit "kill $t2 2>/dev/null"
+    wait_for_text gc.out 30 "heap built" || fail "the sample did not build its heap"
+    t2=$(pgrep -n -P "$t2" || echo "$t2")            # (agent_env runs in a subshell)
+    "$CLRPROBE" heap "$t2" >h2.out 2>h2.err
+    assert_eq 1 "$?" "clrprobe heap exit code with heap_method=gc"
+    assert_contains h2.err "DOTNET_gcConcurrent=0" "how to fix it"
 }
 
 test_heap_command_refuses_a_second_heap_at_once() {

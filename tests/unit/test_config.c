@@ -49,6 +49,11 @@ TEST(config_full_and_roundtrip)
     CHECK_EQ(parse(text, &d, err), 0);
     CHECK_EQ(d.heap_every_ms, 1500);
     CHECK_EQ(d.heap_count, 3);
+    c.heap_method = CP_HEAP_METHOD_ENUMERATE;
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK(strstr(text, ";heap_method=enumerate") != NULL);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_EQ(d.heap_method, CP_HEAP_METHOD_ENUMERATE);
 }
 
 TEST(config_format_escapes)
@@ -97,6 +102,7 @@ TEST(config_rejects_bad_input)
         { "output=/a;heap_count=10001", "heap_count '10001'" },
         { "output=/a;heap_count=2", "needs heap_every" },
         { "output=/a;heap_count=1;heap_count=1", "twice" },
+        { "output=/a;heap_method=walk", "heap_method 'walk' is not auto, gc or enumerate" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cp_config c;
