@@ -762,10 +762,22 @@ static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functio
 }
 
 /* The world has no classes or objects: any ID the agent passes is bogus. */
+/* Whether c is the class of an object of the fake heap (which the agent
+ * learned from ObjectReferences: a legitimate query the fake cannot answer). */
+static int heap_class(fake_runtime *rt, ClassID c)
+{
+    for (int i = 0; i < rt->nheap; i++)
+        if (rt->heap[i].cls == c)
+            return 1;
+    return c == 0x999 || c == 0x998;          /* (the other GCs' objects of ForceGC's script) */
+}
+
 static HRESULT info_GetClassIDInfo2(ICorProfilerInfo15 *This, ClassID classId, ModuleID *pModuleId,
                                     mdTypeDef *pTypeDefToken, ClassID *pParentClassId, ULONG32 cNumTypeArgs,
                                     ULONG32 *pcNumTypeArgs, ClassID *typeArgs)
 {
+    if (heap_class(rt_of(This), classId))
+        return CORPROF_E_DATAINCOMPLETE;
     violation(rt_of(This), "GetClassIDInfo2(0x%llx): no such class", (unsigned long long)classId);
     return E_INVALIDARG;
 }
@@ -773,6 +785,8 @@ static HRESULT info_GetClassIDInfo2(ICorProfilerInfo15 *This, ClassID classId, M
 static HRESULT info_GetClassIDInfo(ICorProfilerInfo15 *This, ClassID classId, ModuleID *pModuleId,
                                    mdTypeDef *pTypeDefToken)
 {
+    if (heap_class(rt_of(This), classId))
+        return CORPROF_E_DATAINCOMPLETE;
     violation(rt_of(This), "GetClassIDInfo(0x%llx): no such class", (unsigned long long)classId);
     return E_INVALIDARG;
 }
@@ -831,6 +845,155 @@ static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpe
 {
     rt_of(This)->detach_requested++;
     return S_OK;
+}
+
+
+/* ---- the heap and ForceGC ---- */
+
+uint64_t fr_gen_start(int g)
+{
+    return 0x100000000ull * (uint64_t)(g + 1);
+}
+
+void fr_heap_add(fake_runtime *rt, uint64_t addr, uint64_t cls, uint64_t size, const uint64_t *refs, int nrefs)
+{
+    if (rt->nheap >= FR_MAX_HEAP || nrefs > 4) {
+        violation(rt, "test script: heap too big");
+        return;
+    }
+    rt->heap[rt->nheap].addr = addr;
+    rt->heap[rt->nheap].cls = cls;
+    rt->heap[rt->nheap].size = size;
+    rt->heap[rt->nheap].nrefs = nrefs;
+    for (int k = 0; k < nrefs; k++)
+        rt->heap[rt->nheap].refs[k] = refs[k];
+    rt->nheap++;
+}
+
+static int heap_deliver(fake_runtime *rt)
+{
+    return rt->cb && rt->events_on && (rt->mask_low & COR_PRF_MONITOR_GC);
+}
+
+/* The objects and roots of the heap, as the runtime reports them after a GC. */
+static void heap_walk(fake_runtime *rt)
+{
+    for (int i = 0; i < rt->nheap; i++) {
+        ObjectID obj = rt->heap[i].addr;
+        COR_PRF_GC_ROOT_KIND kind = COR_PRF_GC_ROOT_STACK;
+        COR_PRF_GC_ROOT_FLAGS flags = 0;
+        UINT_PTR id = 0;
+        CB(rt)->RootReferences2(rt->cb, 1, &obj, &kind, &flags, &id);
+    }
+    for (int i = 0; i < rt->nheap; i++) {
+        ObjectID refs[4];
+        for (int k = 0; k < rt->heap[i].nrefs; k++)
+            refs[k] = rt->heap[i].refs[k];
+        CB(rt)->ObjectReferences(rt->cb, rt->heap[i].addr, rt->heap[i].cls, (ULONG)rt->heap[i].nrefs, refs);
+    }
+}
+
+void fr_heap_gc_moving(fake_runtime *rt, const uint64_t *old, const uint64_t *new_, const uint64_t *len, int n)
+{
+    BOOL collected[5] = { TRUE, FALSE, FALSE, FALSE, FALSE };
+    ObjectID o[16], nw[16];
+    SIZE_T l[16];
+    int k = 0;
+
+    if (!heap_deliver(rt) || n > 16)
+        return;
+    CB(rt)->GarbageCollectionStarted(rt->cb, 5, collected, COR_PRF_GC_OTHER);
+    for (int i = 0; i < n; i++) {
+        o[i] = old[i];
+        nw[i] = new_[i];
+        l[i] = len[i];
+    }
+    CB(rt)->MovedReferences2(rt->cb, (ULONG)n, o, nw, l);
+    /* the heap after it: moved objects at their new address, the others of gen0's first range gone */
+    for (int i = 0; i < rt->nheap; i++) {
+        uint64_t a = rt->heap[i].addr;
+        int kept = a < fr_gen_start(0) || a >= fr_gen_start(0) + 100000;   /* (not condemned) */
+        for (int r = 0; r < n && !kept; r++)
+            if (a >= old[r] && a < old[r] + len[r]) {
+                rt->heap[i].addr = new_[r] + (a - old[r]);
+                kept = 1;
+            }
+        if (kept)
+            rt->heap[k++] = rt->heap[i];
+    }
+    rt->nheap = k;
+    CB(rt)->GarbageCollectionFinished(rt->cb);
+}
+
+static HRESULT info_ForceGC(ICorProfilerInfo15 *This)
+{
+    fake_runtime *rt = rt_of(This);
+    BOOL all[5] = { TRUE, TRUE, TRUE, TRUE, TRUE }, young[5] = { TRUE, FALSE, FALSE, FALSE, FALSE };
+
+    if (!heap_deliver(rt))
+        return S_OK;
+    if (rt->gc_tail_before) {                /* the end of a GC that began before: no Started seen */
+        ObjectID stale = fr_gen_start(1) + 0x40;
+        CB(rt)->ObjectReferences(rt->cb, stale, 0x999, 0, NULL);
+        CB(rt)->GarbageCollectionFinished(rt->cb);
+    }
+    CB(rt)->GarbageCollectionStarted(rt->cb, 5, all, COR_PRF_GC_INDUCED);
+    {                                        /* every object survives where it is (a sweeping GC) */
+        ObjectID st[FR_MAX_HEAP];
+        SIZE_T len[FR_MAX_HEAP];
+        for (int i = 0; i < rt->nheap; i++) {
+            st[i] = rt->heap[i].addr;
+            len[i] = rt->heap[i].size;
+        }
+        if (rt->nheap)
+            CB(rt)->SurvivingReferences2(rt->cb, (ULONG)rt->nheap, st, len);
+    }
+    heap_walk(rt);
+    CB(rt)->GarbageCollectionFinished(rt->cb);
+    if (rt->gc_other_after) {                /* another thread's GC, before ForceGC returns */
+        ObjectID other = fr_gen_start(1) + 0x80;
+        CB(rt)->GarbageCollectionStarted(rt->cb, 5, young, COR_PRF_GC_OTHER);
+        CB(rt)->ObjectReferences(rt->cb, other, 0x998, 0, NULL);
+        CB(rt)->GarbageCollectionFinished(rt->cb);
+    }
+    __atomic_add_fetch(&rt->force_gcs, 1, __ATOMIC_SEQ_CST);
+    return S_OK;
+}
+
+int fr_wait_force_gcs(fake_runtime *rt, int n)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (__atomic_load_n(&rt->force_gcs, __ATOMIC_SEQ_CST) >= n)
+            return 0;
+        usleep(10000);
+    }
+    return -1;
+}
+
+static HRESULT info_InitializeCurrentThread(ICorProfilerInfo15 *This)
+{
+    (void)This;
+    return S_OK;
+}
+
+static HRESULT info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low, DWORD *high)
+{
+    fake_runtime *rt = rt_of(This);
+    *low = rt->mask_low;
+    *high = rt->mask_high;
+    return S_OK;
+}
+
+static HRESULT info_GetObjectSize2(ICorProfilerInfo15 *This, ObjectID obj, SIZE_T *size)
+{
+    fake_runtime *rt = rt_of(This);
+    for (int i = 0; i < rt->nheap; i++)
+        if (rt->heap[i].addr == obj) {
+            *size = rt->heap[i].size;
+            return S_OK;
+        }
+    *size = 0;
+    return E_INVALIDARG;
 }
 
 /* ---- everything else: E_NOTIMPL, counted ----
@@ -999,6 +1162,10 @@ static void fill_info_vtbl(void)
     info_vtbl.EnumJITedFunctions2 = info_EnumJITedFunctions2;
     info_vtbl.SetEventMask2 = info_SetEventMask2;
     info_vtbl.GetGenerationBounds = info_GetGenerationBounds;
+    info_vtbl.ForceGC = info_ForceGC;
+    info_vtbl.InitializeCurrentThread = info_InitializeCurrentThread;
+    info_vtbl.GetEventMask2 = info_GetEventMask2;
+    info_vtbl.GetObjectSize2 = info_GetObjectSize2;
 }
 
 static const IMetaDataImportVtbl import_vtbl = {

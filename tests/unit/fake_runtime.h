@@ -38,6 +38,7 @@ typedef enum fr_kind { FR_APPDOMAIN, FR_ASSEMBLY, FR_MODULE, FR_THREAD, FR_FUNCT
 
 #define FR_MAX_OBJECTS 64
 #define FR_MAX_NOTES 16
+#define FR_MAX_HEAP 64
 
 typedef struct fake_runtime fake_runtime;
 
@@ -90,6 +91,15 @@ struct fake_runtime {
 
     char output[256];               /* the trace file of the current attach */
     int attach_no;
+
+    /* The managed heap a ForceGC walks (fr_heap_*): objects with their class,
+     * size and references, each held by a stack root; what the scripted GC
+     * delivers besides (a GC in progress before, another GC after). */
+    struct { uint64_t addr, cls, size, refs[4]; int nrefs; } heap[FR_MAX_HEAP];
+    int nheap;
+    int gc_tail_before;             /* ForceGC first ends a GC begun before it: objects, Finished */
+    int gc_other_after;             /* ... and after its own GC, another one (gen0) with other objects */
+    int force_gcs;                  /* ForceGC calls that ran a GC (atomic: the agent's thread) */
 };
 
 /* A fresh runtime (no objects, no agent). */
@@ -145,6 +155,17 @@ unsigned fr_detach(fake_runtime *rt);
 
 /* Raw callbacks for events without world state (GC, suspensions);
  * delivered only when events are on and the mask asks for them. */
+/* The heap: fr_heap_add puts an object (class, size, references) at addr. */
+void fr_heap_add(fake_runtime *rt, uint64_t addr, uint64_t cls, uint64_t size, const uint64_t *refs, int nrefs);
+/* A GC of generation 0 that moves objects: MovedReferences2 with n ranges
+ * (old, new, len), the heap's addresses updated accordingly (objects of the
+ * condemned ranges outside every range die and leave the heap). */
+void fr_heap_gc_moving(fake_runtime *rt, const uint64_t *old, const uint64_t *new_, const uint64_t *len, int n);
+/* Waits (up to 10 s) until ForceGC has run n GCs; 0, or -1 on time out. */
+int fr_wait_force_gcs(fake_runtime *rt, int n);
+/* The first address of generation g's first range (GetGenerationBounds). */
+uint64_t fr_gen_start(int g);
+
 void fr_gc_started(fake_runtime *rt);
 void fr_gc_finished(fake_runtime *rt);
 void fr_suspend_started(fake_runtime *rt);

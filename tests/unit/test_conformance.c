@@ -28,6 +28,7 @@
 
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_runtime.h"
 #include "agent/names.h"
@@ -914,5 +915,162 @@ TEST(conformance_dynamic_function_names)
     }
     CHECK_EQ(rt.violations, 0);
     CHECK_EQ(rt.notimpl_calls, 0);
+    fr_cleanup(&rt);
+}
+
+/* ---- 14. heap snapshots (seed 000's memory rules) ----
+ * The agent attaches with a heap plan (heap_count, heap_every: the
+ * configuration's keys, after collect=) and takes its snapshots on its own
+ * thread; the fake's ForceGC runs the GC and its callbacks on that thread. */
+
+#include "report/heap_model.h"
+#include "trace/heap_codec.h"
+
+#define U 0x20ull                                   /* the heap's unit: an object every U bytes */
+#define AT(k) (fr_gen_start(0) + U * (k))
+
+/* Detach (waits for the heap thread) and build the trace's snapshots. */
+static int heap_detach_and_build(fake_runtime *rt, rp_trace *tr, rp_heap *h)
+{
+    CHECK_EQ(fr_detach(rt), 0);
+    CHECK_EQ(rt->violations, 0);
+    fr_print_violations(rt);
+    if (fr_load_trace(rt, tr) < 0) {
+        CHECK(!"trace readable");
+        return -1;
+    }
+    CHECK(tr->complete);
+    CHECK_EQ(rp_heap_build(tr, h), 0);
+    return 0;
+}
+
+static int has_object(const rp_heap_snapshot *s, uint64_t addr, uint8_t *flags)
+{
+    for (size_t i = 0; i < s->nobjects; i++)
+        if (s->addr[i] == addr) {
+            if (flags)
+                *flags = s->flags[i];
+            return 1;
+        }
+    return 0;
+}
+
+/* A GC already in progress when the snapshot is armed ends with objects
+ * and a GarbageCollectionFinished before our GarbageCollectionStarted: all
+ * ignored; another GC that runs after ours and before ForceGC returns: not
+ * mixed in. */
+TEST(conformance_heap_snapshot_is_one_gc_only)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+    uint64_t ref[1];
+
+    base_world(&rt);
+    for (int k = 0; k < 5; k++) {
+        ref[0] = AT(k + 1);
+        fr_heap_add(&rt, AT(k), 0x500 + (uint64_t)k, 24, ref, k < 4 ? 1 : 0);
+    }
+    rt.gc_tail_before = 1;
+    rt.gc_other_after = 1;
+    CHECK_EQ(fr_attach(&rt, "modules;heap_count=1"), S_OK);
+    CHECK(rt.mask_low & COR_PRF_MONITOR_GC);             /* asked in InitializeForAttach */
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK_EQ(fr_wait_force_gcs(&rt, 1), 0);
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {
+        CHECK_EQ(h.nsnap, 1);
+        if (h.nsnap == 1) {
+            rp_heap_snapshot *s = &h.snap[0];
+            CHECK(s->complete);
+            CHECK_EQ(s->status, 0);
+            CHECK_EQ(s->nobjects, 5);                   /* neither the stale object nor the other GC's */
+            CHECK(!has_object(s, fr_gen_start(1) + 0x40, NULL));
+            CHECK(!has_object(s, fr_gen_start(1) + 0x80, NULL));
+            CHECK_EQ(s->nedges, 4);
+            CHECK_EQ(s->nroots, 5);
+            CHECK_EQ(s->total_bytes, 5 * 24);
+        }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
+
+/* Objects followed from one snapshot to the next through a compacting GC
+ * (seed 004's example: old 08 -> 07 length 1, 10 -> 08 length 3, 15 -> 11
+ * length 4; in units of U): the survivors are flagged seen at their new
+ * addresses, the object outside every range died, a new one is not seen. */
+TEST(conformance_heap_identity_through_a_moving_gc)
+{
+    static const int at[] = { 8, 10, 11, 12, 15, 16, 17, 18, 20 };
+    uint64_t old[3] = { AT(8), AT(10), AT(15) }, nw[3] = { AT(7), AT(8), AT(11) }, len[3] = { U, 3 * U, 4 * U };
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+
+    base_world(&rt);
+    for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++)
+        fr_heap_add(&rt, AT(at[k]), 0x600, 24, NULL, 0);
+    CHECK_EQ(fr_attach(&rt, "modules;heap_count=2;heap_every=1000"), S_OK);
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK_EQ(fr_wait_force_gcs(&rt, 1), 0);
+    usleep(300000);                                     /* (the snapshot hands its addresses over) */
+    fr_heap_gc_moving(&rt, old, nw, len, 3);
+    CHECK_EQ(rt.nheap, 8);                              /* AT(20) died */
+    fr_heap_add(&rt, AT(30), 0x600, 24, NULL, 0);       /* a new one */
+    CHECK_EQ(fr_wait_force_gcs(&rt, 2), 0);
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {
+        CHECK_EQ(h.nsnap, 2);
+        if (h.nsnap == 2) {
+            rp_heap_snapshot *s1 = &h.snap[0], *s2 = &h.snap[1];
+            uint8_t fl = 0;
+            CHECK(s1->end_flags & HEAP_END_NO_IDENTITY);    /* the first has nothing to match */
+            CHECK(!(s2->end_flags & HEAP_END_NO_IDENTITY));
+            CHECK_EQ(s2->nobjects, 9);
+            CHECK_EQ(s2->seen, 8);
+            for (int k = 7; k <= 14; k++) {
+                CHECK(has_object(s2, AT(k), &fl));
+                CHECK(fl & HEAP_OBJ_SEEN);
+            }
+            CHECK(has_object(s2, AT(30), &fl));
+            CHECK(!(fl & HEAP_OBJ_SEEN));
+            CHECK(!has_object(s2, AT(20), NULL));
+        }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
+
+/* A detach between two snapshots of a plan: the heap thread stops waiting
+ * at once, and the trace holds the complete snapshot and no begun one. */
+TEST(conformance_heap_detach_between_snapshots)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+    struct timespec t0, t1;
+
+    base_world(&rt);
+    fr_heap_add(&rt, AT(1), 0x700, 32, NULL, 0);
+    CHECK_EQ(fr_attach(&rt, "modules;heap_count=3;heap_every=60000"), S_OK);
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK_EQ(fr_wait_force_gcs(&rt, 1), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 5000);   /* not the 60 s */
+        CHECK_EQ(h.nsnap, 1);
+        if (h.nsnap == 1) {
+            CHECK(h.snap[0].complete);
+            CHECK_EQ(h.snap[0].nobjects, 1);
+        }
+        CHECK_EQ(rt.force_gcs, 1);
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
     fr_cleanup(&rt);
 }
