@@ -57,8 +57,10 @@ line() {  # tool millions objects full_gc_ms stop_ms seconds bytes
                t, m, p, p / 1000 / (n / 1e6), g, s, b / 1048576, b / n }'
 }
 
-echo "Heap snapshot of a running process (Sample heapbench M): clrprobe heap vs EventPipe's heap dump"
-for m in "${@:-1 5}"; do
+echo "Heap snapshot of a running process (Sample heapbench M): clrprobe heap vs dotnet-gcdump"
+millions=("$@")
+[ ${#millions[@]} -gt 0 ] || millions=(1 5)
+for m in "${millions[@]}"; do
     n=$((m * 1000000))
 
     start_target "$m"

@@ -17,7 +17,9 @@ cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/src" -o "$OUT/heap_gen" "$ROOT/bench/heap
     "$ROOT/src/trace/writer.c" "$ROOT/src/trace/heap_codec.c" "$ROOT/src/common/"*.c "$ROOT/src/api/guids.c" -lz -lpthread
 
 echo "clrprobe report on a synthetic heap snapshot (text report: types, dominators, retained sizes)"
-for m in "${@:-1 5}"; do
+millions=("$@")
+[ ${#millions[@]} -gt 0 ] || millions=(1 5)
+for m in "${millions[@]}"; do
     n=$((m * 1000000))
     "$OUT/heap_gen" "$OUT/heap$m.clrp" "$n"
     size=$(stat -c %s "$OUT/heap$m.clrp")

@@ -6,6 +6,7 @@
 #include "report/heap_model.h"
 #include "report/heap_paths.h"
 #include "report/json.h"
+#include "trace/format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -157,6 +158,13 @@ int rp_write_heap_diff(const rp_trace *old, const rp_trace *tr, int jsonl, FILE 
     int rc = -1, same = old == NULL;
 
     memset(&d, 0, sizeof(d));
+    if (same) {                               /* (fewer than two snapshots: nothing to build) */
+        size_t begins = 0;
+        for (size_t i = 0; i < tr->nev && begins < 2; i++)
+            begins += tr->ev[i].kind == TK_HEAP_BEGIN;
+        if (begins < 2)
+            return 0;
+    }
     if (rp_heap_build(tr, &hb) < 0)
         return -1;
     if (same) {
