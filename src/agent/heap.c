@@ -387,6 +387,13 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
 
     if (!h || atomic_load(&h->state) != RECORDING)
         return S_OK;
+    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) || atomic_load(&h->stop) ||
+        trace_writer_stopped(p->writer)) {
+        /* The limit, a stop (detach, shutdown) or a recording that stopped: a
+         * failure ends this GC's walk (the runtime's rule), this GC's only. */
+        h->walk_stopped = 1;
+        return E_FAIL;
+    }
     if (FAILED(INFO(p)->GetObjectSize2(p->info, objectId, &size)))
         size = 0;
     pthread_mutex_lock(&h->gc_lock);
@@ -534,6 +541,7 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     h->frozen = 0;
     h->gc_start_ns = h->gc_end_ns = 0;
     h->walk_identity = 0;
+    h->walk_stopped = 0;
     heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
     heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
     if (atomic_load(&h->identity)) {         /* room for this snapshot's addresses, before the GC */
@@ -562,12 +570,15 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
         status = FAILED(hr) ? (uint32_t)hr : (uint32_t)E_FAIL;
         flags |= HEAP_END_ABANDONED;
     }
-    if (!h->walk_identity || (flags & HEAP_END_ABANDONED))
+    if (h->walk_stopped)
+        flags |= HEAP_END_WALK_STOPPED;
+    if (!h->walk_identity || (flags & (HEAP_END_ABANDONED | HEAP_END_WALK_STOPPED)))
         flags |= HEAP_END_NO_IDENTITY;
     if (atomic_load(&h->identity)) {
         /* This snapshot's objects become the ones to follow, unless a GC ran
          * since ours (its ranges were applied to the old set, not to these). */
-        if (!(flags & HEAP_END_ABANDONED) && !h->cur_failed && atomic_load(&h->gcs) == h->gcs_at_end) {
+        if (!(flags & (HEAP_END_ABANDONED | HEAP_END_WALK_STOPPED)) && !h->cur_failed &&
+            atomic_load(&h->gcs) == h->gcs_at_end) {
             uint64_t *t = h->prev;
             size_t tc = h->nprev;
             heap_remap_sort(h->cur, h->ncur);

@@ -176,7 +176,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
-        seen_count = 0, seen_method = 0;
+        seen_count = 0, seen_method = 0, seen_max = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -285,6 +285,17 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 config_error(err, errlen, "heap_method '%.32s' is not auto, gc or enumerate", value);
                 return -1;
             }
+        } else if (strcmp(key, "heap_max_objects") == 0) {
+            char *e;
+            long v;
+            if (seen_max++) goto duplicate;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '1' || value[0] > '9' || *e || errno || v > 1000000000L) {
+                config_error(err, errlen, "heap_max_objects '%.32s' is not a number of objects (1..1000000000)", value);
+                return -1;
+            }
+            cfg->heap_max_objects = v;
         } else if (strcmp(key, "heap_count") == 0) {
             char *e;
             long v;
@@ -299,7 +310,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             cfg->heap_count = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run, "
-                         "heap_every, heap_count, heap_method)", key);
+                         "heap_every, heap_count, heap_method, heap_max_objects)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -377,6 +388,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     if (cfg->heap_method != CP_HEAP_METHOD_AUTO) {
         m = snprintf(buf + n, buflen - (size_t)n, ";heap_method=%s",
                      cfg->heap_method == CP_HEAP_METHOD_GC ? "gc" : "enumerate");
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (cfg->heap_max_objects > 0) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";heap_max_objects=%ld", cfg->heap_max_objects);
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;

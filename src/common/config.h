@@ -57,6 +57,7 @@ typedef struct cp_config {
     long heap_count;             /* take this many snapshots, the first at once (`clrprobe heap`),
                                     then say "heap-done" (0: every heap_every_ms until the end) */
     int heap_method;             /* CP_HEAP_METHOD_*: how snapshots are taken */
+    long heap_max_objects;       /* a snapshot's walk stops after this many objects (0: no limit) */
 } cp_config;
 
 /* heap_method: auto (an induced GC with COR_PRF_MONITOR_GC; the heap

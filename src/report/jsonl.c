@@ -100,6 +100,7 @@ static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
     json_bool(&o, "complete", s->complete && s->status == 0);
     json_u64(&o, "pause_ns", s->pause_ns);
     json_bool(&o, "roots_approximate", (s->end_flags & HEAP_END_ROOTS_APPROXIMATE) != 0);
+    json_bool(&o, "walk_stopped", (s->end_flags & HEAP_END_WALK_STOPPED) != 0);
     json_u64(&o, "frozen", s->frozen);
     json_bool(&o, "identity", !(s->end_flags & HEAP_END_NO_IDENTITY));
     if (!(s->end_flags & HEAP_END_NO_IDENTITY))

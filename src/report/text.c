@@ -320,7 +320,9 @@ static void print_heap(const rp_trace *tr, FILE *out)
                 s->method == HEAP_METHOD_ENUMERATE ? "heap walk without a GC: roots approximate"
                                                    : "induced full GC, roots from the runtime",
                 p, !s->complete ? " - cut short: the snapshot did not finish" :
-                   s->status ? " - ended by an error" : "");
+                   s->status ? " - ended by an error" :
+                   (s->end_flags & HEAP_END_WALK_STOPPED) ? " - the walk stopped early (heap_max_objects, or the "
+                                                            "recording stopped): objects are missing" : "");
         if (rp_heap_analyse(&h, s) < 0) {
             fprintf(out, "    (out of memory: no analysis)\n");
             continue;

@@ -86,3 +86,18 @@ test_heap_snapshots_by_enumeration() {
     "$CLRPROBE" report enum.clrp >enum.txt || fail "report text"
     assert_contains enum.txt "heap walk without a GC: roots approximate" "text says how"
 }
+
+# heap_max_objects: the agent ends the runtime's walk (a failed ObjectReferences)
+# after so many objects; the program runs on, the snapshot says it is partial.
+test_heap_walk_limit() {
+    agent_env "v=1;output=$PWD/lim.clrp;collect=modules;heap_every=400;heap_max_objects=1000" \
+        "$SAMPLE" heap 1 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code"
+    "$SAMPLE" heap 1 >plain.out 2>&1
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report lim.clrp --format jsonl >lim.jsonl || fail "report"
+    assert_ge 2 "$(jcount lim.jsonl 'select(.kind=="heap_snapshot" and .walk_stopped and .objects <= 1000 + .frozen)')" \
+        "snapshots stopped at the limit, each walked again"
+    "$CLRPROBE" report lim.clrp >lim.txt || fail "report text"
+    assert_contains lim.txt "the walk stopped early" "text says it"
+}

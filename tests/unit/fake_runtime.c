@@ -889,7 +889,11 @@ static void heap_walk(fake_runtime *rt)
         ObjectID refs[4];
         for (int k = 0; k < rt->heap[i].nrefs; k++)
             refs[k] = rt->heap[i].refs[k];
-        CB(rt)->ObjectReferences(rt->cb, rt->heap[i].addr, rt->heap[i].cls, (ULONG)rt->heap[i].nrefs, refs);
+        if (FAILED(CB(rt)->ObjectReferences(rt->cb, rt->heap[i].addr, rt->heap[i].cls, (ULONG)rt->heap[i].nrefs,
+                                           refs))) {
+            rt->walks_stopped++;             /* a failure ends this GC's walk (the runtime's rule) */
+            break;
+        }
     }
 }
 

@@ -100,6 +100,7 @@ struct fake_runtime {
     int gc_tail_before;             /* ForceGC first ends a GC begun before it: objects, Finished */
     int gc_other_after;             /* ... and after its own GC, another one (gen0) with other objects */
     int force_gcs;                  /* ForceGC calls that ran a GC (atomic: the agent's thread) */
+    int walks_stopped;              /* heap walks an ObjectReferences failure ended */
 };
 
 /* A fresh runtime (no objects, no agent). */

@@ -1074,3 +1074,34 @@ TEST(conformance_heap_detach_between_snapshots)
     }
     fr_cleanup(&rt);
 }
+
+/* The agent ends a walk by failing ObjectReferences (here at its
+ * heap_max_objects): the runtime stops that GC's walk only, the snapshot
+ * says so, and the next snapshot's GC walks again. */
+TEST(conformance_heap_failed_object_references_stop_that_walk_only)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+
+    base_world(&rt);
+    for (int k = 0; k < 5; k++)
+        fr_heap_add(&rt, AT(k), 0x800, 24, NULL, 0);
+    CHECK_EQ(fr_attach(&rt, "modules;heap_count=2;heap_every=100;heap_max_objects=3"), S_OK);
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK_EQ(fr_wait_force_gcs(&rt, 2), 0);
+    usleep(200000);                                     /* (the second snapshot's end written) */
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {
+        CHECK_EQ(rt.walks_stopped, 2);                  /* each GC's walk ended by the failure ... */
+        CHECK_EQ(h.nsnap, 2);
+        for (size_t k = 0; k < h.nsnap && k < 2; k++) {
+            CHECK(h.snap[k].complete);
+            CHECK(h.snap[k].end_flags & HEAP_END_WALK_STOPPED);
+            CHECK_EQ(h.snap[k].nobjects, 3);            /* ... and the next one walked again */
+        }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
