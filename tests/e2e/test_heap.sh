@@ -68,6 +68,7 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
 # heap_method=enumerate: ICorProfilerInfo15::EnumerateGCHeapObjects after a
 # ForceGC, without GC monitoring: the same counts, roots approximate.
 test_heap_snapshots_by_enumeration() {
+    mkdir -p test_heap_snapshots_by_enumeration && cd test_heap_snapshots_by_enumeration || fail "work directory"
     agent_env "v=1;output=$PWD/enum.clrp;collect=modules;heap_every=500;heap_method=enumerate" \
         "$SAMPLE" heap 1.2 >prof.out 2>prof.err
     assert_eq 0 "$?" "exit code"
@@ -90,6 +91,7 @@ test_heap_snapshots_by_enumeration() {
 # heap_max_objects: the agent ends the runtime's walk (a failed ObjectReferences)
 # after so many objects; the program runs on, the snapshot says it is partial.
 test_heap_walk_limit() {
+    mkdir -p test_heap_walk_limit && cd test_heap_walk_limit || fail "work directory"
     agent_env "v=1;output=$PWD/lim.clrp;collect=modules;heap_every=400;heap_max_objects=1000" \
         "$SAMPLE" heap 1 >prof.out 2>prof.err
     assert_eq 0 "$?" "exit code"

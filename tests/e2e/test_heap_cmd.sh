@@ -33,6 +33,7 @@ assert_known_heap() {
 }
 
 test_heap_command_attaches_snapshots_and_detaches() {
+    mkdir -p test_heap_command_attaches_snapshots_and_detaches && cd test_heap_command_attaches_snapshots_and_detaches || fail "work directory"
     "$SAMPLE" heap 5 >plain.out 2>plain.err
     local plain_rc=$?
     start_heap_target prof.out 5
@@ -64,6 +65,7 @@ test_heap_command_attaches_snapshots_and_detaches() {
 }
 
 test_heap_command_asks_the_agent_of_clrprobe_run() {
+    mkdir -p test_heap_command_asks_the_agent_of_clrprobe_run && cd test_heap_command_asks_the_agent_of_clrprobe_run || fail "work directory"
     "$SAMPLE" heap 6 >plain.out 2>plain.err
     local plain_rc=$?
     DOTNET_gcConcurrent=0 "$CLRPROBE" run -o run.clrp -- "$SAMPLE" heap 6 >prof.out 2>run.err &
@@ -94,6 +96,7 @@ test_heap_command_asks_the_agent_of_clrprobe_run() {
 # ICorProfilerInfo15 (.NET 9+) and says the roots are approximate; with
 # heap_method=gc it does not, and the command says why and how to get one.
 test_heap_command_under_run_with_background_gc_falls_back() {
+    mkdir -p test_heap_command_under_run_with_background_gc_falls_back && cd test_heap_command_under_run_with_background_gc_falls_back || fail "work directory"
     "$CLRPROBE" run -o run.clrp -- "$SAMPLE" heap 4 >prof.out 2>run.err &
     local run=$!
     at_exit "kill $run 2>/dev/null"
@@ -122,6 +125,7 @@ test_heap_command_under_run_with_background_gc_falls_back() {
 }
 
 test_heap_command_refuses_a_second_heap_at_once() {
+    mkdir -p test_heap_command_refuses_a_second_heap_at_once && cd test_heap_command_refuses_a_second_heap_at_once || fail "work directory"
     start_heap_target t.out 8
     "$CLRPROBE" heap "$TPID" -o first.clrp --count 2 --interval 3 >first.out 2>first.err &
     local first=$!
@@ -138,6 +142,7 @@ test_heap_command_refuses_a_second_heap_at_once() {
 }
 
 test_heap_command_process_exits_during_the_snapshots() {
+    mkdir -p test_heap_command_process_exits_during_the_snapshots && cd test_heap_command_process_exits_during_the_snapshots || fail "work directory"
     start_heap_target t.out 2.5
     "$CLRPROBE" heap "$TPID" -o cut.clrp --count 10 --interval 1 >cut.out 2>cut.err
     assert_eq 1 "$?" "exit code when the process exits first"
@@ -149,6 +154,7 @@ test_heap_command_process_exits_during_the_snapshots() {
 }
 
 test_heap_command_errors() {
+    mkdir -p test_heap_command_errors && cd test_heap_command_errors || fail "work directory"
     sleep 30 &
     local sleeper=$!
     at_exit "kill $sleeper 2>/dev/null"
@@ -173,6 +179,7 @@ test_heap_command_errors() {
 }
 
 test_heap_command_permission_denied() {
+    mkdir -p test_heap_command_permission_denied && cd test_heap_command_permission_denied || fail "work directory"
     other_user_setup
     start_heap_target perm.out 20
     as_other_user "$OTHER_CLRPROBE" heap "$TPID" -o "$OTHER_OUT/perm.clrp" >perm.o 2>perm.e
@@ -182,6 +189,7 @@ test_heap_command_permission_denied() {
 }
 
 test_attach_heap_every_takes_snapshots_while_recording() {
+    mkdir -p test_attach_heap_every_takes_snapshots_while_recording && cd test_attach_heap_every_takes_snapshots_while_recording || fail "work directory"
     start_heap_target t.out 6
     "$CLRPROBE" attach "$TPID" -o att.clrp --heap-every 0.5 --duration 1.4 >att.out 2>att.err
     assert_eq 0 "$?" "attach exit code: $(cat att.err)"
@@ -196,6 +204,7 @@ test_attach_heap_every_takes_snapshots_while_recording() {
 # --why names the static field and the stack frame's method; two snapshots
 # 5 s apart around a known growth (2000 HeapLeaf) show it in the diff.
 test_heap_why_and_diff_of_a_known_growth() {
+    mkdir -p test_heap_why_and_diff_of_a_known_growth && cd test_heap_why_and_diff_of_a_known_growth || fail "work directory"
     start_heap_target t.out 8 2000
     "$CLRPROBE" heap "$TPID" -o grow.clrp --count 2 --interval 5 >heap.out 2>heap.err
     assert_eq 0 "$?" "clrprobe heap: $(cat heap.err)"

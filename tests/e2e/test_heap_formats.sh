@@ -17,6 +17,7 @@ heap_trace() {
 }
 
 test_heapsnapshot_reads_the_same_in_chrome_devtools() {
+    mkdir -p test_heapsnapshot_reads_the_same_in_chrome_devtools && cd test_heapsnapshot_reads_the_same_in_chrome_devtools || fail "work directory"
     [[ -f $HS_READER ]] || fail "the heap snapshot reader is not installed (make setup)"
     heap_trace
     "$CLRPROBE" report heap.clrp --format heapsnapshot -o heap.heapsnapshot || fail "report heapsnapshot"
@@ -59,6 +60,7 @@ pprof_leaves() {
 }
 
 test_heap_pprof_counts_every_object_under_its_root_path() {
+    mkdir -p test_heap_pprof_counts_every_object_under_its_root_path && cd test_heap_pprof_counts_every_object_under_its_root_path || fail "work directory"
     command -v protoc >/dev/null || fail "protoc is not installed (make setup)"
     heap_trace
     "$CLRPROBE" report heap.clrp --format pprof --heap -o heap.pb.gz || fail "report pprof --heap"
@@ -96,6 +98,7 @@ start_heap_target_for_pprof() {
 # the page Chromium rendered (#heapstatus), sorted and with a type selected
 # through the URL fragment.
 test_html_heap_view_in_chromium() {
+    mkdir -p test_html_heap_view_in_chromium && cd test_html_heap_view_in_chromium || fail "work directory"
     need_chromium
     "$SAMPLE" heap 3 >t.out 2>&1 &
     local tpid=$!
