@@ -89,7 +89,8 @@ start_heap_target_for_pprof() {
     "$CLRPROBE" heap "$tpid" -o attached.clrp >/dev/null 2>&1 || fail "clrprobe heap"
     "$CLRPROBE" report attached.clrp --format pprof -o attached.pb.gz || fail "pprof of a heap-only trace"
     zcat attached.pb.gz | protoc --decode=perftools.profiles.Profile -I "$ROOT/docs" "$ROOT/docs/profile.proto" \
-        | grep -q 'string_table: "inuse_space"' || fail "a heap-only trace's pprof is not the heap profile"
+        >attached.pb.txt || fail "not a profile.proto"
+    assert_contains attached.pb.txt 'string_table: "inuse_space"' "a heap-only trace's pprof is the heap profile"
     "$CLRPROBE" report attached.clrp --format text --heap >o 2>e
     assert_eq 2 "$?" "--heap with text is a usage error"
 }
