@@ -31,6 +31,7 @@
 
 #define MAX_FRAMES 256               /* deeper stacks are cut (the root side is lost) */
 #define MAX_SKIPPED 4                /* skipped frames looked for between two reported ones */
+#define MAX_OSR_SLOTS 512             /* words of a tier-0 frame searched for its saved fp (OSR) */
 #define MAX_GAP (1u << 20)           /* between two reported frames' stack pointers: more is not believed */
 
 /* Where the x64 CONTEXT (Windows layout, which the PAL keeps) holds the
@@ -156,6 +157,37 @@ static uintptr_t ctx_reg(const BYTE *ctx, size_t off)
     return v;
 }
 
+/* An OSR method (a loop's optimized code, entered from its tier-0 frame)
+ * sits on top of that frame with a pseudo return address into the tier-0
+ * code, and the frame pointer it saved is the one the tier-0 frame saved
+ * (its caller's): the chain goes from the OSR frame straight to the
+ * caller's frame, past the tier-0 frame's own pair [saved fp][return
+ * address], the return into the method that called it.  That pair is the
+ * highest slot between the two links (above fp's pair, below both next and
+ * caller_sp) that holds next: the tier-0 frame is the top of what lies
+ * between, and below it the patchpoint helper's frame left a stale pair
+ * holding next too.  Its return address, or 0.  In a chain without OSR
+ * nothing there holds next, or what does is not a return into a dynamic
+ * method (the only frames kept when resolved). */
+static uintptr_t osr_hidden_return(uintptr_t fp, uintptr_t next, uintptr_t caller_sp)
+{
+    const size_t w = sizeof(uintptr_t);
+    uintptr_t end = next < caller_sp ? next : caller_sp;   /* the pair lies below this */
+    uintptr_t low = fp + 2 * w;
+
+    if (end < low + 2 * w || end % w != 0)
+        return 0;
+    for (uintptr_t at = end - 2 * w, looked = 0; at >= low && looked < MAX_OSR_SLOTS; at -= w, looked++) {
+        uintptr_t v, ret;
+        memcpy(&v, (const void *)at, w);
+        if (v != next)
+            continue;
+        memcpy(&ret, (const void *)(at + w), w);
+        return ret;
+    }
+    return 0;
+}
+
 /* Frames the runtime's walk passes over without a callback: methods without
  * metadata (LCG dynamic methods such as lambda_method, IL stubs).  Between
  * the previous reported frame (a callee, stack pointer sp and frame pointer
@@ -166,7 +198,8 @@ static uintptr_t ctx_reg(const BYTE *ctx, size_t off)
  * the chain followed on ([fp] is the skipped frame's own fp).  Only memory
  * between two live frames' stack pointers of a stopped stack is read.  A
  * callee without a frame of its own (its fp is its caller's) hides the frame
- * it was called from. */
+ * it was called from.  After a link that passed over a frame, the OSR case
+ * (above) is looked for: the frame it hides is kept too. */
 size_t sampler_skipped_between(uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, uintptr_t caller_ip,
                                uintptr_t *out, size_t max)
 {
@@ -185,6 +218,11 @@ size_t sampler_skipped_between(uintptr_t sp, uintptr_t fp, uintptr_t caller_sp, 
         out[n++] = ret;
         if (next <= fp)
             break;
+        if (n < max) {
+            uintptr_t hidden = osr_hidden_return(fp, next, caller_sp);
+            if (hidden && hidden != caller_ip)
+                out[n++] = hidden;
+        }
         fp = next;
     }
     return n;

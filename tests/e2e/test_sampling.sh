@@ -299,9 +299,12 @@ test_native_callers_kept_sha() {
 # two reported frames.  Every call of Step comes from the lambda, so the
 # samples in Step show the lambda, named and marked, right under CallLoop:
 # 100% of them, less a bias b = 10%: a frame-pointer chain that does not
-# show the lambda (Step stopped where its frame is not set up, or before it
-# is optimized) - in 6 recordings on a loaded 2-core machine 5-8% of the
-# Step samples.  Time in the lambda's own loop, where the thread stops in the
+# show the lambda (Step stopped in its prolog or epilog, where its frame is
+# not set up).  Samples in Step's OSR code (its loop moved to optimized code
+# on the stack) are on top of its tier-0 frame and need the OSR case of the
+# chain: without it 5-8% of the Step samples in 6 recordings, 57% of 14 in
+# one under ASan (a CI failure); with it none of 234 in 10 recordings.  Time
+# in the lambda's own loop, where the thread stops in the
 # lambda itself, cannot be seen (docs/sampling.md) and goes to CallLoop.
 test_dynamic_method_named_expr() {
     local n
