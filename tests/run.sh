@@ -17,7 +17,10 @@ BIN=${CLRPROBE_BUILD:-$ROOT/build}
 export CLRPROBE="$BIN/clrprobe"
 export AGENT="$BIN/libclrprobe.so"
 export SAMPLE="$ROOT/build/sample/Sample"
-# Each run has its own work directory (runs may overlap); it is removed when
+# Each run has its own work directory (runs may overlap), and each
+# end-to-end test its own directory in it, $WORK/t/NAME, where it starts (so
+# that no test sees another's files: a stale "started" line of another
+# test's output, an output path another test left); it is removed when
 # everything passed and kept for inspection otherwise.
 export WORK="$ROOT/build/test-work/run-$$"
 FILTER=${1:-}
@@ -137,7 +140,7 @@ for file in "$ROOT"/tests/e2e/test_*.sh; do
         log="$WORK/$t.log"
         start=$(date +%s%N)
         sanitizer_begin "$t"
-        timeout -k 10 "$TEST_TIMEOUT" bash -c 'set -uo pipefail; source "$ROOT/tests/e2e/lib.sh"; source "$1"; cd "$WORK"; '"$t"'; exit $__failures' _ "$file" >"$log" 2>&1
+        timeout -k 10 "$TEST_TIMEOUT" bash -c 'set -uo pipefail; source "$ROOT/tests/e2e/lib.sh"; source "$1"; mkdir -p "$WORK/t/$2" && cd "$WORK/t/$2" || exit 1; '"$t"'; exit $__failures' _ "$file" "$t" >"$log" 2>&1
         rc=$?
         ms=$(( ($(date +%s%N) - start) / 1000000 ))
         san=$(sanitizer_reports "$t")
