@@ -10,12 +10,12 @@
 # ticker thread; the plain full GC of the same heap beside it), the
 # command's time, and the file's size per object.  Targets: pause <= 0.5 s
 # per million objects and below EventPipe's; file <= 16 bytes per object.
-#   bench/heap.sh [MILLIONS...]          (default: 1 5)
+#   bench/heap.sh [MILLIONS...]          (default: 1 5; CLRPROBE=path: another build)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SAMPLE="$ROOT/build/sample/Sample"
-CLRPROBE="$ROOT/build/clrprobe"
+CLRPROBE="${CLRPROBE:-$ROOT/build/clrprobe}"
 TOOLS="$ROOT/build/bench-tools"
 OUT=$(mktemp -d)
 TPID=

@@ -13,6 +13,7 @@
  * ClassIDs into a fixed table sized before the GC; a type beyond its
  * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
 #include "agent/heap.h"
+#include "agent/heap_fields.h"
 #include "agent/heap_remap.h"
 #include "agent/heap_statics.h"
 #include "common/config.h"
@@ -37,6 +38,12 @@
 #define ENUM_REFS 4096                      /* references kept per object by the enumeration path */
 
 enum { IDLE, ARMED, RECORDING, DONE };
+
+/* type_info bits, per type index */
+#define TI_CHECKED 0x1u                     /* IsArrayClass was asked */
+#define TI_ARRAY   0x2u                     /* an array (or not known): no slots */
+#define TI_SLOTS   0x4u                     /* its objects' references carried slots: name its fields */
+#define TI_NAMED   0x8u                     /* its fields were named (heap_field records) */
 
 static struct heap_service *heap_get(profiler *p);
 
@@ -71,6 +78,8 @@ struct heap_service {
     uint32_t *class_index;
     uint32_t ntypes, named;
     ClassID *by_index;                       /* type index -> ClassID */
+    uint8_t *type_info;                      /* type index -> TI_* */
+    uint32_t slots[HEAP_FIELDS_MAX_REFS];    /* the object's references' slots (heap_fields.h) */
 
     /* the FunctionIDs of stack roots' frames (open addressing; 0 = empty), named once per trace */
     FunctionID *frames;
@@ -145,6 +154,30 @@ static uint32_t type_index(struct heap_service *h, ClassID c)
         }
     }
     return TYPE_OVERFLOW;
+}
+
+/* The slots of an object's references (heap_fields.h), or NULL: an array,
+ * a type without an index, too many references, no size. */
+static const uint32_t *ref_slots(profiler *p, struct heap_service *h, uint64_t obj, ClassID c, uint32_t type,
+                                 uint64_t size, const uint64_t *refs, size_t n)
+{
+    uint8_t *ti;
+
+    if (n == 0 || n > HEAP_FIELDS_MAX_REFS || type == TYPE_OVERFLOW || size < 3 * sizeof(uint64_t) || c == 0)
+        return NULL;
+    ti = &h->type_info[type];
+    if (!(*ti & TI_CHECKED)) {
+        /* (IsArrayClass: no lock, no GC; S_FALSE for a class that is not an array) */
+        *ti |= TI_CHECKED;
+        if (INFO(p)->IsArrayClass(p->info, c, NULL, NULL, NULL) != S_FALSE)
+            *ti |= TI_ARRAY;
+    }
+    if (*ti & TI_ARRAY)
+        return NULL;
+    /* the object's words but the header before it (GetObjectSize2 counts it) */
+    heap_fields_slots((const uint64_t *)(uintptr_t)obj, (size_t)(size / sizeof(uint64_t)) - 1, refs, n, h->slots);
+    *ti |= TI_SLOTS;
+    return h->slots;
 }
 
 /* Keeps a stack root's FunctionID to name it after the GC (no room: it
@@ -410,9 +443,10 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
                 flags = HEAP_OBJ_SEEN;
             keep_current(h, objectId);
         }
+        const uint32_t *slots = ref_slots(p, h, objectId, classId, type, size, (const uint64_t *)objectRefIds, n);
         while (!wrote || from < n) {
-            if (heap_enc_object(&h->objs, objectId, type, size, wrote ? 0 : flags, (const uint64_t *)objectRefIds, n,
-                                &from))
+            if (heap_enc_object_slots(&h->objs, objectId, type, size, wrote ? 0 : flags, (const uint64_t *)objectRefIds,
+                                      slots, n, &from))
                 wrote = 1;
             else
                 flush_objects(p, h);
@@ -506,6 +540,17 @@ static void name_new_types(profiler *p, struct heap_service *h)
     }
 }
 
+/* Names the fields of the types whose references carried slots in the
+ * last snapshot (outside the GC), once per trace. */
+static void name_new_fields(profiler *p, struct heap_service *h)
+{
+    for (uint32_t t = 0; t < h->ntypes; t++)
+        if ((h->type_info[t] & (TI_SLOTS | TI_NAMED)) == TI_SLOTS) {
+            h->type_info[t] |= TI_NAMED;
+            (void)heap_fields_name_type(p, t, h->by_index[t]);
+        }
+}
+
 /* Names the stack roots' methods first seen in the last snapshot (outside
  * the GC). */
 static void name_new_frames(profiler *p, struct heap_service *h)
@@ -595,6 +640,7 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     atomic_store(&h->state, IDLE);
     pthread_mutex_unlock(&h->gc_lock);
     name_new_types(p, h);
+    name_new_fields(p, h);
     name_new_frames(p, h);
     if (h->statics)                          /* the statics of the types seen (for the next snapshot) */
         for (; h->statics_types < h->ntypes; h->statics_types++)
@@ -633,6 +679,7 @@ static BOOL enum_object(ObjectID obj, void *ctx)
     size_t from = 0;
     int wrote = 0;
     uint32_t type;
+    const uint32_t *slots;
 
     if (FAILED(INFO(p)->GetClassFromObject(p->info, obj, &c)))
         c = 0;
@@ -641,8 +688,9 @@ static BOOL enum_object(ObjectID obj, void *ctx)
     h->nenum_refs = 0;
     (void)INFO(p)->EnumerateObjectReferences(p->info, obj, enum_ref, h);
     type = type_index(h, c);
+    slots = ref_slots(p, h, obj, c, type, size, h->enum_refs, h->nenum_refs);
     while (!wrote || from < h->nenum_refs) {
-        if (heap_enc_object(&h->objs, obj, type, size, 0, h->enum_refs, h->nenum_refs, &from))
+        if (heap_enc_object_slots(&h->objs, obj, type, size, 0, h->enum_refs, slots, h->nenum_refs, &from))
             wrote = 1;
         else
             flush_objects(p, h);
@@ -695,6 +743,7 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
     flush_roots(p, h);
     pthread_mutex_unlock(&h->gc_lock);
     name_new_types(p, h);
+    name_new_fields(p, h);
     if (h->statics)
         for (; h->statics_types < h->ntypes; h->statics_types++)
             heap_statics_learn_class(h->statics, p, h->by_index[h->statics_types]);
@@ -894,6 +943,7 @@ static void heap_free(struct heap_service *h)
     free(h->class_ids);
     free(h->class_index);
     free(h->by_index);
+    free(h->type_info);
     free(h->frames);
     free(h->frame_named);
     heap_statics_free(h->statics);
@@ -917,13 +967,14 @@ static struct heap_service *heap_get(profiler *p)
     h->class_ids = calloc(CLASS_SLOTS, sizeof(ClassID));
     h->class_index = calloc(CLASS_SLOTS, sizeof(uint32_t));
     h->by_index = calloc(CLASS_SLOTS, sizeof(ClassID));
+    h->type_info = calloc(CLASS_SLOTS, 1);
     h->frames = calloc(FRAME_SLOTS, sizeof(FunctionID));
     h->frame_named = calloc(FRAME_SLOTS, 1);
     h->statics = heap_statics_create();      /* (NULL: snapshots without named statics) */
     heap_remap_init(&h->remap, 0);
     pthread_mutex_init(&h->snap_lock, NULL);
     pthread_mutex_init(&h->gc_lock, NULL);
-    if (!h->class_ids || !h->class_index || !h->by_index || !h->frames || !h->frame_named) {
+    if (!h->class_ids || !h->class_index || !h->by_index || !h->type_info || !h->frames || !h->frame_named) {
         heap_free(h);
         return NULL;
     }

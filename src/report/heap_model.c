@@ -30,11 +30,13 @@ static void *vec_push(vec *v)
 }
 
 typedef struct raw_obj { uint64_t addr, size; uint32_t type, flags; } raw_obj;
-typedef struct raw_ref { uint64_t from, to; } raw_ref;
+typedef struct raw_ref { uint64_t from, to; } raw_ref;   /* (its slot: building.slots, same index) */
 typedef struct raw_root { uint64_t object, id; uint32_t kind, flags; } raw_root;
 
 typedef struct building {
     vec objs, refs, roots;
+    vec slots;                       /* uint32_t: refs[i]'s slot (0: not known) */
+    int any_slot;
 } building;
 
 static int cmp_obj(const void *a, const void *b)
@@ -44,6 +46,35 @@ static int cmp_obj(const void *a, const void *b)
 }
 
 /* Index of addr in the sorted addresses, or RP_HEAP_NONE. */
+static int cmp_field(const void *a, const void *b)
+{
+    const struct rp_heap_field *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+const char *rp_heap_field_name(const rp_heap *h, uint32_t type, uint32_t slot)
+{
+    uint64_t off = (uint64_t)slot * 8;
+    size_t lo = 0, hi = h->nfields;
+
+    if (slot == 0 || h->nfields == 0)
+        return NULL;
+    /* the last field of type at or below off: the reference itself, or the struct that holds it */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct rp_heap_field *f = &h->fields[mid];
+        if (f->type < type || (f->type == type && f->offset <= off))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || h->fields[lo - 1].type != type)
+        return NULL;
+    return h->fields[lo - 1].name;
+}
+
 static uint32_t find(const uint64_t *addr, size_t n, uint64_t a)
 {
     size_t lo = 0, hi = n;
@@ -94,12 +125,16 @@ static int decode_objects(rp_heap *h, building *b, const rec_heap_objects *r)
     heap_dec d;
     heap_obj o;
     uint64_t *refs = malloc(((size_t)r->data_len + 1) * sizeof(uint64_t));
+    uint32_t *slots = malloc(((size_t)r->data_len + 1) * sizeof(uint32_t));
     int rc;
 
-    if (!refs)
+    if (!refs || !slots) {
+        free(refs);
+        free(slots);
         return -1;
+    }
     heap_dec_init(&d, r->data, r->data_len);
-    while ((rc = heap_dec_object(&d, &o, refs, (size_t)r->data_len + 1)) == 1) {
+    while ((rc = heap_dec_object_slots(&d, &o, refs, slots, (size_t)r->data_len + 1)) == 1) {
         if (!(o.flags & HEAP_OBJ_CONT)) {
             raw_obj *ro = vec_push(&b->objs);
             if (!ro)
@@ -108,17 +143,22 @@ static int decode_objects(rp_heap *h, building *b, const rec_heap_objects *r)
         }
         for (size_t k = 0; k < o.nrefs; k++) {
             raw_ref *rr = vec_push(&b->refs);
-            if (!rr)
+            uint32_t *rs = vec_push(&b->slots);
+            if (!rr || !rs)
                 goto oom;
             *rr = (raw_ref){ o.addr, refs[k] };
+            *rs = slots[k];
+            b->any_slot |= slots[k] != 0;
         }
     }
     if (rc < 0)
         h->malformed++;
     free(refs);
+    free(slots);
     return 0;
 oom:
     free(refs);
+    free(slots);
     return -1;
 }
 
@@ -182,7 +222,9 @@ static int finish(rp_heap_snapshot *s, building *b)
     from = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));
     s->edges = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));
     s->roots = malloc((b->roots.n + 1) * sizeof(rp_heap_root));
-    if (!from || !s->edges || !s->roots) {
+    if (b->any_slot)
+        s->edge_slot = malloc((b->refs.n + b->roots.n + 1) * sizeof(uint32_t));
+    if (!from || !s->edges || !s->roots || (b->any_slot && !s->edge_slot)) {
         free(from);
         return -1;
     }
@@ -206,6 +248,8 @@ static int finish(rp_heap_snapshot *s, building *b)
             continue;
         }
         from[nedges] = fi;
+        if (s->edge_slot)
+            s->edge_slot[nedges] = i < b->refs.n ? ((const uint32_t *)b->slots.p)[i] : 0;
         s->edges[nedges++] = ti;
         s->edge_start[fi + 1]++;
     }
@@ -214,18 +258,26 @@ static int finish(rp_heap_snapshot *s, building *b)
         s->edge_start[i + 1] += s->edge_start[i];
     {
         uint32_t *sorted = malloc((nedges + 1) * sizeof(uint32_t));
+        uint32_t *sorted_slot = s->edge_slot ? malloc((nedges + 1) * sizeof(uint32_t)) : NULL;
         size_t *pos = malloc((n + 1) * sizeof(size_t));
-        if (!sorted || !pos) {
+        if (!sorted || !pos || (s->edge_slot && !sorted_slot)) {
             free(sorted);
+            free(sorted_slot);
             free(pos);
             free(from);
             return -1;
         }
         memcpy(pos, s->edge_start, (n + 1) * sizeof(size_t));
-        for (size_t i = 0; i < nedges; i++)
-            sorted[pos[from[i]]++] = s->edges[i];
+        for (size_t i = 0; i < nedges; i++) {
+            size_t at = pos[from[i]]++;
+            sorted[at] = s->edges[i];
+            if (sorted_slot)
+                sorted_slot[at] = s->edge_slot[i];
+        }
         free(s->edges);
         s->edges = sorted;
+        free(s->edge_slot);
+        s->edge_slot = sorted_slot;
         free(pos);
     }
     free(from);
@@ -245,6 +297,7 @@ static int finish(rp_heap_snapshot *s, building *b)
 int rp_heap_build(const rp_trace *tr, rp_heap *h)
 {
     building *b = NULL;
+    size_t fields_cap = 0;
     int rc = -1;
 
     memset(h, 0, sizeof(*h));
@@ -268,6 +321,7 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
         b[k].objs.elem = sizeof(raw_obj);
         b[k].refs.elem = sizeof(raw_ref);
         b[k].roots.elem = sizeof(raw_root);
+        b[k].slots.elem = sizeof(uint32_t);
     }
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
@@ -281,6 +335,19 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
             if (set_name(&h->root_names, &h->nroot_names, e->heap_root_name.index, e->heap_root_name.name) < 0)
                 goto out;
             break;
+        case TK_HEAP_FIELD: {
+            struct rp_heap_field *f;
+            if (h->nfields == fields_cap) {
+                size_t cap = fields_cap ? fields_cap * 2 : 256;
+                if ((f = realloc(h->fields, cap * sizeof(*f))) == NULL)
+                    goto out;
+                h->fields = f;
+                fields_cap = cap;
+            }
+            h->fields[h->nfields++] = (struct rp_heap_field){ e->heap_field.type, e->heap_field.offset,
+                                                               e->heap_field.name };
+            break;
+        }
         case TK_HEAP_FRAME_NAME: {
             struct rp_heap_frame *f = realloc(h->frames, (h->nframes + 1) * sizeof(*f));
             if (!f)
@@ -318,12 +385,15 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
             goto out;
     if (h->nframes)
         qsort(h->frames, h->nframes, sizeof(*h->frames), cmp_frame);
+    if (h->nfields)
+        qsort(h->fields, h->nfields, sizeof(*h->fields), cmp_field);
     rc = 0;
 out:
     for (size_t k = 0; k < h->nsnap; k++) {
         free(b[k].objs.p);
         free(b[k].refs.p);
         free(b[k].roots.p);
+        free(b[k].slots.p);
     }
     free(b);
     return rc;
@@ -788,6 +858,7 @@ void rp_heap_free(rp_heap *h)
         free(s->flags);
         free(s->edge_start);
         free(s->edges);
+        free(s->edge_slot);
         free(s->roots);
         free(s->idom);
         free(s->retained);
@@ -797,5 +868,6 @@ void rp_heap_free(rp_heap *h)
     free(h->type_names);
     free(h->root_names);
     free(h->frames);
+    free(h->fields);
     memset(h, 0, sizeof(*h));
 }

@@ -47,6 +47,8 @@ typedef struct rp_heap_snapshot {
     uint8_t *flags;                  /* HEAP_OBJ_* */
     size_t *edge_start;              /* nobjects + 1 */
     uint32_t *edges;
+    uint32_t *edge_slot;             /* per edge: the word of the source object that holds it (0: not
+                                        known; rp_heap_field_name); NULL when the trace has none */
     size_t nedges, dropped_refs, duplicate_objects;
     size_t frozen;                   /* objects flagged HEAP_OBJ_FROZEN */
     size_t seen;                     /* objects flagged HEAP_OBJ_SEEN: in the previous snapshot too */
@@ -70,6 +72,8 @@ typedef struct rp_heap {
     size_t nroot_names;
     struct rp_heap_frame { uint64_t id; const char *name; } *frames;   /* stack roots' methods, by id */
     size_t nframes;
+    struct rp_heap_field { uint32_t type, offset; const char *name; } *fields;   /* by type, offset */
+    size_t nfields;
     uint64_t malformed;              /* heap entries that did not decode */
 } rp_heap;
 
@@ -89,6 +93,11 @@ int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s);
 int rp_dominators(size_t n, const size_t *start, const uint32_t *edges, uint32_t *idom);
 
 const char *rp_heap_type_name(const rp_heap *h, uint32_t type);
+
+/* The field of an object of type that holds the reference at word slot of
+ * it (heap_field records: the field at that offset, or the struct field
+ * that holds it), or NULL when not known. */
+const char *rp_heap_field_name(const rp_heap *h, uint32_t type, uint32_t slot);
 
 /* The snapshot a question or an export is about: the last complete one,
  * else the last one; NULL when there is none. */

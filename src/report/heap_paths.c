@@ -79,9 +79,10 @@ static int cmp_path(const void *a, const void *b)
            x->instances > y->instances ? -1 : x->instances < y->instances;
 }
 
-/* The breadth-first search from what is queued. */
-static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *start, uint32_t *queue, size_t *qh,
-                  size_t *qt)
+/* The breadth-first search from what is queued; held_at[w]: the word of
+ * parent[w] that holds w (0: not known). */
+static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *held_at, uint32_t *start,
+                  uint32_t *queue, size_t *qh, size_t *qt)
 {
     while (*qh < *qt) {
         uint32_t v = queue[(*qh)++];
@@ -91,6 +92,7 @@ static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *start, 
                 continue;
             start[w] = start[v];
             parent[w] = v;
+            held_at[w] = s->edge_slot ? s->edge_slot[e] : 0;
             queue[(*qt)++] = w;
         }
     }
@@ -101,16 +103,20 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
     size_t n = s->nobjects, qh = 0, qt = 0, npaths = 0, cap = 0, tcap;
     uint32_t *table = NULL;
     uint32_t *parent = malloc((n + 1) * sizeof(uint32_t)), *start = malloc((n + 1) * sizeof(uint32_t));
-    uint32_t *queue = malloc((n + 1) * sizeof(uint32_t)), chain[MAX_DEPTH];
+    uint32_t *queue = malloc((n + 1) * sizeof(uint32_t)), *held_at = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t chain[MAX_DEPTH];
+    const char *via[MAX_DEPTH];              /* chain[j]'s field in its parent (NULL: none known) */
     rp_heap_path *paths = NULL;
     int rc = -1;
 
     *out = NULL;
     *nout = 0;
-    if (!parent || !start || !queue)
+    if (!parent || !start || !queue || !held_at)
         goto out;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         parent[i] = start[i] = RP_HEAP_NONE;
+        held_at[i] = 0;
+    }
     /* the search, one start kind after another */
     for (int rank = 0; rank <= 3; rank++)
         for (size_t r = 0; r < s->nroots; r++) {
@@ -120,18 +126,18 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
             start[o] = (uint32_t)r;
             queue[qt++] = o;
         }
-    drain(s, parent, start, queue, &qh, &qt);
+    drain(s, parent, held_at, start, queue, &qh, &qt);
     for (size_t i = 0; i < n; i++)           /* then frozen objects */
         if ((s->flags[i] & HEAP_OBJ_FROZEN) && start[i] == RP_HEAP_NONE) {
             start[i] = START_FROZEN;
             queue[qt++] = (uint32_t)i;
         }
-    drain(s, parent, start, queue, &qh, &qt);
+    drain(s, parent, held_at, start, queue, &qh, &qt);
     for (size_t i = 0; i < n; i++)           /* then, one by one, what nothing reached */
         if (start[i] == RP_HEAP_NONE) {
             start[i] = START_UNROOTED;
             queue[qt++] = (uint32_t)i;
-            drain(s, parent, start, queue, &qh, &qt);
+            drain(s, parent, held_at, start, queue, &qh, &qt);
         }
     /* each instance's path, grouped by (start description, types): a hash table of group indexes */
     tcap = 1024;
@@ -145,8 +151,10 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
         uint32_t v = (uint32_t)i;
         if (type != RP_HEAP_ALL_TYPES && s->type[i] != type)
             continue;
-        for (; v != RP_HEAP_NONE && len < MAX_DEPTH; v = parent[v])
+        for (; v != RP_HEAP_NONE && len < MAX_DEPTH; v = parent[v]) {
+            via[len] = parent[v] != RP_HEAP_NONE ? rp_heap_field_name(h, s->type[parent[v]], held_at[v]) : NULL;
             chain[len++] = s->type[v];
+        }
         if (v != RP_HEAP_NONE)
             hv ^= 0x5bd1e995u;                   /* (truncated paths group apart) */
         if (start[i] == START_FROZEN)
@@ -158,7 +166,7 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
         for (const char *c = desc; *c; c++)
             hv = (hv ^ (uint8_t)*c) * 1099511628211ULL;
         for (size_t k = 0; k < len; k++)
-            hv = (hv ^ chain[k]) * 1099511628211ULL;
+            hv = (hv ^ chain[k] ^ ((uint64_t)(uintptr_t)via[k] << 20)) * 1099511628211ULL;
         for (size_t slot = (size_t)(hv ^ (hv >> 31)) & (tcap - 1);; slot = (slot + 1) & (tcap - 1)) {
             uint32_t gi = table[slot];
             if (gi == RP_HEAP_NONE) {
@@ -172,10 +180,14 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
                 }
                 memset(&paths[npaths], 0, sizeof(paths[npaths]));
                 memcpy(paths[npaths].root, desc, sizeof(desc));
-                if ((paths[npaths].types = malloc((len + 1) * sizeof(uint32_t))) == NULL)
+                if ((paths[npaths].types = malloc((len + 1) * sizeof(uint32_t))) == NULL ||
+                    (paths[npaths].fields = calloc(len + 1, sizeof(const char *))) == NULL)
                     goto out;
-                for (size_t k = 0; k < len; k++)
+                for (size_t k = 0; k < len; k++) {
                     paths[npaths].types[k] = chain[len - 1 - k];
+                    if (k + 1 < len)
+                        paths[npaths].fields[k] = via[len - 2 - k];
+                }
                 paths[npaths].ntypes = len;
                 paths[npaths].truncated = v != RP_HEAP_NONE;
                 paths[npaths].hash = hv;
@@ -186,7 +198,8 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
             if (paths[gi].hash == hv && paths[gi].ntypes == len && paths[gi].truncated == (v != RP_HEAP_NONE) &&
                 strcmp(paths[gi].root, desc) == 0) {
                 size_t k = 0;
-                while (k < len && paths[gi].types[k] == chain[len - 1 - k])
+                while (k < len && paths[gi].types[k] == chain[len - 1 - k] &&
+                       (k + 1 == len || paths[gi].fields[k] == via[len - 2 - k]))
                     k++;
                 if (k == len) {
                     g = gi;
@@ -224,13 +237,16 @@ out:
     free(parent);
     free(start);
     free(queue);
+    free(held_at);
     free(table);
     return rc;
 }
 
 void rp_heap_paths_free(rp_heap_path *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(p[i].types);
+        free(p[i].fields);
+    }
     free(p);
 }

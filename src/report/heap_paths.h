@@ -6,7 +6,8 @@
  * the retaining roots (statics first, then stack roots, handles and the
  * finalizer queue, so that of two paths of one length the static's wins),
  * then frozen objects and last the objects no root reaches, each its own
- * start.  The trace has no field names, so a hop is a type. */
+ * start.  A hop is a type and, when the trace names it (heap_field), the
+ * field of that type that holds the next hop. */
 #ifndef CLRPROBE_REPORT_HEAP_PATHS_H
 #define CLRPROBE_REPORT_HEAP_PATHS_H
 
@@ -24,6 +25,8 @@ typedef struct rp_heap_path {
     uint32_t *types;                 /* the types along the path: the object the root holds first, the
                                         instance's type last */
     size_t ntypes;
+    const char **fields;             /* fields[k]: the field of types[k] that holds types[k + 1] (NULL:
+                                        not known, an array's element, or the last hop) */
     int truncated;                   /* longer than the types kept: the hops nearest the root are left out */
     uint64_t instances, shallow, retained;   /* the instances that share it: their count, shallow and
                                                 retained bytes */

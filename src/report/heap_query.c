@@ -111,6 +111,15 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
                     fputc(',', out);
                 json_string(out, rp_heap_type_name(&h, paths[i].types[k]));
             }
+            fputs("],\"fields\":[", out);
+            for (size_t k = 0; k < paths[i].ntypes; k++) {
+                if (k)
+                    fputc(',', out);
+                if (paths[i].fields[k])
+                    json_string(out, paths[i].fields[k]);
+                else
+                    fputs("null", out);
+            }
             fputc(']', out);
             json_end(&o);
         }
@@ -125,7 +134,7 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
         fputs("\nWhy ", out);
         esc_puts(out, rp_heap_type_name(&h, t));
         fprintf(out, " is alive (snapshot %u: %" PRIu64 " instance%s, %s retained; the shortest path from a GC root "
-                "to each, by type):\n", s->index, count, count == 1 ? "" : "s", b);
+                "to each, a line per hop: the type, and the field that holds the next):\n", s->index, count, count == 1 ? "" : "s", b);
         for (size_t i = 0; i < np && i < WHY_PATHS; i++) {
             fmt_bytes(b, sizeof(b), paths[i].retained);
             fprintf(out, "  %" PRIu64 " instance%s (%s retained) by this path:\n    ", paths[i].instances,
@@ -137,6 +146,10 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
             for (size_t k = 0; k < paths[i].ntypes; k++) {
                 fputs("    -> ", out);
                 esc_puts(out, rp_heap_type_name(&h, paths[i].types[k]));
+                if (paths[i].fields[k]) {
+                    fputc('.', out);
+                    esc_puts(out, paths[i].fields[k]);
+                }
                 fputc('\n', out);
             }
         }

@@ -131,7 +131,11 @@ int rp_write_html_heap(const rp_trace *tr, FILE *out)
                 uint32_t t = p[best].types[k];
                 if (k)
                     putc(',', out);
-                if (t < h.ntype_names + 1 && nameix[t] != UINT32_MAX)
+                if (p[best].fields[k]) {                          /* Type.field: inline */
+                    char hop[1024];
+                    snprintf(hop, sizeof(hop), "%s.%s", rp_heap_type_name(&h, t), p[best].fields[k]);
+                    json_string(out, hop);
+                } else if (t < h.ntype_names + 1 && nameix[t] != UINT32_MAX)
                     fprintf(out, "%u", nameix[t]);
                 else
                     json_string(out, rp_heap_type_name(&h, t));   /* (a name not in the list: inline) */

@@ -174,6 +174,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             continue;
         /* heap snapshots: their records make heap_snapshot and heap_type lines */
         if (e->kind == TK_HEAP_BEGIN || e->kind == TK_HEAP_TYPE || e->kind == TK_HEAP_ROOT_NAME || e->kind == TK_HEAP_FRAME_NAME ||
+            e->kind == TK_HEAP_FIELD ||
             e->kind == TK_HEAP_OBJECTS || e->kind == TK_HEAP_ROOTS)
             continue;
         if (e->kind == TK_HEAP_END) {

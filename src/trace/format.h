@@ -50,7 +50,7 @@ enum trace_kind {
 #define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
 #include "trace/records.def"
 #undef RECORD
-    TK_KIND_MAX = 36          /* the highest number in records.def */
+    TK_KIND_MAX = 37          /* the highest number in records.def */
 };
 
 /* --- little-endian helpers ------------------------------------------- */

@@ -37,15 +37,22 @@ void heap_enc_init(heap_enc *e, uint8_t *buf, size_t cap)
 int heap_enc_object(heap_enc *e, uint64_t addr, uint32_t type, uint64_t size, uint32_t flags,
                     const uint64_t *refs, size_t nrefs, size_t *fromp)
 {
+    return heap_enc_object_slots(e, addr, type, size, flags, refs, NULL, nrefs, fromp);
+}
+
+int heap_enc_object_slots(heap_enc *e, uint64_t addr, uint32_t type, uint64_t size, uint32_t flags,
+                          const uint64_t *refs, const uint32_t *slots, size_t nrefs, size_t *fromp)
+{
     size_t from = *fromp;
     uint8_t head[HEAP_ENTRY_HEAD_MAX];
     size_t hlen = 0, room, fit = 0, bytes = 0, k;
     int cont = from > 0;
 
+    flags &= ~(HEAP_OBJ_CONT | HEAP_OBJ_SLOTS);
     if (cont)
         flags = HEAP_OBJ_CONT;
-    else
-        flags &= ~HEAP_OBJ_CONT;
+    if (slots)
+        flags |= HEAP_OBJ_SLOTS;
     hlen += heap_put_varint(head + hlen, flags);
     hlen += heap_put_varint(head + hlen, heap_zigzag((int64_t)(addr - e->prev)));
     if (!cont) {
@@ -56,7 +63,7 @@ int heap_enc_object(heap_enc *e, uint64_t addr, uint32_t type, uint64_t size, ui
         return 0;
     room = e->cap - e->len - hlen - HEAP_VARINT_MAX;   /* (the nrefs varint's worst case) */
     for (k = from; k < nrefs; k++) {
-        size_t n = varint_len(heap_zigzag((int64_t)(refs[k] - addr)));
+        size_t n = varint_len(heap_zigzag((int64_t)(refs[k] - addr))) + (slots ? varint_len(slots[k]) : 0);
         if (bytes + n > room)
             break;
         bytes += n;
@@ -67,8 +74,11 @@ int heap_enc_object(heap_enc *e, uint64_t addr, uint32_t type, uint64_t size, ui
     for (size_t i = 0; i < hlen; i++)
         e->buf[e->len++] = head[i];
     e->len += heap_put_varint(e->buf + e->len, fit);
-    for (k = from; k < from + fit; k++)
+    for (k = from; k < from + fit; k++) {
         e->len += heap_put_varint(e->buf + e->len, heap_zigzag((int64_t)(refs[k] - addr)));
+        if (slots)
+            e->len += heap_put_varint(e->buf + e->len, slots[k]);
+    }
     e->prev = addr;
     e->count++;
     *fromp = from + fit;
@@ -121,12 +131,17 @@ static int get_varint(heap_dec *d, uint64_t *out)
 
 int heap_dec_object(heap_dec *d, heap_obj *o, uint64_t *refs, size_t max)
 {
-    uint64_t flags, delta, type = 0, size = 0, nrefs, r;
+    return heap_dec_object_slots(d, o, refs, NULL, max);
+}
+
+int heap_dec_object_slots(heap_dec *d, heap_obj *o, uint64_t *refs, uint32_t *slots, size_t max)
+{
+    uint64_t flags, delta, type = 0, size = 0, nrefs, r, slot = 0;
 
     if (d->p >= d->end)
         return 0;
-    if (get_varint(d, &flags) < 0 || flags > 0xffffffffu || get_varint(d, &delta) < 0)
-        return -1;
+    if (get_varint(d, &flags) < 0 || (flags & ~(uint64_t)HEAP_OBJ_KNOWN) || get_varint(d, &delta) < 0)
+        return -1;                           /* (a flag not known: what follows may be laid out otherwise) */
     if (!(flags & HEAP_OBJ_CONT) && (get_varint(d, &type) < 0 || type > 0xffffffffu || get_varint(d, &size) < 0))
         return -1;
     if (get_varint(d, &nrefs) < 0 || nrefs > max || nrefs > (uint64_t)(d->end - d->p))
@@ -140,6 +155,10 @@ int heap_dec_object(heap_dec *d, heap_obj *o, uint64_t *refs, size_t max)
         if (get_varint(d, &r) < 0)
             return -1;
         refs[k] = o->addr + (uint64_t)heap_unzigzag(r);
+        if ((flags & HEAP_OBJ_SLOTS) && (get_varint(d, &slot) < 0 || slot > 0xffffffffu))
+            return -1;
+        if (slots)
+            slots[k] = (uint32_t)slot;
     }
     d->prev = o->addr;
     return 1;

@@ -17,12 +17,16 @@
  *     size     varint: bytes (GetObjectSize2)
  *   nrefs      varint: references that follow in this entry
  *   ref...     zigzag(ref - addr), nrefs times: the object's non-null
- *              references, in the runtime's order (duplicates kept)
+ *              references, in the runtime's order (duplicates kept); with
+ *              HEAP_OBJ_SLOTS each is followed by
+ *     slot     varint: the word of the object that holds it (its byte
+ *              offset from the ObjectID / 8; 0 = not found), which a
+ *              heap_field record of the object's type names
  *
  * An object with more references than one record holds is continued in the
  * next record(s) by HEAP_OBJ_CONT entries, which repeat its address (coded
  * as above) and carry more references; the other flags of a continuation
- * are 0.
+ * are 0 but HEAP_OBJ_SLOTS.
  *
  * heap_roots data, one entry per root:
  *
@@ -57,6 +61,8 @@
 #define HEAP_OBJ_FROZEN   0x2u   /* in the frozen (non-GC) heap: string literals, RuntimeType... */
 #define HEAP_OBJ_SEEN     0x4u   /* the same object was in this trace's previous snapshot (its
                                     address carried across GCs by Moved/SurvivingReferences) */
+#define HEAP_OBJ_SLOTS    0x8u   /* each reference is followed by its slot (above) */
+#define HEAP_OBJ_KNOWN    0xfu   /* the flags this decoder knows: an entry with another is malformed */
 
 /* Root kinds: 1-3 are COR_PRF_GC_ROOT_KIND's values. */
 #define HEAP_ROOT_STACK       1  /* id: the FunctionID of the frame (may be stale or 0: runtime frames) */
@@ -95,9 +101,12 @@ void heap_enc_init(heap_enc *e, uint8_t *buf, size_t cap);
  *         if (heap_enc_object(e, ..., &from)) wrote = 1; else NEW RECORD;
  *
  * ends. */
-#define HEAP_RECORD_MIN (HEAP_ENTRY_HEAD_MAX + 2 * HEAP_VARINT_MAX)
+#define HEAP_RECORD_MIN (HEAP_ENTRY_HEAD_MAX + 3 * HEAP_VARINT_MAX)
 int heap_enc_object(heap_enc *e, uint64_t addr, uint32_t type, uint64_t size, uint32_t flags,
                     const uint64_t *refs, size_t nrefs, size_t *from);
+/* The same with each reference's slot (slots[k] for refs[k]): HEAP_OBJ_SLOTS. */
+int heap_enc_object_slots(heap_enc *e, uint64_t addr, uint32_t type, uint64_t size, uint32_t flags,
+                          const uint64_t *refs, const uint32_t *slots, size_t nrefs, size_t *from);
 
 /* Writes one root: 1, or 0 when it does not fit. */
 int heap_enc_root(heap_enc *e, uint32_t kind, uint32_t flags, uint64_t object, uint64_t id);
@@ -129,6 +138,9 @@ void heap_dec_init(heap_dec *d, const uint8_t *data, size_t len);
  * max = the data's length is always enough).  1 = an entry, 0 = the end,
  * -1 = malformed (the rest of the data is unusable). */
 int heap_dec_object(heap_dec *d, heap_obj *o, uint64_t *refs, size_t max);
+/* The same with the references' slots into slots (room for max; 0 for
+ * each when the entry has none). */
+int heap_dec_object_slots(heap_dec *d, heap_obj *o, uint64_t *refs, uint32_t *slots, size_t max);
 
 /* The next root: 1, 0 at the end, -1 malformed. */
 int heap_dec_root(heap_dec *d, heap_root *r);

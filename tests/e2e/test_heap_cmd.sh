@@ -201,8 +201,9 @@ test_attach_heap_every_takes_snapshots_while_recording() {
     assert_ge 1 "$(jcount att.jsonl 'select(.kind=="gc_start")')" "GC events"
 }
 
-# --why names the static field and the stack frame's method; two snapshots
-# 5 s apart around a known growth (2000 HeapLeaf) show it in the diff.
+# --why names the static field, the stack frame's method and each hop's
+# field; two snapshots 5 s apart around a known growth (2000 HeapLeaf) show
+# it in the diff.
 test_heap_why_and_diff_of_a_known_growth() {
     mkdir -p test_heap_why_and_diff_of_a_known_growth && cd test_heap_why_and_diff_of_a_known_growth || fail "work directory"
     start_heap_target t.out 8 2000
@@ -242,6 +243,18 @@ test_heap_why_and_diff_of_a_known_growth() {
     assert_contains why.txt "3000 instances" "all leaves share one path"
     assert_contains why.txt "    static ClrProbe.Sample.HeapScenario.Owner" "the static root by name"
     assert_contains why.txt "    -> System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>" "a hop"
+    # each hop with the field that holds the next (a property's backing field by the property's name;
+    # an array's element without one), as the sample's classes declare them
+    assert_eq "$(printf '%s\n' '    static ClrProbe.Sample.HeapScenario.Owner' '    -> ClrProbe.Sample.HeapOwner.Leaves' \
+        '    -> System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>._items' '    -> ClrProbe.Sample.HeapLeaf[]' \
+        '    -> ClrProbe.Sample.HeapLeaf')" "$(grep -A4 '^    static ClrProbe.Sample.HeapScenario.Owner$' why.txt)" \
+        "the path to HeapLeaf, field by field"
+    "$CLRPROBE" report grow.clrp --why 'System.Byte[]' >bytes.txt || fail "report --why System.Byte[]"
+    assert_contains bytes.txt "    -> ClrProbe.Sample.HeapLeaf.Payload" "the leaves' arrays by their field"
+    "$CLRPROBE" report grow.clrp --why HeapTwig --format jsonl >twig.jsonl || fail "report --why HeapTwig jsonl"
+    assert_eq '["Twigs","_entries",null,null]' \
+        "$(jq -c 'select(.kind=="heap_root_path" and .root=="static ClrProbe.Sample.HeapScenario.Owner") | .fields' twig.jsonl)" \
+        "jsonl: the fields of the path to HeapTwig (Owner.Twigs -> Dictionary._entries -> Entry[] -> HeapTwig)"
     "$CLRPROBE" report grow.clrp --why HeapStackOnly --format jsonl >why.jsonl || fail "report --why jsonl"
     assert_eq 300 "$(jq -s '[.[] | select(.kind=="heap_root_path" and .root=="local in ClrProbe.Sample.HeapScenario.HoldOnStack") | .instances] | add' why.jsonl)" \
         "stack-only objects by the method of the frame"

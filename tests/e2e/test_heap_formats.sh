@@ -113,7 +113,7 @@ test_html_heap_view_in_chromium() {
     st=$(sed -n 's|.*<div id="heapstatus">\([^<]*\)</div>.*|\1|p' dom.html | sed 's/&gt;/>/g; s/&lt;/</g')
     [[ $st == *"sorted by count"* ]] || fail "the sort from the fragment: $st"
     [[ $st == *"selected ClrProbe.Sample.HeapLeaf: 1000 instances"* ]] || fail "the selected type: $st"
-    [[ $st == *"path static ClrProbe.Sample.HeapScenario.Owner -> ClrProbe.Sample.HeapOwner -> System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>"* ]] ||
+    [[ $st == *"path static ClrProbe.Sample.HeapScenario.Owner -> ClrProbe.Sample.HeapOwner.Leaves -> System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>._items -> ClrProbe.Sample.HeapLeaf[] -> ClrProbe.Sample.HeapLeaf"* ]] ||
         fail "the root path of the selected type: $st"
     # sorted by count, the first row is the type with the most objects (as the report counts them)
     local most

@@ -988,6 +988,20 @@ static HRESULT info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low, DWORD *h
     return S_OK;
 }
 
+/* The fake heap's objects are arrays to the agent: it then reads no
+ * object's memory (their addresses are not memory), as for a real array. */
+static HRESULT info_IsArrayClass(ICorProfilerInfo15 *This, ClassID classId, CorElementType *pBaseElemType,
+                                 ClassID *pBaseClassId, ULONG *pcRank)
+{
+    (void)pBaseElemType;
+    (void)pBaseClassId;
+    (void)pcRank;
+    if (heap_class(rt_of(This), classId))
+        return S_OK;
+    violation(rt_of(This), "IsArrayClass(0x%llx): no such class", (unsigned long long)classId);
+    return E_INVALIDARG;
+}
+
 static HRESULT info_GetObjectSize2(ICorProfilerInfo15 *This, ObjectID obj, SIZE_T *size)
 {
     fake_runtime *rt = rt_of(This);
@@ -1170,6 +1184,7 @@ static void fill_info_vtbl(void)
     info_vtbl.InitializeCurrentThread = info_InitializeCurrentThread;
     info_vtbl.GetEventMask2 = info_GetEventMask2;
     info_vtbl.GetObjectSize2 = info_GetObjectSize2;
+    info_vtbl.IsArrayClass = info_IsArrayClass;
 }
 
 static const IMetaDataImportVtbl import_vtbl = {

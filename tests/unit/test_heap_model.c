@@ -128,11 +128,18 @@ TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
     put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 6, .class_id = 0x106, .name = "System.Object[]" } });
     put(11, TK_HEAP_ROOT_NAME, &(rec_any){ .heap_root_name = { .index = 0, .name = "App.Program.owner" } });
     put(11, TK_HEAP_FRAME_NAME, &(rec_any){ .heap_frame_name = { .function_id = 0x7000, .name = "App.Program.Main" } });
+    /* fields of Owner and List (List's _items at 8 is a struct of two words: both its slots name it) */
+    put(11, TK_HEAP_FIELD, &(rec_any){ .heap_field = { .type = 1, .offset = 24, .name = "_version" } });
+    put(11, TK_HEAP_FIELD, &(rec_any){ .heap_field = { .type = 0, .offset = 16, .name = "Leaves" } });
+    put(11, TK_HEAP_FIELD, &(rec_any){ .heap_field = { .type = 0, .offset = 8, .name = "Name" } });
+    put(11, TK_HEAP_FIELD, &(rec_any){ .heap_field = { .type = 1, .offset = 8, .name = "_items" } });
 
     heap_enc_init(&e, data, sizeof(data));
 #define OBJ(i, ty, sz, refs, n, fl) do { from = 0; CHECK(heap_enc_object(&e, A(i), ty, sz, fl, refs, n, &from)); } while (0)
-    OBJ(0, 0, 24, r0, 1, 0);
-    OBJ(1, 1, 32, r1, 2, 0);
+    from = 0;
+    CHECK(heap_enc_object_slots(&e, A(0), 0, 24, 0, r0, (const uint32_t[]){ 2 }, 1, &from));
+    from = 0;
+    CHECK(heap_enc_object_slots(&e, A(1), 1, 32, 0, r1, (const uint32_t[]){ 1, 2 }, 2, &from));
     OBJ(2, 2, 24, r2, 1, 0);
     OBJ(3, 2, 24, r3, 1, 0);
     OBJ(4, 3, 1000, NULL, 0, 0);
@@ -242,10 +249,23 @@ TEST(heap_model_reads_a_snapshot_and_computes_retained_sizes)
                 CHECK_EQ(p[1].types[0], 0);
                 CHECK_EQ(p[1].types[1], 1);
                 CHECK_EQ(p[1].types[2], 2);
+                /* Owner.Leaves -> List._items -> Leaf; an array's element has no field */
+                CHECK(p[1].fields[0] && strcmp(p[1].fields[0], "Leaves") == 0);
+                CHECK(p[1].fields[1] && strcmp(p[1].fields[1], "_items") == 0);
+                CHECK(p[1].fields[2] == NULL);
+                CHECK(p[0].fields[0] == NULL);
                 CHECK(strcmp(p[2].root, "local in App.Program.Main") == 0 || strcmp(p[3].root, "local in App.Program.Main") == 0);
                 CHECK(strcmp(p[2].root, RP_PATH_UNROOTED) == 0 || strcmp(p[3].root, RP_PATH_UNROOTED) == 0);
             }
             rp_heap_paths_free(p, np);
+            /* the field lookup: the field at the slot's offset, or the one before it; none below the first */
+            CHECK_STR(rp_heap_field_name(&h, 0, 2), "Leaves");
+            CHECK_STR(rp_heap_field_name(&h, 0, 1), "Name");
+            CHECK_STR(rp_heap_field_name(&h, 0, 5), "Leaves");
+            CHECK_STR(rp_heap_field_name(&h, 1, 3), "_version");
+            CHECK(rp_heap_field_name(&h, 1, 0) == NULL);
+            CHECK(rp_heap_field_name(&h, 2, 1) == NULL);     /* a type without fields named */
+            CHECK(rp_heap_field_name(&h, 7, 1) == NULL);
         }
         {
             /* roots grouped: the static retains the owner's graph */
