@@ -15,18 +15,31 @@
 /* Samples without a managed frame get this one frame, as in collapsed output. */
 static const char no_frames[] = "[no managed frames]";
 
-/* The file's name, which speedscope shows as its title: the trace's, and
- * when the trace has the process's CPU (the kernel's count), the CPU total
- * beside it: "TITLE: N.NN s of CPU time in sampled threads, N% of the N.NN
- * s the process used". */
+/* The file's name, which speedscope shows as its title: the trace's, then
+ * the same totals the other formats state (profile_text.c): the view's CPU
+ * time (or thread time, in the wall view), the window it was recorded in,
+ * the process's CPU when the trace has it (the kernel's count), and the
+ * rate achieved beside the rate asked, with a warning below 90%:
+ * "TITLE: N.NN s of CPU time in sampled threads, N% of the N.NN s the
+ * process used; in N.NN s; N.N ticks/s of N.N asked". */
 static const char *name(const rp_profile *p, const char *title, char *buf, size_t len)
 {
     rp_process_share sh;
+    size_t n;
 
-    if (!rp_profile_process_share(p, &sh))
-        return title;
-    snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads, %.0f%% of the %.2f s the process%s used", title,
-             (double)p->cpu_ns / 1e9, sh.view_pct, (double)p->process_cpu_ns / 1e9, p->processes > 1 ? "es" : "");
+    if (p->view == RP_VIEW_CPU)
+        n = (size_t)snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads", title, (double)p->cpu_ns / 1e9);
+    else
+        n = (size_t)snprintf(buf, len, "%s: %.2f s of thread time, running or waiting (%.2f s of CPU time)", title,
+                             (double)rp_profile_total(p) / 1e9, (double)p->cpu_ns / 1e9);
+    if (n < len && rp_profile_process_share(p, &sh))
+        n += (size_t)snprintf(buf + n, len - n, ", %.0f%% of the %.2f s the process%s used", sh.view_pct,
+                              (double)p->process_cpu_ns / 1e9, p->processes > 1 ? "es" : "");
+    if (n < len)
+        n += (size_t)snprintf(buf + n, len - n, "; in %.2f s", (double)p->duration_ns / 1e9);
+    if (n < len && p->ticks)
+        snprintf(buf + n, len - n, "; %.1f ticks/s of %.1f asked%s", p->rate_hz, rp_profile_asked_hz(p),
+                 rp_profile_rate_low(p) ? " (warning: below 90%)" : "");
     return buf;
 }
 

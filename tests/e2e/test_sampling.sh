@@ -114,6 +114,8 @@ test_rate_is_honoured_and_checked() {
     "$CLRPROBE" report r.clrp --format html -o r.html 2>/dev/null
     assert_eq "$stated" "$(grep -o '"rate_hz":[0-9.]*' r.html | awk -F: '{printf "%.1f", $2}')" \
         "the achieved rate in the html page's data"
+    "$CLRPROBE" report r.clrp --format speedscope -o r.json 2>/dev/null
+    assert_contains "$(jq -r .name r.json)" "; $stated ticks/s of 20.0 asked" "the achieved rate in speedscope's name"
     for bad in 0 1001 fast; do
         "$CLRPROBE" run --rate "$bad" -- "$SAMPLE" exit 0 >o 2>e
         assert_eq 2 "$?" "exit code for --rate $bad"
@@ -197,6 +199,8 @@ test_cpu_total_matches_the_kernel() {
     "$CLRPROBE" report burn.clrp --format speedscope -o burn.json 2>/dev/null
     assert_eq "$cpu" "$(jq '[.profiles[].endValue] | add / 1e9 * 100 | round / 100' burn.json | awk '{printf "%.2f", $1}')" \
         "speedscope's CPU time"
+    assert_contains "$(jq -r .name burn.json)" ": $cpu s of CPU time in sampled threads" "speedscope's stated CPU time"
+    assert_contains "$(jq -r .name burn.json)" "; in $dur s" "speedscope's stated window"
 }
 
 # The process's CPU: the two process_cpu records (CLOCK_PROCESS_CPUTIME_ID

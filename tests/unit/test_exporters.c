@@ -344,7 +344,7 @@ TEST(exporters_speedscope_fields)
     CHECK(strstr(out, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\"") != NULL);
     CHECK(strstr(out, "\"exporter\":\"clrprobe\"") != NULL);
     CHECK(strstr(out, "\"activeProfileIndex\":0") != NULL);
-    CHECK(strstr(out, "\"name\":\"trace \\\"x\\\".clrp\"") != NULL);
+    CHECK(strstr(out, "\"name\":\"trace \\\"x\\\".clrp: ") != NULL);  /* the title, then the totals */
     /* the frames: escaped, invalid UTF-8 replaced, plus the pseudo-frame for the empty stack */
     CHECK(strstr(out, "\"shared\":{\"frames\":[") != NULL);
     CHECK(strstr(out, "{\"name\":\"App.Main\"}") != NULL);

@@ -485,7 +485,8 @@ TEST(profile_process_cpu_headline)
     free(out);
     out = written(&prof, 1);
     CHECK(out && strstr(out, "\"name\":\"t.clrp: 0.04 s of CPU time in sampled threads, 75% of the 0.05 s the "
-                             "process used\""));
+                             "process used; in 0.04 s; "));
+    CHECK(out && strstr(out, " ticks/s of 250.0 asked"));
     free(out);
     rp_profile_free(&prof);
     /* with --thread, the threads it left out are in the rest */
@@ -509,7 +510,7 @@ TEST(profile_process_cpu_headline)
         CHECK(out && !strstr(out, "the process used"));
         free(out);
         out = written(&prof, 1);
-        CHECK(out && strstr(out, "\"name\":\"t.clrp\""));
+        CHECK(out && strstr(out, "\"name\":\"t.clrp: 0.04 s of CPU time in sampled threads; in 0.04 s; "));
         free(out);
         rp_profile_free(&prof);
         rp_free(&tr);
