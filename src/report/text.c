@@ -409,7 +409,7 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     }
     fprintf(out, "  started    %s\n", buf);
     fmt_ms(buf, sizeof(buf), tr->end_t);
-    fprintf(out, "  duration   %s\n", buf);
+    fprintf(out, "  recorded   %s (the whole trace)\n", buf);
     p = rp_problem(tr, problem, sizeof(problem));
     put_esc(out, "  trace      ", p ? p : "complete", "\n");
 
