@@ -73,7 +73,8 @@ struct heap_service {
     heap_enc objs, rts;
     uint8_t objs_data[DATA_CAP], roots_data[DATA_CAP];
 
-    /* ClassID -> type index (open addressing; 0 = empty); types named so far */
+    /* ClassID -> type index (open addressing; 0 = empty); types named so far.  Not an idmap
+     * (common/idmap.h): filled inside the GC, where nothing may be allocated, so fixed size */
     ClassID *class_ids;
     uint32_t *class_index;
     uint32_t ntypes, named;
@@ -81,7 +82,8 @@ struct heap_service {
     uint8_t *type_info;                      /* type index -> TI_* */
     uint32_t slots[HEAP_FIELDS_MAX_REFS];    /* the object's references' slots (heap_fields.h) */
 
-    /* the FunctionIDs of stack roots' frames (open addressing; 0 = empty), named once per trace */
+    /* the FunctionIDs of stack roots' frames (open addressing; 0 = empty), named once per trace
+     * (fixed size, like the ClassIDs', for the same reason) */
     FunctionID *frames;
     uint8_t *frame_named;
     uint32_t nframes;
