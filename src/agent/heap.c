@@ -39,6 +39,11 @@
 
 enum { IDLE, ARMED, RECORDING, DONE };
 
+/* Root flags go into the trace as the runtime gives them (heap_codec.h). */
+_Static_assert(HEAP_ROOT_FLAG_PINNING == COR_PRF_GC_ROOT_PINNING && HEAP_ROOT_FLAG_WEAKREF == COR_PRF_GC_ROOT_WEAKREF &&
+               HEAP_ROOT_FLAG_INTERIOR == COR_PRF_GC_ROOT_INTERIOR &&
+               HEAP_ROOT_FLAG_REFCOUNTED == COR_PRF_GC_ROOT_REFCOUNTED, "HEAP_ROOT_FLAG_*");
+
 /* type_info bits, per type index */
 #define TI_CHECKED 0x1u                     /* IsArrayClass was asked */
 #define TI_ARRAY   0x2u                     /* an array (or not known): no slots */

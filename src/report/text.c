@@ -100,8 +100,8 @@ static void print_modules(const rp_trace *tr, FILE *out)
             if (tr->ev[j].kind == TK_MODULE_LOAD && tr->ev[j].module_load.id == m->id) break;
         }
         put_esc(out, "  ", m->path[0] ? m->path : "(no name)", "");
-        fprintf(out, "%s%s%s\n", (m->flags & 0x4) ? "  [dynamic]" : "", (m->flags & 0x8) ? "  [collectible]" : "",
-                unloaded ? "  [unloaded]" : "");
+        fprintf(out, "%s%s%s\n", (m->flags & TRACE_MODULE_DYNAMIC) ? "  [dynamic]" : "",
+                (m->flags & TRACE_MODULE_COLLECTIBLE) ? "  [collectible]" : "", unloaded ? "  [unloaded]" : "");
         shown++;
     }
     if (loads > shown)
