@@ -79,7 +79,7 @@ struct heap_service {
     uint8_t objs_data[DATA_CAP], roots_data[DATA_CAP];
 
     /* ClassID -> type index (open addressing; 0 = empty); types named so far.  Not an idmap
-     * (common/idmap.h): filled inside the GC, where nothing may be allocated, so fixed size */
+     * (common/idmap.h): looked up per object inside the GC, where nothing is allocated per object */
     ClassID *class_ids;
     uint32_t *class_index;
     uint32_t ntypes, named;

@@ -17,10 +17,11 @@
  *   - the sampler's CPU-time table (agent/sampler.c): fixed size, used while
  *     the runtime is suspended, when nothing may be allocated;
  *   - the heap snapshot's ClassID -> type index table and its stack roots'
- *     FunctionIDs (agent/heap.c, type_index and note_frame): fixed size,
- *     allocated with the service, filled inside the snapshot's GC, where
- *     nothing may be allocated (a thread the GC suspended may hold the
- *     allocator's lock); a full table gives "?" / leaves a frame unnamed. */
+ *     FunctionIDs (agent/heap.c, type_index and note_frame): looked up once
+ *     per object or root inside the snapshot's GC, where heap.c allocates
+ *     nothing per object (heap.c's header): fixed size, allocated with the
+ *     service's state, never grown or moved during a walk; a full table
+ *     gives the type "?" / leaves a frame unnamed. */
 #ifndef CLRPROBE_COMMON_IDMAP_H
 #define CLRPROBE_COMMON_IDMAP_H
 
