@@ -6,6 +6,10 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 
+/* A module's flags go into the trace as the runtime gives them (format.h). */
+_Static_assert(TRACE_MODULE_DYNAMIC == COR_PRF_MODULE_DYNAMIC && TRACE_MODULE_COLLECTIBLE == COR_PRF_MODULE_COLLECTIBLE,
+               "TRACE_MODULE_*");
+
 HRESULT cb_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID id, HRESULT hr)
 {
     profiler *p = profiler_from(This);

@@ -39,6 +39,11 @@
 
 enum { IDLE, ARMED, RECORDING, DONE };
 
+/* Root flags go into the trace as the runtime gives them (heap_codec.h). */
+_Static_assert(HEAP_ROOT_FLAG_PINNING == COR_PRF_GC_ROOT_PINNING && HEAP_ROOT_FLAG_WEAKREF == COR_PRF_GC_ROOT_WEAKREF &&
+               HEAP_ROOT_FLAG_INTERIOR == COR_PRF_GC_ROOT_INTERIOR &&
+               HEAP_ROOT_FLAG_REFCOUNTED == COR_PRF_GC_ROOT_REFCOUNTED, "HEAP_ROOT_FLAG_*");
+
 /* type_info bits, per type index */
 #define TI_CHECKED 0x1u                     /* IsArrayClass was asked */
 #define TI_ARRAY   0x2u                     /* an array (or not known): no slots */
@@ -73,7 +78,8 @@ struct heap_service {
     heap_enc objs, rts;
     uint8_t objs_data[DATA_CAP], roots_data[DATA_CAP];
 
-    /* ClassID -> type index (open addressing; 0 = empty); types named so far */
+    /* ClassID -> type index (open addressing; 0 = empty); types named so far.  Not an idmap
+     * (common/idmap.h): looked up per object inside the GC, where nothing is allocated per object */
     ClassID *class_ids;
     uint32_t *class_index;
     uint32_t ntypes, named;
@@ -81,7 +87,8 @@ struct heap_service {
     uint8_t *type_info;                      /* type index -> TI_* */
     uint32_t slots[HEAP_FIELDS_MAX_REFS];    /* the object's references' slots (heap_fields.h) */
 
-    /* the FunctionIDs of stack roots' frames (open addressing; 0 = empty), named once per trace */
+    /* the FunctionIDs of stack roots' frames (open addressing; 0 = empty), named once per trace
+     * (fixed size, like the ClassIDs', for the same reason) */
     FunctionID *frames;
     uint8_t *frame_named;
     uint32_t nframes;

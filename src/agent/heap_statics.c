@@ -3,13 +3,14 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "api/cormetadata.h"
+#include "common/idmap.h"
 #include "trace/heap_codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CLASS_SLOTS (1u << 16)          /* classes looked at per trace (a power of 2) */
+#define CLASSES_MAX (1u << 15)          /* classes looked at per trace */
 #define FIELD_BATCH 64
 #define JIT_BATCH 64
 
@@ -33,8 +34,7 @@ typedef struct slot {
 } slot;
 
 struct heap_statics {
-    ClassID *seen;                       /* classes looked at (open addressing; 0 = empty) */
-    uint32_t nseen;
+    idmap seen;                          /* classes looked at (keys; the values unused) */
     slot *slots;
     size_t nslots, cap;
     uint32_t names;                      /* heap_root_name indexes given */
@@ -45,10 +45,8 @@ heap_statics *heap_statics_create(void)
 {
     heap_statics *st = calloc(1, sizeof(*st));
 
-    if (st && (st->seen = calloc(CLASS_SLOTS, sizeof(ClassID))) == NULL) {
-        free(st);
-        st = NULL;
-    }
+    if (st)
+        idmap_init(&st->seen);
     return st;
 }
 
@@ -56,44 +54,24 @@ void heap_statics_free(heap_statics *st)
 {
     if (!st)
         return;
-    free(st->seen);
+    idmap_free(&st->seen);
     free(st->slots);
     free(st);
 }
 
-/* 1 if c was not seen before (and is now), 0 if it was or the table is full. */
+/* 1 if c was not seen before (and is now), 0 if it was, or the table is
+ * full or out of memory. */
 static int first_look(heap_statics *st, ClassID c)
 {
-    uint32_t i = (uint32_t)((c >> 3) * 0x9E3779B1u) & (CLASS_SLOTS - 1);
-
-    if (st->nseen >= CLASS_SLOTS / 2)
+    if (idmap_get(&st->seen, c, NULL) || st->seen.count >= CLASSES_MAX)
         return 0;
-    for (uint32_t probe = 0; probe < CLASS_SLOTS; probe++, i = (i + 1) & (CLASS_SLOTS - 1)) {
-        if (st->seen[i] == c)
-            return 0;
-        if (st->seen[i] == 0) {
-            st->seen[i] = c;
-            st->nseen++;
-            return 1;
-        }
-    }
-    return 0;
+    return idmap_put(&st->seen, c, 0) == 0;
 }
 
 /* Forgets c, to look at it again later (its statics were not ready). */
 static void forget(heap_statics *st, ClassID c)
 {
-    uint32_t i = (uint32_t)((c >> 3) * 0x9E3779B1u) & (CLASS_SLOTS - 1);
-
-    for (uint32_t probe = 0; probe < CLASS_SLOTS; probe++, i = (i + 1) & (CLASS_SLOTS - 1)) {
-        if (st->seen[i] == 0)
-            return;
-        if (st->seen[i] == c) {
-            /* (a tombstone that is not 0 and never a ClassID: the probe chain stays whole) */
-            st->seen[i] = 1;
-            return;
-        }
-    }
+    idmap_del(&st->seen, c);
 }
 
 /* Whether a field signature is that of an object reference. */

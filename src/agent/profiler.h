@@ -2,9 +2,14 @@
  * to, with everything that belongs to that runtime (Info interface,
  * configuration, trace writer, name cache, per-thread state, the attach
  * catch-up's ID tables).  The session (session.h) and each service
- * (flusher.h, sampler.h, control.h) keep their own state in a struct of
- * their own header, embedded here.  Nothing per-runtime lives in globals;
- * see manager.c for the one process-wide list. */
+ * (flusher.h, sampler.h, heap.h, heap_listener.h, control.h) keep their own
+ * state in a struct of their own header, embedded here.  The services
+ * start in that order and stop in the reverse one (session.c's table says
+ * why): the flusher first, as it drains what the others record; control
+ * last, as its thread may stop the sampler, heap and heap listener (a
+ * detach, the end of a child's run); the heap listener after the heap
+ * service, whose heap_run and state it uses.  Nothing per-runtime lives in
+ * globals; see manager.c for the one process-wide list. */
 #ifndef CLRPROBE_AGENT_PROFILER_H
 #define CLRPROBE_AGENT_PROFILER_H
 

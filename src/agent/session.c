@@ -97,14 +97,28 @@ static const struct session_mode_info modes[] = {
  *    before any of them and stop after every one of them (and after
  *    recording stopped: it is the one service marked `drains`, and the
  *    session ends recording just before stopping it);
- *  - sampler before control: the control thread may itself be stopping the
- *    sampler (a detach request), so control is stopped first and the
- *    sampler after it, never the other way round;
- *  - the sampler starts AFTER_CATCHUP: on attach, only once
- *    ProfilerAttachComplete has reported what the process held (its names
- *    and samples would otherwise race the catch-up); at launch there is no
- *    catch-up and it starts right after the runtime_start record.  So at
- *    attach the start order is flusher, control, then (later) sampler.
+ *  - sampler, heap and heap-listener before control: the control thread
+ *    may itself be stopping them (every service marked stop_before_detach,
+ *    in before_detach for a detach and in run_ended when a child's run
+ *    ends), so control is stopped first and they after it, never the other
+ *    way round;
+ *  - heap-listener after heap: it runs `clrprobe heap` requests with
+ *    heap_run, on the heap service's state; a service comes after the one
+ *    it uses, so it is stopped first, and a request under way has ended
+ *    (peer_stop) before the heap service stops;
+ *  - heap after the sampler: neither uses the other, so nothing forces it;
+ *    in this place the snapshots' GCs fall inside the sampler's window
+ *    (its two process_cpu records, below);
+ *  - the heap service sends its progress lines with control_send: that is
+ *    the connection, which the session opens before the first service
+ *    starts and closes after the last one stopped, not the control thread,
+ *    so heap's place before control does not matter to them;
+ *  - the sampler, heap and heap-listener start AFTER_CATCHUP: on attach,
+ *    only once ProfilerAttachComplete has reported what the process held
+ *    (names, samples and snapshots would otherwise race the catch-up); at
+ *    launch there is no catch-up and they start right after the
+ *    runtime_start record.  So at attach the start order is flusher,
+ *    control, then (later) sampler, heap, heap-listener.
  *
  * The sampler's run is also the window of the two process_cpu records
  * (the process's CPU as the kernel counts it: `cpu_window`): one when it

@@ -14,6 +14,7 @@
 #include "common/control_protocol.h"
 #include "common/duration.h"
 #include "ipc/ipc.h"
+#include "trace/heap_codec.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -73,7 +74,7 @@ static int print_snapshot(const char *args, unsigned count)
     }
     cli_error("snapshot %u of %u: %llu objects, %.1f MiB, %u roots; the process was paused %.0f ms%s", index, count,
               objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6,
-              (flags & 0x1u) ? " (a heap enumeration without GC monitoring: no stack or handle roots, dead objects "
+              (flags & HEAP_END_ROOTS_APPROXIMATE) ? " (a heap enumeration without GC monitoring: no stack or handle roots, dead objects "
                                "possible)" : "");
     return 0;
 }

@@ -18,59 +18,49 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The usage, around the list of formats and what they need (formats.h). */
+/* The usage, around the list of formats and what they need (formats.h);
+ * where an option is for some formats, they are named from the registry. */
 static const char usage_head[] =
-    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [--raw-frames] [-o OUT]\n"
-    "       clrprobe report FILE [--why TYPE] [--diff OLD] [--format text|jsonl]\n"
+    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [--raw-frames] [-o OUT]\n";
+static const char usage_intro[] =
     "\n"
     "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n";
-static const char usage_options[] =
-    "\n"
-    "options:\n"
-    "  -f, --format FORMAT   one of the above\n"
-    "  -o, --output OUT      write to OUT instead of standard output ('-': standard output); an\n"
-    "                        existing file is replaced only once the report is complete\n"
-    "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
-    "                        wall: all samples, running or waiting\n"
-    "      --thread T        only the thread(s) that T names: a label as the reports show it\n"
-    "                        ('NAME (TID)'), a managed or kernel name, an OS thread id, or a\n"
-    "                        managed thread id (0x...); no match is an error\n"
-    "      --by-thread       collapsed: put the thread name as the root frame\n"
-    "      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
-    "                        Start frames, which are otherwise shown as 'Type.Method [async]'\n"
-    "      --why TYPE        heap: why the instances of TYPE (its whole name, or its last part:\n"
-    "                        HeapLeaf) are alive in the last snapshot: the shortest path from a\n"
-    "                        GC root to each, grouped (text, jsonl)\n"
-    "      --diff OLD        heap: per type, the growth from OLD's last snapshot to FILE's (text,\n"
-    "                        jsonl); a trace with several snapshots shows its first to last\n"
-    "      --heap            pprof: the last heap snapshot's profile instead of the CPU samples'\n"
-    "  -h, --help            this help\n"
-    "\n";
 static const char usage_tail[] =
     "Several traces, or a directory (its *.clrp files: a run's trace and those of the\n"
     "processes its program started), make one report: the profile formats put each\n"
-    "process, 'PROGRAM (pid N)', as the root frame; text lists the processes first.\n"
+    "process, 'PROGRAM (pid N)', as the root frame; ";
+static const char usage_end[] =
     "A trace that\n"
     "was cut short (the program was killed) is read up to its last complete chunk; damaged\n"
     "chunks are skipped.  Both are reported on stderr.\n";
 
-/* "text, jsonl, ..." (sep between names) into buf. */
-static void format_names(char *buf, size_t len, unsigned needs, const char *sep)
+/* The names of the formats that need all of needs and have all of caps,
+ * "a, b, ..." (sep between names, last before the last one) into
+ * buf.  Returns how many there are. */
+static size_t format_names(char *buf, size_t len, unsigned needs, unsigned caps, const char *sep, const char *last)
 {
-    size_t used = 0;
+    size_t used = 0, n = 0, i = 0;
     buf[0] = '\0';
     for (const rp_format *f = rp_formats; f->name; f++)
-        if ((f->needs & needs) == needs && used < len)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", f->name);
+        n += (f->needs & needs) == needs && (f->caps & caps) == caps;
+    for (const rp_format *f = rp_formats; f->name; f++)
+        if ((f->needs & needs) == needs && (f->caps & caps) == caps && used < len) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? (i + 1 == n ? last : sep) : "", f->name);
+            i++;
+        }
+    return n;
 }
 
 static void print_usage(FILE *out)
 {
     static const char *const counts[] = { NULL, "one", "two", "three", "four", "five", "six", "seven", "eight" };
-    size_t nformats = 0, nsampled = 0, tail = 0;
+    size_t nformats = 0, nsampled = 0, tail = 0, n;
     char names[256];
 
     fputs(usage_head, out);
+    format_names(names, sizeof(names), 0, RP_HEAP_QUESTIONS, "|", "|");
+    fprintf(out, "       clrprobe report FILE [--why TYPE] [--diff OLD] [--format %s]\n", names);
+    fputs(usage_intro, out);
     for (const rp_format *f = rp_formats; f->name; f++) {
         const char *d = f->description, *nl;
         fprintf(out, "  %-10s  ", f->name);
@@ -87,17 +77,49 @@ static void print_usage(FILE *out)
             tail = 0;
         }
     }
-    fputs(usage_options, out);
+    fputs("\n"
+          "options:\n"
+          "  -f, --format FORMAT   one of the above\n"
+          "  -o, --output OUT      write to OUT instead of standard output ('-': standard output); an\n"
+          "                        existing file is replaced only once the report is complete\n"
+          "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
+          "                        wall: all samples, running or waiting\n"
+          "      --thread T        only the thread(s) that T names: a label as the reports show it\n"
+          "                        ('NAME (TID)'), a managed or kernel name, an OS thread id, or a\n"
+          "                        managed thread id (0x...); no match is an error\n", out);
+    format_names(names, sizeof(names), 0, RP_BY_THREAD_OPTION, ", ", ", ");
+    fprintf(out, "      --by-thread       %s: put the thread name as the root frame\n", names);
+    fputs("      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
+          "                        Start frames, which are otherwise shown as 'Type.Method [async]'\n"
+          "      --why TYPE        heap: why the instances of TYPE (its whole name, or its last part:\n"
+          "                        HeapLeaf) are alive in the last snapshot: the shortest path from a\n", out);
+    format_names(names, sizeof(names), 0, RP_HEAP_QUESTIONS, ", ", ", ");
+    fprintf(out, "                        GC root to each, grouped (%s)\n", names);
+    fprintf(out, "      --diff OLD        heap: per type, the growth from OLD's last snapshot to FILE's; a\n"
+                 "                        trace with several snapshots shows its first to last (%s)\n", names);
+    format_names(names, sizeof(names), 0, RP_HEAP_PROFILE_OPTION, ", ", ", ");
+    fprintf(out, "      --heap            %s: the last heap snapshot's profile instead of the CPU samples'\n", names);
+    fputs("  -h, --help            this help\n"
+          "\n", out);
     /* the formats that need samples: "The last four formats" while they are the last ones */
     if (nsampled > 1 && tail == nsampled && nsampled < nformats && nsampled < sizeof(counts) / sizeof(counts[0]))
         fprintf(out, "The last %s formats need", counts[nsampled]);
     else if (nsampled) {
-        format_names(names, sizeof(names), RP_NEED_SAMPLES, ", ");
+        format_names(names, sizeof(names), RP_NEED_SAMPLES, 0, ", ", ", ");
         fprintf(out, "The format%s %s need%s", nsampled > 1 ? "s" : "", names, nsampled > 1 ? "" : "s");
     }
     if (nsampled)
         fputs(" CPU samples (recorded by default; --collect cpu).  ", out);
     fputs(usage_tail, out);
+    /* the formats with a report of their own for several traces */
+    names[0] = '\0';
+    n = 0;
+    for (const rp_format *f = rp_formats; f->name; f++)
+        if (f->write_many)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", n++ ? ", " : "", f->name);
+    if (n)
+        fprintf(out, "%s list%s the processes first.\n", names, n > 1 ? "" : "s");
+    fputs(usage_end, out);
 }
 
 int cmd_report(int argc, char **argv)
@@ -180,16 +202,21 @@ int cmd_report(int argc, char **argv)
     fmt = rp_format_find(format);
     if (!fmt) {
         char names[256];
-        format_names(names, sizeof(names), 0, ", ");
+        format_names(names, sizeof(names), 0, 0, ", ", ", ");
         cli_error("report: unknown format '%s' (valid formats: %s)", format, names);
         return EXIT_USAGE;
     }
-    if (heap && strcmp(fmt->name, "pprof") != 0) {
-        cli_error("report: --heap is for --format pprof (the heap snapshot's profile)");
+    if (heap && !(fmt->caps & RP_HEAP_PROFILE_OPTION)) {
+        char names[256];
+        format_names(names, sizeof(names), 0, RP_HEAP_PROFILE_OPTION, ", ", " or ");
+        cli_error("report: --heap is for --format %s (the heap snapshot's profile)", names);
         return EXIT_USAGE;
     }
-    if ((why || diff) && strcmp(fmt->name, "text") != 0 && strcmp(fmt->name, "jsonl") != 0) {
-        cli_error("report: --why and --diff answer in the text and jsonl formats, not in %s", fmt->name);
+    if ((why || diff) && !(fmt->caps & RP_HEAP_QUESTIONS)) {
+        char names[256];
+        size_t n = format_names(names, sizeof(names), 0, RP_HEAP_QUESTIONS, ", ", " and ");
+        cli_error("report: --why and --diff answer in the %s format%s, not in %s", names, n > 1 ? "s" : "",
+                  fmt->name);
         return EXIT_USAGE;
     }
     need_profile = (fmt->needs & RP_NEED_PROFILE) != 0;
@@ -227,12 +254,13 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
-    if (!heap && strcmp(fmt->name, "pprof") == 0 && rp_count_samples(&tr) == 0 &&
-        rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0)
-        heap = 1;                             /* (a heap snapshot and no samples: its profile) */
-    if (strcmp(fmt->name, "html") == 0 && rp_count_samples(&tr) == 0 &&
-        rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0)
-        need_samples = 0;                     /* (a heap-only trace: the page's heap view) */
+    if (!heap && (fmt->caps & RP_HEAP_ONLY_VIEW) && rp_count_samples(&tr) == 0 &&
+        rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0) {
+        if (fmt->caps & RP_HEAP_PROFILE_OPTION)
+            heap = 1;                         /* (a heap snapshot and no samples: its profile) */
+        else
+            need_samples = 0;                 /* (a heap-only trace: the writer's heap view) */
+    }
     if (heap) {
         if (rp_heap_diff_check(&tr, input, err, sizeof(err)) < 0) {
             cli_error("%s", err);
@@ -304,7 +332,7 @@ int cmd_report(int argc, char **argv)
     rin.old = have_old ? &old : NULL;
     rin.heap = heap;
     rc = fmt->write(&rin, stream);
-    if (rc == 0 && strcmp(fmt->name, "text") == 0)
+    if (rc == 0 && (fmt->caps & RP_LISTS_CHILDREN))
         cli_report_children(input, &tr, stream);
     if (need_profile)
         rp_profile_free(&prof);

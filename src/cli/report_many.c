@@ -1,9 +1,10 @@
 /* report_many.c - `clrprobe report` over several traces or a directory
  * (the traces of a `clrprobe run` and of the processes its program
  * started): the processes are listed, and the profile formats show them
- * together with each process, "PROGRAM (pid N)", as the root frame.  Also
- * the list of a trace's children found beside it, for the text report of
- * one trace. */
+ * together with each process, "PROGRAM (pid N)", as the root frame; a
+ * format with a write_many hook (formats.h) shows more of them.  Also the
+ * list of a trace's children found beside it, for a format that lists them
+ * after the report of one trace (RP_LISTS_CHILDREN). */
 #include "cli/report_many.h"
 #include "cli/cli.h"
 #include "cli/output.h"
@@ -109,14 +110,13 @@ static int by_start(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-static void print_processes(FILE *out, const char *title, const one *t, size_t n)
+/* The report's view of t[0..n). */
+static rp_report_trace *refs_of(const one *t, size_t n)
 {
-    fprintf(out, "%s\n", title);
-    for (size_t i = 0; i < n; i++) {
-        char shown[PATH_MAX * 4];
-        esc_buf(shown, sizeof(shown), t[i].path, strlen(t[i].path), NULL);
-        fprintf(out, "  %-32s %10.1f ms  %s\n", t[i].label, (double)t[i].tr.end_t / 1e6, shown);
-    }
+    rp_report_trace *r = calloc(n ? n : 1, sizeof(*r));
+    for (size_t i = 0; r && i < n; i++)
+        r[i] = (rp_report_trace){ .trace = &t[i].tr, .path = t[i].path, .label = t[i].label };
+    return r;
 }
 
 /* The error for a --thread that matches no sampled thread, with a few of
@@ -151,6 +151,7 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
     rp_profile *profs = NULL, merged;
     const char **roots = NULL;
     uint64_t *offsets = NULL;
+    rp_report_trace *refs = NULL;
 
     if (collect(args, nargs, &paths, &npaths) < 0)
         goto done;
@@ -192,6 +193,10 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         roots[i] = t[i].label;
         offsets[i] = t[i].tr.file.start_realtime_ns - t[0].tr.file.start_realtime_ns;
     }
+    if (!(refs = refs_of(t, n))) {
+        cli_error("out of memory");
+        goto done;
+    }
     if (rp_profile_merge(profs, roots, offsets, n, &merged) < 0) {
         cli_error("out of memory merging the profiles");
         goto done;
@@ -220,22 +225,10 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
     {
         int wr = 0;
         char title[64];
-        if (fmt->needs & RP_NEED_EVENTS) {          /* text: the processes, each one's summary, then the profile */
-            print_processes(stream, "Processes", t, n);
-            for (size_t i = 0; i < n && wr == 0; i++) {
-                fprintf(stream, "\n== %s ==\n", t[i].label);
-                wr = rp_write_text(&t[i].tr, t[i].path, stream);
-            }
-            if (wr == 0 && merged.total_samples) {
-                fputc('\n', stream);
-                rp_write_profile_text(&merged, stream);
-            }
-        } else {
-            rp_report_input rin = { .trace = &t[0].tr, .profile = &merged, .path = t[0].path, .title = title,
-                                    .by_thread = opt->by_thread, .ntraces = n };
-            snprintf(title, sizeof(title), "%zu processes", n);
-            wr = fmt->write(&rin, stream);
-        }
+        rp_report_input rin = { .trace = &t[0].tr, .profile = &merged, .path = t[0].path, .title = title,
+                                .by_thread = opt->by_thread, .ntraces = n, .traces = refs };
+        snprintf(title, sizeof(title), "%zu processes", n);
+        wr = fmt->write_many ? fmt->write_many(&rin, stream) : fmt->write(&rin, stream);
         rp_profile_free(&merged);
         if (opt->output) {
             if (wr != 0) {
@@ -263,6 +256,7 @@ done:
     free(profs);
     free(roots);
     free(offsets);
+    free(refs);
     return rc;
 }
 
@@ -336,10 +330,13 @@ void cli_report_children(const char *path, const rp_trace *parent, FILE *out)
     }
     closedir(d);
     if (n) {
+        rp_report_trace *refs;
         qsort(kids, n, sizeof(*kids), by_start);
         fputc('\n', out);
-        print_processes(out, "Processes it started (their own traces; 'clrprobe report DIR' shows them together)",
-                        kids, n);
+        if ((refs = refs_of(kids, n)))
+            rp_write_processes("Processes it started (their own traces; 'clrprobe report DIR' shows them together)",
+                               refs, n, out);
+        free(refs);
         launcher_note(parent, kids, n, out);
     }
     for (size_t i = 0; i < n; i++)

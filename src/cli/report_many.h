@@ -18,12 +18,12 @@ typedef struct rp_report_options {
 } rp_report_options;
 
 /* Writes one report of the traces args names (files or directories) in
- * format fmt: a profile format merges their profiles; text lists the
- * processes, each one's summary, then where time goes in all of them;
- * jsonl is refused.  Returns the command's exit status. */
+ * format fmt: their profiles merged, given to fmt->write, or to
+ * fmt->write_many with the traces themselves (formats.h); a format that
+ * needs no profile is refused.  Returns the command's exit status. */
 int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_report_options *opt);
 
-/* After the text report of the trace at path: the traces of the processes
+/* After the report of the trace at path (RP_LISTS_CHILDREN): the traces of the processes
  * it started, found beside it (STEM.PROGRAM-PID.clrp, started while it
  * ran), with their duration, if there are any. */
 void cli_report_children(const char *path, const rp_trace *parent, FILE *out);

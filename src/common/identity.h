@@ -10,7 +10,7 @@
  *
  *     {8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}
  *
- * as docs/config.md, docs/attach.md and tests/e2e/lib.sh spell it out for
+ * as docs/config.md, docs/attach.md and tests/e2e/lib.sh ($CLSID) spell it out for
  * people and scripts; tests/unit/test_identity.c checks that the value
  * formats to exactly that. */
 #ifndef CLRPROBE_COMMON_IDENTITY_H

@@ -32,6 +32,24 @@ static int write_text(const rp_report_input *in, FILE *out)
     return rc;
 }
 
+/* Several traces: the processes, each one's summary, then where time goes
+ * in all of them. */
+static int write_text_many(const rp_report_input *in, FILE *out)
+{
+    int rc = 0;
+
+    rp_write_processes("Processes", in->traces, in->ntraces, out);
+    for (size_t i = 0; i < in->ntraces && rc == 0; i++) {
+        fprintf(out, "\n== %s ==\n", in->traces[i].label);
+        rc = rp_write_text(in->traces[i].trace, in->traces[i].path, out);
+    }
+    if (rc == 0 && in->profile->total_samples) {
+        fputc('\n', out);
+        rp_write_profile_text(in->profile, out);
+    }
+    return rc;
+}
+
 static int write_jsonl(const rp_report_input *in, FILE *out)
 {
     int rc = rp_write_jsonl(in->trace, out);
@@ -68,28 +86,35 @@ static int write_html(const rp_report_input *in, FILE *out)
 }
 
 const rp_format rp_formats[] = {
-    { "text",
-      "a readable summary (default): runtime, duration, events by kind, modules,\n"
-      "the slowest JIT compilations, threads, GCs (pauses, heap sizes), exceptions,\n"
-      "and where time goes",
-      RP_NEED_EVENTS | RP_NEED_PROFILE, write_text },
-    { "jsonl", "one JSON object per event, in time order (schema: docs/jsonl.md)",
-      RP_NEED_EVENTS, write_jsonl },
-    { "collapsed", "'root;...;leaf count' lines (Brendan Gregg's format, for flamegraph.pl)",
-      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_collapsed },
-    { "speedscope", "speedscope's JSON format (https://www.speedscope.app), one profile per thread",
-      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_speedscope },
-    { "pprof", "gzip-compressed profile.proto for 'go tool pprof' and profiling backends; with\n"
-      "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
-      "inuse_objects and inuse_space by type under its path from a GC root",
-      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_pprof },
-    { "html", "one self-contained interactive flame graph (no network needed), with the\n"
-      "heap per generation over time and the GC pauses beside it",
-      RP_NEED_PROFILE | RP_NEED_SAMPLES, write_html },
-    { "heapsnapshot", "the last heap snapshot as a V8 .heapsnapshot, for the Memory panel of Chrome\n"
-      "DevTools (summary by type, retainers, dominators, comparison)",
-      RP_NEED_EVENTS | RP_NEED_HEAP, write_heapsnapshot },
-    { NULL, NULL, 0, NULL },
+    { .name = "text",
+      .description = "a readable summary (default): runtime, duration, events by kind, modules,\n"
+                     "the slowest JIT compilations, threads, GCs (pauses, heap sizes), exceptions,\n"
+                     "and where time goes",
+      .needs = RP_NEED_EVENTS | RP_NEED_PROFILE,
+      .caps = RP_HEAP_QUESTIONS | RP_LISTS_CHILDREN,
+      .write = write_text, .write_many = write_text_many },
+    { .name = "jsonl", .description = "one JSON object per event, in time order (schema: docs/jsonl.md)",
+      .needs = RP_NEED_EVENTS, .caps = RP_HEAP_QUESTIONS, .write = write_jsonl },
+    { .name = "collapsed", .description = "'root;...;leaf count' lines (Brendan Gregg's format, for flamegraph.pl)",
+      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_BY_THREAD_OPTION, .write = write_collapsed },
+    { .name = "speedscope",
+      .description = "speedscope's JSON format (https://www.speedscope.app), one profile per thread",
+      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .write = write_speedscope },
+    { .name = "pprof",
+      .description = "gzip-compressed profile.proto for 'go tool pprof' and profiling backends; with\n"
+                     "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
+                     "inuse_objects and inuse_space by type under its path from a GC root",
+      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW,
+      .write = write_pprof },
+    { .name = "html",
+      .description = "one self-contained interactive flame graph (no network needed), with the\n"
+                     "heap per generation over time and the GC pauses beside it",
+      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_ONLY_VIEW, .write = write_html },
+    { .name = "heapsnapshot",
+      .description = "the last heap snapshot as a V8 .heapsnapshot, for the Memory panel of Chrome\n"
+                     "DevTools (summary by type, retainers, dominators, comparison)",
+      .needs = RP_NEED_EVENTS | RP_NEED_HEAP, .write = write_heapsnapshot },
+    { .name = NULL },
 };
 
 const rp_format *rp_format_find(const char *name)

@@ -754,8 +754,9 @@ const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *r, char 
         snprintf(buf, cap, "finalizer queue");
         break;
     case HEAP_ROOT_HANDLE:
-        snprintf(buf, cap, "%s handle", (r->flags & 0x8u) ? "ref-counted" : (r->flags & 0x2u) ? "weak" :
-                                        (r->flags & 0x1u) ? "pinned" : "strong");
+        snprintf(buf, cap, "%s handle", (r->flags & HEAP_ROOT_FLAG_REFCOUNTED) ? "ref-counted" :
+                                        (r->flags & HEAP_ROOT_FLAG_WEAKREF) ? "weak" :
+                                        (r->flags & HEAP_ROOT_FLAG_PINNING) ? "pinned" : "strong");
         break;
     case HEAP_ROOT_STATIC:
         name = r->id < h->nroot_names ? h->root_names[r->id] : NULL;
@@ -773,7 +774,7 @@ const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *r, char 
 
 int rp_heap_root_retains(const rp_heap_root *r)
 {
-    return r->kind != HEAP_ROOT_DEPENDENT && !(r->flags & 0x2u);     /* (WEAKREF: weak, or ref-counted not held) */
+    return r->kind != HEAP_ROOT_DEPENDENT && !(r->flags & HEAP_ROOT_FLAG_WEAKREF);  /* (weak, or ref-counted not held) */
 }
 
 typedef struct root_item {

@@ -1,5 +1,6 @@
 /* heap_paths.c - why objects are alive (heap_paths.h). */
 #include "report/heap_paths.h"
+#include "common/idmap.h"
 #include "trace/heap_codec.h"
 
 #include <stdio.h>
@@ -79,6 +80,32 @@ static int cmp_path(const void *a, const void *b)
            x->instances > y->instances ? -1 : x->instances < y->instances;
 }
 
+/* An instance's path, looked for among the groups so far. */
+typedef struct path_key {
+    const rp_heap_path *paths;
+    uint64_t hash;
+    const char *desc;                        /* its start */
+    const uint32_t *chain;                   /* its types, the instance's first */
+    const char *const *via;                  /* via[j]: chain[j]'s field in its parent */
+    size_t len;
+    int truncated;
+} path_key;
+
+/* Whether group g is the path k (idindex_same_fn). */
+static int same_path(const void *ctx, uint32_t g)
+{
+    const path_key *k = ctx;
+    const rp_heap_path *p = &k->paths[g];
+    size_t j = 0;
+
+    if (p->hash != k->hash || p->ntypes != k->len || p->truncated != k->truncated || strcmp(p->root, k->desc) != 0)
+        return 0;
+    while (j < k->len && p->types[j] == k->chain[k->len - 1 - j] &&
+           (j + 1 == k->len || p->fields[j] == k->via[k->len - 2 - j]))
+        j++;
+    return j == k->len;
+}
+
 /* The breadth-first search from what is queued; held_at[w]: the word of
  * parent[w] that holds w (0: not known). */
 static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *held_at, uint32_t *start,
@@ -100,8 +127,8 @@ static void drain(const rp_heap_snapshot *s, uint32_t *parent, uint32_t *held_at
 
 int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp_heap_path **out, size_t *nout)
 {
-    size_t n = s->nobjects, qh = 0, qt = 0, npaths = 0, cap = 0, tcap;
-    uint32_t *table = NULL;
+    size_t n = s->nobjects, qh = 0, qt = 0, npaths = 0, cap = 0;
+    idindex *groups = NULL;
     uint32_t *parent = malloc((n + 1) * sizeof(uint32_t)), *start = malloc((n + 1) * sizeof(uint32_t));
     uint32_t *queue = malloc((n + 1) * sizeof(uint32_t)), *held_at = malloc((n + 1) * sizeof(uint32_t));
     uint32_t chain[MAX_DEPTH];
@@ -139,16 +166,14 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
             queue[qt++] = (uint32_t)i;
             drain(s, parent, held_at, start, queue, &qh, &qt);
         }
-    /* each instance's path, grouped by (start description, types): a hash table of group indexes */
-    tcap = 1024;
-    if ((table = malloc(tcap * sizeof(uint32_t))) == NULL)
-        goto out;
-    memset(table, 0xff, tcap * sizeof(uint32_t));
+    /* each instance's path, grouped by (start description, types and fields) */
     for (size_t i = 0; i < n; i++) {
-        size_t len = 0, g = RP_HEAP_NONE;
+        size_t len = 0;
+        long g;
         uint64_t hv = 1469598103934665603ULL;
         char desc[RP_HEAP_ROOT_DESC];
         uint32_t v = (uint32_t)i;
+        path_key key;
         if (type != RP_HEAP_ALL_TYPES && s->type[i] != type)
             continue;
         for (; v != RP_HEAP_NONE && len < MAX_DEPTH; v = parent[v]) {
@@ -167,64 +192,41 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
             hv = (hv ^ (uint8_t)*c) * 1099511628211ULL;
         for (size_t k = 0; k < len; k++)
             hv = (hv ^ chain[k] ^ ((uint64_t)(uintptr_t)via[k] << 20)) * 1099511628211ULL;
-        for (size_t slot = (size_t)(hv ^ (hv >> 31)) & (tcap - 1);; slot = (slot + 1) & (tcap - 1)) {
-            uint32_t gi = table[slot];
-            if (gi == RP_HEAP_NONE) {
-                if (npaths == cap) {
-                    size_t nc = cap ? cap * 2 : 8;
-                    rp_heap_path *np = realloc(paths, nc * sizeof(*np));
-                    if (!np)
-                        goto out;
-                    paths = np;
-                    cap = nc;
-                }
-                memset(&paths[npaths], 0, sizeof(paths[npaths]));
-                memcpy(paths[npaths].root, desc, sizeof(desc));
-                if ((paths[npaths].types = malloc((len + 1) * sizeof(uint32_t))) == NULL ||
-                    (paths[npaths].fields = calloc(len + 1, sizeof(const char *))) == NULL)
+        key = (path_key){ .paths = paths, .hash = hv, .desc = desc, .chain = chain, .via = via, .len = len,
+                          .truncated = v != RP_HEAP_NONE };
+        if ((g = idindex_find(groups, hv, same_path, &key)) < 0) {
+            if (npaths == cap) {
+                size_t nc = cap ? cap * 2 : 8;
+                rp_heap_path *np = realloc(paths, nc * sizeof(*np));
+                if (!np)
                     goto out;
-                for (size_t k = 0; k < len; k++) {
-                    paths[npaths].types[k] = chain[len - 1 - k];
-                    if (k + 1 < len)
-                        paths[npaths].fields[k] = via[len - 2 - k];
-                }
-                paths[npaths].ntypes = len;
-                paths[npaths].truncated = v != RP_HEAP_NONE;
-                paths[npaths].hash = hv;
-                table[slot] = (uint32_t)npaths;
-                g = npaths++;
-                break;
+                paths = np;
+                cap = nc;
             }
-            if (paths[gi].hash == hv && paths[gi].ntypes == len && paths[gi].truncated == (v != RP_HEAP_NONE) &&
-                strcmp(paths[gi].root, desc) == 0) {
-                size_t k = 0;
-                while (k < len && paths[gi].types[k] == chain[len - 1 - k] &&
-                       (k + 1 == len || paths[gi].fields[k] == via[len - 2 - k]))
-                    k++;
-                if (k == len) {
-                    g = gi;
-                    break;
-                }
+            memset(&paths[npaths], 0, sizeof(paths[npaths]));
+            memcpy(paths[npaths].root, desc, sizeof(desc));
+            if ((paths[npaths].types = malloc((len + 1) * sizeof(uint32_t))) == NULL ||
+                (paths[npaths].fields = calloc(len + 1, sizeof(const char *))) == NULL) {
+                npaths++;                        /* (freed with the others) */
+                goto out;
             }
+            for (size_t k = 0; k < len; k++) {
+                paths[npaths].types[k] = chain[len - 1 - k];
+                if (k + 1 < len)
+                    paths[npaths].fields[k] = via[len - 2 - k];
+            }
+            paths[npaths].ntypes = len;
+            paths[npaths].truncated = v != RP_HEAP_NONE;
+            paths[npaths].hash = hv;
+            if (idindex_add(&groups, hv, (uint32_t)npaths) < 0) {
+                npaths++;
+                goto out;
+            }
+            g = (long)npaths++;
         }
         paths[g].instances++;
         paths[g].shallow += s->size[i];
         paths[g].retained += s->retained ? s->retained[i] : s->size[i];
-        if (npaths * 2 > tcap) {             /* grow the table: rehash */
-            uint32_t *nt = malloc(tcap * 2 * sizeof(uint32_t));
-            if (!nt)
-                goto out;
-            memset(nt, 0xff, tcap * 2 * sizeof(uint32_t));
-            tcap *= 2;
-            for (size_t k = 0; k < npaths; k++) {
-                size_t slot = (size_t)(paths[k].hash ^ (paths[k].hash >> 31)) & (tcap - 1);
-                while (nt[slot] != RP_HEAP_NONE)
-                    slot = (slot + 1) & (tcap - 1);
-                nt[slot] = (uint32_t)k;
-            }
-            free(table);
-            table = nt;
-        }
     }
     qsort(paths, npaths, sizeof(*paths), cmp_path);
     *out = paths;
@@ -238,7 +240,7 @@ out:
     free(start);
     free(queue);
     free(held_at);
-    free(table);
+    idindex_free(groups);
     return rc;
 }
 

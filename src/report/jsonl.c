@@ -58,8 +58,8 @@ static void module_fields(json_obj *o, uint64_t id, const char *path, uint32_t f
 {
     json_hex(o, "id", id);
     json_str(o, "path", path);
-    json_bool(o, "dynamic", (flags & 0x4) != 0);
-    json_bool(o, "collectible", (flags & 0x8) != 0);
+    json_bool(o, "dynamic", (flags & TRACE_MODULE_DYNAMIC) != 0);
+    json_bool(o, "collectible", (flags & TRACE_MODULE_COLLECTIBLE) != 0);
 }
 
 static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)

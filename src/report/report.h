@@ -9,6 +9,17 @@
 #include "report/model.h"
 #include "report/profile.h"
 
+/* One of several traces that make one report (cli/report_many.c). */
+typedef struct rp_report_trace {
+    const rp_trace *trace;
+    const char *path;          /* as found */
+    const char *label;         /* "PROGRAM (pid N)" */
+} rp_report_trace;
+
+/* title, then one line per trace: its label, its duration and its path
+ * (escaped) (text.c). */
+void rp_write_processes(const char *title, const rp_report_trace *t, size_t n, FILE *out);
+
 /* Readable summary (text.c).  path is shown in the title.  Returns 0 or -1 (I/O). */
 int rp_write_text(const rp_trace *tr, const char *path, FILE *out);
 

@@ -1,8 +1,9 @@
 /* text.c - `report --format text`: a readable summary of a trace: runtime,
  * duration, events by kind, modules, the slowest JIT compilations, threads
  * with names, garbage collections per generation with their pauses, and
- * exceptions by type.  Every string from the trace (or the command line)
- * is escaped as it is printed (common/escape.h), never cut. */
+ * exceptions by type; and the list of the processes of several traces.
+ * Every string from the trace (or the command line) is escaped as it is
+ * printed (common/escape.h), never cut. */
 #include "common/escape.h"
 #include "report/gc_timeline.h"
 #include "report/heap_model.h"
@@ -11,6 +12,7 @@
 #include "trace/heap_codec.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -98,8 +100,8 @@ static void print_modules(const rp_trace *tr, FILE *out)
             if (tr->ev[j].kind == TK_MODULE_LOAD && tr->ev[j].module_load.id == m->id) break;
         }
         put_esc(out, "  ", m->path[0] ? m->path : "(no name)", "");
-        fprintf(out, "%s%s%s\n", (m->flags & 0x4) ? "  [dynamic]" : "", (m->flags & 0x8) ? "  [collectible]" : "",
-                unloaded ? "  [unloaded]" : "");
+        fprintf(out, "%s%s%s\n", (m->flags & TRACE_MODULE_DYNAMIC) ? "  [dynamic]" : "",
+                (m->flags & TRACE_MODULE_COLLECTIBLE) ? "  [collectible]" : "", unloaded ? "  [unloaded]" : "");
         shown++;
     }
     if (loads > shown)
@@ -428,4 +430,14 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     print_heap(tr, out);
     print_exceptions(tr, out);
     return ferror(out) ? -1 : 0;
+}
+
+void rp_write_processes(const char *title, const rp_report_trace *t, size_t n, FILE *out)
+{
+    fprintf(out, "%s\n", title);
+    for (size_t i = 0; i < n; i++) {
+        char shown[PATH_MAX * 4];
+        esc_buf(shown, sizeof(shown), t[i].path, strlen(t[i].path), NULL);
+        fprintf(out, "  %-32s %10.1f ms  %s\n", t[i].label, (double)t[i].trace->end_t / 1e6, shown);
+    }
 }

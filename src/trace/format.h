@@ -43,9 +43,15 @@
 /* Record flags (the byte after the kind). */
 #define TRACE_REC_CATCHUP 0x1u               /* learned by the attach catch-up, not from a live event */
 
-/* Record kinds: TK_RUNTIME_START = 1 ... TK_SAMPLER_TICK = 28.  Each kind's
- * number, name and fields are in the record catalogue, trace/records.def;
- * trace/records.h makes its struct, encoder and decoder from there. */
+/* module_load.flags: the runtime's COR_PRF_MODULE_* as it gives them
+ * (api/corprof.h); the bits the report reads. */
+#define TRACE_MODULE_DYNAMIC 0x4u            /* Reflection.Emit, no file */
+#define TRACE_MODULE_COLLECTIBLE 0x8u        /* in a collectible AssemblyLoadContext */
+
+/* Record kinds: TK_RUNTIME_START = 1 up to TK_KIND_MAX, the highest (raised
+ * with each new kind).  Each kind's number, name and fields are in the
+ * record catalogue, trace/records.def; trace/records.h makes its struct,
+ * encoder and decoder from there. */
 enum trace_kind {
 #define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
 #include "trace/records.def"

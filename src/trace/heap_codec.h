@@ -31,8 +31,7 @@
  * heap_roots data, one entry per root:
  *
  *   kind       varint: HEAP_ROOT_*
- *   flags      varint: COR_PRF_GC_ROOT_FLAGS (0x1 pinning, 0x2 weak,
- *              0x4 interior, 0x8 ref-counted)
+ *   flags      varint: COR_PRF_GC_ROOT_FLAGS, HEAP_ROOT_FLAG_* (below)
  *   object     zigzag(object - previous entry's object)
  *   id         varint: per kind (below)
  *
@@ -67,11 +66,17 @@
 /* Root kinds: 1-3 are COR_PRF_GC_ROOT_KIND's values. */
 #define HEAP_ROOT_STACK       1  /* id: the FunctionID of the frame (may be stale or 0: runtime frames) */
 #define HEAP_ROOT_FINALIZER   2  /* id: 0 (the f-reachable queue) */
-#define HEAP_ROOT_HANDLE      3  /* id: the handle; its kind in flags (0 strong, 0x1 pinned, 0x2 weak) */
+#define HEAP_ROOT_HANDLE      3  /* id: the handle; its kind in flags (none: strong, HEAP_ROOT_FLAG_*) */
 #define HEAP_ROOT_STATIC      4  /* id: a heap_root_name index ("Namespace.Type.field") */
 #define HEAP_ROOT_DEPENDENT   5  /* a dependent handle (ConditionalWeakTable): object is the value,
                                     id the key's address: an edge key -> value, not a root */
 #define HEAP_ROOT_KIND_MAX    5
+
+/* A root entry's flags: the runtime's COR_PRF_GC_ROOT_FLAGS as it gives them (api/corprof.h). */
+#define HEAP_ROOT_FLAG_PINNING    0x1u   /* a pinned handle, or a pinned local */
+#define HEAP_ROOT_FLAG_WEAKREF    0x2u   /* weak: a weak handle, or a ref-counted one not held */
+#define HEAP_ROOT_FLAG_INTERIOR   0x4u   /* a pointer into the object */
+#define HEAP_ROOT_FLAG_REFCOUNTED 0x8u   /* a ref-counted handle */
 
 /* The longest entry head: flags, addr, type, size, nrefs (10 bytes each). */
 #define HEAP_ENTRY_HEAD_MAX 50

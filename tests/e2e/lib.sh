@@ -4,6 +4,12 @@
 
 __failures=0
 
+# The agent's CLSID, as CORECLR_PROFILER takes it: CLSID_clrprobe of
+# src/common/identity.c in its string form (tests/unit/test_identity.c
+# checks that form).  The tests that load the agent without `clrprobe run`
+# use this.
+CLSID='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}'
+
 fail() {
     echo "  assertion failed: $*"
     __failures=$((__failures + 1))
@@ -215,7 +221,7 @@ wait_for_text() {
 # agent_env CONFIG COMMAND...: runs COMMAND with the variables clrprobe run
 # would set, but with our own configuration text.
 agent_env() {
-    env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
+    env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$CLSID" \
         CORECLR_PROFILER_PATH="$AGENT" CLRPROBE_CONFIG="$1" "${@:2}"
 }
 

@@ -267,7 +267,7 @@ test_attach_by_name() {
 test_attach_refused_beside_another_startup_profiler() {
     mkdir -p apm
     cp "$AGENT" apm/libapm.so
-    (cd apm && exec env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
+    (cd apm && exec env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$CLSID" \
         CORECLR_PROFILER_PATH_64=./libapm.so CLRPROBE_CONFIG="v=1;output=$PWD/apm.clrp;collect=jit" \
         "$SAMPLE" spin 30) >apm.out 2>apm.err &
     local pid=$!

@@ -99,7 +99,7 @@ test_agent_never_removes_follows_or_blocks_on_its_output() {
     assert_eq 1 "$(grep -c '^clrprobe: ' full.err)" "one line on stderr"
     assert_contains full.err "is a character device; the agent writes only regular files" "reason"
     mkfifo fifo
-    timeout 60 bash -c "$(declare -f agent_env); agent_env 'output=$PWD/fifo' '$SAMPLE' jit" >fifo.out 2>fifo.err
+    timeout 60 bash -c "$(declare -p CLSID); $(declare -f agent_env); agent_env 'output=$PWD/fifo' '$SAMPLE' jit" >fifo.out 2>fifo.err
     assert_eq 0 "$?" "the program neither hangs nor fails on a FIFO output"
     assert_contains fifo.err "FIFO" "reason"
     [[ -p fifo ]] || fail "the FIFO was removed"

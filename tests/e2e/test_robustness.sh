@@ -20,7 +20,7 @@ test_invalid_config_program_runs_normally() {
     assert_contains bad4.err "unknown key 'colour'" "unknown key"
     assert_contains bad5.err "cannot create the trace file /nonexistent-dir/x.clrp" "unwritable output"
     # no config at all
-    env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}' \
+    env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$CLSID" \
         CORECLR_PROFILER_PATH="$AGENT" "$SAMPLE" jit >none.out 2>none.err
     assert_eq 0 "$?" "exit code without CLRPROBE_CONFIG"
     assert_contains none.err "CLRPROBE_CONFIG is not set" "missing config"

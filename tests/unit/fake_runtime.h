@@ -4,8 +4,9 @@
  * The fake plays the CLR's side of an attach, single-threaded and scripted:
  *  - it owns a little world of app domains, assemblies, modules, threads and
  *    JIT-compiled functions, each with the lifetime steps of seed 000's
- *    golden rule: fr_begin_load (the ID becomes enumerable), fr_finish_load
- *    (its LoadFinished/Created event), fr_begin_unload (no longer
+ *    golden rule (../shared/seeds/000_5eeffc22afbb678c.txt): fr_begin_load
+ *    (the ID becomes enumerable), fr_finish_load (its LoadFinished/Created
+ *    event), fr_begin_unload (no longer
  *    enumerable), fr_finish_unload (its UnloadStarted/Destroyed event);
  *    a function's are JITCompilationStarted, then JITCompilationFinished.
  *    Events are delivered to the agent only once fr_enable_events() was

@@ -1,6 +1,6 @@
 /* test_conformance.c - conformance of the real agent's attach path with
- * seed 000 (the attach catch-up: Race #1, Race #2, the golden rule, "GC
- * already in progress"), driven by the simulated runtime of fake_runtime.h.
+ * seed 000 (../shared/seeds/000_5eeffc22afbb678c.txt; the attach catch-up:
+ * Race #1, Race #2, the golden rule, "GC already in progress"), driven by the simulated runtime of fake_runtime.h.
  *
  * Each test scripts one timeline: what happens in the runtime before the
  * attach, between InitializeForAttach and the enabling of events, and while
@@ -998,8 +998,8 @@ TEST(conformance_heap_snapshot_is_one_gc_only)
 }
 
 /* Objects followed from one snapshot to the next through a compacting GC
- * (seed 004's example: old 08 -> 07 length 1, 10 -> 08 length 3, 15 -> 11
- * length 4; in units of U): the survivors are flagged seen at their new
+ * (seed 004's example, ../shared/seeds/004_fe607505df24ccdc.txt: old
+ * 08 -> 07 length 1, 10 -> 08 length 3, 15 -> 11 length 4; in units of U): the survivors are flagged seen at their new
  * addresses, the object outside every range died, a new one is not seen. */
 TEST(conformance_heap_identity_through_a_moving_gc)
 {

@@ -880,10 +880,45 @@ TEST(exporters_registry_lists_every_format_once)
     CHECK_EQ(rp_format_find("pprof")->needs, RP_NEED_PROFILE | RP_NEED_SAMPLES);
 }
 
+/* What each format offers besides its report (formats.h, enum rp_cap): the
+ * command decides --why/--diff, --heap, the heap-only view, the children's
+ * list and the several traces' report by these, never by a name. */
+TEST(exporters_registry_caps)
+{
+    static const struct {
+        const char *name;
+        unsigned caps;
+        int many;   /* a write_many of its own */
+    } want[] = {
+        { "text", RP_HEAP_QUESTIONS | RP_LISTS_CHILDREN, 1 },
+        { "jsonl", RP_HEAP_QUESTIONS, 0 },
+        { "collapsed", RP_BY_THREAD_OPTION, 0 },
+        { "speedscope", 0, 0 },
+        { "pprof", RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW, 0 },
+        { "html", RP_HEAP_ONLY_VIEW, 0 },
+        { "heapsnapshot", 0, 0 },
+    };
+
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const rp_format *f = rp_format_find(want[i].name);
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        CHECK_EQ(f->caps, want[i].caps);
+        CHECK_EQ(f->write_many != NULL, want[i].many);
+    }
+    for (const rp_format *f = rp_formats; f->name; f++) {
+        /* the heap-only view stands in for the samples a format needs */
+        CHECK(!(f->caps & RP_HEAP_ONLY_VIEW) || (f->needs & RP_NEED_SAMPLES));
+        /* several traces are read through their merged profile */
+        CHECK(!f->write_many || (f->needs & RP_NEED_PROFILE));
+    }
+}
+
 /* A profile format's registry writer writes what its own writer does. */
 static void check_same_as(const char *name, int (*fn)(const rp_profile *, const char *, FILE *), const fixture *fx)
 {
-    rp_report_input in = { NULL, &fx->p, "dir/t.clrp", "t.clrp", 0, 0, NULL, NULL, 0 };
+    rp_report_input in = { .profile = &fx->p, .path = "dir/t.clrp", .title = "t.clrp" };
     const rp_format *f = rp_format_find(name);
     char *direct, *via = NULL;
     size_t len = 0, via_len = 0;
@@ -909,7 +944,7 @@ static void check_same_as(const char *name, int (*fn)(const rp_profile *, const 
 TEST(exporters_registry_writers_are_the_formats_writers)
 {
     fixture fx;
-    rp_report_input in = { NULL, NULL, "dir/t.clrp", "t.clrp", 1, 0, NULL, NULL, 0 };
+    rp_report_input in = { .path = "dir/t.clrp", .title = "t.clrp", .by_thread = 1 };
     char *via = NULL, *direct;
     size_t via_len = 0;
     FILE *m;

@@ -9,9 +9,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* Seed 004, "Tracking Moved Objects": objects at 08 09 10 12 13 15 16 17
- * 18 19 of gen0; 09, 13 and 19 die; ranges 08->07 (1), 10->08 (3),
- * 15->11 (4). */
+/* Seed 004 (../shared/seeds/004_fe607505df24ccdc.txt), "Tracking Moved
+ * Objects": objects at 08 09 10 12 13 15 16 17 18 19 of gen0; 09, 13 and 19
+ * die; ranges 08->07 (1), 10->08 (3), 15->11 (4). */
 static const uint64_t seed_old[] = { 8, 10, 15 }, seed_new[] = { 7, 8, 11 }, seed_len[] = { 1, 3, 4 };
 static const uint64_t seed_objs[] = { 8, 9, 10, 12, 13, 15, 16, 17, 18, 19 };
 static const uint64_t seed_want[] = { 7, HEAP_REMAP_DIED, 8, 10, HEAP_REMAP_DIED, 11, 12, 13, 14, HEAP_REMAP_DIED };

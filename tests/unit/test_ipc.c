@@ -6,6 +6,7 @@
 #include "unit.h"
 #include "ipc/ipc.h"
 #include "api/corprof.h"
+#include "common/identity.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -17,9 +18,6 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-/* {8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53} */
-static const GUID test_clsid = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
 
 static int64_t now_ms(void)
 {
@@ -74,7 +72,7 @@ TEST(ipc_attach_message_exact_bytes)
         0x03, 0x01,                   /* Profiler / AttachProfiler */
         0, 0,                         /* reserved */
         0x10, 0x27, 0, 0,             /* attach timeout 10000 ms */
-        0x71, 0x2C, 0x5F, 0x8C,       /* Data1 LE */
+        0x71, 0x2C, 0x5F, 0x8C,       /* CLSID_clrprobe (common/identity.c): Data1 LE */
         0x9E, 0x3A,                   /* Data2 LE */
         0x1B, 0x4E,                   /* Data3 LE */
         0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53,   /* Data4 as is */
@@ -84,7 +82,7 @@ TEST(ipc_attach_message_exact_bytes)
         'k', '=', 'v',
     };
     uint8_t buf[256];
-    long n = ipc_build_attach_profiler(buf, sizeof(buf), 10000, &test_clsid, "/a/\xc3\xa9.so", "k=v", 3);
+    long n = ipc_build_attach_profiler(buf, sizeof(buf), 10000, &CLSID_clrprobe, "/a/\xc3\xa9.so", "k=v", 3);
 
     CHECK_EQ(n, (long)sizeof(expected));
     CHECK(n == (long)sizeof(expected) && memcmp(buf, expected, sizeof(expected)) == 0);
@@ -102,33 +100,33 @@ TEST(ipc_attach_message_edge_cases)
     long n;
 
     /* no client data: size field 0, nothing after it */
-    n = ipc_build_attach_profiler(buf, sizeof(buf), 0, &test_clsid, "/x", NULL, 0);
+    n = ipc_build_attach_profiler(buf, sizeof(buf), 0, &CLSID_clrprobe, "/x", NULL, 0);
     CHECK_EQ(n, 20 + 4 + 16 + 4 + 3 * 2 + 4);
     CHECK_EQ(buf[14] | (buf[15] << 8), n);
     CHECK_EQ(buf[n - 4] | buf[n - 3] | buf[n - 2] | buf[n - 1], 0);
 
     /* not UTF-8 */
-    CHECK_EQ(ipc_build_attach_profiler(buf, sizeof(buf), 0, &test_clsid, "/bad\xff.so", NULL, 0), IPC_ERR_ENCODING);
+    CHECK_EQ(ipc_build_attach_profiler(buf, sizeof(buf), 0, &CLSID_clrprobe, "/bad\xff.so", NULL, 0), IPC_ERR_ENCODING);
 
     /* more than 65535 bytes in all */
     long_path = malloc(40000);
     memset(long_path, 'a', 39999);
     long_path[39999] = '\0';
-    CHECK_EQ(ipc_build_attach_profiler(buf, sizeof(buf), 0, &test_clsid, long_path, NULL, 0), IPC_ERR_TOO_LONG);
+    CHECK_EQ(ipc_build_attach_profiler(buf, sizeof(buf), 0, &CLSID_clrprobe, long_path, NULL, 0), IPC_ERR_TOO_LONG);
     long_path[20000] = '\0';     /* 40 KB of UTF-16 fits, but not with 30 KB of client data */
-    CHECK(ipc_build_attach_profiler(buf, sizeof(buf), 0, &test_clsid, long_path, NULL, 0) > 40000);
-    CHECK_EQ(ipc_build_attach_profiler(buf, sizeof(buf), 0, &test_clsid, long_path, long_path, 30000),
+    CHECK(ipc_build_attach_profiler(buf, sizeof(buf), 0, &CLSID_clrprobe, long_path, NULL, 0) > 40000);
+    CHECK_EQ(ipc_build_attach_profiler(buf, sizeof(buf), 0, &CLSID_clrprobe, long_path, long_path, 30000),
              IPC_ERR_TOO_LONG);
     free(long_path);
 
     /* a small buffer is never overrun */
     memset(buf, 0xCC, 64);
-    CHECK_EQ(ipc_build_attach_profiler(buf, 50, 0, &test_clsid, "/some/path.so", NULL, 0), IPC_ERR_TOO_LONG);
+    CHECK_EQ(ipc_build_attach_profiler(buf, 50, 0, &CLSID_clrprobe, "/some/path.so", NULL, 0), IPC_ERR_TOO_LONG);
     CHECK_EQ(buf[50], 0xCC);
-    CHECK_EQ(ipc_build_attach_profiler(buf, 10, 0, &test_clsid, "/p", NULL, 0), IPC_ERR_TOO_LONG);
-    n = ipc_build_attach_profiler(buf, 20 + 4 + 16 + 4 + 3 * 2 + 4 + 2, 0, &test_clsid, "/p", "xy", 2);
+    CHECK_EQ(ipc_build_attach_profiler(buf, 10, 0, &CLSID_clrprobe, "/p", NULL, 0), IPC_ERR_TOO_LONG);
+    n = ipc_build_attach_profiler(buf, 20 + 4 + 16 + 4 + 3 * 2 + 4 + 2, 0, &CLSID_clrprobe, "/p", "xy", 2);
     CHECK_EQ(n, 20 + 4 + 16 + 4 + 3 * 2 + 4 + 2);                  /* exactly fits */
-    CHECK_EQ(ipc_build_attach_profiler(buf, (size_t)n - 1, 0, &test_clsid, "/p", "xy", 2), IPC_ERR_TOO_LONG);
+    CHECK_EQ(ipc_build_attach_profiler(buf, (size_t)n - 1, 0, &CLSID_clrprobe, "/p", "xy", 2), IPC_ERR_TOO_LONG);
 }
 
 TEST(ipc_empty_request_and_string)
@@ -807,7 +805,7 @@ static int attach_sync(int pid, int timeout_ms, const char *agent, const void *d
                        char *err, size_t errlen)
 {
     struct pollfd p;
-    int fd = ipc_attach_profiler_send(pid, timeout_ms, &test_clsid, agent, data, len, -1, err, errlen), rc;
+    int fd = ipc_attach_profiler_send(pid, timeout_ms, &CLSID_clrprobe, agent, data, len, -1, err, errlen), rc;
 
     if (fd < 0)
         return fd;
@@ -844,7 +842,7 @@ TEST(ipc_fake_server_attach)
     CHECK_EQ(attach_sync((int)getpid(), 1000, "/opt/agent.so", "cfg", 3, &hr, err, sizeof(err)), IPC_OK);
     fake_stop(&f, th, path);
     CHECK_EQ(hr, CORPROF_E_PROFILER_ALREADY_ACTIVE);
-    n = ipc_build_attach_profiler(expect, sizeof(expect), 1000, &test_clsid, "/opt/agent.so", "cfg", 3);
+    n = ipc_build_attach_profiler(expect, sizeof(expect), 1000, &CLSID_clrprobe, "/opt/agent.so", "cfg", 3);
     CHECK_EQ((long)f.reqlen[0], n);
     CHECK(n > 0 && memcmp(f.req[0], expect, (size_t)n) == 0);
 
