@@ -136,7 +136,8 @@ static int standard_stream(const char *name)
     return *end || fd > 1000000 ? -1 : (int)fd;
 }
 
-int cli_output_open(cli_output *o, const char *name, const char *what, const char *input, unsigned flags)
+int cli_output_open(cli_output *o, const char *name, const char *what, const char *const *inputs, size_t ninputs,
+                    unsigned flags)
 {
     char abs[PATH_MAX], why[PATH_MAX + 256];
     struct stat st, in;
@@ -204,9 +205,16 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
     }
     if (flags & CLI_OUT_NO_REPLACE)
         return CLI_OUT_EXISTS;
-    if (input && stat(input, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
-        cli_error("cannot write %s %s: it is the trace being read; choose another path with -o", what, name);
-        return -1;
+    for (size_t i = 0; i < ninputs; i++) {
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+            if (ninputs == 1)
+                cli_error("cannot write %s %s: it is the trace being read; choose another path with -o", what,
+                          name);
+            else
+                cli_error("cannot write %s %s: it is %s, one of the traces being read; choose another path "
+                          "with -o", what, name, inputs[i]);
+            return -1;
+        }
     }
     o->kind = CLI_OUT_REPLACE;
     if (!realpath(abs, o->target)) {                 /* replace the file a link points to, not the link */
@@ -377,7 +385,7 @@ int cli_output_open_trace(cli_output *o, const char *name, const char *label)
     int r;
 
     if (name)
-        return cli_output_open(o, name, "trace file", NULL, CLI_OUT_STAGED) == 0 ? 0 : -1;
+        return cli_output_open(o, name, "trace file", NULL, 0, CLI_OUT_STAGED) == 0 ? 0 : -1;
     localtime_r(&now, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
     for (int attempt = 1; attempt <= 100; attempt++) {
@@ -385,7 +393,7 @@ int cli_output_open_trace(cli_output *o, const char *name, const char *label)
             snprintf(def, sizeof(def), "clrprobe-%.64s-%s.clrp", label, stamp);
         else
             snprintf(def, sizeof(def), "clrprobe-%.64s-%s-%d.clrp", label, stamp, attempt);
-        r = cli_output_open(o, def, "trace file", NULL, CLI_OUT_STAGED | CLI_OUT_NO_REPLACE);
+        r = cli_output_open(o, def, "trace file", NULL, 0, CLI_OUT_STAGED | CLI_OUT_NO_REPLACE);
         if (r != CLI_OUT_EXISTS)
             return r == 0 ? 0 : -1;
     }

@@ -49,10 +49,12 @@ typedef struct cli_output {
     FILE *stream;                 /* cli_output_stream() */
 } cli_output;
 
-/* Prepares output name.  input (may be NULL) is the file the command
- * reads, which must not be overwritten.  Returns 0, CLI_OUT_EXISTS (no
+/* Prepares output name.  inputs (ninputs of them, may be none) are the
+ * files the command reads: an output that is one of them (the same file,
+ * also through a link) is refused.  Returns 0, CLI_OUT_EXISTS (no
  * message), or -1 after printing why the output cannot be written. */
-int cli_output_open(cli_output *o, const char *name, const char *what, const char *input, unsigned flags);
+int cli_output_open(cli_output *o, const char *name, const char *what, const char *const *inputs, size_t ninputs,
+                    unsigned flags);
 
 /* The trace output of `run` and `attach` (staged: the agent fills it): name,
  * or when name is NULL the first free default name

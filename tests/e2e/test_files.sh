@@ -132,6 +132,25 @@ test_existing_files_survive_failures() {
     ln -s t.clrp t-link
     "$CLRPROBE" report t.clrp -o t-link 2>same2.err
     assert_eq 1 "$?" "report over its own input through a link is refused"
+    # several traces, or a directory of them: the output is none of them
+    cp t.clrp u.clrp
+    "$CLRPROBE" report t.clrp u.clrp -o u.clrp 2>many.err
+    assert_eq 1 "$?" "a report over the second of several inputs is refused"
+    assert_contains many.err "it is u.clrp, one of the traces being read" "message"
+    cmp -s u.clrp "$FX/trace.clrp" || fail "the second trace was overwritten by the report"
+    cp "$FX/trace.clrp" u.clrp
+    "$CLRPROBE" report t.clrp u.clrp -o t-link 2>many2.err
+    assert_eq 1 "$?" "a report over the first of several inputs, through a link, is refused"
+    cmp -s t.clrp "$FX/trace.clrp" || fail "the first trace was overwritten through a link"
+    mkdir traces && cp t.clrp traces/a.clrp && cp t.clrp traces/b.clrp
+    ln -s traces/b.clrp b-link
+    "$CLRPROBE" report traces -o b-link 2>dir.err
+    assert_eq 1 "$?" "a report over a trace of the directory read, through a link, is refused"
+    assert_contains dir.err "one of the traces being read" "message"
+    cmp -s traces/b.clrp "$FX/trace.clrp" || fail "a trace of the directory was overwritten by the report"
+    "$CLRPROBE" report t.clrp --diff u.clrp -o u.clrp 2>diff.err
+    assert_eq 1 "$?" "a report over its --diff input is refused"
+    cmp -s u.clrp "$FX/trace.clrp" || fail "the --diff trace was overwritten by the report"
     echo "not a trace" >bad.clrp
     echo "an old report" >r.txt
     "$CLRPROBE" report bad.clrp -o r.txt 2>bad.err
