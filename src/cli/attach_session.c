@@ -412,7 +412,7 @@ void attach_session_init(attach_session *s)
 {
     memset(s, 0, sizeof(*s));
     s->sfd = s->ch.fd = s->ch.listen_fd = -1;
-    s->out.fd = s->out.target_fd = -1;
+    s->out.fd = s->out.target_fd = s->out.dirfd = -1;
 }
 
 int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status)

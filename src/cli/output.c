@@ -3,6 +3,7 @@
 #include "cli/output.h"
 #include "cli/cli.h"
 #include "common/files.h"
+#include "common/resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@ static void output_init(cli_output *o, const char *name, const char *what, unsig
     memset(o, 0, sizeof(*o));
     o->what = what;
     o->flags = flags;
-    o->fd = o->target_fd = -1;
+    o->fd = o->target_fd = o->dirfd = -1;
     snprintf(o->name, sizeof(o->name), "%s", name);
 }
 
@@ -34,7 +35,7 @@ static int make_temp_elsewhere(cli_output *o)
     if (!dir || dir[0] != '/')
         dir = "/tmp";
     if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe-trace-XXXXXX", dir) >= sizeof(o->temp)) {
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         cli_error("the temporary directory %s has too long a path; set TMPDIR", dir);
         return -1;
     }
@@ -42,7 +43,7 @@ static int make_temp_elsewhere(cli_output *o)
     if (o->fd < 0) {
         cli_error("cannot create a temporary file in %s for the %s: %s; set TMPDIR to a writable directory",
                   dir, o->what, strerror(errno));
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         return -1;
     }
     return 0;
@@ -59,50 +60,51 @@ static void target_dir(const cli_output *o, char *dir, size_t cap)
         slash[slash == dir ? 1 : 0] = '\0';
 }
 
-/* The temporary file beside the target, in the same directory so that it
- * can be renamed over it: TARGET.partial-XXXXXX. */
+/* The temporary file beside the target, in its directory (o->dirfd) so
+ * that it can be renamed over it: TARGET.partial-XXXXXX, or for a name
+ * near NAME_MAX clrprobe.partial-XXXXXX. */
 static int make_temp_beside(cli_output *o)
 {
+    static const char suffix[] = ".partial-XXXXXX";
     char dir[PATH_MAX];
+    size_t dlen = strlen(o->target) - strlen(o->target_name);   /* o->target is DIR/NAME */
     int e;
 
-    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s.partial-XXXXXX", o->target) < sizeof(o->temp)) {
-        o->fd = cp_file_create_temp(o->temp);
-        if (o->fd >= 0)
-            return 0;
-        if (errno != ENAMETOOLONG)
-            goto fail;
-    }
-    /* A file name near NAME_MAX: a shorter temporary name in its directory. */
-    target_dir(o, dir, sizeof(dir));
-    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe.partial-XXXXXX", dir) >= sizeof(o->temp)) {
-        errno = ENAMETOOLONG;
-        goto fail;
-    }
-    o->fd = cp_file_create_temp(o->temp);
-    if (o->fd >= 0)
-        return 0;
-fail:
+    if (strlen(o->target_name) + sizeof(suffix) <= sizeof(o->temp_name))
+        snprintf(o->temp_name, sizeof(o->temp_name), "%s%s", o->target_name, suffix);
+    else
+        snprintf(o->temp_name, sizeof(o->temp_name), "clrprobe%s", suffix);
+    o->fd = cp_file_create_temp_at(o->dirfd, o->temp_name);
     e = errno;
+    if (o->fd >= 0 && (size_t)snprintf(o->temp, sizeof(o->temp), "%.*s%s", (int)dlen, o->target, o->temp_name) <
+                          sizeof(o->temp))
+        return 0;
+    if (o->fd >= 0) {                    /* (its path is too long to hand to anyone) */
+        unlinkat(o->dirfd, o->temp_name, 0);
+        close(o->fd);
+        o->fd = -1;
+        e = ENAMETOOLONG;
+    }
     target_dir(o, dir, sizeof(dir));
     cli_error("cannot write %s %s: cannot create a file in %s (%s); choose another path with -o", o->what,
               o->name, dir, strerror(e));
-    o->temp[0] = '\0';
+    o->temp[0] = o->temp_name[0] = '\0';
     return -1;
 }
 
-/* Opens a device, FIFO or socket for writing where it is, without blocking. */
-static int open_in_place(cli_output *o, const char *path, mode_t mode)
+/* Opens the device, FIFO or socket at o->target_name (whose lstat was
+ * checked: st) for writing where it is, without blocking. */
+static int open_in_place(cli_output *o, const struct stat *st)
 {
-    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), fl;
+    int fd = openat(o->dirfd, o->target_name, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), fl;
 
     if (fd < 0) {
-        if (errno == ENXIO && S_ISFIFO(mode))
+        if (errno == ENXIO && S_ISFIFO(st->st_mode))
             cli_error("cannot write %s %s: it is a FIFO with no reader; start the reader first", o->what,
                       o->name);
         else if (errno == ENXIO)
             cli_error("cannot write %s %s: it is %s, which cannot be opened; choose another path with -o",
-                      o->what, o->name, cp_file_kind(mode));
+                      o->what, o->name, cp_file_kind(st->st_mode));
         else
             cli_error("cannot write %s %s: %s; choose another path with -o", o->what, o->name, strerror(errno));
         return -1;
@@ -139,8 +141,9 @@ static int standard_stream(const char *name)
 int cli_output_open(cli_output *o, const char *name, const char *what, const char *const *inputs, size_t ninputs,
                     unsigned flags)
 {
-    char abs[PATH_MAX], why[PATH_MAX + 256];
+    char abs[PATH_MAX], why[3 * PATH_MAX + 256];
     struct stat st, in;
+    cp_resolved res;
     int r, std_fd;
 
     output_init(o, name, what, flags);
@@ -165,46 +168,58 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
     }
     if ((flags & CLI_OUT_NO_REPLACE) && lstat(abs, &st) == 0)
         return CLI_OUT_EXISTS;                      /* whatever it is, even a link: not ours */
-    r = cp_file_check_link(abs, why, sizeof(why));
+    /* Every link on the way is checked and resolved, once: from here on
+     * the output is the name res.name in the directory res.dirfd. */
+    r = cp_resolve(abs, &res, why, sizeof(why));
     if (r == -1) {
         cli_error("cannot write %s: %s; remove it or choose another path with -o", what, why);
+        return -1;
+    }
+    if (r == -2 && errno == ELOOP) {
+        cli_error("cannot write %s %s: it leads through more than %d symbolic links (a loop?); give the real path",
+                  what, name, CP_LINK_HOPS_MAX);
         return -1;
     }
     if (r == -2) {
         cli_error("cannot write %s %s: %s; choose another path with -o", what, name, strerror(errno));
         return -1;
     }
-    if (stat(abs, &st) < 0) {
-        if (errno != ENOENT) {
-            cli_error("cannot write %s %s: %s; choose another path with -o", what, name, strerror(errno));
-            return -1;
-        }
-        if (lstat(abs, &st) == 0) {
+    o->dirfd = res.dirfd;
+    snprintf(o->target, sizeof(o->target), "%s", res.path);
+    snprintf(o->target_name, sizeof(o->target_name), "%s", res.name);
+    if (!res.exists) {
+        if (res.dangling) {
             cli_error("cannot write %s %s: it is a symbolic link to a file that does not exist; give the "
                       "real path", what, name);
-            return -1;
+            goto fail;
         }
         o->kind = CLI_OUT_NEW;
-        snprintf(o->target, sizeof(o->target), "%s", abs);
-        return make_temp_beside(o);
+        if (make_temp_beside(o) < 0)
+            goto fail;
+        return 0;
     }
+    st = res.st;
     if (S_ISDIR(st.st_mode)) {
         cli_error("cannot write %s %s: it is a directory; give a file name", what, name);
-        return -1;
+        goto fail;
     }
     if (!S_ISREG(st.st_mode)) {
         o->kind = CLI_OUT_IN_PLACE;
-        snprintf(o->target, sizeof(o->target), "%s", abs);
-        o->target_fd = open_in_place(o, abs, st.st_mode);
+        o->target_fd = open_in_place(o, &st);
         if (o->target_fd < 0)
-            return -1;
-        if (flags & CLI_OUT_STAGED)
-            return make_temp_elsewhere(o);
+            goto fail;
+        if (flags & CLI_OUT_STAGED) {
+            if (make_temp_elsewhere(o) < 0)
+                goto fail;
+            return 0;
+        }
         o->fd = o->target_fd;
         return 0;
     }
-    if (flags & CLI_OUT_NO_REPLACE)
+    if (flags & CLI_OUT_NO_REPLACE) {
+        cli_output_discard(o);
         return CLI_OUT_EXISTS;
+    }
     for (size_t i = 0; i < ninputs; i++) {
         if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
             if (ninputs == 1)
@@ -213,15 +228,18 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
             else
                 cli_error("cannot write %s %s: it is %s, one of the traces being read; choose another path "
                           "with -o", what, name, inputs[i]);
-            return -1;
+            goto fail;
         }
     }
+    /* The file a link points to is replaced, not the link: the rename is
+     * of the name the links led to, in its directory. */
     o->kind = CLI_OUT_REPLACE;
-    if (!realpath(abs, o->target)) {                 /* replace the file a link points to, not the link */
-        cli_error("cannot write %s %s: %s", what, name, strerror(errno));
-        return -1;
-    }
-    return make_temp_beside(o);
+    if (make_temp_beside(o) < 0)
+        goto fail;
+    return 0;
+fail:
+    cli_output_discard(o);
+    return -1;
 }
 
 FILE *cli_output_stream(cli_output *o)
@@ -297,7 +315,22 @@ static void close_fds(cli_output *o)
         close(o->fd);
     if (o->target_fd > STDERR_FILENO && o->target_fd != o->fd)
         close(o->target_fd);
-    o->fd = o->target_fd = -1;
+    if (o->dirfd >= 0)
+        close(o->dirfd);
+    o->fd = o->target_fd = o->dirfd = -1;
+}
+
+/* Removes our temporary file: by its name in the target's directory when
+ * it is there, else (in $TMPDIR) by its path. */
+static void remove_temp(cli_output *o)
+{
+    if (!o->temp[0])
+        return;
+    if (o->temp_name[0] && o->dirfd >= 0)
+        unlinkat(o->dirfd, o->temp_name, 0);
+    else if (!o->temp_name[0])
+        unlink(o->temp);
+    o->temp[0] = o->temp_name[0] = '\0';
 }
 
 int cli_output_commit(cli_output *o)
@@ -319,20 +352,19 @@ int cli_output_commit(cli_output *o)
                 cli_error("cannot write %s %s: %s; the %s is kept in %s", o->what, o->name, strerror(errno),
                           o->what, o->temp);
                 close_fds(o);
-                o->temp[0] = '\0';
+                o->temp[0] = o->temp_name[0] = '\0';
                 return -1;
             }
-            unlink(o->temp);
-            o->temp[0] = '\0';
+            remove_temp(o);
         }
         break;
     case CLI_OUT_NEW:
         /* Never over a file that appeared while we were writing. */
-        if (renameat2(AT_FDCWD, o->temp, AT_FDCWD, o->target, RENAME_NOREPLACE) < 0) {
+        if (renameat2(o->dirfd, o->temp_name, o->dirfd, o->target_name, RENAME_NOREPLACE) < 0) {
             e = errno;
             if (e == EINVAL || e == ENOSYS) {          /* a file system without RENAME_NOREPLACE */
-                if (link(o->temp, o->target) == 0) {
-                    unlink(o->temp);
+                if (linkat(o->dirfd, o->temp_name, o->dirfd, o->target_name, 0) == 0) {
+                    unlinkat(o->dirfd, o->temp_name, 0);
                     e = 0;
                 } else {
                     e = errno;
@@ -342,21 +374,23 @@ int cli_output_commit(cli_output *o)
                 cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target,
                           e == EEXIST ? "a file appeared there meanwhile" : strerror(e), o->temp);
                 close_fds(o);
-                o->temp[0] = '\0';
+                o->temp[0] = o->temp_name[0] = '\0';
                 return -1;
             }
         }
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         break;
     case CLI_OUT_REPLACE:
-        if (rename(o->temp, o->target) < 0) {
+        /* A name put in place meanwhile (even a link) is replaced, never
+         * followed: rename does not follow its last name. */
+        if (renameat(o->dirfd, o->temp_name, o->dirfd, o->target_name) < 0) {
             cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target, strerror(errno),
                       o->temp);
             close_fds(o);
-            o->temp[0] = '\0';
+            o->temp[0] = o->temp_name[0] = '\0';
             return -1;
         }
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         break;
     }
     close_fds(o);
@@ -366,15 +400,13 @@ int cli_output_commit(cli_output *o)
 void cli_output_keep(cli_output *o)
 {
     close_fds(o);
-    o->temp[0] = '\0';
+    o->temp[0] = o->temp_name[0] = '\0';
 }
 
 void cli_output_discard(cli_output *o)
 {
+    remove_temp(o);
     close_fds(o);
-    if (o->temp[0])
-        unlink(o->temp);
-    o->temp[0] = '\0';
 }
 
 int cli_output_open_trace(cli_output *o, const char *name, const char *label)

@@ -13,7 +13,9 @@
  *                         never when it is the input
  *
  * Every file is created by common/files.h: exclusive, 0600, no links
- * followed except where the kernel's protected_symlinks rule would.  A
+ * followed except where the kernel's protected_symlinks rule would (every
+ * link on the way checked by common/resolve.h, once: what follows is done
+ * relative to the target's directory descriptor, never by path again).  A
  * "staged" output is one that another party (the agent) fills: it always
  * gets a regular temporary file, which for a device or standard output is
  * made in $TMPDIR and copied over at the end.  docs/files.md describes the
@@ -42,8 +44,12 @@ typedef struct cli_output {
     unsigned flags;
     cli_output_kind kind;
     char name[PATH_MAX];          /* as given, for messages */
-    char target[PATH_MAX];        /* absolute, links resolved */
+    char target[PATH_MAX];        /* absolute, links resolved: for messages */
+    int dirfd;                    /* the target's directory (O_PATH), found once by common/resolve.h: the
+                                   * target and a temporary file beside it are reached through it only */
+    char target_name[NAME_MAX + 1];   /* the target's name in dirfd */
     char temp[PATH_MAX];          /* our temporary file, "" if none */
+    char temp_name[NAME_MAX + 1]; /* its name in dirfd when it is beside the target, else "" */
     int fd;                       /* where the content is written (the temp, or the target) */
     int target_fd;                /* staged in-place/stdout outputs: the target, filled at commit */
     FILE *stream;                 /* cli_output_stream() */

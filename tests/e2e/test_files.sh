@@ -202,6 +202,57 @@ test_planted_links_in_shared_directories_are_not_followed() {
     assert_contains "$WORK/mine.txt" "Events by kind" "the report went where the link points"
 }
 
+# The rule holds at every link met, not only at those of the path as given:
+# one's own link that leads to a planted one, or through a planted
+# directory link, is refused too.
+test_planted_links_reached_through_other_links_are_not_followed() {
+    fresh_dir
+    need_root
+    fixture all all
+    shared_dir 1
+    local here
+    here=$(pwd -P)
+    echo "root's own file" >victim && chmod 600 victim
+    mkdir rootdir
+    as_nobody ln -s "$here/victim" "$SHARED/p2"
+    ln -s "$SHARED/p2" mylink                      # root's own link, in root's directory
+    "$CLRPROBE" report "$FX/trace.clrp" -o mylink 2>chain.err
+    assert_eq 1 "$?" "report through one's own link to a planted link"
+    assert_contains chain.err "$SHARED/p2 is a symbolic link that belongs to uid 65534 in $SHARED" "message"
+    assert_contains chain.err "reached through the link $here/mylink" "the message names the link given"
+    assert_eq "root's own file" "$(cat victim)" "the planted link's target is untouched"
+    [[ -L mylink && -L $SHARED/p2 ]] || fail "a link was replaced"
+    "$CLRPROBE" run -o mylink -- touch ran 2>run.err
+    assert_eq 1 "$?" "run through one's own link to a planted link"
+    assert_contains run.err "is a symbolic link that belongs to uid 65534" "run's message"
+    [[ ! -e ran ]] || fail "the program ran although the output could not be written"
+    # relative links, and a planted link as a directory inside a link's target
+    ln -s "$(realpath --relative-to=. "$SHARED")/./p2" mylink-rel
+    "$CLRPROBE" report "$FX/trace.clrp" -o mylink-rel 2>rel.err
+    assert_eq 1 "$?" "report through a relative link to a planted link"
+    as_nobody ln -s "$here/rootdir" "$SHARED/d"
+    ln -s "$SHARED/d/new.txt" mylink-dir
+    "$CLRPROBE" report "$FX/trace.clrp" -o mylink-dir 2>dir.err
+    assert_eq 1 "$?" "report through a planted directory link inside a link's target"
+    assert_contains dir.err "$SHARED/d is a symbolic link that belongs to uid 65534" "message"
+    assert_eq "" "$(ls rootdir)" "nothing was written through the planted directory link"
+    assert_eq "root's own file" "$(cat victim)" "the victim is untouched"
+    # a loop is refused with a message, not followed forever
+    ln -s loop-b loop-a && ln -s loop-a loop-b
+    timeout 10 "$CLRPROBE" report "$FX/trace.clrp" -o loop-a 2>loop.err
+    assert_eq 1 "$?" "report into a loop of links"
+    assert_contains loop.err "it leads through more than 40 symbolic links" "message"
+    # a chain of one's own links through the shared directory is followed
+    echo "to be replaced" >mine.txt
+    ln -s "$here/mine.txt" "$SHARED/own"
+    ln -s "$SHARED/own" own-chain
+    "$CLRPROBE" report "$FX/trace.clrp" -o own-chain
+    assert_eq 0 "$?" "report through a chain of one's own links"
+    [[ -L own-chain && -L $SHARED/own ]] || fail "a link of the chain was replaced"
+    assert_contains mine.txt "Events by kind" "the report went where the chain leads"
+    assert_eq "" "$(ls "$SHARED" | grep partial)" "no temporary file left"
+}
+
 test_traces_reports_and_partial_files_are_private() {
     fresh_dir
     fixture all all
