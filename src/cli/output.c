@@ -93,10 +93,11 @@ static int make_temp_beside(cli_output *o)
 }
 
 /* Opens the device, FIFO or socket at o->target_name (whose lstat was
- * checked: st) for writing where it is, without blocking. */
+ * checked: st) for writing where it is, without blocking and without
+ * following a link; the object opened must be the one checked. */
 static int open_in_place(cli_output *o, const struct stat *st)
 {
-    int fd = openat(o->dirfd, o->target_name, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), fl;
+    int fd = openat(o->dirfd, o->target_name, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY), fl, same;
 
     if (fd < 0) {
         if (errno == ENXIO && S_ISFIFO(st->st_mode))
@@ -105,8 +106,24 @@ static int open_in_place(cli_output *o, const struct stat *st)
         else if (errno == ENXIO)
             cli_error("cannot write %s %s: it is %s, which cannot be opened; choose another path with -o",
                       o->what, o->name, cp_file_kind(st->st_mode));
+        else if (errno == ELOOP)
+            cli_error("cannot write %s %s: it was replaced by a symbolic link while being opened, which is not "
+                      "followed; nothing was written (choose another path with -o)", o->what, o->name);
         else
             cli_error("cannot write %s %s: %s; choose another path with -o", o->what, o->name, strerror(errno));
+        return -1;
+    }
+    /* Between the check and the open, something else may have been put at
+     * that name (a regular file of someone's): write only into the object
+     * that was checked. */
+    same = cp_file_same_object(fd, st);
+    if (same != 1) {
+        if (same < 0)
+            cli_error("cannot write %s %s: %s", o->what, o->name, strerror(errno));
+        else
+            cli_error("cannot write %s %s: it was replaced while being opened (it was %s); nothing was written "
+                      "(choose another path with -o)", o->what, o->name, cp_file_kind(st->st_mode));
+        close(fd);
         return -1;
     }
     /* From now on a slow reader may make us wait, as any writer would. */

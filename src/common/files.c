@@ -73,6 +73,16 @@ int cp_file_create_temp_at(int dirfd, char *name)
     return -1;
 }
 
+int cp_file_same_object(int fd, const struct stat *checked)
+{
+    struct stat now;
+
+    if (fstat(fd, &now) < 0)
+        return -1;
+    return now.st_dev == checked->st_dev && now.st_ino == checked->st_ino &&
+           (now.st_mode & S_IFMT) == (checked->st_mode & S_IFMT);
+}
+
 int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t errlen)
 {
     struct stat st;

@@ -30,6 +30,12 @@ int cp_file_create_temp(char *templ);
  * O_CREAT|O_EXCL|O_NOFOLLOW, O_RDWR, mode 0600.  Returns the fd or -1. */
 int cp_file_create_temp_at(int dirfd, char *name);
 
+/* Whether fd, opened by name after that name was examined, is the object
+ * examined (checked: its stat or lstat): the same device and inode, and
+ * still of the same type.  1 yes, 0 no (something else was put there in
+ * between), -1 when fd cannot be examined (errno). */
+int cp_file_same_object(int fd, const struct stat *checked);
+
 /* "a directory", "a FIFO", "a character device", ... for st_mode. */
 const char *cp_file_kind(mode_t mode);
 

@@ -1,7 +1,8 @@
 /* test_files.c - the file rules shared by the agent and the command:
  * resolving a path link by link under the protected_symlinks rule
- * (common/resolve.c), and the check of common/files.c that a temporary
- * file made in a directory descriptor is new and private.  Each test works in a fresh
+ * (common/resolve.c), and the checks of common/files.c that what was
+ * opened by name is what was examined, and that a temporary file made in a
+ * directory descriptor is new and private.  Each test works in a fresh
  * directory under /tmp, removed at its end. */
 #include "unit.h"
 #include "common/files.h"
@@ -201,6 +202,42 @@ TEST(resolve_applies_the_link_rule_at_every_hop)
     CHECK_EQ(lchown(at("others"), 65534, 65534), 0);
     CHECK_EQ(resolve(at("others"), &r, why, sizeof(why), &err), 0);
     cp_resolved_close(&r);
+    remove_base();
+}
+
+TEST(same_object_refuses_what_was_not_examined)
+{
+    struct stat null_st, zero_st, a_st;
+    int fd;
+
+    CHECK_EQ(stat("/dev/null", &null_st), 0);
+    CHECK_EQ(stat("/dev/zero", &zero_st), 0);
+    fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    CHECK_EQ(cp_file_same_object(fd, &null_st), 1);
+    CHECK_EQ(cp_file_same_object(fd, &zero_st), 0);     /* another device put at the name */
+    close(fd);
+
+    /* a regular file put where the checked FIFO was */
+    make_base();
+    CHECK(base[0]);
+    CHECK_EQ(mkfifo(at("fifo"), 0600), 0);
+    CHECK_EQ(lstat(at("fifo"), &a_st), 0);
+    CHECK_EQ(unlink(at("fifo")), 0);
+    touch(at("fifo"));
+    fd = open(at("fifo"), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    CHECK(fd >= 0);
+    CHECK_EQ(cp_file_same_object(fd, &a_st), 0);
+    close(fd);
+    /* the same inode with another type cannot be made; the type is compared
+     * all the same */
+    CHECK_EQ(lstat(at("fifo"), &a_st), 0);
+    fd = open(at("fifo"), O_RDONLY | O_CLOEXEC);
+    CHECK_EQ(cp_file_same_object(fd, &a_st), 1);
+    a_st.st_mode = (a_st.st_mode & ~S_IFMT) | S_IFIFO;
+    CHECK_EQ(cp_file_same_object(fd, &a_st), 0);
+    close(fd);
+    CHECK_EQ(cp_file_same_object(-1, &a_st), -1);
     remove_base();
 }
 
