@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,7 +23,7 @@ static void output_init(cli_output *o, const char *name, const char *what, unsig
     memset(o, 0, sizeof(*o));
     o->what = what;
     o->flags = flags;
-    o->fd = o->target_fd = o->dirfd = -1;
+    o->fd = o->target_fd = o->dirfd = o->interrupt_fd = -1;
     snprintf(o->name, sizeof(o->name), "%s", name);
 }
 
@@ -290,31 +291,70 @@ const char *cli_output_display(const cli_output *o)
     return o->kind == CLI_OUT_IN_PLACE ? o->name : o->target;
 }
 
-/* Copies the staged temporary file into the target descriptor.  pread
- * only: the agent may share the temporary file's offset. */
-static int copy_into_target(cli_output *o)
+void cli_output_watch(cli_output *o, int fd)
+{
+    o->interrupt_fd = fd;
+}
+
+/* Writes n bytes of buf to the target without ever blocking in write(): a
+ * FIFO whose reader has stopped reading would hold a blocking write (and a
+ * signal handler installed with SA_RESTART could not end it).  When the
+ * target is full, poll() waits for room or for the interruption.  0, -1
+ * (errno) or CLI_OUT_INTERRUPTED; *copied counts what was written. */
+static int write_all(cli_output *o, const char *buf, size_t n, off_t *copied)
+{
+    for (size_t done = 0; done < n;) {
+        struct pollfd pfd[2] = { { o->target_fd, POLLOUT, 0 }, { o->interrupt_fd, POLLIN, 0 } };
+        ssize_t w = write(o->target_fd, buf + done, n - done);
+
+        if (w > 0) {
+            done += (size_t)w;
+            *copied += w;
+            continue;
+        }
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        if (errno != EAGAIN && errno != EINTR)
+            return -1;
+        if (poll(pfd, o->interrupt_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+            return -1;
+        if (o->interrupt_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+            return CLI_OUT_INTERRUPTED;
+    }
+    return 0;
+}
+
+/* Copies the staged temporary file into the target descriptor, which is
+ * made non-blocking for the copy (its flags are restored after: standard
+ * output is shared with the shell).  pread only: the agent may share the
+ * temporary file's offset.  0, -1 (errno) or CLI_OUT_INTERRUPTED. */
+static int copy_into_target(cli_output *o, off_t *copied)
 {
     char buf[65536];
     off_t off = 0;
+    int fl = fcntl(o->target_fd, F_GETFL), rc, e;
 
+    if (fl >= 0 && !(fl & O_NONBLOCK))
+        fcntl(o->target_fd, F_SETFL, fl | O_NONBLOCK);
     for (;;) {
         ssize_t n = pread(o->fd, buf, sizeof(buf), off);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0;
-        for (ssize_t done = 0; done < n;) {
-            ssize_t w = write(o->target_fd, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return -1;
-            done += w;
+        if (n <= 0) {
+            rc = n < 0 ? -1 : 0;
+            break;
         }
+        if ((rc = write_all(o, buf, (size_t)n, copied)) != 0)
+            break;
         off += n;
     }
+    e = errno;
+    if (fl >= 0 && !(fl & O_NONBLOCK))
+        fcntl(o->target_fd, F_SETFL, fl);
+    errno = e;
+    return rc;
 }
 
 static void close_fds(cli_output *o)
@@ -365,7 +405,16 @@ int cli_output_commit(cli_output *o)
     case CLI_OUT_STDOUT:
     case CLI_OUT_IN_PLACE:
         if (o->temp[0]) {
-            if (copy_into_target(o) < 0) {
+            off_t copied = 0, size = cli_output_size(o);
+            int c = copy_into_target(o, &copied);
+            if (c == CLI_OUT_INTERRUPTED) {
+                cli_error("interrupted while writing the %s to %s: %lld of %lld bytes were written (is its reader "
+                          "reading?); the %s was not kept (its temporary copy %s is removed)", o->what, o->name,
+                          (long long)copied, (long long)size, o->what, o->temp);
+                cli_output_discard(o);
+                return CLI_OUT_INTERRUPTED;
+            }
+            if (c < 0) {
                 cli_error("cannot write %s %s: %s; the %s is kept in %s", o->what, o->name, strerror(errno),
                           o->what, o->temp);
                 close_fds(o);

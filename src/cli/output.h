@@ -38,6 +38,7 @@ typedef enum cli_output_kind {
 #define CLI_OUT_NO_REPLACE 0x2u   /* a default name: an existing file is never replaced */
 
 #define CLI_OUT_EXISTS 1          /* cli_output_open: CLI_OUT_NO_REPLACE and the name is taken */
+#define CLI_OUT_INTERRUPTED (-2)  /* cli_output_commit: the copy into the target was interrupted */
 
 typedef struct cli_output {
     const char *what;             /* "report", "trace file": for messages */
@@ -52,6 +53,7 @@ typedef struct cli_output {
     char temp_name[NAME_MAX + 1]; /* its name in dirfd when it is beside the target, else "" */
     int fd;                       /* where the content is written (the temp, or the target) */
     int target_fd;                /* staged in-place/stdout outputs: the target, filled at commit */
+    int interrupt_fd;             /* readable when the user interrupts (cli_output_watch), or -1 */
     FILE *stream;                 /* cli_output_stream() */
 } cli_output;
 
@@ -78,10 +80,18 @@ off_t cli_output_size(const cli_output *o);
 /* The path a staged output's writer opens: the temporary file. */
 const char *cli_output_staging_path(const cli_output *o);
 
+/* Has cli_output_commit's copy into a device, FIFO or standard output
+ * watch fd (a signalfd, the read end of a self-pipe): once it is readable,
+ * the copy stops.  fd is not read: the caller takes the interruption off. */
+void cli_output_watch(cli_output *o, int fd);
+
 /* Puts the complete content in place: moves the temporary file over the
- * target, or copies it into a device, pipe or standard output.  Returns 0,
- * or -1 after a message (a temporary file that holds the content and
- * could not be moved is kept, and the message says where). */
+ * target, or copies it into a device, pipe or standard output.  The copy
+ * never blocks: a FIFO whose reader stopped reading makes it wait in
+ * poll(), which the descriptor of cli_output_watch ends.  Returns 0; -1
+ * after a message (a temporary file that holds the content and could not
+ * be moved is kept, and the message says where); or CLI_OUT_INTERRUPTED
+ * after a message, the temporary file removed. */
 int cli_output_commit(cli_output *o);
 
 /* Gives up: removes our temporary file, never the target. */

@@ -88,6 +88,87 @@ test_run_output_that_is_a_device_or_a_fifo() {
     assert_eq "" "$(ls tmp)" "no temporary file left in TMPDIR"
 }
 
+# ends_within PID SECONDS: waits for PID, a child of this shell, to end, up
+# to SECONDS; its exit status in ENDED_RC.  If it does not end, that is a
+# failure, and it is killed.
+ends_within() {
+    local i
+    for ((i = 0; i < $2 * 10; i++)); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        fail "process $1 did not end within $2 s"
+        kill -KILL "$1"
+    fi
+    wait "$1"
+    ENDED_RC=$?
+}
+
+# A FIFO whose reader opened it and never reads: the trace (more than the
+# FIFO's 64 KiB) cannot be copied into it at the end of a recording, and
+# SIGINT or SIGTERM must end that copy at once, the temporary trace
+# removed.  `run` first (its program has ended: signals are no longer
+# forwarded), then `attach` (its signals are blocked for a signalfd).
+test_copy_into_a_fifo_nobody_reads_can_be_interrupted() {
+    fresh_dir
+    mkdir tmp
+    mkfifo pipe
+    local sig reader cli t0 ms i expect
+    for sig in INT TERM; do
+        sleep 60 <pipe >/dev/null &            # opens the FIFO, never reads it
+        reader=$!
+        at_exit "kill $reader 2>/dev/null"
+        sleep 0.2
+        TMPDIR=$PWD/tmp "$CLRPROBE" run -o pipe -- "$SAMPLE" spin 1 >run-$sig.out 2>run-$sig.err &
+        cli=$!
+        wait_for_text run-$sig.out 30 "spin done" || fail "the sample did not end"
+        for ((i = 0; i < 100; i++)); do          # the program has ended ...
+            pgrep -P "$cli" >/dev/null || break
+            sleep 0.1
+        done
+        sleep 1                                  # ... and its trace fills the FIFO
+        kill -0 "$cli" 2>/dev/null || fail "run ended before SIG$sig (a trace smaller than the FIFO?)"
+        t0=$(date +%s%N)
+        kill -"$sig" "$cli"
+        ends_within "$cli" 10
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        expect=130 && [[ $sig == TERM ]] && expect=143
+        assert_eq "$expect" "$ENDED_RC" "run's exit code after SIG$sig"
+        [[ $ms -le 5000 ]] || fail "run took $ms ms to honour SIG$sig"   # (timed: generous)
+        assert_contains run-$sig.err "interrupted while writing the trace file to pipe" "run's message ($sig)"
+        assert_contains run-$sig.err "the trace file was not kept" "run's message ($sig)"
+        assert_eq "" "$(ls tmp)" "no temporary file left after SIG$sig (run)"
+        [[ -p pipe ]] || fail "the FIFO was replaced"
+        kill "$reader" 2>/dev/null
+        wait "$reader" 2>/dev/null
+    done
+    # attach: the target exits, and the trace is copied into the FIFO
+    "$SAMPLE" spin 2 >spin.out 2>&1 &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    sleep 60 <pipe >/dev/null &
+    reader=$!
+    at_exit "kill $reader 2>/dev/null"
+    sleep 0.2
+    TMPDIR=$PWD/tmp "$CLRPROBE" attach "$TPID" --rate 1000 -o pipe >att.out 2>att.err &
+    cli=$!
+    wait_for_text att.err 30 "attached to process" || fail "did not attach"
+    wait "$TPID"
+    sleep 1
+    kill -0 "$cli" 2>/dev/null || fail "attach ended before SIGINT (a trace smaller than the FIFO?)"
+    t0=$(date +%s%N)
+    kill -INT "$cli"
+    ends_within "$cli" 10
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    assert_eq 130 "$ENDED_RC" "attach's exit code after SIGINT"
+    [[ $ms -le 5000 ]] || fail "attach took $ms ms to honour SIGINT"   # (timed: generous)
+    assert_contains att.err "interrupted while writing the trace file to pipe" "attach's message"
+    assert_eq "" "$(ls tmp)" "no temporary file left (attach)"
+    [[ -p pipe ]] || fail "the FIFO was replaced"
+}
+
 test_agent_never_removes_follows_or_blocks_on_its_output() {
     fresh_dir
     need_root
