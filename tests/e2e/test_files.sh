@@ -198,6 +198,47 @@ test_agent_never_removes_follows_or_blocks_on_its_output() {
     done
 }
 
+# trace_fd_cloexec PID PATTERN: checks that every descriptor of process PID
+# open on a file whose path matches PATTERN (a glob) is close-on-exec, and
+# that there is one: a program the profiled process starts must not inherit
+# its trace.  /proc/PID/fdinfo gives the flags in octal; O_CLOEXEC is 02000000.
+trace_fd_cloexec() {
+    local fd target flags found=0
+    for fd in /proc/"$1"/fd/*; do
+        target=$(readlink "$fd" 2>/dev/null) || continue
+        # shellcheck disable=SC2053
+        [[ $target == $2 ]] || continue
+        found=1
+        flags=$(awk '/^flags:/ {print $2}' "/proc/$1/fdinfo/${fd##*/}")
+        [[ -n $flags ]] && (((8#$flags & 02000000) != 0)) ||
+            fail "descriptor ${fd##*/} of process $1 on $target is not close-on-exec (flags $flags)"
+    done
+    [[ $found == 1 ]] || fail "process $1 holds no descriptor on $2"
+}
+
+test_trace_descriptors_are_close_on_exec() {
+    fresh_dir
+    local cli pid
+    # run: the agent opens the file clrprobe prepared
+    "$CLRPROBE" run -o t.clrp -- "$SAMPLE" spin 3 >run.out 2>&1 &
+    cli=$!
+    wait_for_text run.out 30 "spin started" || fail "the sample did not start"
+    pid=$(pgrep -P "$cli" | head -1)
+    trace_fd_cloexec "$pid" "$PWD/t.clrp.partial-*"
+    wait "$cli"
+    # attach: the descriptor handed over on the control socket
+    "$SAMPLE" spin 3 >spin.out 2>&1 &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    "$CLRPROBE" attach "$TPID" -o a.clrp >a.out 2>a.err &
+    cli=$!
+    wait_for_text a.err 30 "attached to process" || fail "did not attach"
+    trace_fd_cloexec "$TPID" "$PWD/a.clrp.partial-*"
+    wait "$cli"
+    assert_eq 0 "$?" "attach's exit code"
+}
+
 test_existing_files_survive_failures() {
     fresh_dir
     fixture all all
