@@ -71,9 +71,8 @@ static int make_temp_beside(cli_output *o)
     size_t dlen = strlen(o->target) - strlen(o->target_name);   /* o->target is DIR/NAME */
     int e;
 
-    if (strlen(o->target_name) + sizeof(suffix) <= sizeof(o->temp_name))
-        snprintf(o->temp_name, sizeof(o->temp_name), "%s%s", o->target_name, suffix);
-    else
+    if ((size_t)snprintf(o->temp_name, sizeof(o->temp_name), "%s%s", o->target_name, suffix) >=
+        sizeof(o->temp_name))
         snprintf(o->temp_name, sizeof(o->temp_name), "clrprobe%s", suffix);
     o->fd = cp_file_create_temp_at(o->dirfd, o->temp_name);
     e = errno;
