@@ -296,8 +296,15 @@ int attach_finish(attach_session *s, const char *how)
                   cli_output_staging_path(&s->out));
         return 1;
     }
-    if (cli_output_commit(&s->out) < 0)
+    switch (cli_output_commit(&s->out)) {
+    case 0:
+        break;
+    case CLI_OUT_INTERRUPTED:
+        attach_take_signal(s->sfd);
+        return EXIT_INTERRUPTED;
+    default:
         return 1;
+    }
     if (outcome == CLI_TRACE_STOPPED) {
         cli_error("%s; trace written to %s, but the agent stopped recording early: %s", how,
                   cli_output_display(&s->out), why);
@@ -344,8 +351,7 @@ int attach_detach(attach_session *s)
             HRESULT dhr = (HRESULT)strtoul(args, NULL, 16);
             cli_error("process %d refused to detach the agent: %s; the agent stopped recording", s->pid,
                       ipc_hresult_message(dhr));
-            attach_finish(s, "the agent stays loaded");
-            return 1;
+            return attach_finish(s, "the agent stays loaded") == EXIT_INTERRUPTED ? EXIT_INTERRUPTED : 1;
         }
     }
     snprintf(how, sizeof(how), "detached from process %d in %.1f ms", s->pid, attach_ms_since(t_detach));
@@ -412,7 +418,7 @@ void attach_session_init(attach_session *s)
 {
     memset(s, 0, sizeof(*s));
     s->sfd = s->ch.fd = s->ch.listen_fd = -1;
-    s->out.fd = s->out.target_fd = -1;
+    s->out.fd = s->out.target_fd = s->out.dirfd = s->out.interrupt_fd = -1;
 }
 
 int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status)
@@ -492,6 +498,7 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
         sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
         return ATTACH_FAILED;
     }
+    cli_output_watch(&s->out, s->sfd);       /* (the copy into a FIFO at the end, too) */
 
     r = attach_agent(s, agent, text, (int)(timeout_s * 1000));
     if (r == INTERRUPTED && !s->ready && s->ch.fd < 0) {

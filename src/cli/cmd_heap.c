@@ -135,8 +135,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
         status = status ? status : EXIT_INTERRUPTED;
     } else {
         snprintf(how, sizeof(how), "process %d exited after %u of %u snapshots", s->pid, taken, count);
-        attach_finish(s, how);
-        status = 1;
+        status = attach_finish(s, how) == EXIT_INTERRUPTED ? EXIT_INTERRUPTED : 1;
     }
     attach_close(s, 0);
     return failed && status == 0 ? 1 : status;

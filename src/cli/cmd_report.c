@@ -239,8 +239,11 @@ int cmd_report(int argc, char **argv)
     }
     input = argv[optind];
 
-    if (output && cli_output_open(&out, output, "report", input, 0) != 0)
-        return 1;
+    {
+        const char *inputs[2] = { input, diff };     /* neither may be replaced by the report */
+        if (output && cli_output_open(&out, output, "report", inputs, diff ? 2 : 1, 0) != 0)
+            return 1;
+    }
 
     rc = rp_load(input, &tr, err, sizeof(err));
     if (rc != TRACE_OK) {

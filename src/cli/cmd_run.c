@@ -1,7 +1,10 @@
 /* cmd_run.c - `clrprobe run`: launches a program with the agent loaded at
  * startup.  The profiling environment variables are set for the child only;
  * stdin/stdout/stderr are inherited, signals sent to clrprobe are passed on,
- * and the child's exit status (code or signal) becomes clrprobe's own. */
+ * and the child's exit status (code or signal) becomes clrprobe's own.
+ * After the child has ended, SIGINT, SIGTERM or SIGHUP stop what is left
+ * (the trace's copy into a FIFO whose reader stopped reading): the trace is
+ * discarded and the exit status is 128 + the signal. */
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/run_follow.h"
@@ -57,15 +60,31 @@ static const char run_usage[] =
     "  clrprobe run -o app.clrp -- dotnet run --project MyApp   (the app: app.MyApp-PID.clrp)\n";
 
 static volatile pid_t child_pid;
+/* Once the program has ended, SIGINT, SIGTERM and SIGHUP are for us: the
+ * signal is kept here and a byte written to this self-pipe, which the
+ * copy of the trace into a device or FIFO watches (cli_output_watch). */
+static volatile sig_atomic_t interrupted_by;
+static int interrupt_pipe[2] = { -1, -1 };
 
 /* Passes signals on to the child.  SIGINT and SIGQUIT typed at a terminal
  * already reach the child (same process group); forward those only when
- * they were sent to clrprobe alone (kill), so the child sees each once. */
+ * they were sent to clrprobe alone (kill), so the child sees each once.
+ * After the child has ended, a signal to stop interrupts what is left to
+ * do (the trace's copy into a FIFO whose reader no longer reads). */
 static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
-    if (child_pid <= 0)
+    if (child_pid <= 0) {
+        if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && interrupt_pipe[1] >= 0) {
+            int e = errno;
+            interrupted_by = sig;
+            if (write(interrupt_pipe[1], "", 1) < 0) {
+                /* full: a byte is there already */
+            }
+            errno = e;
+        }
         return;
+    }
     if ((sig == SIGINT || sig == SIGQUIT) && si && si->si_code == SI_KERNEL)
         return;
     kill(child_pid, sig);
@@ -133,7 +152,7 @@ int cmd_run(int argc, char **argv)
     cli_output out;
     cp_config cfg;
     run_follow follow;
-    int c, pipefd[2], status, e, follow_children = 1, following = 0;
+    int c, pipefd[2], status, e, follow_children = 1, following = 0, interrupted = 0;
     ssize_t n;
     pid_t pid;
 
@@ -208,7 +227,7 @@ int cmd_run(int argc, char **argv)
         cfg.pid = 0;
     }
 
-    if (pipe2(pipefd, O_CLOEXEC) < 0) {
+    if (pipe2(pipefd, O_CLOEXEC) < 0 || pipe2(interrupt_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));
         if (following)
             follow_stop(&follow), follow_report(&follow, argv);
@@ -269,6 +288,7 @@ int cmd_run(int argc, char **argv)
         }
     }
     child_pid = 0;
+    cli_output_watch(&out, interrupt_pipe[0]);
     if (following)
         follow_stop(&follow);
 
@@ -290,8 +310,10 @@ int cmd_run(int argc, char **argv)
         cli_output_discard(&out);
     } else {
         char why[512];
-        int outcome = cli_trace_outcome(stage, why, sizeof(why));
-        if (cli_output_commit(&out) == 0) {
+        int outcome = cli_trace_outcome(stage, why, sizeof(why)), committed = cli_output_commit(&out);
+        if (committed == CLI_OUT_INTERRUPTED)
+            interrupted = interrupted_by ? interrupted_by : SIGINT;
+        if (committed == 0) {
             const char *where = cli_output_display(&out);
             if (outcome == CLI_TRACE_STOPPED)
                 cli_error("trace written to %s, but the agent stopped recording early: %s", where, why);
@@ -312,6 +334,8 @@ int cmd_run(int argc, char **argv)
     else if (!follow_children && follow_launcher(argv))
         cli_error("dotnet %s only launches the app, in a process that --no-follow leaves unprofiled", argv[1]);
 
+    if (interrupted)
+        return 128 + interrupted;            /* (130 for SIGINT, 143 for SIGTERM) */
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) {

@@ -3,9 +3,11 @@
 #include "cli/output.h"
 #include "cli/cli.h"
 #include "common/files.h"
+#include "common/resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,7 +23,7 @@ static void output_init(cli_output *o, const char *name, const char *what, unsig
     memset(o, 0, sizeof(*o));
     o->what = what;
     o->flags = flags;
-    o->fd = o->target_fd = -1;
+    o->fd = o->target_fd = o->dirfd = o->interrupt_fd = -1;
     snprintf(o->name, sizeof(o->name), "%s", name);
 }
 
@@ -34,7 +36,7 @@ static int make_temp_elsewhere(cli_output *o)
     if (!dir || dir[0] != '/')
         dir = "/tmp";
     if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe-trace-XXXXXX", dir) >= sizeof(o->temp)) {
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         cli_error("the temporary directory %s has too long a path; set TMPDIR", dir);
         return -1;
     }
@@ -42,7 +44,7 @@ static int make_temp_elsewhere(cli_output *o)
     if (o->fd < 0) {
         cli_error("cannot create a temporary file in %s for the %s: %s; set TMPDIR to a writable directory",
                   dir, o->what, strerror(errno));
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         return -1;
     }
     return 0;
@@ -59,52 +61,69 @@ static void target_dir(const cli_output *o, char *dir, size_t cap)
         slash[slash == dir ? 1 : 0] = '\0';
 }
 
-/* The temporary file beside the target, in the same directory so that it
- * can be renamed over it: TARGET.partial-XXXXXX. */
+/* The temporary file beside the target, in its directory (o->dirfd) so
+ * that it can be renamed over it: TARGET.partial-XXXXXX, or for a name
+ * near NAME_MAX clrprobe.partial-XXXXXX. */
 static int make_temp_beside(cli_output *o)
 {
+    static const char suffix[] = ".partial-XXXXXX";
     char dir[PATH_MAX];
+    size_t dlen = strlen(o->target) - strlen(o->target_name);   /* o->target is DIR/NAME */
     int e;
 
-    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s.partial-XXXXXX", o->target) < sizeof(o->temp)) {
-        o->fd = cp_file_create_temp(o->temp);
-        if (o->fd >= 0)
-            return 0;
-        if (errno != ENAMETOOLONG)
-            goto fail;
-    }
-    /* A file name near NAME_MAX: a shorter temporary name in its directory. */
-    target_dir(o, dir, sizeof(dir));
-    if ((size_t)snprintf(o->temp, sizeof(o->temp), "%s/clrprobe.partial-XXXXXX", dir) >= sizeof(o->temp)) {
-        errno = ENAMETOOLONG;
-        goto fail;
-    }
-    o->fd = cp_file_create_temp(o->temp);
-    if (o->fd >= 0)
-        return 0;
-fail:
+    if ((size_t)snprintf(o->temp_name, sizeof(o->temp_name), "%s%s", o->target_name, suffix) >=
+        sizeof(o->temp_name))
+        snprintf(o->temp_name, sizeof(o->temp_name), "clrprobe%s", suffix);
+    o->fd = cp_file_create_temp_at(o->dirfd, o->temp_name);
     e = errno;
+    if (o->fd >= 0 && (size_t)snprintf(o->temp, sizeof(o->temp), "%.*s%s", (int)dlen, o->target, o->temp_name) <
+                          sizeof(o->temp))
+        return 0;
+    if (o->fd >= 0) {                    /* (its path is too long to hand to anyone) */
+        unlinkat(o->dirfd, o->temp_name, 0);
+        close(o->fd);
+        o->fd = -1;
+        e = ENAMETOOLONG;
+    }
     target_dir(o, dir, sizeof(dir));
     cli_error("cannot write %s %s: cannot create a file in %s (%s); choose another path with -o", o->what,
               o->name, dir, strerror(e));
-    o->temp[0] = '\0';
+    o->temp[0] = o->temp_name[0] = '\0';
     return -1;
 }
 
-/* Opens a device, FIFO or socket for writing where it is, without blocking. */
-static int open_in_place(cli_output *o, const char *path, mode_t mode)
+/* Opens the device, FIFO or socket at o->target_name (whose lstat was
+ * checked: st) for writing where it is, without blocking and without
+ * following a link; the object opened must be the one checked. */
+static int open_in_place(cli_output *o, const struct stat *st)
 {
-    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), fl;
+    int fd = openat(o->dirfd, o->target_name, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY), fl, same;
 
     if (fd < 0) {
-        if (errno == ENXIO && S_ISFIFO(mode))
+        if (errno == ENXIO && S_ISFIFO(st->st_mode))
             cli_error("cannot write %s %s: it is a FIFO with no reader; start the reader first", o->what,
                       o->name);
         else if (errno == ENXIO)
             cli_error("cannot write %s %s: it is %s, which cannot be opened; choose another path with -o",
-                      o->what, o->name, cp_file_kind(mode));
+                      o->what, o->name, cp_file_kind(st->st_mode));
+        else if (errno == ELOOP)
+            cli_error("cannot write %s %s: it was replaced by a symbolic link while being opened, which is not "
+                      "followed; nothing was written (choose another path with -o)", o->what, o->name);
         else
             cli_error("cannot write %s %s: %s; choose another path with -o", o->what, o->name, strerror(errno));
+        return -1;
+    }
+    /* Between the check and the open, something else may have been put at
+     * that name (a regular file of someone's): write only into the object
+     * that was checked. */
+    same = cp_file_same_object(fd, st);
+    if (same != 1) {
+        if (same < 0)
+            cli_error("cannot write %s %s: %s", o->what, o->name, strerror(errno));
+        else
+            cli_error("cannot write %s %s: it was replaced while being opened (it was %s); nothing was written "
+                      "(choose another path with -o)", o->what, o->name, cp_file_kind(st->st_mode));
+        close(fd);
         return -1;
     }
     /* From now on a slow reader may make us wait, as any writer would. */
@@ -136,10 +155,12 @@ static int standard_stream(const char *name)
     return *end || fd > 1000000 ? -1 : (int)fd;
 }
 
-int cli_output_open(cli_output *o, const char *name, const char *what, const char *input, unsigned flags)
+int cli_output_open(cli_output *o, const char *name, const char *what, const char *const *inputs, size_t ninputs,
+                    unsigned flags)
 {
-    char abs[PATH_MAX], why[PATH_MAX + 256];
+    char abs[PATH_MAX], why[3 * PATH_MAX + 256];
     struct stat st, in;
+    cp_resolved res;
     int r, std_fd;
 
     output_init(o, name, what, flags);
@@ -164,56 +185,78 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
     }
     if ((flags & CLI_OUT_NO_REPLACE) && lstat(abs, &st) == 0)
         return CLI_OUT_EXISTS;                      /* whatever it is, even a link: not ours */
-    r = cp_file_check_link(abs, why, sizeof(why));
+    /* Every link on the way is checked and resolved, once: from here on
+     * the output is the name res.name in the directory res.dirfd. */
+    r = cp_resolve(abs, &res, why, sizeof(why));
     if (r == -1) {
         cli_error("cannot write %s: %s; remove it or choose another path with -o", what, why);
+        return -1;
+    }
+    if (r == -2 && errno == ELOOP) {
+        cli_error("cannot write %s %s: it leads through more than %d symbolic links (a loop?); give the real path",
+                  what, name, CP_LINK_HOPS_MAX);
         return -1;
     }
     if (r == -2) {
         cli_error("cannot write %s %s: %s; choose another path with -o", what, name, strerror(errno));
         return -1;
     }
-    if (stat(abs, &st) < 0) {
-        if (errno != ENOENT) {
-            cli_error("cannot write %s %s: %s; choose another path with -o", what, name, strerror(errno));
-            return -1;
-        }
-        if (lstat(abs, &st) == 0) {
+    o->dirfd = res.dirfd;
+    snprintf(o->target, sizeof(o->target), "%s", res.path);
+    snprintf(o->target_name, sizeof(o->target_name), "%s", res.name);
+    if (!res.exists) {
+        if (res.dangling) {
             cli_error("cannot write %s %s: it is a symbolic link to a file that does not exist; give the "
                       "real path", what, name);
-            return -1;
+            goto fail;
         }
         o->kind = CLI_OUT_NEW;
-        snprintf(o->target, sizeof(o->target), "%s", abs);
-        return make_temp_beside(o);
+        if (make_temp_beside(o) < 0)
+            goto fail;
+        return 0;
     }
+    st = res.st;
     if (S_ISDIR(st.st_mode)) {
         cli_error("cannot write %s %s: it is a directory; give a file name", what, name);
-        return -1;
+        goto fail;
     }
     if (!S_ISREG(st.st_mode)) {
         o->kind = CLI_OUT_IN_PLACE;
-        snprintf(o->target, sizeof(o->target), "%s", abs);
-        o->target_fd = open_in_place(o, abs, st.st_mode);
+        o->target_fd = open_in_place(o, &st);
         if (o->target_fd < 0)
-            return -1;
-        if (flags & CLI_OUT_STAGED)
-            return make_temp_elsewhere(o);
+            goto fail;
+        if (flags & CLI_OUT_STAGED) {
+            if (make_temp_elsewhere(o) < 0)
+                goto fail;
+            return 0;
+        }
         o->fd = o->target_fd;
         return 0;
     }
-    if (flags & CLI_OUT_NO_REPLACE)
+    if (flags & CLI_OUT_NO_REPLACE) {
+        cli_output_discard(o);
         return CLI_OUT_EXISTS;
-    if (input && stat(input, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
-        cli_error("cannot write %s %s: it is the trace being read; choose another path with -o", what, name);
-        return -1;
     }
+    for (size_t i = 0; i < ninputs; i++) {
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+            if (ninputs == 1)
+                cli_error("cannot write %s %s: it is the trace being read; choose another path with -o", what,
+                          name);
+            else
+                cli_error("cannot write %s %s: it is %s, one of the traces being read; choose another path "
+                          "with -o", what, name, inputs[i]);
+            goto fail;
+        }
+    }
+    /* The file a link points to is replaced, not the link: the rename is
+     * of the name the links led to, in its directory. */
     o->kind = CLI_OUT_REPLACE;
-    if (!realpath(abs, o->target)) {                 /* replace the file a link points to, not the link */
-        cli_error("cannot write %s %s: %s", what, name, strerror(errno));
-        return -1;
-    }
-    return make_temp_beside(o);
+    if (make_temp_beside(o) < 0)
+        goto fail;
+    return 0;
+fail:
+    cli_output_discard(o);
+    return -1;
 }
 
 FILE *cli_output_stream(cli_output *o)
@@ -247,31 +290,70 @@ const char *cli_output_display(const cli_output *o)
     return o->kind == CLI_OUT_IN_PLACE ? o->name : o->target;
 }
 
-/* Copies the staged temporary file into the target descriptor.  pread
- * only: the agent may share the temporary file's offset. */
-static int copy_into_target(cli_output *o)
+void cli_output_watch(cli_output *o, int fd)
+{
+    o->interrupt_fd = fd;
+}
+
+/* Writes n bytes of buf to the target without ever blocking in write(): a
+ * FIFO whose reader has stopped reading would hold a blocking write (and a
+ * signal handler installed with SA_RESTART could not end it).  When the
+ * target is full, poll() waits for room or for the interruption.  0, -1
+ * (errno) or CLI_OUT_INTERRUPTED; *copied counts what was written. */
+static int write_all(cli_output *o, const char *buf, size_t n, off_t *copied)
+{
+    for (size_t done = 0; done < n;) {
+        struct pollfd pfd[2] = { { o->target_fd, POLLOUT, 0 }, { o->interrupt_fd, POLLIN, 0 } };
+        ssize_t w = write(o->target_fd, buf + done, n - done);
+
+        if (w > 0) {
+            done += (size_t)w;
+            *copied += w;
+            continue;
+        }
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        if (errno != EAGAIN && errno != EINTR)
+            return -1;
+        if (poll(pfd, o->interrupt_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+            return -1;
+        if (o->interrupt_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+            return CLI_OUT_INTERRUPTED;
+    }
+    return 0;
+}
+
+/* Copies the staged temporary file into the target descriptor, which is
+ * made non-blocking for the copy (its flags are restored after: standard
+ * output is shared with the shell).  pread only: the agent may share the
+ * temporary file's offset.  0, -1 (errno) or CLI_OUT_INTERRUPTED. */
+static int copy_into_target(cli_output *o, off_t *copied)
 {
     char buf[65536];
     off_t off = 0;
+    int fl = fcntl(o->target_fd, F_GETFL), rc, e;
 
+    if (fl >= 0 && !(fl & O_NONBLOCK))
+        fcntl(o->target_fd, F_SETFL, fl | O_NONBLOCK);
     for (;;) {
         ssize_t n = pread(o->fd, buf, sizeof(buf), off);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0;
-        for (ssize_t done = 0; done < n;) {
-            ssize_t w = write(o->target_fd, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return -1;
-            done += w;
+        if (n <= 0) {
+            rc = n < 0 ? -1 : 0;
+            break;
         }
+        if ((rc = write_all(o, buf, (size_t)n, copied)) != 0)
+            break;
         off += n;
     }
+    e = errno;
+    if (fl >= 0 && !(fl & O_NONBLOCK))
+        fcntl(o->target_fd, F_SETFL, fl);
+    errno = e;
+    return rc;
 }
 
 static void close_fds(cli_output *o)
@@ -289,7 +371,22 @@ static void close_fds(cli_output *o)
         close(o->fd);
     if (o->target_fd > STDERR_FILENO && o->target_fd != o->fd)
         close(o->target_fd);
-    o->fd = o->target_fd = -1;
+    if (o->dirfd >= 0)
+        close(o->dirfd);
+    o->fd = o->target_fd = o->dirfd = -1;
+}
+
+/* Removes our temporary file: by its name in the target's directory when
+ * it is there, else (in $TMPDIR) by its path. */
+static void remove_temp(cli_output *o)
+{
+    if (!o->temp[0])
+        return;
+    if (o->temp_name[0] && o->dirfd >= 0)
+        unlinkat(o->dirfd, o->temp_name, 0);
+    else if (!o->temp_name[0])
+        unlink(o->temp);
+    o->temp[0] = o->temp_name[0] = '\0';
 }
 
 int cli_output_commit(cli_output *o)
@@ -307,24 +404,32 @@ int cli_output_commit(cli_output *o)
     case CLI_OUT_STDOUT:
     case CLI_OUT_IN_PLACE:
         if (o->temp[0]) {
-            if (copy_into_target(o) < 0) {
+            off_t copied = 0, size = cli_output_size(o);
+            int c = copy_into_target(o, &copied);
+            if (c == CLI_OUT_INTERRUPTED) {
+                cli_error("interrupted while writing the %s to %s: %lld of %lld bytes were written (is its reader "
+                          "reading?); the %s was not kept (its temporary copy %s is removed)", o->what, o->name,
+                          (long long)copied, (long long)size, o->what, o->temp);
+                cli_output_discard(o);
+                return CLI_OUT_INTERRUPTED;
+            }
+            if (c < 0) {
                 cli_error("cannot write %s %s: %s; the %s is kept in %s", o->what, o->name, strerror(errno),
                           o->what, o->temp);
                 close_fds(o);
-                o->temp[0] = '\0';
+                o->temp[0] = o->temp_name[0] = '\0';
                 return -1;
             }
-            unlink(o->temp);
-            o->temp[0] = '\0';
+            remove_temp(o);
         }
         break;
     case CLI_OUT_NEW:
         /* Never over a file that appeared while we were writing. */
-        if (renameat2(AT_FDCWD, o->temp, AT_FDCWD, o->target, RENAME_NOREPLACE) < 0) {
+        if (renameat2(o->dirfd, o->temp_name, o->dirfd, o->target_name, RENAME_NOREPLACE) < 0) {
             e = errno;
             if (e == EINVAL || e == ENOSYS) {          /* a file system without RENAME_NOREPLACE */
-                if (link(o->temp, o->target) == 0) {
-                    unlink(o->temp);
+                if (linkat(o->dirfd, o->temp_name, o->dirfd, o->target_name, 0) == 0) {
+                    unlinkat(o->dirfd, o->temp_name, 0);
                     e = 0;
                 } else {
                     e = errno;
@@ -334,21 +439,23 @@ int cli_output_commit(cli_output *o)
                 cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target,
                           e == EEXIST ? "a file appeared there meanwhile" : strerror(e), o->temp);
                 close_fds(o);
-                o->temp[0] = '\0';
+                o->temp[0] = o->temp_name[0] = '\0';
                 return -1;
             }
         }
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         break;
     case CLI_OUT_REPLACE:
-        if (rename(o->temp, o->target) < 0) {
+        /* A name put in place meanwhile (even a link) is replaced, never
+         * followed: rename does not follow its last name. */
+        if (renameat(o->dirfd, o->temp_name, o->dirfd, o->target_name) < 0) {
             cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target, strerror(errno),
                       o->temp);
             close_fds(o);
-            o->temp[0] = '\0';
+            o->temp[0] = o->temp_name[0] = '\0';
             return -1;
         }
-        o->temp[0] = '\0';
+        o->temp[0] = o->temp_name[0] = '\0';
         break;
     }
     close_fds(o);
@@ -358,15 +465,13 @@ int cli_output_commit(cli_output *o)
 void cli_output_keep(cli_output *o)
 {
     close_fds(o);
-    o->temp[0] = '\0';
+    o->temp[0] = o->temp_name[0] = '\0';
 }
 
 void cli_output_discard(cli_output *o)
 {
+    remove_temp(o);
     close_fds(o);
-    if (o->temp[0])
-        unlink(o->temp);
-    o->temp[0] = '\0';
 }
 
 int cli_output_open_trace(cli_output *o, const char *name, const char *label)
@@ -377,7 +482,7 @@ int cli_output_open_trace(cli_output *o, const char *name, const char *label)
     int r;
 
     if (name)
-        return cli_output_open(o, name, "trace file", NULL, CLI_OUT_STAGED) == 0 ? 0 : -1;
+        return cli_output_open(o, name, "trace file", NULL, 0, CLI_OUT_STAGED) == 0 ? 0 : -1;
     localtime_r(&now, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
     for (int attempt = 1; attempt <= 100; attempt++) {
@@ -385,7 +490,7 @@ int cli_output_open_trace(cli_output *o, const char *name, const char *label)
             snprintf(def, sizeof(def), "clrprobe-%.64s-%s.clrp", label, stamp);
         else
             snprintf(def, sizeof(def), "clrprobe-%.64s-%s-%d.clrp", label, stamp, attempt);
-        r = cli_output_open(o, def, "trace file", NULL, CLI_OUT_STAGED | CLI_OUT_NO_REPLACE);
+        r = cli_output_open(o, def, "trace file", NULL, 0, CLI_OUT_STAGED | CLI_OUT_NO_REPLACE);
         if (r != CLI_OUT_EXISTS)
             return r == 0 ? 0 : -1;
     }

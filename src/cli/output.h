@@ -13,7 +13,9 @@
  *                         never when it is the input
  *
  * Every file is created by common/files.h: exclusive, 0600, no links
- * followed except where the kernel's protected_symlinks rule would.  A
+ * followed except where the kernel's protected_symlinks rule would (every
+ * link on the way checked by common/resolve.h, once: what follows is done
+ * relative to the target's directory descriptor, never by path again).  A
  * "staged" output is one that another party (the agent) fills: it always
  * gets a regular temporary file, which for a device or standard output is
  * made in $TMPDIR and copied over at the end.  docs/files.md describes the
@@ -36,23 +38,31 @@ typedef enum cli_output_kind {
 #define CLI_OUT_NO_REPLACE 0x2u   /* a default name: an existing file is never replaced */
 
 #define CLI_OUT_EXISTS 1          /* cli_output_open: CLI_OUT_NO_REPLACE and the name is taken */
+#define CLI_OUT_INTERRUPTED (-2)  /* cli_output_commit: the copy into the target was interrupted */
 
 typedef struct cli_output {
     const char *what;             /* "report", "trace file": for messages */
     unsigned flags;
     cli_output_kind kind;
     char name[PATH_MAX];          /* as given, for messages */
-    char target[PATH_MAX];        /* absolute, links resolved */
+    char target[PATH_MAX];        /* absolute, links resolved: for messages */
+    int dirfd;                    /* the target's directory (O_PATH), found once by common/resolve.h: the
+                                   * target and a temporary file beside it are reached through it only */
+    char target_name[NAME_MAX + 1];   /* the target's name in dirfd */
     char temp[PATH_MAX];          /* our temporary file, "" if none */
+    char temp_name[NAME_MAX + 1]; /* its name in dirfd when it is beside the target, else "" */
     int fd;                       /* where the content is written (the temp, or the target) */
     int target_fd;                /* staged in-place/stdout outputs: the target, filled at commit */
+    int interrupt_fd;             /* readable when the user interrupts (cli_output_watch), or -1 */
     FILE *stream;                 /* cli_output_stream() */
 } cli_output;
 
-/* Prepares output name.  input (may be NULL) is the file the command
- * reads, which must not be overwritten.  Returns 0, CLI_OUT_EXISTS (no
+/* Prepares output name.  inputs (ninputs of them, may be none) are the
+ * files the command reads: an output that is one of them (the same file,
+ * also through a link) is refused.  Returns 0, CLI_OUT_EXISTS (no
  * message), or -1 after printing why the output cannot be written. */
-int cli_output_open(cli_output *o, const char *name, const char *what, const char *input, unsigned flags);
+int cli_output_open(cli_output *o, const char *name, const char *what, const char *const *inputs, size_t ninputs,
+                    unsigned flags);
 
 /* The trace output of `run` and `attach` (staged: the agent fills it): name,
  * or when name is NULL the first free default name
@@ -70,10 +80,18 @@ off_t cli_output_size(const cli_output *o);
 /* The path a staged output's writer opens: the temporary file. */
 const char *cli_output_staging_path(const cli_output *o);
 
+/* Has cli_output_commit's copy into a device, FIFO or standard output
+ * watch fd (a signalfd, the read end of a self-pipe): once it is readable,
+ * the copy stops.  fd is not read: the caller takes the interruption off. */
+void cli_output_watch(cli_output *o, int fd);
+
 /* Puts the complete content in place: moves the temporary file over the
- * target, or copies it into a device, pipe or standard output.  Returns 0,
- * or -1 after a message (a temporary file that holds the content and
- * could not be moved is kept, and the message says where). */
+ * target, or copies it into a device, pipe or standard output.  The copy
+ * never blocks: a FIFO whose reader stopped reading makes it wait in
+ * poll(), which the descriptor of cli_output_watch ends.  Returns 0; -1
+ * after a message (a temporary file that holds the content and could not
+ * be moved is kept, and the message says where); or CLI_OUT_INTERRUPTED
+ * after a message, the temporary file removed. */
 int cli_output_commit(cli_output *o);
 
 /* Gives up: removes our temporary file, never the target. */

@@ -213,7 +213,9 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         rp_profile_free(&merged);
         goto done;
     }
-    if (opt->output && cli_output_open(&out, opt->output, "report", NULL, 0) != 0) {
+    /* Every trace read, also those found in a directory, is an input the
+     * report must not replace. */
+    if (opt->output && cli_output_open(&out, opt->output, "report", (const char *const *)paths, npaths, 0) != 0) {
         rp_profile_free(&merged);
         goto done;
     }

@@ -6,8 +6,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 int cp_file_create(const char *path, int read_too)
@@ -35,72 +38,49 @@ const char *cp_file_kind(mode_t mode)
     return "not a regular file";
 }
 
-/* The kernel's may_follow_link() for one link, whose directory is dir. */
-static int link_may_be_followed(const struct stat *link, const char *dir, const char *path, char *why,
-                                size_t whylen)
+int cp_file_create_temp_at(int dirfd, char *name)
 {
-    struct stat ds;
+    static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    size_t len = strlen(name);
+    char *x;
 
-    if (link->st_uid == geteuid())
-        return 1;
-    if (stat(dir, &ds) < 0)
-        return -2;
-    if ((ds.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
-        return 1;
-    if (ds.st_uid == link->st_uid)
-        return 1;
-    if (why)
-        snprintf(why, whylen, "%s is a symbolic link that belongs to uid %u in %s, a directory anyone can "
-                 "write to (sticky and world-writable): someone else may have put it there, so it is not "
-                 "followed", path, (unsigned)link->st_uid, dir);
+    if (len < 6 || strcmp(name + len - 6, "XXXXXX") != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    x = name + len - 6;
+    /* As mkostemp: random names until one is free; O_EXCL never opens
+     * (or follows) what is there. */
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        unsigned char rnd[6];
+        int fd;
+
+        if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+            struct timespec ts;
+            uint64_t v;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            v = ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32)) + attempt * 0x9E3779B97F4A7C15ull;
+            for (size_t i = 0; i < sizeof(rnd); i++)
+                rnd[i] = (unsigned char)(v >> (8 * i));
+        }
+        for (size_t i = 0; i < sizeof(rnd); i++)
+            x[i] = letters[rnd[i] % (sizeof(letters) - 1)];
+        fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, CP_FILE_MODE);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
     return -1;
 }
 
-int cp_file_check_link(const char *path, char *why, size_t whylen)
+int cp_file_same_object(int fd, const struct stat *checked)
 {
-    char prefix[PATH_MAX], dir[PATH_MAX];
-    size_t len = strlen(path), i = 0;
-    int any = 0;
+    struct stat now;
 
-    if (len == 0 || len >= sizeof(prefix)) {
-        errno = ENAMETOOLONG;
-        return -2;
-    }
-    /* Every component, as the kernel resolves them: a link anywhere in the
-     * path (/tmp/planted/out) counts as much as one at its end. */
-    while (i < len) {
-        struct stat ls;
-        size_t start;
-        int r;
-
-        while (i < len && path[i] == '/')
-            i++;
-        if (i == len)
-            break;
-        start = i;
-        while (i < len && path[i] != '/')
-            i++;
-        memcpy(prefix, path, i);
-        prefix[i] = '\0';
-        if (lstat(prefix, &ls) < 0) {
-            if (errno == ENOENT && i == len)
-                return any;              /* the file itself does not exist yet */
-            return -2;
-        }
-        if (!S_ISLNK(ls.st_mode))
-            continue;
-        if (start == 0) {
-            snprintf(dir, sizeof(dir), ".");
-        } else {
-            memcpy(dir, path, start);
-            dir[start] = '\0';
-        }
-        r = link_may_be_followed(&ls, dir, prefix, why, whylen);
-        if (r < 0)
-            return r;
-        any = 1;
-    }
-    return any;
+    if (fstat(fd, &now) < 0)
+        return -1;
+    return now.st_dev == checked->st_dev && now.st_ino == checked->st_ino &&
+           (now.st_mode & S_IFMT) == (checked->st_mode & S_IFMT);
 }
 
 int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t errlen)

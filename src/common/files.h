@@ -5,7 +5,8 @@
  * (mode 0600) and close-on-exec; an existing path is opened without
  * O_CREAT and without blocking (O_NONBLOCK: a FIFO with no reader must not
  * hang us); and a symbolic link is followed only where the kernel's
- * fs.protected_symlinks rule would follow it, whatever that setting is.
+ * fs.protected_symlinks rule would follow it, whatever that setting is
+ * (common/resolve.h).
  * docs/files.md describes the rules as the user sees them. */
 #ifndef CLRPROBE_COMMON_FILES_H
 #define CLRPROBE_COMMON_FILES_H
@@ -24,14 +25,16 @@ int cp_file_create(const char *path, int read_too);
  * replaced in place) with the same guarantees.  Returns the fd or -1. */
 int cp_file_create_temp(char *templ);
 
-/* The protected_symlinks rule for the symbolic link at path: following it
- * is refused when the link lies in a sticky, world-writable directory
- * (/tmp) and belongs neither to us (the effective uid) nor to the
- * directory's owner - the link someone else planted where we write.
- * Returns 1 when path is a link that may be followed, 0 when it is not a
- * link, -1 when it must not be followed (why says so: who owns it and
- * where), -2 when path cannot be examined (errno). */
-int cp_file_check_link(const char *path, char *why, size_t whylen);
+/* The same guarantees for a new file in the directory dirfd: name (whose
+ * last six characters are XXXXXX, replaced in place) is created there with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, O_RDWR, mode 0600.  Returns the fd or -1. */
+int cp_file_create_temp_at(int dirfd, char *name);
+
+/* Whether fd, opened by name after that name was examined, is the object
+ * examined (checked: its stat or lstat): the same device and inode, and
+ * still of the same type.  1 yes, 0 no (something else was put there in
+ * between), -1 when fd cannot be examined (errno). */
+int cp_file_same_object(int fd, const struct stat *checked);
 
 /* "a directory", "a FIFO", "a character device", ... for st_mode. */
 const char *cp_file_kind(mode_t mode);

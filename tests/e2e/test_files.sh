@@ -88,6 +88,87 @@ test_run_output_that_is_a_device_or_a_fifo() {
     assert_eq "" "$(ls tmp)" "no temporary file left in TMPDIR"
 }
 
+# ends_within PID SECONDS: waits for PID, a child of this shell, to end, up
+# to SECONDS; its exit status in ENDED_RC.  If it does not end, that is a
+# failure, and it is killed.
+ends_within() {
+    local i
+    for ((i = 0; i < $2 * 10; i++)); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        fail "process $1 did not end within $2 s"
+        kill -KILL "$1"
+    fi
+    wait "$1"
+    ENDED_RC=$?
+}
+
+# A FIFO whose reader opened it and never reads: the trace (more than the
+# FIFO's 64 KiB) cannot be copied into it at the end of a recording, and
+# SIGINT or SIGTERM must end that copy at once, the temporary trace
+# removed.  `run` first (its program has ended: signals are no longer
+# forwarded), then `attach` (its signals are blocked for a signalfd).
+test_copy_into_a_fifo_nobody_reads_can_be_interrupted() {
+    fresh_dir
+    mkdir tmp
+    mkfifo pipe
+    local sig reader cli t0 ms i expect
+    for sig in INT TERM; do
+        sleep 60 <pipe >/dev/null &            # opens the FIFO, never reads it
+        reader=$!
+        at_exit "kill $reader 2>/dev/null"
+        sleep 0.2
+        TMPDIR=$PWD/tmp "$CLRPROBE" run -o pipe -- "$SAMPLE" spin 1 >run-$sig.out 2>run-$sig.err &
+        cli=$!
+        wait_for_text run-$sig.out 30 "spin done" || fail "the sample did not end"
+        for ((i = 0; i < 100; i++)); do          # the program has ended ...
+            pgrep -P "$cli" >/dev/null || break
+            sleep 0.1
+        done
+        sleep 1                                  # ... and its trace fills the FIFO
+        kill -0 "$cli" 2>/dev/null || fail "run ended before SIG$sig (a trace smaller than the FIFO?)"
+        t0=$(date +%s%N)
+        kill -"$sig" "$cli"
+        ends_within "$cli" 10
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        expect=130 && [[ $sig == TERM ]] && expect=143
+        assert_eq "$expect" "$ENDED_RC" "run's exit code after SIG$sig"
+        [[ $ms -le 5000 ]] || fail "run took $ms ms to honour SIG$sig"   # (timed: generous)
+        assert_contains run-$sig.err "interrupted while writing the trace file to pipe" "run's message ($sig)"
+        assert_contains run-$sig.err "the trace file was not kept" "run's message ($sig)"
+        assert_eq "" "$(ls tmp)" "no temporary file left after SIG$sig (run)"
+        [[ -p pipe ]] || fail "the FIFO was replaced"
+        kill "$reader" 2>/dev/null
+        wait "$reader" 2>/dev/null
+    done
+    # attach: the target exits, and the trace is copied into the FIFO
+    "$SAMPLE" spin 2 >spin.out 2>&1 &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    sleep 60 <pipe >/dev/null &
+    reader=$!
+    at_exit "kill $reader 2>/dev/null"
+    sleep 0.2
+    TMPDIR=$PWD/tmp "$CLRPROBE" attach "$TPID" --rate 1000 -o pipe >att.out 2>att.err &
+    cli=$!
+    wait_for_text att.err 30 "attached to process" || fail "did not attach"
+    wait "$TPID"
+    sleep 1
+    kill -0 "$cli" 2>/dev/null || fail "attach ended before SIGINT (a trace smaller than the FIFO?)"
+    t0=$(date +%s%N)
+    kill -INT "$cli"
+    ends_within "$cli" 10
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    assert_eq 130 "$ENDED_RC" "attach's exit code after SIGINT"
+    [[ $ms -le 5000 ]] || fail "attach took $ms ms to honour SIGINT"   # (timed: generous)
+    assert_contains att.err "interrupted while writing the trace file to pipe" "attach's message"
+    assert_eq "" "$(ls tmp)" "no temporary file left (attach)"
+    [[ -p pipe ]] || fail "the FIFO was replaced"
+}
+
 test_agent_never_removes_follows_or_blocks_on_its_output() {
     fresh_dir
     need_root
@@ -117,6 +198,47 @@ test_agent_never_removes_follows_or_blocks_on_its_output() {
     done
 }
 
+# trace_fd_cloexec PID PATTERN: checks that every descriptor of process PID
+# open on a file whose path matches PATTERN (a glob) is close-on-exec, and
+# that there is one: a program the profiled process starts must not inherit
+# its trace.  /proc/PID/fdinfo gives the flags in octal; O_CLOEXEC is 02000000.
+trace_fd_cloexec() {
+    local fd target flags found=0
+    for fd in /proc/"$1"/fd/*; do
+        target=$(readlink "$fd" 2>/dev/null) || continue
+        # shellcheck disable=SC2053
+        [[ $target == $2 ]] || continue
+        found=1
+        flags=$(awk '/^flags:/ {print $2}' "/proc/$1/fdinfo/${fd##*/}")
+        [[ -n $flags ]] && (((8#$flags & 02000000) != 0)) ||
+            fail "descriptor ${fd##*/} of process $1 on $target is not close-on-exec (flags $flags)"
+    done
+    [[ $found == 1 ]] || fail "process $1 holds no descriptor on $2"
+}
+
+test_trace_descriptors_are_close_on_exec() {
+    fresh_dir
+    local cli pid
+    # run: the agent opens the file clrprobe prepared
+    "$CLRPROBE" run -o t.clrp -- "$SAMPLE" spin 3 >run.out 2>&1 &
+    cli=$!
+    wait_for_text run.out 30 "spin started" || fail "the sample did not start"
+    pid=$(pgrep -P "$cli" | head -1)
+    trace_fd_cloexec "$pid" "$PWD/t.clrp.partial-*"
+    wait "$cli"
+    # attach: the descriptor handed over on the control socket
+    "$SAMPLE" spin 3 >spin.out 2>&1 &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    "$CLRPROBE" attach "$TPID" -o a.clrp >a.out 2>a.err &
+    cli=$!
+    wait_for_text a.err 30 "attached to process" || fail "did not attach"
+    trace_fd_cloexec "$TPID" "$PWD/a.clrp.partial-*"
+    wait "$cli"
+    assert_eq 0 "$?" "attach's exit code"
+}
+
 test_existing_files_survive_failures() {
     fresh_dir
     fixture all all
@@ -132,6 +254,25 @@ test_existing_files_survive_failures() {
     ln -s t.clrp t-link
     "$CLRPROBE" report t.clrp -o t-link 2>same2.err
     assert_eq 1 "$?" "report over its own input through a link is refused"
+    # several traces, or a directory of them: the output is none of them
+    cp t.clrp u.clrp
+    "$CLRPROBE" report t.clrp u.clrp -o u.clrp 2>many.err
+    assert_eq 1 "$?" "a report over the second of several inputs is refused"
+    assert_contains many.err "it is u.clrp, one of the traces being read" "message"
+    cmp -s u.clrp "$FX/trace.clrp" || fail "the second trace was overwritten by the report"
+    cp "$FX/trace.clrp" u.clrp
+    "$CLRPROBE" report t.clrp u.clrp -o t-link 2>many2.err
+    assert_eq 1 "$?" "a report over the first of several inputs, through a link, is refused"
+    cmp -s t.clrp "$FX/trace.clrp" || fail "the first trace was overwritten through a link"
+    mkdir traces && cp t.clrp traces/a.clrp && cp t.clrp traces/b.clrp
+    ln -s traces/b.clrp b-link
+    "$CLRPROBE" report traces -o b-link 2>dir.err
+    assert_eq 1 "$?" "a report over a trace of the directory read, through a link, is refused"
+    assert_contains dir.err "one of the traces being read" "message"
+    cmp -s traces/b.clrp "$FX/trace.clrp" || fail "a trace of the directory was overwritten by the report"
+    "$CLRPROBE" report t.clrp --diff u.clrp -o u.clrp 2>diff.err
+    assert_eq 1 "$?" "a report over its --diff input is refused"
+    cmp -s u.clrp "$FX/trace.clrp" || fail "the --diff trace was overwritten by the report"
     echo "not a trace" >bad.clrp
     echo "an old report" >r.txt
     "$CLRPROBE" report bad.clrp -o r.txt 2>bad.err
@@ -181,6 +322,57 @@ test_planted_links_in_shared_directories_are_not_followed() {
     assert_eq 0 "$?" "report through one's own link"
     [[ -L $SHARED/own-link ]] || fail "the link was replaced"
     assert_contains "$WORK/mine.txt" "Events by kind" "the report went where the link points"
+}
+
+# The rule holds at every link met, not only at those of the path as given:
+# one's own link that leads to a planted one, or through a planted
+# directory link, is refused too.
+test_planted_links_reached_through_other_links_are_not_followed() {
+    fresh_dir
+    need_root
+    fixture all all
+    shared_dir 1
+    local here
+    here=$(pwd -P)
+    echo "root's own file" >victim && chmod 600 victim
+    mkdir rootdir
+    as_nobody ln -s "$here/victim" "$SHARED/p2"
+    ln -s "$SHARED/p2" mylink                      # root's own link, in root's directory
+    "$CLRPROBE" report "$FX/trace.clrp" -o mylink 2>chain.err
+    assert_eq 1 "$?" "report through one's own link to a planted link"
+    assert_contains chain.err "$SHARED/p2 is a symbolic link that belongs to uid 65534 in $SHARED" "message"
+    assert_contains chain.err "reached through the link $here/mylink" "the message names the link given"
+    assert_eq "root's own file" "$(cat victim)" "the planted link's target is untouched"
+    [[ -L mylink && -L $SHARED/p2 ]] || fail "a link was replaced"
+    "$CLRPROBE" run -o mylink -- touch ran 2>run.err
+    assert_eq 1 "$?" "run through one's own link to a planted link"
+    assert_contains run.err "is a symbolic link that belongs to uid 65534" "run's message"
+    [[ ! -e ran ]] || fail "the program ran although the output could not be written"
+    # relative links, and a planted link as a directory inside a link's target
+    ln -s "$(realpath --relative-to=. "$SHARED")/./p2" mylink-rel
+    "$CLRPROBE" report "$FX/trace.clrp" -o mylink-rel 2>rel.err
+    assert_eq 1 "$?" "report through a relative link to a planted link"
+    as_nobody ln -s "$here/rootdir" "$SHARED/d"
+    ln -s "$SHARED/d/new.txt" mylink-dir
+    "$CLRPROBE" report "$FX/trace.clrp" -o mylink-dir 2>dir.err
+    assert_eq 1 "$?" "report through a planted directory link inside a link's target"
+    assert_contains dir.err "$SHARED/d is a symbolic link that belongs to uid 65534" "message"
+    assert_eq "" "$(ls rootdir)" "nothing was written through the planted directory link"
+    assert_eq "root's own file" "$(cat victim)" "the victim is untouched"
+    # a loop is refused with a message, not followed forever
+    ln -s loop-b loop-a && ln -s loop-a loop-b
+    timeout 10 "$CLRPROBE" report "$FX/trace.clrp" -o loop-a 2>loop.err
+    assert_eq 1 "$?" "report into a loop of links"
+    assert_contains loop.err "it leads through more than 40 symbolic links" "message"
+    # a chain of one's own links through the shared directory is followed
+    echo "to be replaced" >mine.txt
+    ln -s "$here/mine.txt" "$SHARED/own"
+    ln -s "$SHARED/own" own-chain
+    "$CLRPROBE" report "$FX/trace.clrp" -o own-chain
+    assert_eq 0 "$?" "report through a chain of one's own links"
+    [[ -L own-chain && -L $SHARED/own ]] || fail "a link of the chain was replaced"
+    assert_contains mine.txt "Events by kind" "the report went where the chain leads"
+    assert_eq "" "$(ls "$SHARED" | grep partial)" "no temporary file left"
 }
 
 test_traces_reports_and_partial_files_are_private() {
