@@ -33,7 +33,19 @@ check_shares() {
     assert_eq 0 "$(grep -c 'BurnThreeQuarters\|BurnOneQuarter' busy.txt)" "$2: the burner's functions in the busy thread"
     assert_eq 0 "$(grep -c 'BurnOther' burner.txt)" "$2: BurnOther in the burner thread"
     # (after an attach, threads started before it are known by their kernel name, cut to 15 bytes)
-    assert_eq 0 "$(grep -c '^clrprobe-sleepe' cpu-threads.txt)" "$2: sleeping thread in the CPU view"
+    # The sleeping thread wakes every 20 ms for a few microseconds: in the
+    # CPU view only when two of its samples come so close together (ticks
+    # delayed, then on time, on a busy machine) that those microseconds are
+    # a quarter of the gap; a rare event, so at most 2% of its samples (and
+    # one): with the quarter rule broken, all of them would be there.
+    local sleeper_cpu sleeper_all
+    collapsed_thread clrprobe-sleeper cpu-threads.txt >sleeper-cpu.txt
+    collapsed_thread clrprobe-sleeper wall-threads.txt >sleeper-wall.txt
+    sleeper_cpu=$(collapsed_total sleeper-cpu.txt)
+    sleeper_all=$(collapsed_total sleeper-wall.txt)
+    echo "$2: sleeping thread: $sleeper_cpu of its $sleeper_all samples in the CPU view"
+    awk -v c="$sleeper_cpu" -v a="$sleeper_all" 'BEGIN {exit !(c <= 1 + 0.02 * a)}' ||
+        fail "$2: sleeping thread in the CPU view: $sleeper_cpu of its $sleeper_all samples (at most 2% + 1)"
     assert_ge 1 "$(grep -c '^clrprobe-sleeper\? ([0-9]*);.*SharesTargets.Sleep' wall-threads.txt)" \
         "$2: sleeping thread in the wall view"
 }
