@@ -86,6 +86,7 @@ struct heap_service {
     uint8_t *frame_named;
     uint32_t nframes;
     uint64_t frozen;                         /* frozen objects in this snapshot */
+    int frozen_recorded;                     /* the enumeration path recorded them (at its first object) */
     uint64_t enum_refs[ENUM_REFS];           /* an object's references (the enumeration path) */
     size_t nenum_refs;
 
@@ -204,8 +205,10 @@ static void note_frame(struct heap_service *h, FunctionID f)
  * heap walk reports them too (with their references), unmarked; here each
  * is written once more, without references, flagged HEAP_OBJ_FROZEN: the
  * report merges the two entries (so an object the walk missed is still
- * there).  Inside GarbageCollectionFinished, where the runtime allows
- * object inspection; nothing allocated on our side. */
+ * there).  Under gc_lock, where the runtime allows object inspection
+ * (GetClassFromObject, GetObjectSize2): inside GarbageCollectionFinished,
+ * or inside EnumerateGCHeapObjects' callback (the runtime suspended by it);
+ * nothing allocated on our side. */
 static void record_frozen(profiler *p, struct heap_service *h)
 {
     ICorProfilerObjectEnum *en = NULL;
@@ -685,6 +688,10 @@ static BOOL enum_object(ObjectID obj, void *ctx)
         c = 0;
     if (FAILED(INFO(p)->GetObjectSize2(p->info, obj, &size)))
         size = 0;
+    if (!h->frozen_recorded) {               /* (once, while inspection is allowed: not after the walk) */
+        h->frozen_recorded = 1;
+        record_frozen(p, h);
+    }
     h->nenum_refs = 0;
     (void)INFO(p)->EnumerateObjectReferences(p->info, obj, enum_ref, h);
     type = type_index(h, c);
@@ -702,9 +709,11 @@ static BOOL enum_object(ObjectID obj, void *ctx)
 
 /* A snapshot without GC monitoring: a full GC first (ForceGC needs no
  * event flag: fewer dead objects), then every object the heap holds, dead or
- * alive, with its references; no stack or handle roots (statics are read
- * while the runtime is suspended, frozen objects after).  HEAP_METHOD_ENUMERATE,
- * HEAP_END_ROOTS_APPROXIMATE. */
+ * alive, with its references; no stack or handle roots.  The frozen objects
+ * are recorded at the walk's first object (record_frozen: inspecting them
+ * needs the suspension the walk holds), the statics' slots are read after
+ * it (their values only, no inspection).  All of it under gc_lock, as the
+ * GC path's.  HEAP_METHOD_ENUMERATE, HEAP_END_ROOTS_APPROXIMATE. */
 static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result *res)
 {
     uint32_t status = 0, flags = HEAP_END_ROOTS_APPROXIMATE | HEAP_END_NO_IDENTITY;
@@ -717,6 +726,7 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
     h->objects = h->bytes = 0;
     h->roots = 0;
     h->frozen = 0;
+    h->frozen_recorded = 0;
     heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
     heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
     pthread_mutex_unlock(&h->gc_lock);

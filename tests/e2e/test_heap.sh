@@ -83,6 +83,9 @@ test_heap_snapshots_by_enumeration() {
             "HeapLeaf in snapshot $s"
         assert_eq 300 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapStackOnly\") | .count" enum.jsonl)" \
             "HeapStackOnly in snapshot $s"
+        # the frozen (non-GC) heap's objects are there too (EnumerateNonGCObjects), flagged
+        assert_ge 1 "$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$s) | .frozen" enum.jsonl)" \
+            "frozen objects in snapshot $s"
     done
     "$CLRPROBE" report enum.clrp >enum.txt || fail "report text"
     assert_contains enum.txt "heap walk without a GC: roots approximate" "text says how"
