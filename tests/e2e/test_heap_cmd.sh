@@ -91,6 +91,41 @@ test_heap_command_asks_the_agent_of_clrprobe_run() {
     assert_known_heap run.jsonl
 }
 
+# A process under a plain `clrprobe attach` (no --heap-every): its agent did
+# not ask for GC monitoring in InitializeForAttach (that turns background GC
+# off, a cost plain attach does not impose) and the runtime refuses it later
+# while background GC is on, so `clrprobe heap` goes through that agent's heap
+# listener and the agent enumerates the heap (.NET 9+): the known counts, in
+# the attach's trace, roots approximate, and the command says why and what
+# to do for exact roots.
+test_heap_command_asks_the_agent_of_clrprobe_attach() {
+    mkdir -p test_heap_command_asks_the_agent_of_clrprobe_attach && cd test_heap_command_asks_the_agent_of_clrprobe_attach || fail "work directory"
+    "$SAMPLE" heap 8 >plain.out 2>plain.err
+    local plain_rc=$?
+    start_heap_target prof.out 8
+    "$CLRPROBE" attach "$TPID" -o att.clrp --duration 5 >att.out 2>att.err &
+    local att=$!
+    at_exit "kill $att 2>/dev/null"
+    wait_for_text att.err 20 "attached to process $TPID" || fail "the attach did not attach: $(cat att.err)"
+    "$CLRPROBE" heap "$TPID" >h.out 2>h.err
+    assert_eq 0 "$?" "clrprobe heap exit code: $(cat h.err)"
+    assert_contains h.err "process $TPID already runs clrprobe's agent (clrprobe attach)" "the already-loaded agent"
+    assert_contains h.err "snapshot 1 of 1: " "progress"
+    assert_contains h.err "roots approximate: the recording was started without --heap-every, so GC monitoring is off" \
+        "why the roots are approximate"
+    assert_contains h.err "for exact roots attach with --heap-every S or use clrprobe heap on a process with no clrprobe session (end this recording first)" \
+        "what to do for exact roots"
+    wait "$att"
+    assert_eq 0 "$?" "the attach's exit code: $(cat att.err)"
+    wait "$TPID"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report att.clrp --format jsonl >att.jsonl || fail "report jsonl"
+    assert_eq 1 "$(jcount att.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="enumerate" and .roots_approximate)')" \
+        "the snapshot, by enumeration, in the attach's trace"
+    assert_known_heap att.jsonl
+}
+
 # Background GC on and the agent started without --heap-every: the runtime
 # refuses GC monitoring; the agent falls back to the heap enumeration of
 # ICorProfilerInfo15 (.NET 9+) and says the roots are approximate; with
@@ -107,6 +142,8 @@ test_heap_command_under_run_with_background_gc_falls_back() {
     "$CLRPROBE" heap "$tpid" >h.out 2>h.err
     assert_eq 0 "$?" "clrprobe heap exit code: $(cat h.err)"
     assert_contains h.err "a heap enumeration without GC monitoring" "the approximate method said"
+    assert_contains h.err "roots approximate: the process was started under clrprobe run without --heap-every" "why"
+    assert_contains h.err "for exact roots run it with --heap-every S, or with DOTNET_gcConcurrent=0" "what to do"
     wait "$run"
     assert_eq 0 "$?" "the run's exit code"
     "$CLRPROBE" report run.clrp --format jsonl >run.jsonl || fail "report"
