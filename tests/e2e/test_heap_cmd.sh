@@ -190,6 +190,37 @@ test_heap_command_process_exits_during_the_snapshots() {
     assert_known_heap cut.jsonl
 }
 
+# -n NAME (shared with attach): the heap scenario started under a name of its
+# own, as test_attach_by_name does; no match, then one (with --interval in
+# dotnet-trace's dd:hh:mm:ss form).
+test_heap_command_by_name() {
+    mkdir -p test_heap_command_by_name && cd test_heap_command_by_name || fail "work directory"
+    local name="cpheapname-$$" tpid
+    mkdir -p named
+    ln -sf "$SAMPLE_BIN" "named/$name"
+    (sanitizer_preload; exec -a "named/$name" "named/$name" heap 8) >t.out 2>t.err &
+    tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    wait_for_text t.out 30 "heap built" || fail "the sample named $name did not build its heap"
+    # none
+    "$CLRPROBE" heap -n "nosuch-$$" -o none.clrp >none.out 2>none.err
+    assert_eq 1 "$?" "exit status when no process matches"
+    assert_contains none.err "heap: no .NET process is named 'nosuch-$$'" "message when none matches"
+    [[ $(wc -l <none.err) -eq 1 ]] || fail "no match: not one line: $(cat none.err)"
+    [[ ! -e none.clrp ]] || fail "no match: a trace file was left"
+    # one (case ignored, as for attach)
+    "$CLRPROBE" heap -n "${name^^}" -o byname.clrp --count 2 --interval 00:00:00:01 >one.out 2>one.err
+    assert_eq 0 "$?" "clrprobe heap -n with one match: $(cat one.err)"
+    assert_contains one.err "heap: '${name^^}' is process $tpid: named/$name heap 8" "which process was chosen"
+    assert_contains one.err "snapshot 2 of 2: " "the snapshots"
+    assert_contains one.err "detached from process $tpid" "detached"
+    "$CLRPROBE" report byname.clrp --format jsonl >byname.jsonl || fail "report jsonl"
+    assert_eq "$tpid" "$(jq -r 'select(.kind=="trace") | .pid' byname.jsonl)" "the trace is of that process"
+    assert_eq 2 "$(jcount byname.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="gc_roots")')" \
+        "complete snapshots"
+    assert_known_heap byname.jsonl
+}
+
 test_heap_command_errors() {
     mkdir -p test_heap_command_errors && cd test_heap_command_errors || fail "work directory"
     sleep 30 &
@@ -213,6 +244,7 @@ test_heap_command_errors() {
     done
     "$CLRPROBE" heap --help >help.out || fail "--help"
     assert_contains help.out "usage: clrprobe heap PID" "help"
+    assert_contains help.out "dd:hh:mm:ss (00:00:00:05)" "help: the duration forms"
 }
 
 test_heap_command_permission_denied() {
