@@ -122,4 +122,8 @@ test_heap_walk_limit() {
         "snapshots stopped at the limit, each walked again"
     "$CLRPROBE" report lim.clrp >lim.txt || fail "report text"
     assert_contains lim.txt "the walk stopped early" "text says it"
+    # and claims nothing a partial snapshot cannot tell (objects whose holders were not recorded look unrooted)
+    assert_contains lim.txt "incomplete: only what was recorded before it stopped is here" "text: incomplete"
+    assert_not_contains lim.txt "not held by any retaining root" "text: no unrooted count"
+    assert_not_contains lim.txt "what a GC would free" "text: no claim on what a GC would free"
 }
