@@ -423,10 +423,12 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
 
     if (!h || atomic_load(&h->state) != RECORDING)
         return S_OK;
-    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) || atomic_load(&h->stop) ||
+    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) ||
         trace_writer_stopped(p->writer)) {
-        /* The limit, a stop (detach, shutdown) or a recording that stopped: a
-         * failure ends this GC's walk (the runtime's rule), this GC's only. */
+        /* The limit or a recording that stopped: a failure ends this GC's
+         * walk (the runtime's rule), this GC's only.  A stop (detach,
+         * shutdown) does not: it waits for the snapshot under way, which the
+         * runtime's pause already holds, so that the trace has it whole. */
         h->walk_stopped = 1;
         return E_FAIL;
     }
@@ -684,6 +686,11 @@ static BOOL enum_object(ObjectID obj, void *ctx)
     uint32_t type;
     const uint32_t *slots;
 
+    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) ||
+        trace_writer_stopped(p->writer)) {
+        h->walk_stopped = 1;                 /* (as in ObjectReferences: not for a stop, which waits for it) */
+        return FALSE;
+    }
     if (FAILED(INFO(p)->GetClassFromObject(p->info, obj, &c)))
         c = 0;
     if (FAILED(INFO(p)->GetObjectSize2(p->info, obj, &size)))
@@ -704,7 +711,7 @@ static BOOL enum_object(ObjectID obj, void *ctx)
     }
     h->objects++;
     h->bytes += size;
-    return !atomic_load(&h->stop);
+    return TRUE;
 }
 
 /* A snapshot without GC monitoring: a full GC first (ForceGC needs no
@@ -727,6 +734,7 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
     h->roots = 0;
     h->frozen = 0;
     h->frozen_recorded = 0;
+    h->walk_stopped = 0;
     heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
     heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
     pthread_mutex_unlock(&h->gc_lock);
@@ -745,6 +753,8 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
         status = (uint32_t)hr;
         flags |= HEAP_END_ABANDONED;
     }
+    if (h->walk_stopped)
+        flags |= HEAP_END_WALK_STOPPED;
     flush_objects(p, h);
     if (SUCCEEDED(hr) && h->statics) {       /* (the slots' values now; nothing has moved since the walk ended) */
         static_put sp = { p, h };

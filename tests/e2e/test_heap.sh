@@ -126,4 +126,12 @@ test_heap_walk_limit() {
     assert_contains lim.txt "incomplete: only what was recorded before it stopped is here" "text: incomplete"
     assert_not_contains lim.txt "not held by any retaining root" "text: no unrooted count"
     assert_not_contains lim.txt "what a GC would free" "text: no claim on what a GC would free"
+    # the same limit for the enumeration (heap_method=enumerate): it ends there, flagged
+    agent_env "v=1;output=$PWD/elim.clrp;collect=modules;heap_every=400;heap_max_objects=1000;heap_method=enumerate" \
+        "$SAMPLE" heap 1 >eprof.out 2>eprof.err
+    assert_eq 0 "$?" "exit code (enumeration)"
+    cmp -s plain.out eprof.out || fail "the target's output changed (enumeration)"
+    "$CLRPROBE" report elim.clrp --format jsonl >elim.jsonl || fail "report (enumeration)"
+    assert_ge 2 "$(jcount elim.jsonl 'select(.kind=="heap_snapshot" and .method=="enumerate" and .walk_stopped and .objects <= 1000 + .frozen)')" \
+        "enumerations stopped at the limit"
 }
