@@ -830,6 +830,14 @@ static int wait_until(struct heap_service *h, uint64_t until, atomic_int *stop)
     }
 }
 
+/* A snapshot is over: its records go to the file now (not at the flusher's
+ * next turn, up to 250 ms away), before anyone is told it was taken, so a
+ * process killed right after keeps it.  Outside the GC, on our thread. */
+static void snapshot_written(profiler *p)
+{
+    trace_writer_flush(p->writer);
+}
+
 static void tell(const heap_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tell(const heap_sink *sink, const char *fmt, ...)
 {
@@ -883,6 +891,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
             }
             snapshot_enumerate(p, h, &r);
             pthread_mutex_unlock(&h->snap_lock);
+            snapshot_written(p);
             taken++;
             tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
                  (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);
@@ -900,6 +909,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
         }
         snapshot(p, h, &r);
         pthread_mutex_unlock(&h->snap_lock);
+        snapshot_written(p);
         taken++;
         tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
              (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);

@@ -1165,3 +1165,45 @@ TEST(conformance_heap_detach_during_a_snapshot_waits_for_it)
     }
     fr_cleanup(&rt);
 }
+
+/* A snapshot said taken ("snapshot" on the control connection) is already
+ * in the trace file: a process killed right after keeps it (the flusher's
+ * 250 ms would otherwise leave its end in a buffer).  The file is read the
+ * moment the line arrives, while the agent still writes it. */
+TEST(conformance_heap_snapshot_is_in_the_file_when_said_taken)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+    char line[256], err[512];
+
+    base_world(&rt);
+    for (int k = 0; k < 4; k++)
+        fr_heap_add(&rt, AT(k), 0xa00, 24, NULL, 0);
+    CHECK_EQ(fr_attach_ctl(&rt, "modules;heap_count=1"), S_OK);
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK(fr_ctl_wait(&rt, "snapshot", line, sizeof(line), 10000));
+    if (rp_load(rt.output, &tr, err, sizeof(err)) == TRACE_OK) {
+        CHECK_EQ(rp_heap_build(&tr, &h), 0);
+        CHECK_EQ(h.nsnap, 1);
+        if (h.nsnap == 1) {
+            CHECK(h.snap[0].complete);
+            CHECK_EQ(h.snap[0].nobjects, 4);
+        }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    } else {
+        printf("    cannot read the trace being written: %s\n", err);
+        CHECK(!"trace readable");
+    }
+    CHECK(fr_ctl_wait(&rt, "heap-done", line, sizeof(line), 10000));
+    CHECK_EQ(fr_ctl_send(&rt, "detach\n"), 0);
+    CHECK(fr_ctl_wait(&rt, "detaching", line, sizeof(line), 10000));
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {
+        CHECK_EQ(h.nsnap, 1);
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
