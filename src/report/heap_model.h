@@ -109,6 +109,11 @@ rp_heap_snapshot *rp_heap_pick(rp_heap *h);
  * be unrooted, and retained sizes are of the recorded part only. */
 int rp_heap_partial(const rp_heap_snapshot *s);
 
+/* Whether s's objects were matched with the previous snapshot's (flagged
+ * seen or not: the agent followed them through the GCs between): its
+ * heap_end says so; a snapshot without one (cut short) claims nothing. */
+int rp_heap_identity(const rp_heap_snapshot *s);
+
 /* What a root is, for people: "static Namespace.Type.field", "local in
  * Namespace.Type.Method" (a stack root; "local in a runtime frame" when the
  * frame's method is unknown), "strong handle", "pinned handle", "weak

@@ -453,6 +453,24 @@ TEST(heap_text_of_incomplete_snapshots_claims_no_completeness)
         CHECK(strstr(second, "  Top types by retained size (within what was recorded):\n") != NULL);
     }
     free(text);
+    /* jsonl: the cut-short snapshot claims no identity with the one before (it has no heap_end to say so) */
+    text = NULL;
+    m = open_memstream(&text, &len);
+    CHECK_EQ(rp_write_jsonl(&tr, m), 0);
+    fclose(m);
+    second = strstr(text, "{\"kind\":\"heap_snapshot\",");
+    if (second)
+        second = strstr(second + 1, "{\"kind\":\"heap_snapshot\",");     /* (the second one) */
+    {
+        const char *sn = second ? strstr(second, "\"snapshot\":2,") : NULL;
+        CHECK(sn != NULL && sn < strchr(second, '\n'));
+    }
+    if (second) {
+        CHECK(strstr(second, "\"complete\":false") != NULL);
+        CHECK(strstr(second, "\"identity\":false") != NULL);
+        CHECK(strstr(second, "\"seen\"") == NULL || strstr(second, "\"seen\"") > strchr(second, '\n'));
+    }
+    free(text);
     /* --why: through the last snapshot with an end, the walk-stopped one, said to be incomplete */
     text = NULL;
     m = open_memstream(&text, &len);
