@@ -221,6 +221,71 @@ test_heap_command_by_name() {
     assert_known_heap byname.jsonl
 }
 
+# The target killed (kill -9) while a snapshot of a big heap is under way
+# (2 million objects: its GC and walk take a while), 50 ms after clrprobe heap
+# says it attached: clrprobe heap exits 1 at once, saying the process exited
+# and after how many snapshots, and the trace takes the output's place and
+# reads back, saying it was cut short (and the snapshot, if its records
+# began, incomplete).  Should the snapshot be over first (a fast machine), it
+# is whole in the trace, as the command said.
+test_heap_command_target_killed_during_a_snapshot() {
+    mkdir -p test_heap_command_target_killed_during_a_snapshot && cd test_heap_command_target_killed_during_a_snapshot || fail "work directory"
+    local tpid hpid rc t0 t1 i
+    "$SAMPLE" heapbench 2 60 >t.out 2>t.err &
+    tpid=$!
+    at_exit "kill -9 $tpid 2>/dev/null"
+    wait_for_text t.out 60 "ready" || fail "the sample did not build its heap"
+    "$CLRPROBE" heap "$tpid" -o k.clrp >h.out 2>h.err &
+    hpid=$!
+    at_exit "kill $hpid 2>/dev/null"
+    for ((i = 0; i < 3000; i++)); do
+        grep -q "attached to process $tpid" h.err && break
+        sleep 0.01
+    done
+    sleep 0.05
+    kill -9 "$tpid"
+    t0=$(date +%s%N)
+    wait "$hpid"
+    rc=$?
+    t1=$(date +%s%N)
+    echo "clrprobe heap: exit $rc $(( (t1 - t0) / 1000000 )) ms after the kill: $(cat h.err)"
+    # promptly: the control connection closes with the process (5 s: room for a loaded machine)
+    [[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]] || fail "clrprobe heap took $(( (t1 - t0) / 1000000 )) ms after the kill"
+    [[ -f k.clrp ]] || fail "the trace did not take the output's place"
+    "$CLRPROBE" report k.clrp --format jsonl >k.jsonl 2>rep.err || fail "the trace does not read back (jsonl): $(cat rep.err)"
+    "$CLRPROBE" report k.clrp >k.txt 2>rep.err || fail "the trace does not read back (text): $(cat rep.err)"
+    if grep -q "snapshot 1 of 1: " h.err; then
+        echo "(the snapshot was over before the kill)"
+        assert_eq 1 "$(jcount k.jsonl 'select(.kind=="heap_snapshot" and .complete and .objects >= 2000000 and (.walk_stopped|not))')" \
+            "the snapshot said taken is whole in the trace"
+        if grep -q "detached from process $tpid" h.err; then
+            echo "(and so was the detach)"
+            assert_eq 0 "$rc" "exit code (detached before the kill)"
+            assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace is complete"
+        else
+            assert_eq 1 "$rc" "exit code"
+            grep -Eq "process $tpid exited (after 1 of 1 snapshots|while the agent was detaching); trace written to " h.err ||
+                fail "message: $(cat h.err)"
+            assert_eq false "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace says it was cut short"
+            assert_contains k.txt "the trace was cut short" "the text says so"
+        fi
+    else
+        assert_eq 1 "$rc" "exit code"
+        assert_eq false "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace says it was cut short"
+        assert_contains k.txt "the trace was cut short" "the text says so"
+        grep -Eq "process $tpid exited after 0 of 1 snapshots; trace written to .*/k\.clrp, but it was not closed" h.err ||
+            fail "message: $(cat h.err)"
+        assert_eq 0 "$(jcount k.jsonl 'select(.kind=="heap_snapshot" and .complete)')" "no snapshot claims to be complete"
+        if [[ $(jcount k.jsonl 'select(.kind=="heap_snapshot")') -gt 0 ]]; then
+            echo "(the snapshot's records had begun)"
+            assert_contains k.txt " - cut short: the snapshot did not finish" "the text: the snapshot cut short"
+            assert_contains k.txt "    incomplete: only what was recorded before it stopped is here" "the text: incomplete"
+            assert_not_contains k.txt "not held by any retaining root" "the text claims no unrooted objects"
+            assert_eq false "$(jq -r 'select(.kind=="heap_snapshot") | .identity' k.jsonl)" "no identity claimed"
+        fi
+    fi
+}
+
 test_heap_command_errors() {
     mkdir -p test_heap_command_errors && cd test_heap_command_errors || fail "work directory"
     sleep 30 &
