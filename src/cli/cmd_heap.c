@@ -68,9 +68,10 @@ static const char approx_after_attach[] =
     "roots approximate: the runtime refused GC monitoring when the agent attached (a background GC did not end in "
     "time); run clrprobe heap again for exact roots";
 static const char approx_under_attach[] =
-    "roots approximate: the recording was started without --heap-every, so GC monitoring is off (the runtime turns "
-    "it on only when an agent attaches, since it turns background GC off); for exact roots attach with --heap-every "
-    "S or use clrprobe heap on a process with no clrprobe session (end this recording first)";
+    "roots approximate: the recording was started without --heap-every, so GC monitoring is off (while background "
+    "GC is on, the runtime allows it only as an agent attaches, and it then turns background GC off); for exact "
+    "roots attach with --heap-every S or use clrprobe heap on a process with no clrprobe session (end this recording "
+    "first)";
 static const char approx_under_run[] =
     "roots approximate: the process was started under clrprobe run without --heap-every and background GC is on, so "
     "GC monitoring is off (the runtime refuses it later); for exact roots run it with --heap-every S, or with "
