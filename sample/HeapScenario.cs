@@ -1,11 +1,13 @@
 // HeapScenario.cs: "heap [SECONDS [GROW]]" scenario - builds a known heap and holds it for SECONDS so that
 // heap snapshots (clrprobe run --heap-every) can count it: a static HeapOwner holding exactly 1000 HeapLeaf
 // objects (each with a 100-byte array) in a List and 500 HeapTwig objects in a Dictionary; 2000 HeapGarbage
-// objects made and dropped before the wait (a snapshot's full GC must not find them); one byte[64] pinned by a
-// handle; one HeapWeak reachable only through a weak handle; 300 HeapStackOnly objects held only by a local of
-// HeapScenario.HoldOnStack, the method that waits; one HeapCwtValue (with a 200-byte array) reachable only as the
-// value of a ConditionalWeakTable entry whose key the owner holds.  With GROW, half way through the wait GROW more
-// HeapLeaf join the owner's list ("heap grown by GROW"): a known growth for heap diffs.
+// objects made and dropped before the wait (a snapshot's full GC must not find them); one byte[64] held only by
+// a pinned handle; one HeapWeak reachable only through a weak handle; 300 HeapStackOnly objects held only by a
+// local of HeapScenario.HoldOnStack, the method that waits; one HeapCwtValue (with a 200-byte array) reachable
+// only as the value of a ConditionalWeakTable entry whose key the owner holds; one HeapFinalizable, dropped, that
+// stays in the queue of objects whose finalizer is due (a finalizer-queue root) because the finalizer thread is
+// held, until the wait ends, by the finalizer of a HeapFinalizeBlocker dropped before it.  With GROW, half way
+// through the wait GROW more HeapLeaf join the owner's list ("heap grown by GROW"): a known growth for heap diffs.
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -46,6 +48,25 @@ public sealed class HeapCwtKey
 public sealed class HeapCwtValue
 {
     public byte[] Payload { get; } = new byte[200];
+}
+
+// Its finalizer holds the finalizer thread until Release is set (the end of the scenario).
+public sealed class HeapFinalizeBlocker
+{
+    internal static readonly ManualResetEventSlim Started = new(), Release = new();
+
+    ~HeapFinalizeBlocker()
+    {
+        Started.Set();
+        Release.Wait();
+    }
+}
+
+public sealed class HeapFinalizable
+{
+    ~HeapFinalizable()
+    {
+    }
 }
 
 public sealed class HeapOwner
@@ -107,6 +128,29 @@ public static class HeapScenario
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference MakeWeak() => new WeakReference(new HeapWeak());
 
+    // (Its own frame: only the handle holds the array, no temporary of Run's.)
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static GCHandle Pin() => GCHandle.Alloc(new byte[64], GCHandleType.Pinned);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void DropFinalizeBlocker() => _ = new HeapFinalizeBlocker();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void DropFinalizable() => _ = new HeapFinalizable();
+
+    // A HeapFinalizable left in the finalizer queue: the blocker's finalizer runs first and holds the finalizer
+    // thread, then the finalizable object dies and is queued behind it.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void QueueFinalizable()
+    {
+        DropFinalizeBlocker();
+        GC.Collect();
+        if (!HeapFinalizeBlocker.Started.Wait(TimeSpan.FromSeconds(30)))
+            throw new TimeoutException("the finalizer thread did not run the blocker's finalizer");
+        DropFinalizable();
+        GC.Collect();
+    }
+
     // Builds the owner's graph in a frame of its own, so that only the static holds it afterwards (no
     // temporary of Run's frame does).
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -138,12 +182,14 @@ public static class HeapScenario
     {
         Build();
         long garbage = MakeGarbage();
-        var pinned = GCHandle.Alloc(new byte[64], GCHandleType.Pinned);
+        var pinned = Pin();
+        QueueFinalizable();
         var weak = MakeWeak();
         Console.WriteLine(Describe(garbage));
         long sum = HoldOnStack(seconds, grow) - 300 * 299 / 2 + Checksum();
         Console.WriteLine($"heap done: checksum {sum}");
         pinned.Free();
+        HeapFinalizeBlocker.Release.Set();
         GC.KeepAlive(weak);
         return 0;
     }

@@ -93,6 +93,7 @@ struct heap_service {
     uint8_t *frame_named;
     uint32_t nframes;
     uint64_t frozen;                         /* frozen objects in this snapshot */
+    int frozen_recorded;                     /* the enumeration path recorded them (at its first object) */
     uint64_t enum_refs[ENUM_REFS];           /* an object's references (the enumeration path) */
     size_t nenum_refs;
 
@@ -211,8 +212,10 @@ static void note_frame(struct heap_service *h, FunctionID f)
  * heap walk reports them too (with their references), unmarked; here each
  * is written once more, without references, flagged HEAP_OBJ_FROZEN: the
  * report merges the two entries (so an object the walk missed is still
- * there).  Inside GarbageCollectionFinished, where the runtime allows
- * object inspection; nothing allocated on our side. */
+ * there).  Under gc_lock, where the runtime allows object inspection
+ * (GetClassFromObject, GetObjectSize2): inside GarbageCollectionFinished,
+ * or inside EnumerateGCHeapObjects' callback (the runtime suspended by it);
+ * nothing allocated on our side. */
 static void record_frozen(profiler *p, struct heap_service *h)
 {
     ICorProfilerObjectEnum *en = NULL;
@@ -427,10 +430,12 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
 
     if (!h || atomic_load(&h->state) != RECORDING)
         return S_OK;
-    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) || atomic_load(&h->stop) ||
+    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) ||
         trace_writer_stopped(p->writer)) {
-        /* The limit, a stop (detach, shutdown) or a recording that stopped: a
-         * failure ends this GC's walk (the runtime's rule), this GC's only. */
+        /* The limit or a recording that stopped: a failure ends this GC's
+         * walk (the runtime's rule), this GC's only.  A stop (detach,
+         * shutdown) does not: it waits for the snapshot under way, which the
+         * runtime's pause already holds, so that the trace has it whole. */
         h->walk_stopped = 1;
         return E_FAIL;
     }
@@ -688,10 +693,19 @@ static BOOL enum_object(ObjectID obj, void *ctx)
     uint32_t type;
     const uint32_t *slots;
 
+    if ((p->cfg.heap_max_objects > 0 && h->objects >= (uint64_t)p->cfg.heap_max_objects) ||
+        trace_writer_stopped(p->writer)) {
+        h->walk_stopped = 1;                 /* (as in ObjectReferences: not for a stop, which waits for it) */
+        return FALSE;
+    }
     if (FAILED(INFO(p)->GetClassFromObject(p->info, obj, &c)))
         c = 0;
     if (FAILED(INFO(p)->GetObjectSize2(p->info, obj, &size)))
         size = 0;
+    if (!h->frozen_recorded) {               /* (once, while inspection is allowed: not after the walk) */
+        h->frozen_recorded = 1;
+        record_frozen(p, h);
+    }
     h->nenum_refs = 0;
     (void)INFO(p)->EnumerateObjectReferences(p->info, obj, enum_ref, h);
     type = type_index(h, c);
@@ -704,14 +718,16 @@ static BOOL enum_object(ObjectID obj, void *ctx)
     }
     h->objects++;
     h->bytes += size;
-    return !atomic_load(&h->stop);
+    return TRUE;
 }
 
 /* A snapshot without GC monitoring: a full GC first (ForceGC needs no
  * event flag: fewer dead objects), then every object the heap holds, dead or
- * alive, with its references; no stack or handle roots (statics are read
- * while the runtime is suspended, frozen objects after).  HEAP_METHOD_ENUMERATE,
- * HEAP_END_ROOTS_APPROXIMATE. */
+ * alive, with its references; no stack or handle roots.  The frozen objects
+ * are recorded at the walk's first object (record_frozen: inspecting them
+ * needs the suspension the walk holds), the statics' slots are read after
+ * it (their values only, no inspection).  All of it under gc_lock, as the
+ * GC path's.  HEAP_METHOD_ENUMERATE, HEAP_END_ROOTS_APPROXIMATE. */
 static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result *res)
 {
     uint32_t status = 0, flags = HEAP_END_ROOTS_APPROXIMATE | HEAP_END_NO_IDENTITY;
@@ -724,6 +740,8 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
     h->objects = h->bytes = 0;
     h->roots = 0;
     h->frozen = 0;
+    h->frozen_recorded = 0;
+    h->walk_stopped = 0;
     heap_enc_init(&h->objs, h->objs_data, DATA_CAP);
     heap_enc_init(&h->rts, h->roots_data, DATA_CAP);
     pthread_mutex_unlock(&h->gc_lock);
@@ -742,6 +760,8 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
         status = (uint32_t)hr;
         flags |= HEAP_END_ABANDONED;
     }
+    if (h->walk_stopped)
+        flags |= HEAP_END_WALK_STOPPED;
     flush_objects(p, h);
     if (SUCCEEDED(hr) && h->statics) {       /* (the slots' values now; nothing has moved since the walk ended) */
         static_put sp = { p, h };
@@ -817,6 +837,14 @@ static int wait_until(struct heap_service *h, uint64_t until, atomic_int *stop)
     }
 }
 
+/* A snapshot is over: its records go to the file now (not at the flusher's
+ * next turn, up to 250 ms away), before anyone is told it was taken, so a
+ * process killed right after keeps it.  Outside the GC, on our thread. */
+static void snapshot_written(profiler *p)
+{
+    trace_writer_flush(p->writer);
+}
+
 static void tell(const heap_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tell(const heap_sink *sink, const char *fmt, ...)
 {
@@ -870,6 +898,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
             }
             snapshot_enumerate(p, h, &r);
             pthread_mutex_unlock(&h->snap_lock);
+            snapshot_written(p);
             taken++;
             tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
                  (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);
@@ -887,6 +916,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
         }
         snapshot(p, h, &r);
         pthread_mutex_unlock(&h->snap_lock);
+        snapshot_written(p);
         taken++;
         tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
              (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);

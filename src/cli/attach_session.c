@@ -339,10 +339,17 @@ int attach_detach(attach_session *s)
                       "leaves, in %s", s->pid, cli_output_staging_path(&s->out));
             return EXIT_INTERRUPTED;
         }
+        if (r == CLOSED) {
+            /* The agent closes the connection only after "detached" or
+             * "exited": the process is gone (killed, crashed).  Its trace
+             * ends at the agent's last flush and takes the output's place. */
+            snprintf(how, sizeof(how), "process %d exited while the agent was detaching", s->pid);
+            attach_finish(s, how);
+            return 1;
+        }
         if (r != GOT_LINE) {
-            cli_error("process %d did not confirm the detach (%s); what was recorded is in %s", s->pid,
-                      r == TIMED_OUT ? "timed out after 30 s" : "connection closed",
-                      cli_output_staging_path(&s->out));
+            cli_error("process %d did not confirm the detach (timed out after 30 s); what was recorded is in %s",
+                      s->pid, cli_output_staging_path(&s->out));
             return 1;
         }
         if (cp_ctl_is(line, CP_CTL_DETACHED) || cp_ctl_is(line, CP_CTL_EXITED))

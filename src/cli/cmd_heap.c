@@ -44,7 +44,8 @@ static const char heap_usage[] =
     "into the trace that recording writes (then -o is refused).  If that process was started\n"
     "without --heap-every and background GC is on, the runtime refuses GC monitoring: on .NET 9\n"
     "and later the agent then enumerates the heap without it (no stack or handle roots: roots\n"
-    "approximate, said so), else the snapshot needs DOTNET_gcConcurrent=0.\n"
+    "approximate; said so, with what gives exact roots), else the snapshot needs\n"
+    "DOTNET_gcConcurrent=0.\n"
     "\n"
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
@@ -53,15 +54,33 @@ static const char heap_usage[] =
     "                        directory, never replacing a file)\n"
     "  -c, --count N         snapshots to take, 1..10000 (default: 1)\n"
     "  -i, --interval TIME   time between two snapshots (default: 10 s; at least 0.1 s); TIME is\n"
-    "                        seconds (5, 1.5) or a number and a unit (500ms, 2m, 1m30s)\n"
-    "  -t, --timeout TIME    how long the runtime may take to accept the agent (default: 10 s)\n"
+    "                        seconds (5, 1.5), a number and a unit (500ms, 2m, 1m30s) or\n"
+    "                        dd:hh:mm:ss (00:00:00:05)\n"
+    "  -t, --timeout TIME    how long the runtime may take to accept the agent (default: 10 s;\n"
+    "                        same forms)\n"
     "  -h, --help            this help\n"
     "\n"
     "Ctrl-C stops after the snapshot under way; the file keeps the snapshots taken.\n"
     "Run clrprobe as the same user as the process, or as root.\n";
 
-/* One "snapshot" line, said as progress on stderr; 0, or -1 if it failed. */
-static int print_snapshot(const char *args, unsigned count)
+/* Why a snapshot came by enumeration (roots approximate) and what gives
+ * exact roots, said once after the first such snapshot. */
+static const char approx_after_attach[] =
+    "roots approximate: the runtime refused GC monitoring when the agent attached (a background GC did not end in "
+    "time); run clrprobe heap again for exact roots";
+static const char approx_under_attach[] =
+    "roots approximate: the recording was started without --heap-every, so GC monitoring is off (while background "
+    "GC is on, the runtime allows it only as an agent attaches, and it then turns background GC off); for exact "
+    "roots attach with --heap-every S or use clrprobe heap on a process with no clrprobe session (end this recording "
+    "first)";
+static const char approx_under_run[] =
+    "roots approximate: the process was started under clrprobe run without --heap-every and background GC is on, so "
+    "GC monitoring is off (the runtime refuses it later); for exact roots run it with --heap-every S, or with "
+    "DOTNET_gcConcurrent=0";
+
+/* One "snapshot" line, said as progress on stderr; 0, or -1 if it failed.
+ * An approximate one is followed, the first time (*told), by approx_why. */
+static int print_snapshot(const char *args, unsigned count, const char *approx_why, int *told)
 {
     unsigned index = 0, status = 0, flags = 0, roots = 0;
     unsigned long long objects = 0, bytes = 0, pause_ns = 0;
@@ -76,6 +95,10 @@ static int print_snapshot(const char *args, unsigned count)
               objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6,
               (flags & HEAP_END_ROOTS_APPROXIMATE) ? " (a heap enumeration without GC monitoring: no stack or handle roots, dead objects "
                                "possible)" : "");
+    if ((flags & 0x1u) && !*told) {
+        *told = 1;
+        cli_error("%s", approx_why);
+    }
     return 0;
 }
 
@@ -95,7 +118,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
     char line[CP_CTL_LINE_MAX], how[160];
     const char *args;
     unsigned taken = 0;
-    int status = 1, failed = 0, r;
+    int status = 1, failed = 0, told = 0, r;
     cp_config cfg;
 
     cp_config_init(&cfg);
@@ -115,7 +138,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
-            if (print_snapshot(args, count) < 0)
+            if (print_snapshot(args, count, approx_after_attach, &told) < 0)
                 failed = 1;
             else
                 taken++;
@@ -193,7 +216,7 @@ static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned c
     char req[64], line[CP_CTL_LINE_MAX];
     const char *args;
     unsigned taken = 0;
-    int n, r, sfd, status = 1;
+    int n, r, sfd, status = 1, told = 0;
     sigset_t sigs, old;
 
     ch.fd = listener_connect(pid);
@@ -225,7 +248,8 @@ static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned c
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
-            if (print_snapshot(args, count) == 0)
+            if (print_snapshot(args, count, lp->kind == IPC_PROFILER_STARTUP ? approx_under_run : approx_under_attach,
+                               &told) == 0)
                 taken++;
         } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
             print_refused(args);

@@ -62,7 +62,7 @@ static named *by_name(const rp_heap *h, const rp_heap_snapshot *s, int count_fre
 int rp_heap_diff_build(const rp_heap *ha, const rp_heap_snapshot *a, const rp_heap *hb, const rp_heap_snapshot *b,
                        int same_trace, rp_heap_diff *d)
 {
-    int identity = same_trace && !(b->end_flags & HEAP_END_NO_IDENTITY) && b->index == a->index + 1;
+    int identity = same_trace && rp_heap_identity(b) && b->index == a->index + 1;
     named *va = by_name(ha, a, 0), *vb = by_name(hb, b, identity);
     size_t i = 0, j = 0, n = 0;
 

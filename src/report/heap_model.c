@@ -722,6 +722,16 @@ rp_heap_snapshot *rp_heap_pick(rp_heap *h)
     return h->nsnap ? &h->snap[h->nsnap - 1] : NULL;
 }
 
+int rp_heap_partial(const rp_heap_snapshot *s)
+{
+    return !s->complete || s->status != 0 || (s->end_flags & (HEAP_END_WALK_STOPPED | HEAP_END_ABANDONED)) != 0;
+}
+
+int rp_heap_identity(const rp_heap_snapshot *s)
+{
+    return s->complete && !(s->end_flags & HEAP_END_NO_IDENTITY);
+}
+
 const char *rp_heap_type_name(const rp_heap *h, uint32_t type)
 {
     return type < h->ntype_names && h->type_names[type] ? h->type_names[type] : "?";

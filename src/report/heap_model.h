@@ -103,6 +103,17 @@ const char *rp_heap_field_name(const rp_heap *h, uint32_t type, uint32_t slot);
  * else the last one; NULL when there is none. */
 rp_heap_snapshot *rp_heap_pick(rp_heap *h);
 
+/* Whether s holds only part of the heap: cut short (no heap_end), ended by
+ * an error or abandoned, or its walk stopped early.  Its objects, references
+ * or roots are then missing, so an object no recorded root reaches need not
+ * be unrooted, and retained sizes are of the recorded part only. */
+int rp_heap_partial(const rp_heap_snapshot *s);
+
+/* Whether s's objects were matched with the previous snapshot's (flagged
+ * seen or not: the agent followed them through the GCs between): its
+ * heap_end says so; a snapshot without one (cut short) claims nothing. */
+int rp_heap_identity(const rp_heap_snapshot *s);
+
 /* What a root is, for people: "static Namespace.Type.field", "local in
  * Namespace.Type.Method" (a stack root; "local in a runtime frame" when the
  * frame's method is unknown), "strong handle", "pinned handle", "weak

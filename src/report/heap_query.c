@@ -135,6 +135,9 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
         esc_puts(out, rp_heap_type_name(&h, t));
         fprintf(out, " is alive (snapshot %u: %" PRIu64 " instance%s, %s retained; the shortest path from a GC root "
                 "to each, a line per hop: the type, and the field that holds the next):\n", s->index, count, count == 1 ? "" : "s", b);
+        if (rp_heap_partial(s))
+            fprintf(out, "  (snapshot %u is incomplete: the paths go through what it recorded, and an instance without "
+                    "a recorded root may be held by what is missing)\n", s->index);
         for (size_t i = 0; i < np && i < WHY_PATHS; i++) {
             fmt_bytes(b, sizeof(b), paths[i].retained);
             fprintf(out, "  %" PRIu64 " instance%s (%s retained) by this path:\n    ", paths[i].instances,
@@ -236,6 +239,9 @@ int rp_write_heap_diff(const rp_trace *old, const rp_trace *tr, int jsonl, FILE 
         if (d.t_between_ns)
             fprintf(out, ", %.1f s later", (double)d.t_between_ns / 1e9);
         fprintf(out, "), by growth of retained size:\n");
+        if (rp_heap_partial(a) || rp_heap_partial(b))
+            fprintf(out, "  (snapshot %u%s is incomplete: the changes count what it recorded, not the whole heap)\n",
+                    rp_heap_partial(a) ? a->index : b->index, rp_heap_partial(a) && !same ? " of the older trace" : "");
         fprintf(out, "    %10s %12s %12s%s  type\n", "count", "shallow", "retained", d.identity ? "        new" : "");
         for (size_t i = 0; i < d.nrows && shown < DIFF_ROWS; i++) {
             const rp_heap_diff_row *r = &d.rows[i];

@@ -102,8 +102,8 @@ static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
     json_bool(&o, "roots_approximate", (s->end_flags & HEAP_END_ROOTS_APPROXIMATE) != 0);
     json_bool(&o, "walk_stopped", (s->end_flags & HEAP_END_WALK_STOPPED) != 0);
     json_u64(&o, "frozen", s->frozen);
-    json_bool(&o, "identity", !(s->end_flags & HEAP_END_NO_IDENTITY));
-    if (!(s->end_flags & HEAP_END_NO_IDENTITY))
+    json_bool(&o, "identity", rp_heap_identity(s));
+    if (rp_heap_identity(s))
         json_u64(&o, "seen", s->seen);
     if (analysed)
         json_u64(&o, "unrooted", s->unrooted);

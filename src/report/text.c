@@ -329,12 +329,22 @@ static void print_heap(const rp_trace *tr, FILE *out)
             fprintf(out, "    (out of memory: no analysis)\n");
             continue;
         }
-        if (s->unrooted)
+        if (rp_heap_partial(s)) {
+            /* (an object no recorded root reaches may be held by what is missing) */
+            fprintf(out, "    incomplete: only what was recorded before it stopped is here (objects, references or "
+                    "roots are missing)");
+            if (s->unrooted)
+                fprintf(out, ": %zu recorded object%s %s reached from no recorded root", s->unrooted,
+                        s->unrooted == 1 ? "" : "s", s->unrooted == 1 ? "is" : "are");
+            fputc('\n', out);
+        } else if (s->unrooted) {
             fprintf(out, "    %zu object%s not held by any retaining root (frozen objects the runtime holds, "
                     "objects held by weak references only%s)\n", s->unrooted,
                     s->unrooted == 1 ? "" : "s", s->method == HEAP_METHOD_ENUMERATE ? ", or roots this method cannot see" : "");
+        }
         n = s->ntypes < HEAP_TOP_TYPES ? s->ntypes : HEAP_TOP_TYPES;
-        fprintf(out, "  Top types by retained size (what a GC would free without them):\n");
+        fprintf(out, "  Top types by retained size (%s):\n",
+                rp_heap_partial(s) ? "within what was recorded" : "what a GC would free without them");
         print_type_rows(&h, s->types, n, out);
         qsort(s->types, s->ntypes, sizeof(*s->types), cmp_shallow);
         fprintf(out, "  Top types by shallow size (their objects' own bytes):\n");

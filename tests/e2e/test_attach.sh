@@ -61,6 +61,37 @@ test_attach_catches_up_records_and_detaches() {
     assert_contains att.txt "[collectible]  [unloaded]" "text report shows unloaded collectible modules"
 }
 
+# The process is killed while the agent detaches (after the command's
+# "detach", before "detached": the runtime confirms a detach 300 ms after the
+# request at the earliest): the trace still takes the output's place, cut
+# short, and the command says so and exits 1.  Should the kill come after
+# the detach (a slow machine), the trace is complete and the exit 0: either
+# way it reads back from the output.
+test_attach_process_killed_during_the_detach() {
+    start_target spin.out spin 60
+    "$CLRPROBE" attach "$TPID" -o k.clrp --duration 0.5 >att.out 2>att.err &
+    local att=$! rc
+    at_exit "kill $att 2>/dev/null"
+    wait_for_text att.err 20 "attached to process $TPID" || fail "no attach: $(cat att.err)"
+    sleep 0.62                                  # (the detach is asked 0.5 s after that line)
+    kill -9 "$TPID"
+    wait "$att"
+    rc=$?
+    [[ -f k.clrp ]] || fail "the trace did not take the output's place: $(cat att.err)"
+    "$CLRPROBE" report k.clrp --format jsonl >k.jsonl 2>rep.err || fail "the trace does not read back: $(cat rep.err)"
+    assert_eq 1 "$(jcount k.jsonl 'select(.kind=="attach")')" "the trace holds the attach"
+    if grep -q "detached from process $TPID" att.err; then
+        echo "(the detach ended before the kill)"
+        assert_eq 0 "$rc" "exit code after a detach"
+        assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "complete trace"
+    else
+        assert_eq 1 "$rc" "exit code: $(cat att.err)"
+        assert_contains att.err "process $TPID exited while the agent was detaching; trace written to " "the message"
+        assert_contains att.err "/k.clrp, but it was not closed: it ends at the agent's last flush" "the message's trace"
+        assert_eq false "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace says it was cut short"
+    fi
+}
+
 test_ten_attach_detach_cycles() {
     start_target spin.out spin 45
     local threads_after_first lib i

@@ -2,7 +2,8 @@
 # --heap-every): the sample's `heap` scenario builds a known heap (1000
 # HeapLeaf each holding a byte[100], 500 HeapTwig, garbage dropped, an
 # object behind a weak handle only, objects only a stack frame holds, a
-# ConditionalWeakTable value) and holds it; every snapshot's induced
+# ConditionalWeakTable value, a byte[64] only a pinned handle holds, an
+# object waiting in the finalizer queue) and holds it; every snapshot's induced
 # full GC must count it exactly, find no garbage, and the owner of the leaves
 # must retain at least their bytes.  The target's output and exit code are
 # those of a run without the agent.
@@ -59,6 +60,22 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
         assert_eq 1 "$(jcount heap.jsonl "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"System.Collections.Generic.List<ClrProbe.Sample.HeapLeaf>\" and .retained_bytes >= 1000 * 144)")" \
             "List<HeapLeaf> retains the leaves in snapshot $s"
     done
+    # handles by kind: the scenario's byte[64] (88 bytes with header and length) is held by its pinned handle
+    # alone, and the HeapFinalizable it dropped waits in the finalizer queue (a finalizer-queue root)
+    "$CLRPROBE" report heap.clrp --why 'System.Byte[]' --format jsonl >why_bytes.jsonl || fail "report --why System.Byte[]"
+    assert_eq 1 "$(jcount why_bytes.jsonl 'select(.kind=="heap_root_path" and .root=="pinned handle" and .path==["System.Byte[]"] and .instances >= 1 and .retained_bytes >= 88)')" \
+        "the byte[64] held by a pinned handle"
+    "$CLRPROBE" report heap.clrp --why HeapFinalizable --format jsonl >why_fin.jsonl || fail "report --why HeapFinalizable"
+    assert_eq 1 "$(jcount why_fin.jsonl 'select(.kind=="heap_root_path" and .root=="finalizer queue" and .path==["ClrProbe.Sample.HeapFinalizable"] and .instances==1)')" \
+        "the HeapFinalizable held by the finalizer queue"
+    for s in $(jq -r 'select(.kind=="heap_snapshot") | .snapshot' heap.jsonl); do
+        assert_eq 1 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapFinalizable\") | .count" heap.jsonl)" \
+            "HeapFinalizable in snapshot $s"
+        assert_ge 1 "$(jq -r "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"pinned handle\") | .objects" heap.jsonl)" \
+            "pinned-handle roots in snapshot $s"
+        assert_ge 1 "$(jq -r "select(.kind==\"heap_root\" and .snapshot==$s and .root==\"finalizer queue\") | .objects" heap.jsonl)" \
+            "finalizer-queue roots in snapshot $s"
+    done
     assert_contains heap.txt "Top types by retained size" "text Heap section"
     assert_contains heap.txt "Roots that retain the most" "text roots list"
     assert_contains heap.txt "local in ClrProbe.Sample.HeapScenario.HoldOnStack" "text: a stack root by method"
@@ -83,6 +100,9 @@ test_heap_snapshots_by_enumeration() {
             "HeapLeaf in snapshot $s"
         assert_eq 300 "$(jq -r "select(.kind==\"heap_type\" and .snapshot==$s and .type==\"ClrProbe.Sample.HeapStackOnly\") | .count" enum.jsonl)" \
             "HeapStackOnly in snapshot $s"
+        # the frozen (non-GC) heap's objects are there too (EnumerateNonGCObjects), flagged
+        assert_ge 1 "$(jq -r "select(.kind==\"heap_snapshot\" and .snapshot==$s) | .frozen" enum.jsonl)" \
+            "frozen objects in snapshot $s"
     done
     "$CLRPROBE" report enum.clrp >enum.txt || fail "report text"
     assert_contains enum.txt "heap walk without a GC: roots approximate" "text says how"
@@ -102,4 +122,16 @@ test_heap_walk_limit() {
         "snapshots stopped at the limit, each walked again"
     "$CLRPROBE" report lim.clrp >lim.txt || fail "report text"
     assert_contains lim.txt "the walk stopped early" "text says it"
+    # and claims nothing a partial snapshot cannot tell (objects whose holders were not recorded look unrooted)
+    assert_contains lim.txt "incomplete: only what was recorded before it stopped is here" "text: incomplete"
+    assert_not_contains lim.txt "not held by any retaining root" "text: no unrooted count"
+    assert_not_contains lim.txt "what a GC would free" "text: no claim on what a GC would free"
+    # the same limit for the enumeration (heap_method=enumerate): it ends there, flagged
+    agent_env "v=1;output=$PWD/elim.clrp;collect=modules;heap_every=400;heap_max_objects=1000;heap_method=enumerate" \
+        "$SAMPLE" heap 1 >eprof.out 2>eprof.err
+    assert_eq 0 "$?" "exit code (enumeration)"
+    cmp -s plain.out eprof.out || fail "the target's output changed (enumeration)"
+    "$CLRPROBE" report elim.clrp --format jsonl >elim.jsonl || fail "report (enumeration)"
+    assert_ge 2 "$(jcount elim.jsonl 'select(.kind=="heap_snapshot" and .method=="enumerate" and .walk_stopped and .objects <= 1000 + .frozen)')" \
+        "enumerations stopped at the limit"
 }

@@ -91,6 +91,41 @@ test_heap_command_asks_the_agent_of_clrprobe_run() {
     assert_known_heap run.jsonl
 }
 
+# A process under a plain `clrprobe attach` (no --heap-every): its agent did
+# not ask for GC monitoring in InitializeForAttach (that turns background GC
+# off, a cost plain attach does not impose) and the runtime refuses it later
+# while background GC is on, so `clrprobe heap` goes through that agent's heap
+# listener and the agent enumerates the heap (.NET 9+): the known counts, in
+# the attach's trace, roots approximate, and the command says why and what
+# to do for exact roots.
+test_heap_command_asks_the_agent_of_clrprobe_attach() {
+    mkdir -p test_heap_command_asks_the_agent_of_clrprobe_attach && cd test_heap_command_asks_the_agent_of_clrprobe_attach || fail "work directory"
+    "$SAMPLE" heap 8 >plain.out 2>plain.err
+    local plain_rc=$?
+    start_heap_target prof.out 8
+    "$CLRPROBE" attach "$TPID" -o att.clrp --duration 5 >att.out 2>att.err &
+    local att=$!
+    at_exit "kill $att 2>/dev/null"
+    wait_for_text att.err 20 "attached to process $TPID" || fail "the attach did not attach: $(cat att.err)"
+    "$CLRPROBE" heap "$TPID" >h.out 2>h.err
+    assert_eq 0 "$?" "clrprobe heap exit code: $(cat h.err)"
+    assert_contains h.err "process $TPID already runs clrprobe's agent (clrprobe attach)" "the already-loaded agent"
+    assert_contains h.err "snapshot 1 of 1: " "progress"
+    assert_contains h.err "roots approximate: the recording was started without --heap-every, so GC monitoring is off" \
+        "why the roots are approximate"
+    assert_contains h.err "for exact roots attach with --heap-every S or use clrprobe heap on a process with no clrprobe session (end this recording first)" \
+        "what to do for exact roots"
+    wait "$att"
+    assert_eq 0 "$?" "the attach's exit code: $(cat att.err)"
+    wait "$TPID"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out prof.out || fail "the target's output changed"
+    "$CLRPROBE" report att.clrp --format jsonl >att.jsonl || fail "report jsonl"
+    assert_eq 1 "$(jcount att.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="enumerate" and .roots_approximate)')" \
+        "the snapshot, by enumeration, in the attach's trace"
+    assert_known_heap att.jsonl
+}
+
 # Background GC on and the agent started without --heap-every: the runtime
 # refuses GC monitoring; the agent falls back to the heap enumeration of
 # ICorProfilerInfo15 (.NET 9+) and says the roots are approximate; with
@@ -107,6 +142,8 @@ test_heap_command_under_run_with_background_gc_falls_back() {
     "$CLRPROBE" heap "$tpid" >h.out 2>h.err
     assert_eq 0 "$?" "clrprobe heap exit code: $(cat h.err)"
     assert_contains h.err "a heap enumeration without GC monitoring" "the approximate method said"
+    assert_contains h.err "roots approximate: the process was started under clrprobe run without --heap-every" "why"
+    assert_contains h.err "for exact roots run it with --heap-every S, or with DOTNET_gcConcurrent=0" "what to do"
     wait "$run"
     assert_eq 0 "$?" "the run's exit code"
     "$CLRPROBE" report run.clrp --format jsonl >run.jsonl || fail "report"
@@ -153,6 +190,102 @@ test_heap_command_process_exits_during_the_snapshots() {
     assert_known_heap cut.jsonl
 }
 
+# -n NAME (shared with attach): the heap scenario started under a name of its
+# own, as test_attach_by_name does; no match, then one (with --interval in
+# dotnet-trace's dd:hh:mm:ss form).
+test_heap_command_by_name() {
+    mkdir -p test_heap_command_by_name && cd test_heap_command_by_name || fail "work directory"
+    local name="cpheapname-$$" tpid
+    mkdir -p named
+    ln -sf "$SAMPLE_BIN" "named/$name"
+    (sanitizer_preload; exec -a "named/$name" "named/$name" heap 8) >t.out 2>t.err &
+    tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    wait_for_text t.out 30 "heap built" || fail "the sample named $name did not build its heap"
+    # none
+    "$CLRPROBE" heap -n "nosuch-$$" -o none.clrp >none.out 2>none.err
+    assert_eq 1 "$?" "exit status when no process matches"
+    assert_contains none.err "heap: no .NET process is named 'nosuch-$$'" "message when none matches"
+    [[ $(wc -l <none.err) -eq 1 ]] || fail "no match: not one line: $(cat none.err)"
+    [[ ! -e none.clrp ]] || fail "no match: a trace file was left"
+    # one (case ignored, as for attach)
+    "$CLRPROBE" heap -n "${name^^}" -o byname.clrp --count 2 --interval 00:00:00:01 >one.out 2>one.err
+    assert_eq 0 "$?" "clrprobe heap -n with one match: $(cat one.err)"
+    assert_contains one.err "heap: '${name^^}' is process $tpid: named/$name heap 8" "which process was chosen"
+    assert_contains one.err "snapshot 2 of 2: " "the snapshots"
+    assert_contains one.err "detached from process $tpid" "detached"
+    "$CLRPROBE" report byname.clrp --format jsonl >byname.jsonl || fail "report jsonl"
+    assert_eq "$tpid" "$(jq -r 'select(.kind=="trace") | .pid' byname.jsonl)" "the trace is of that process"
+    assert_eq 2 "$(jcount byname.jsonl 'select(.kind=="heap_snapshot" and .complete and .method=="gc_roots")')" \
+        "complete snapshots"
+    assert_known_heap byname.jsonl
+}
+
+# The target killed (kill -9) while a snapshot of a big heap is under way
+# (2 million objects: its GC and walk take a while), 50 ms after clrprobe heap
+# says it attached: clrprobe heap exits 1 at once, saying the process exited
+# and after how many snapshots, and the trace takes the output's place and
+# reads back, saying it was cut short (and the snapshot, if its records
+# began, incomplete).  Should the snapshot be over first (a fast machine), it
+# is whole in the trace, as the command said.
+test_heap_command_target_killed_during_a_snapshot() {
+    mkdir -p test_heap_command_target_killed_during_a_snapshot && cd test_heap_command_target_killed_during_a_snapshot || fail "work directory"
+    local tpid hpid rc t0 t1 i
+    "$SAMPLE" heapbench 2 60 >t.out 2>t.err &
+    tpid=$!
+    at_exit "kill -9 $tpid 2>/dev/null"
+    wait_for_text t.out 60 "ready" || fail "the sample did not build its heap"
+    "$CLRPROBE" heap "$tpid" -o k.clrp >h.out 2>h.err &
+    hpid=$!
+    at_exit "kill $hpid 2>/dev/null"
+    for ((i = 0; i < 3000; i++)); do
+        grep -q "attached to process $tpid" h.err && break
+        sleep 0.01
+    done
+    sleep 0.05
+    kill -9 "$tpid"
+    t0=$(date +%s%N)
+    wait "$hpid"
+    rc=$?
+    t1=$(date +%s%N)
+    echo "clrprobe heap: exit $rc $(( (t1 - t0) / 1000000 )) ms after the kill: $(cat h.err)"
+    # promptly: the control connection closes with the process (5 s: room for a loaded machine)
+    [[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]] || fail "clrprobe heap took $(( (t1 - t0) / 1000000 )) ms after the kill"
+    [[ -f k.clrp ]] || fail "the trace did not take the output's place"
+    "$CLRPROBE" report k.clrp --format jsonl >k.jsonl 2>rep.err || fail "the trace does not read back (jsonl): $(cat rep.err)"
+    "$CLRPROBE" report k.clrp >k.txt 2>rep.err || fail "the trace does not read back (text): $(cat rep.err)"
+    if grep -q "snapshot 1 of 1: " h.err; then
+        echo "(the snapshot was over before the kill)"
+        assert_eq 1 "$(jcount k.jsonl 'select(.kind=="heap_snapshot" and .complete and .objects >= 2000000 and (.walk_stopped|not))')" \
+            "the snapshot said taken is whole in the trace"
+        if grep -q "detached from process $tpid" h.err; then
+            echo "(and so was the detach)"
+            assert_eq 0 "$rc" "exit code (detached before the kill)"
+            assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace is complete"
+        else
+            assert_eq 1 "$rc" "exit code"
+            grep -Eq "process $tpid exited (after 1 of 1 snapshots|while the agent was detaching); trace written to " h.err ||
+                fail "message: $(cat h.err)"
+            assert_eq false "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace says it was cut short"
+            assert_contains k.txt "the trace was cut short" "the text says so"
+        fi
+    else
+        assert_eq 1 "$rc" "exit code"
+        assert_eq false "$(jq -r 'select(.kind=="trace") | .complete' k.jsonl)" "the trace says it was cut short"
+        assert_contains k.txt "the trace was cut short" "the text says so"
+        grep -Eq "process $tpid exited after 0 of 1 snapshots; trace written to .*/k\.clrp, but it was not closed" h.err ||
+            fail "message: $(cat h.err)"
+        assert_eq 0 "$(jcount k.jsonl 'select(.kind=="heap_snapshot" and .complete)')" "no snapshot claims to be complete"
+        if [[ $(jcount k.jsonl 'select(.kind=="heap_snapshot")') -gt 0 ]]; then
+            echo "(the snapshot's records had begun)"
+            assert_contains k.txt " - cut short: the snapshot did not finish" "the text: the snapshot cut short"
+            assert_contains k.txt "    incomplete: only what was recorded before it stopped is here" "the text: incomplete"
+            assert_not_contains k.txt "not held by any retaining root" "the text claims no unrooted objects"
+            assert_eq false "$(jq -r 'select(.kind=="heap_snapshot") | .identity' k.jsonl)" "no identity claimed"
+        fi
+    fi
+}
+
 test_heap_command_errors() {
     mkdir -p test_heap_command_errors && cd test_heap_command_errors || fail "work directory"
     sleep 30 &
@@ -176,6 +309,7 @@ test_heap_command_errors() {
     done
     "$CLRPROBE" heap --help >help.out || fail "--help"
     assert_contains help.out "usage: clrprobe heap PID" "help"
+    assert_contains help.out "dd:hh:mm:ss (00:00:00:05)" "help: the duration forms"
 }
 
 test_heap_command_permission_denied() {

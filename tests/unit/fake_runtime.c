@@ -6,10 +6,15 @@
  * agent calls outside its gate, so a hook may deliver any callback. */
 #include "fake_runtime.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/cormetadata.h"
@@ -31,6 +36,14 @@ static void violation(fake_runtime *rt, const char *fmt, ...)
         va_end(ap);
     }
     rt->violations++;
+}
+
+/* An Info call after RequestProfilerDetach: the runtime refuses it
+ * (CORPROF_E_PROFILER_DETACHING), and the agent must make none. */
+static void after_detach(fake_runtime *rt, const char *what)
+{
+    if (__atomic_load_n(&rt->detach_requested, __ATOMIC_SEQ_CST))
+        violation(rt, "%s called after RequestProfilerDetach", what);
 }
 
 void fr_print_violations(const fake_runtime *rt)
@@ -610,6 +623,7 @@ static HRESULT info_GetRuntimeInformation(ICorProfilerInfo15 *This, USHORT *pClr
                                           ULONG cchVersionString, ULONG *pcchVersionString,
                                           WCHAR *szVersionString)
 {
+    after_detach(rt_of(This), "GetRuntimeInformation");
     if (pClrInstanceId) *pClrInstanceId = 0;
     if (pRuntimeType) *pRuntimeType = COR_PRF_CORE_CLR;
     if (pMajorVersion) *pMajorVersion = 10;
@@ -622,6 +636,7 @@ static HRESULT info_GetRuntimeInformation(ICorProfilerInfo15 *This, USHORT *pClr
 
 static HRESULT info_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, DWORD dwEventsHigh)
 {
+    after_detach(rt_of(This), "SetEventMask2");
     fake_runtime *rt = rt_of(This);
     if ((dwEventsLow & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) || (dwEventsHigh & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH)) {
         violation(rt, "SetEventMask2(0x%x, 0x%x) asks for flags not allowed after attach (0x%x, 0x%x)",
@@ -637,6 +652,7 @@ static HRESULT info_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, D
 
 static HRESULT info_EnumModules(ICorProfilerInfo15 *This, ICorProfilerModuleEnum **ppEnum)
 {
+    after_detach(rt_of(This), "EnumModules");
     fr_enum *e = enum_create(rt_of(This), FR_MODULE, &menum_vtbl);
     *ppEnum = e ? &e->com.m : NULL;
     return e ? S_OK : E_OUTOFMEMORY;
@@ -644,6 +660,7 @@ static HRESULT info_EnumModules(ICorProfilerInfo15 *This, ICorProfilerModuleEnum
 
 static HRESULT info_EnumThreads(ICorProfilerInfo15 *This, ICorProfilerThreadEnum **ppEnum)
 {
+    after_detach(rt_of(This), "EnumThreads");
     fr_enum *e = enum_create(rt_of(This), FR_THREAD, &tenum_vtbl);
     *ppEnum = e ? &e->com.t : NULL;
     return e ? S_OK : E_OUTOFMEMORY;
@@ -651,6 +668,7 @@ static HRESULT info_EnumThreads(ICorProfilerInfo15 *This, ICorProfilerThreadEnum
 
 static HRESULT info_EnumJITedFunctions2(ICorProfilerInfo15 *This, ICorProfilerFunctionEnum **ppEnum)
 {
+    after_detach(rt_of(This), "EnumJITedFunctions2");
     fr_enum *e = enum_create(rt_of(This), FR_FUNCTION, &fenum_vtbl);
     *ppEnum = e ? &e->com.f : NULL;
     return e ? S_OK : E_OUTOFMEMORY;
@@ -662,6 +680,7 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId, 
                                    ULONG cchName, ULONG *pcchName, WCHAR *szName, AssemblyID *pAssemblyId,
                                    DWORD *pdwModuleFlags)
 {
+    after_detach(rt_of(This), "GetModuleInfo2");
     fr_obj *m = touch(rt_of(This), FR_MODULE, moduleId, "GetModuleInfo2");
     if (!m)
         return E_INVALIDARG;
@@ -675,6 +694,7 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId, 
 static HRESULT info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleId, DWORD dwOpenFlags, REFIID riid,
                                       IUnknown **ppOut)
 {
+    after_detach(rt_of(This), "GetModuleMetaData");
     fake_runtime *rt = rt_of(This);
     fr_import *imp;
 
@@ -698,6 +718,7 @@ static HRESULT info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleI
 static HRESULT info_GetAssemblyInfo(ICorProfilerInfo15 *This, AssemblyID assemblyId, ULONG cchName, ULONG *pcchName,
                                     WCHAR *szName, AppDomainID *pAppDomainId, ModuleID *pModuleId)
 {
+    after_detach(rt_of(This), "GetAssemblyInfo");
     fr_obj *a = touch(rt_of(This), FR_ASSEMBLY, assemblyId, "GetAssemblyInfo");
     if (!a)
         return E_INVALIDARG;
@@ -710,6 +731,7 @@ static HRESULT info_GetAssemblyInfo(ICorProfilerInfo15 *This, AssemblyID assembl
 static HRESULT info_GetAppDomainInfo(ICorProfilerInfo15 *This, AppDomainID appDomainId, ULONG cchName,
                                      ULONG *pcchName, WCHAR *szName, ProcessID *pProcessId)
 {
+    after_detach(rt_of(This), "GetAppDomainInfo");
     fr_obj *d = touch(rt_of(This), FR_APPDOMAIN, appDomainId, "GetAppDomainInfo");
     if (!d)
         return E_INVALIDARG;
@@ -722,6 +744,7 @@ static HRESULT info_GetFunctionInfo2(ICorProfilerInfo15 *This, FunctionID funcId
                                      ClassID *pClassId, ModuleID *pModuleId, mdToken *pToken, ULONG32 cTypeArgs,
                                      ULONG32 *pcTypeArgs, ClassID *typeArgs)
 {
+    after_detach(rt_of(This), "GetFunctionInfo2");
     fr_obj *f = touch(rt_of(This), FR_FUNCTION, funcId, "GetFunctionInfo2");
     if (!f)
         return E_INVALIDARG;
@@ -734,6 +757,7 @@ static HRESULT info_GetFunctionInfo2(ICorProfilerInfo15 *This, FunctionID funcId
 
 static HRESULT info_IsFunctionDynamic(ICorProfilerInfo15 *This, FunctionID functionId, BOOL *isDynamic)
 {
+    after_detach(rt_of(This), "IsFunctionDynamic");
     fr_obj *f = touch(rt_of(This), FR_FUNCTION, functionId, "IsFunctionDynamic");
     if (!f)
         return E_INVALIDARG;
@@ -745,6 +769,7 @@ static HRESULT info_GetDynamicFunctionInfo(ICorProfilerInfo15 *This, FunctionID 
                                            PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, ULONG cchName, ULONG *pcchName,
                                            WCHAR *wszName)
 {
+    after_detach(rt_of(This), "GetDynamicFunctionInfo");
     fr_obj *f = touch(rt_of(This), FR_FUNCTION, functionId, "GetDynamicFunctionInfo");
     if (!f || !f->dynamic)
         return E_INVALIDARG;
@@ -758,6 +783,7 @@ static HRESULT info_GetDynamicFunctionInfo(ICorProfilerInfo15 *This, FunctionID 
 static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functionId, ClassID *pClassId,
                                     ModuleID *pModuleId, mdToken *pToken)
 {
+    after_detach(rt_of(This), "GetFunctionInfo");
     return info_GetFunctionInfo2(This, functionId, 0, pClassId, pModuleId, pToken, 0, NULL, NULL);
 }
 
@@ -776,6 +802,7 @@ static HRESULT info_GetClassIDInfo2(ICorProfilerInfo15 *This, ClassID classId, M
                                     mdTypeDef *pTypeDefToken, ClassID *pParentClassId, ULONG32 cNumTypeArgs,
                                     ULONG32 *pcNumTypeArgs, ClassID *typeArgs)
 {
+    after_detach(rt_of(This), "GetClassIDInfo2");
     if (heap_class(rt_of(This), classId))
         return CORPROF_E_DATAINCOMPLETE;
     violation(rt_of(This), "GetClassIDInfo2(0x%llx): no such class", (unsigned long long)classId);
@@ -785,6 +812,7 @@ static HRESULT info_GetClassIDInfo2(ICorProfilerInfo15 *This, ClassID classId, M
 static HRESULT info_GetClassIDInfo(ICorProfilerInfo15 *This, ClassID classId, ModuleID *pModuleId,
                                    mdTypeDef *pTypeDefToken)
 {
+    after_detach(rt_of(This), "GetClassIDInfo");
     if (heap_class(rt_of(This), classId))
         return CORPROF_E_DATAINCOMPLETE;
     violation(rt_of(This), "GetClassIDInfo(0x%llx): no such class", (unsigned long long)classId);
@@ -793,12 +821,14 @@ static HRESULT info_GetClassIDInfo(ICorProfilerInfo15 *This, ClassID classId, Mo
 
 static HRESULT info_GetClassFromObject(ICorProfilerInfo15 *This, ObjectID objectId, ClassID *pClassId)
 {
+    after_detach(rt_of(This), "GetClassFromObject");
     violation(rt_of(This), "GetClassFromObject(0x%llx): no such object", (unsigned long long)objectId);
     return E_INVALIDARG;
 }
 
 static HRESULT info_GetThreadInfo(ICorProfilerInfo15 *This, ThreadID threadId, DWORD *pdwWin32ThreadId)
 {
+    after_detach(rt_of(This), "GetThreadInfo");
     fr_obj *t = touch(rt_of(This), FR_THREAD, threadId, "GetThreadInfo");
     if (!t)
         return E_INVALIDARG;
@@ -827,6 +857,7 @@ void fr_generation_sizes(uint64_t bytes[5])
 static HRESULT info_GetGenerationBounds(ICorProfilerInfo15 *This, ULONG cObjectRanges, ULONG *pcObjectRanges,
                                         COR_PRF_GC_GENERATION_RANGE *ranges)
 {
+    after_detach(rt_of(This), "GetGenerationBounds");
     ULONG n = 0;
 
     if (!pcObjectRanges)
@@ -843,7 +874,8 @@ static HRESULT info_GetGenerationBounds(ICorProfilerInfo15 *This, ULONG cObjectR
 
 static HRESULT info_RequestProfilerDetach(ICorProfilerInfo15 *This, DWORD dwExpectedCompletionMilliseconds)
 {
-    rt_of(This)->detach_requested++;
+    after_detach(rt_of(This), "RequestProfilerDetach");
+    __atomic_add_fetch(&rt_of(This)->detach_requested, 1, __ATOMIC_SEQ_CST);
     return S_OK;
 }
 
@@ -887,6 +919,11 @@ static void heap_walk(fake_runtime *rt)
     }
     for (int i = 0; i < rt->nheap; i++) {
         ObjectID refs[4];
+        if (rt->heap_hook.fn && rt->heap_hook.before == i) {
+            fr_hook_fn fn = rt->heap_hook.fn;
+            rt->heap_hook.fn = NULL;
+            fn(rt, rt->heap_hook.arg);
+        }
         for (int k = 0; k < rt->heap[i].nrefs; k++)
             refs[k] = rt->heap[i].refs[k];
         if (FAILED(CB(rt)->ObjectReferences(rt->cb, rt->heap[i].addr, rt->heap[i].cls, (ULONG)rt->heap[i].nrefs,
@@ -931,6 +968,7 @@ void fr_heap_gc_moving(fake_runtime *rt, const uint64_t *old, const uint64_t *ne
 
 static HRESULT info_ForceGC(ICorProfilerInfo15 *This)
 {
+    after_detach(rt_of(This), "ForceGC");
     fake_runtime *rt = rt_of(This);
     BOOL all[5] = { TRUE, TRUE, TRUE, TRUE, TRUE }, young[5] = { TRUE, FALSE, FALSE, FALSE, FALSE };
 
@@ -964,6 +1002,13 @@ static HRESULT info_ForceGC(ICorProfilerInfo15 *This)
     return S_OK;
 }
 
+void fr_heap_hook(fake_runtime *rt, int before, fr_hook_fn fn, void *arg)
+{
+    rt->heap_hook.fn = fn;
+    rt->heap_hook.arg = arg;
+    rt->heap_hook.before = before;
+}
+
 int fr_wait_force_gcs(fake_runtime *rt, int n)
 {
     for (int i = 0; i < 1000; i++) {
@@ -976,12 +1021,14 @@ int fr_wait_force_gcs(fake_runtime *rt, int n)
 
 static HRESULT info_InitializeCurrentThread(ICorProfilerInfo15 *This)
 {
+    after_detach(rt_of(This), "InitializeCurrentThread");
     (void)This;
     return S_OK;
 }
 
 static HRESULT info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low, DWORD *high)
 {
+    after_detach(rt_of(This), "GetEventMask2");
     fake_runtime *rt = rt_of(This);
     *low = rt->mask_low;
     *high = rt->mask_high;
@@ -993,6 +1040,7 @@ static HRESULT info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low, DWORD *h
 static HRESULT info_IsArrayClass(ICorProfilerInfo15 *This, ClassID classId, CorElementType *pBaseElemType,
                                  ClassID *pBaseClassId, ULONG *pcRank)
 {
+    after_detach(rt_of(This), "IsArrayClass");
     (void)pBaseElemType;
     (void)pBaseClassId;
     (void)pcRank;
@@ -1004,6 +1052,7 @@ static HRESULT info_IsArrayClass(ICorProfilerInfo15 *This, ClassID classId, CorE
 
 static HRESULT info_GetObjectSize2(ICorProfilerInfo15 *This, ObjectID obj, SIZE_T *size)
 {
+    after_detach(rt_of(This), "GetObjectSize2");
     fake_runtime *rt = rt_of(This);
     for (int i = 0; i < rt->nheap; i++)
         if (rt->heap[i].addr == obj) {
@@ -1135,6 +1184,7 @@ static HRESULT info_GetObjectSize2(ICorProfilerInfo15 *This, ObjectID obj, SIZE_
 #define CORPROF_INFO(slot, name, ret, params)                                                    \
     static ret ni_##name params                                                                  \
     {                                                                                            \
+        after_detach(rt_of(This), #name);                                                        \
         rt_of(This)->notimpl_calls++;                                                            \
         rt_of(This)->last_notimpl = #name;                                                       \
         return E_NOTIMPL;                                                                        \
@@ -1217,6 +1267,7 @@ static int empty_slots(const void *vtbl, size_t n)
 void fr_init(fake_runtime *rt)
 {
     memset(rt, 0, sizeof(*rt));
+    rt->ctl_listen_fd = rt->ctl_fd = -1;
     fill_info_vtbl();
     rt->info.lpVtbl = &info_vtbl;
     rt->info_refs = 1;
@@ -1235,13 +1286,20 @@ static void output_path(char *buf, size_t cap, int attach_no)
 void fr_cleanup(fake_runtime *rt)
 {
     char path[256];
+    if (rt->ctl_fd >= 0)
+        close(rt->ctl_fd);
+    if (rt->ctl_listen_fd >= 0)
+        close(rt->ctl_listen_fd);
+    rt->ctl_fd = rt->ctl_listen_fd = -1;
+    if (rt->ctl_path[0])
+        unlink(rt->ctl_path);
     for (int i = 1; i <= rt->attach_no; i++) {
         output_path(path, sizeof(path), i);
         unlink(path);
     }
 }
 
-HRESULT fr_attach(fake_runtime *rt, const char *collect)
+static HRESULT attach_with(fake_runtime *rt, const char *ctl, const char *collect)
 {
     IClassFactory *factory = NULL;
     void *obj = NULL;
@@ -1259,7 +1317,8 @@ HRESULT fr_attach(fake_runtime *rt, const char *collect)
     if (FAILED(hr))
         return hr;
     rt->cb = obj;
-    snprintf(config, sizeof(config), "v=1;output=%s;collect=%s", rt->output, collect);
+    snprintf(config, sizeof(config), "v=1;output=%s;%s%s%scollect=%s", rt->output, ctl ? "ctl=" : "", ctl ? ctl : "",
+             ctl ? ";" : "", collect);
     hr = CB(rt)->InitializeForAttach(rt->cb, (IUnknown *)&rt->info, config, (UINT)strlen(config));
     rt->init_returned = 1;
     if (FAILED(hr)) {                  /* the runtime lets go of a profiler that declined */
@@ -1267,6 +1326,94 @@ HRESULT fr_attach(fake_runtime *rt, const char *collect)
         rt->cb = NULL;
     }
     return hr;
+}
+
+HRESULT fr_attach(fake_runtime *rt, const char *collect)
+{
+    return attach_with(rt, NULL, collect);
+}
+
+HRESULT fr_attach_ctl(fake_runtime *rt, const char *collect)
+{
+    struct sockaddr_un addr;
+    HRESULT hr;
+
+    if (rt->ctl_listen_fd < 0) {
+        memset(&addr, 0, sizeof(addr));
+        addr.sun_family = AF_UNIX;
+        snprintf(rt->ctl_path, sizeof(rt->ctl_path), "/tmp/clrprobe-conformance-ctl-%d", (int)getpid());
+        memcpy(addr.sun_path, rt->ctl_path, strlen(rt->ctl_path) + 1);
+        unlink(rt->ctl_path);
+        rt->ctl_listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (rt->ctl_listen_fd < 0 || bind(rt->ctl_listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+            listen(rt->ctl_listen_fd, 1) < 0) {
+            violation(rt, "test script: cannot listen on %s: %s", rt->ctl_path, strerror(errno));
+            return E_FAIL;
+        }
+    }
+    if (rt->ctl_fd >= 0)
+        close(rt->ctl_fd);
+    rt->ctl_fd = -1;
+    rt->ctl_used = 0;
+    hr = attach_with(rt, rt->ctl_path, collect);    /* (the agent connects inside InitializeForAttach) */
+    if (SUCCEEDED(hr) && (rt->ctl_fd = accept4(rt->ctl_listen_fd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+        violation(rt, "test script: the agent did not connect to %s", rt->ctl_path);
+    return hr;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int fr_ctl_line(fake_runtime *rt, char *buf, size_t cap, int timeout_ms)
+{
+    uint64_t until = now_ms() + (uint64_t)timeout_ms;
+
+    for (;;) {
+        char *nl = rt->ctl_used ? memchr(rt->ctl_buf, '\n', rt->ctl_used) : NULL;
+        struct pollfd pfd = { rt->ctl_fd, POLLIN, 0 };
+        uint64_t now = now_ms();
+        ssize_t n;
+
+        if (nl) {
+            size_t len = (size_t)(nl - rt->ctl_buf);
+            snprintf(buf, cap, "%.*s", (int)len, rt->ctl_buf);
+            memmove(rt->ctl_buf, nl + 1, rt->ctl_used - len - 1);
+            rt->ctl_used -= len + 1;
+            return 1;
+        }
+        if (rt->ctl_fd < 0 || now >= until || rt->ctl_used == sizeof(rt->ctl_buf))
+            return 0;
+        if (poll(&pfd, 1, (int)(until - now)) <= 0)
+            continue;
+        n = recv(rt->ctl_fd, rt->ctl_buf + rt->ctl_used, sizeof(rt->ctl_buf) - rt->ctl_used, 0);
+        if (n <= 0)
+            return 0;
+        rt->ctl_used += (size_t)n;
+    }
+}
+
+int fr_ctl_wait(fake_runtime *rt, const char *word, char *buf, size_t cap, int timeout_ms)
+{
+    uint64_t until = now_ms() + (uint64_t)timeout_ms;
+    size_t wl = strlen(word);
+
+    for (;;) {
+        uint64_t now = now_ms();
+        if (now >= until || !fr_ctl_line(rt, buf, cap, (int)(until - now)))
+            return 0;
+        if (strncmp(buf, word, wl) == 0 && (buf[wl] == '\0' || buf[wl] == ' '))
+            return 1;
+    }
+}
+
+int fr_ctl_send(fake_runtime *rt, const char *text)
+{
+    size_t n = strlen(text);
+    return rt->ctl_fd >= 0 && send(rt->ctl_fd, text, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
 }
 
 void fr_enable_events(fake_runtime *rt)

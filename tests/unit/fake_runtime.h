@@ -102,6 +102,13 @@ struct fake_runtime {
     int gc_other_after;             /* ... and after its own GC, another one (gen0) with other objects */
     int force_gcs;                  /* ForceGC calls that ran a GC (atomic: the agent's thread) */
     int walks_stopped;              /* heap walks an ObjectReferences failure ended */
+    struct { fr_hook_fn fn; void *arg; int before; } heap_hook;   /* fr_heap_hook */
+
+    /* The command's end of the control connection (fr_attach_ctl); -1: none. */
+    int ctl_listen_fd, ctl_fd;
+    char ctl_path[108];
+    char ctl_buf[1024];             /* received, not yet returned as lines */
+    size_t ctl_used;
 };
 
 /* A fresh runtime (no objects, no agent). */
@@ -147,6 +154,18 @@ void fr_on_call(fake_runtime *rt, fr_kind kind, uint64_t id, fr_hook_fn fn, void
  * CreateInstance) and calls InitializeForAttach with
  * "v=1;output=<temp file>;collect=<collect>".  Returns its HRESULT. */
 HRESULT fr_attach(fake_runtime *rt, const char *collect);
+/* fr_attach with a control connection: the test plays `clrprobe attach`
+ * (common/control_protocol.h), listening on a socket whose path goes into
+ * the configuration as ctl=, and accepting the agent's connection. */
+HRESULT fr_attach_ctl(fake_runtime *rt, const char *collect);
+/* The next line the agent sent (without its newline), waiting up to
+ * timeout_ms: 1, or 0 (timed out, or the connection closed). */
+int fr_ctl_line(fake_runtime *rt, char *buf, size_t cap, int timeout_ms);
+/* Reads lines until one that is `word` or starts with `word `, up to
+ * timeout_ms in all: 1 (the line in buf), or 0. */
+int fr_ctl_wait(fake_runtime *rt, const char *word, char *buf, size_t cap, int timeout_ms);
+/* Sends text to the agent: 0, or -1. */
+int fr_ctl_send(fake_runtime *rt, const char *text);
 /* The runtime turns callbacks on (after InitializeForAttach returned). */
 void fr_enable_events(fake_runtime *rt);
 /* ProfilerAttachComplete (the catch-up runs here). */
@@ -163,6 +182,10 @@ void fr_heap_add(fake_runtime *rt, uint64_t addr, uint64_t cls, uint64_t size, c
  * (old, new, len), the heap's addresses updated accordingly (objects of the
  * condemned ranges outside every range die and leave the heap). */
 void fr_heap_gc_moving(fake_runtime *rt, const uint64_t *old, const uint64_t *new_, const uint64_t *len, int n);
+/* Runs fn once, inside the next heap walk (on the thread of the GC: the
+ * agent's), before the ObjectReferences of object number `before`, like
+ * another thread acting while the runtime walks the heap. */
+void fr_heap_hook(fake_runtime *rt, int before, fr_hook_fn fn, void *arg);
 /* Waits (up to 10 s) until ForceGC has run n GCs; 0, or -1 on time out. */
 int fr_wait_force_gcs(fake_runtime *rt, int n);
 /* The first address of generation g's first range (GetGenerationBounds). */

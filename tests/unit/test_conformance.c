@@ -32,6 +32,7 @@
 
 #include "fake_runtime.h"
 #include "agent/names.h"
+#include "common/control_protocol.h"
 #include "trace/format.h"
 
 /* Known bugs, reported (both in rp_merge_catchup, src/report/model.c).
@@ -1100,6 +1101,107 @@ TEST(conformance_heap_failed_object_references_stop_that_walk_only)
             CHECK(h.snap[k].end_flags & HEAP_END_WALK_STOPPED);
             CHECK_EQ(h.snap[k].nobjects, 3);            /* ... and the next one walked again */
         }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
+
+/* A detach asked while a snapshot's heap walk is under way: the command's
+ * "detach" arrives on the control connection from a hook inside the walk
+ * (another thread acting while the runtime walks the heap), which then
+ * gives the control thread time to act.  The agent waits for the snapshot
+ * (the walk goes on to its end: the snapshot in the trace is whole, not cut
+ * and mixed with a later one), takes no further snapshot, then requests the
+ * detach; no Info call follows RequestProfilerDetach. */
+static void ask_detach(fake_runtime *rt, void *arg)
+{
+    (void)arg;
+    CHECK_EQ(fr_ctl_send(rt, "detach\n"), 0);
+    usleep(500000);                                     /* (the control thread polls every 50 ms) */
+}
+
+TEST(conformance_heap_detach_during_a_snapshot_waits_for_it)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+    char line[256];
+
+    base_world(&rt);
+    for (int k = 0; k < 8; k++)
+        fr_heap_add(&rt, AT(k), 0x900, 24, NULL, 0);
+    fr_heap_hook(&rt, 3, ask_detach, NULL);
+    CHECK_EQ(fr_attach_ctl(&rt, "modules;heap_count=2;heap_every=60000"), S_OK);
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK(fr_ctl_wait(&rt, "snapshot", line, sizeof(line), 10000));
+    {                                                   /* said whole: 8 objects, 8 roots, not stopped */
+        unsigned index = 0, status = 1, flags = 0, roots = 0;
+        unsigned long long objects = 0, bytes = 0, pause = 0;
+        CHECK_EQ(sscanf(line, CP_CTL_SNAPSHOT " " CP_CTL_SNAPSHOT_ARGS_FMT, &index, &status, &flags, &objects, &bytes,
+                        &roots, &pause), 7);
+        CHECK_EQ(status, 0);
+        CHECK_EQ(flags & (HEAP_END_WALK_STOPPED | HEAP_END_ABANDONED), 0);
+        CHECK_EQ(objects, 8);
+        CHECK_EQ(roots, 8);
+    }
+    CHECK(fr_ctl_wait(&rt, "detaching", line, sizeof(line), 10000));
+    CHECK_EQ(rt.detach_requested, 1);
+    CHECK_EQ(rt.walks_stopped, 0);
+    CHECK_EQ(rt.force_gcs, 1);                          /* no second snapshot */
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {    /* (violations: none, no call after the request) */
+        CHECK_EQ(h.nsnap, 1);
+        if (h.nsnap == 1) {
+            rp_heap_snapshot *s = &h.snap[0];
+            CHECK(s->complete);
+            CHECK_EQ(s->status, 0);
+            CHECK_EQ(s->end_flags & (HEAP_END_WALK_STOPPED | HEAP_END_ABANDONED), 0);
+            CHECK_EQ(s->nobjects, 8);
+            CHECK_EQ(s->nroots, 8);
+        }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+}
+
+/* A snapshot said taken ("snapshot" on the control connection) is already
+ * in the trace file: a process killed right after keeps it (the flusher's
+ * 250 ms would otherwise leave its end in a buffer).  The file is read the
+ * moment the line arrives, while the agent still writes it. */
+TEST(conformance_heap_snapshot_is_in_the_file_when_said_taken)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_heap h;
+    char line[256], err[512];
+
+    base_world(&rt);
+    for (int k = 0; k < 4; k++)
+        fr_heap_add(&rt, AT(k), 0xa00, 24, NULL, 0);
+    CHECK_EQ(fr_attach_ctl(&rt, "modules;heap_count=1"), S_OK);
+    fr_enable_events(&rt);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    CHECK(fr_ctl_wait(&rt, "snapshot", line, sizeof(line), 10000));
+    if (rp_load(rt.output, &tr, err, sizeof(err)) == TRACE_OK) {
+        CHECK_EQ(rp_heap_build(&tr, &h), 0);
+        CHECK_EQ(h.nsnap, 1);
+        if (h.nsnap == 1) {
+            CHECK(h.snap[0].complete);
+            CHECK_EQ(h.snap[0].nobjects, 4);
+        }
+        rp_heap_free(&h);
+        rp_free(&tr);
+    } else {
+        printf("    cannot read the trace being written: %s\n", err);
+        CHECK(!"trace readable");
+    }
+    CHECK(fr_ctl_wait(&rt, "heap-done", line, sizeof(line), 10000));
+    CHECK_EQ(fr_ctl_send(&rt, "detach\n"), 0);
+    CHECK(fr_ctl_wait(&rt, "detaching", line, sizeof(line), 10000));
+    if (heap_detach_and_build(&rt, &tr, &h) == 0) {
+        CHECK_EQ(h.nsnap, 1);
         rp_heap_free(&h);
         rp_free(&tr);
     }

@@ -9,6 +9,7 @@
 #include "report/heap_model.h"
 #include "report/heap_diff.h"
 #include "report/heap_paths.h"
+#include "report/heap_query.h"
 #include "report/model.h"
 #include "report/report.h"
 #include "trace/heap_codec.h"
@@ -391,4 +392,93 @@ TEST(heap_dominators_agree_with_the_definition_on_random_graphs)
             }
         }
     }
+}
+
+/* The text report of incomplete snapshots (the walk stopped early, or no
+ * heap_end: cut short) says what is missing instead of counting objects "not
+ * held by any retaining root" (an object is then unreached because its
+ * holders were not recorded) or calling retained sizes what a GC would free. */
+TEST(heap_text_of_incomplete_snapshots_claims_no_completeness)
+{
+    const char *path = "/tmp/clrprobe-unit-heap-incomplete.clrp";
+    trace_header_info hi = { 7, 0, 0, 1000, "10.0.0", "test" };
+    char err[256], *text = NULL, *second;
+    uint8_t data[200];
+    size_t from, len = 0;
+    heap_enc e;
+    rp_trace tr;
+    FILE *m;
+
+    CHECK_EQ(trace_writer_open(&w, unit_create_file(path), path, &hi, err, sizeof(err)), 0);
+    buf = trace_writer_buffer_get(w);
+    put(11, TK_HEAP_TYPE, &(rec_any){ .heap_type = { .index = 0, .class_id = 0x100, .name = "App.Leaf" } });
+    for (uint32_t k = 1; k <= 2; k++) {
+        put(10 * k, TK_HEAP_BEGIN, &(rec_any){ .heap_begin = { .snapshot = k, .method = HEAP_METHOD_GC_ROOTS } });
+        heap_enc_init(&e, data, sizeof(data));
+        for (int i = 0; i < 3; i++) {
+            from = 0;
+            CHECK(heap_enc_object(&e, A(i), 0, 24, 0, NULL, 0, &from));    /* A(1), A(2): no recorded root */
+        }
+        put(10 * k + 1, TK_HEAP_OBJECTS, &(rec_any){ .heap_objects = { .snapshot = k, .count = e.count, .data = data,
+                                                                       .data_len = (uint16_t)e.len } });
+        heap_enc_init(&e, data, sizeof(data));
+        CHECK(heap_enc_root(&e, HEAP_ROOT_HANDLE, 0, A(0), 0x5000));
+        put(10 * k + 2, TK_HEAP_ROOTS, &(rec_any){ .heap_roots = { .snapshot = k, .count = e.count, .data = data,
+                                                                   .data_len = (uint16_t)e.len } });
+        if (k == 1)                          /* the walk stopped; snapshot 2 has no end (cut short) */
+            put(13, TK_HEAP_END, &(rec_any){ .heap_end = { .snapshot = 1, .objects = 3, .roots = 1,
+                                                           .flags = HEAP_END_WALK_STOPPED } });
+    }
+    CHECK_EQ(trace_writer_close(w, 1, 30), 0);
+    trace_writer_free(w);
+
+    CHECK_EQ(rp_load(path, &tr, err, sizeof(err)), TRACE_OK);
+    m = open_memstream(&text, &len);
+    CHECK_EQ(rp_write_text(&tr, path, m), 0);
+    fclose(m);
+    if (getenv("HEAP_DUMP"))
+        fputs(text, stderr);
+    CHECK(strstr(text, "not held by any retaining root") == NULL);
+    CHECK(strstr(text, "what a GC would free") == NULL);
+    second = strstr(text, "  snapshot 2 at ");
+    CHECK(second != NULL);
+    if (second) {
+        char *first = strstr(text, "  snapshot 1 at ");
+        CHECK(first != NULL && first < second);
+        CHECK(strstr(first, "- the walk stopped early") != NULL);
+        CHECK(strstr(first, "\n    incomplete: only what was recorded before it stopped is here (objects, references or roots "
+                            "are missing): 2 recorded objects are reached from no recorded root\n") != NULL);
+        CHECK(strstr(second, "- cut short: the snapshot did not finish") != NULL);
+        CHECK(strstr(second, "\n    incomplete: only what was recorded before it stopped is here") != NULL);
+        CHECK(strstr(second, "  Top types by retained size (within what was recorded):\n") != NULL);
+    }
+    free(text);
+    /* jsonl: the cut-short snapshot claims no identity with the one before (it has no heap_end to say so) */
+    text = NULL;
+    m = open_memstream(&text, &len);
+    CHECK_EQ(rp_write_jsonl(&tr, m), 0);
+    fclose(m);
+    second = strstr(text, "{\"kind\":\"heap_snapshot\",");
+    if (second)
+        second = strstr(second + 1, "{\"kind\":\"heap_snapshot\",");     /* (the second one) */
+    {
+        const char *sn = second ? strstr(second, "\"snapshot\":2,") : NULL;
+        CHECK(sn != NULL && sn < strchr(second, '\n'));
+    }
+    if (second) {
+        CHECK(strstr(second, "\"complete\":false") != NULL);
+        CHECK(strstr(second, "\"identity\":false") != NULL);
+        CHECK(strstr(second, "\"seen\"") == NULL || strstr(second, "\"seen\"") > strchr(second, '\n'));
+    }
+    free(text);
+    /* --why: through the last snapshot with an end, the walk-stopped one, said to be incomplete */
+    text = NULL;
+    m = open_memstream(&text, &len);
+    CHECK_EQ(rp_write_heap_why(&tr, "Leaf", 0, m), 0);
+    fclose(m);
+    CHECK(strstr(text, "\nWhy App.Leaf is alive (snapshot 1: 3 instances") != NULL);
+    CHECK(strstr(text, "\n  (snapshot 1 is incomplete: the paths go through what it recorded") != NULL);
+    free(text);
+    rp_free(&tr);
+    unlink(path);
 }
