@@ -9,7 +9,8 @@
 # Printed per tool: the longest stop of the target (measured inside it by a
 # ticker thread; the plain full GC of the same heap beside it), the
 # command's time, and the file's size per object.  Targets: pause <= 0.5 s
-# per million objects and below EventPipe's; file <= 16 bytes per object.
+# per million objects and below dotnet-gcdump's (EventPipe's heap dump);
+# file <= 16 bytes per object.
 #   bench/heap.sh [MILLIONS...]          (default: 1 5; CLRPROBE=path: another build)
 set -euo pipefail
 
