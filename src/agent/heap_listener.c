@@ -12,12 +12,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-#define POLL_MS 100
 #define REQUEST_TIMEOUT_MS 2000
 
 /* A peer's connection, for the plan's progress lines. */
@@ -45,19 +45,34 @@ static void peer_say(peer *c, const char *fmt, const char *text)
     peer_line(c, line);
 }
 
-/* Reads the request line (up to REQUEST_TIMEOUT_MS): 0, or -1. */
-static int read_request(int fd, char *buf, size_t cap)
+/* Waits until fd is readable or the listener is stopped (its wake
+ * descriptor), at most timeout_ms (-1: no limit): 1 when fd is readable,
+ * 0 on a time-out or a stop, -1 on an error. */
+static int wait_readable(int fd, int wake, int timeout_ms)
 {
-    size_t used = 0;
-
-    while (used + 1 < cap) {
-        struct pollfd pfd = { fd, POLLIN, 0 };
-        ssize_t n;
-        int r = poll(&pfd, 1, REQUEST_TIMEOUT_MS);
+    for (;;) {
+        struct pollfd pfd[2] = { { fd, POLLIN, 0 }, { wake, POLLIN, 0 } };
+        int r = poll(pfd, 2, timeout_ms);
 
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
+            return r;
+        if (pfd[1].revents)
+            return 0;                    /* (stopped: the eventfd stays readable, so every wait ends) */
+        return 1;
+    }
+}
+
+/* Reads the request line (up to REQUEST_TIMEOUT_MS): 0, or -1. */
+static int read_request(int fd, int wake, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    while (used + 1 < cap) {
+        ssize_t n;
+
+        if (wait_readable(fd, wake, REQUEST_TIMEOUT_MS) <= 0)
             return -1;
         n = recv(fd, buf + used, cap - 1 - used, MSG_DONTWAIT);
         if (n <= 0)
@@ -94,7 +109,7 @@ static void serve(profiler *p, int fd)
         peer_say(&c, CP_CTL_ERROR_FMT, "permission denied: run clrprobe heap as the process's user or as root");
         return;
     }
-    if (read_request(fd, req, sizeof(req)) < 0)
+    if (read_request(fd, l->wake, req, sizeof(req)) < 0)
         return;
     if (!(args = cp_ctl_args(req, CP_HEAP_REQUEST)) || sscanf(args, CP_HEAP_REQUEST_ARGS_FMT, &count, &interval) != 2 ||
         count < 1 || count > CP_HEAP_COUNT_MAX || (count > 1 && interval < CP_HEAP_EVERY_MIN_MS)) {
@@ -126,11 +141,10 @@ static void *listener_main(void *arg)
 
     pthread_setname_np(pthread_self(), "clrprobe-heapl");
     while (!atomic_load(&l->stop)) {
-        struct pollfd pfd = { l->fd, POLLIN, 0 };
-        int r = poll(&pfd, 1, POLL_MS), fd;
+        int fd;
 
-        if (r <= 0)
-            continue;
+        if (wait_readable(l->fd, l->wake, -1) <= 0)
+            continue;                    /* (a stop: the loop's test ends it) */
         fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
@@ -167,6 +181,12 @@ int heap_listener_start(profiler *p)
         l->fd = -1;
         return 0;
     }
+    l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (l->wake < 0) {
+        close(l->fd);
+        l->fd = -1;
+        return 0;                /* (as without a socket) */
+    }
     atomic_store(&l->stop, 0);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -174,7 +194,8 @@ int heap_listener_start(profiler *p)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         close(l->fd);
-        l->fd = -1;
+        close(l->wake);
+        l->fd = l->wake = -1;
         return -1;
     }
     l->running = 1;
@@ -189,8 +210,10 @@ void heap_listener_stop(profiler *p)
         return;
     atomic_store(&l->stop, 1);
     atomic_store(&l->peer_stop, 1);
+    (void)eventfd_write(l->wake, 1);     /* (a counter of 1 cannot overflow: it does not fail) */
     pthread_join(l->thread, NULL);
     close(l->fd);
-    l->fd = -1;
+    close(l->wake);
+    l->fd = l->wake = -1;
     l->running = 0;
 }

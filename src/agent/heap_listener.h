@@ -18,6 +18,7 @@ typedef struct profiler profiler;
 
 typedef struct heap_listener_state {
     int fd;                       /* the listening socket (-1: none) */
+    int wake;                     /* eventfd that heap_listener_stop writes: the thread's polls end at once */
     pthread_t thread;
     int running;
     atomic_int stop;
