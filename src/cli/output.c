@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,16 +296,18 @@ void cli_output_watch(cli_output *o, int fd)
     o->interrupt_fd = fd;
 }
 
-/* Writes n bytes of buf to the target without ever blocking in write(): a
- * FIFO whose reader has stopped reading would hold a blocking write (and a
- * signal handler installed with SA_RESTART could not end it).  When the
- * target is full, poll() waits for room or for the interruption.  0, -1
- * (errno) or CLI_OUT_INTERRUPTED; *copied counts what was written. */
-static int write_all(cli_output *o, const char *buf, size_t n, off_t *copied)
+/* Writes n bytes of buf to fd without ever blocking in write(): a FIFO
+ * whose reader has stopped reading would hold a blocking write (and a
+ * signal handler installed with SA_RESTART could not end it).  fd is
+ * non-blocking, or a socket written with MSG_DONTWAIT.  When the target is
+ * full, poll() waits for room or for the interruption.  0, -1 (errno) or
+ * CLI_OUT_INTERRUPTED; *copied counts what was written. */
+static int write_all(cli_output *o, int fd, int is_socket, const char *buf, size_t n, off_t *copied)
 {
     for (size_t done = 0; done < n;) {
-        struct pollfd pfd[2] = { { o->target_fd, POLLOUT, 0 }, { o->interrupt_fd, POLLIN, 0 } };
-        ssize_t w = write(o->target_fd, buf + done, n - done);
+        struct pollfd pfd[2] = { { fd, POLLOUT, 0 }, { o->interrupt_fd, POLLIN, 0 } };
+        ssize_t w = is_socket ? send(fd, buf + done, n - done, MSG_DONTWAIT | MSG_NOSIGNAL)
+                              : write(fd, buf + done, n - done);
 
         if (w > 0) {
             done += (size_t)w;
@@ -325,18 +328,59 @@ static int write_all(cli_output *o, const char *buf, size_t n, off_t *copied)
     return 0;
 }
 
-/* Copies the staged temporary file into the target descriptor, which is
- * made non-blocking for the copy (its flags are restored after: standard
- * output is shared with the shell).  pread only: the agent may share the
- * temporary file's offset.  0, -1 (errno) or CLI_OUT_INTERRUPTED. */
+/* The descriptor the copy writes to, non-blocking without changing what
+ * others see: O_NONBLOCK belongs to the open file description, which for
+ * standard output is shared with the shell and with anything else writing
+ * there (children of the profiled program that live on must never get
+ * EAGAIN because of us).  So a pipe, FIFO or character device is opened
+ * anew through /proc/self/fd (a description of our own); a socket is
+ * written with MSG_DONTWAIT (*is_socket); a regular file never blocks and
+ * is written as it is (a new description would start at offset 0).  Only
+ * when /proc cannot give a new description is the shared one's flag set,
+ * and *restore_flags says what to put back.  Returns the descriptor: the
+ * target's own, or a new one the caller closes. */
+static int copy_fd(const cli_output *o, int *is_socket, int *restore_flags)
+{
+    struct stat st;
+    char path[64];
+    int fd, fl;
+
+    *is_socket = 0;
+    *restore_flags = -1;
+    if (fstat(o->target_fd, &st) < 0 || S_ISREG(st.st_mode))
+        return o->target_fd;
+    if (S_ISSOCK(st.st_mode)) {
+        *is_socket = 1;
+        return o->target_fd;
+    }
+    fl = fcntl(o->target_fd, F_GETFL);
+    if (fl >= 0 && (fl & O_NONBLOCK))
+        return o->target_fd;                        /* (already non-blocking: someone else's choice) */
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", o->target_fd);
+    fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (fl >= 0 ? (fl & O_APPEND) : 0));
+    if (fd >= 0) {
+        struct stat again;
+        if (fstat(fd, &again) == 0 && again.st_dev == st.st_dev && again.st_ino == st.st_ino)
+            return fd;
+        close(fd);
+    }
+    if (fl >= 0) {
+        fcntl(o->target_fd, F_SETFL, fl | O_NONBLOCK);
+        *restore_flags = fl;
+    }
+    return o->target_fd;
+}
+
+/* Copies the staged temporary file into the target (copy_fd: never
+ * blocking, never changing the flags others see).  pread only: the agent
+ * may share the temporary file's offset.  0, -1 (errno) or
+ * CLI_OUT_INTERRUPTED. */
 static int copy_into_target(cli_output *o, off_t *copied)
 {
     char buf[65536];
     off_t off = 0;
-    int fl = fcntl(o->target_fd, F_GETFL), rc, e;
+    int is_socket, restore, fd = copy_fd(o, &is_socket, &restore), rc, e;
 
-    if (fl >= 0 && !(fl & O_NONBLOCK))
-        fcntl(o->target_fd, F_SETFL, fl | O_NONBLOCK);
     for (;;) {
         ssize_t n = pread(o->fd, buf, sizeof(buf), off);
         if (n < 0 && errno == EINTR)
@@ -345,13 +389,15 @@ static int copy_into_target(cli_output *o, off_t *copied)
             rc = n < 0 ? -1 : 0;
             break;
         }
-        if ((rc = write_all(o, buf, (size_t)n, copied)) != 0)
+        if ((rc = write_all(o, fd, is_socket, buf, (size_t)n, copied)) != 0)
             break;
         off += n;
     }
     e = errno;
-    if (fl >= 0 && !(fl & O_NONBLOCK))
-        fcntl(o->target_fd, F_SETFL, fl);
+    if (restore >= 0)
+        fcntl(o->target_fd, F_SETFL, restore);
+    if (fd != o->target_fd)
+        close(fd);
     errno = e;
     return rc;
 }

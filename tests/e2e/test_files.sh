@@ -169,6 +169,40 @@ test_copy_into_a_fifo_nobody_reads_can_be_interrupted() {
     [[ -p pipe ]] || fail "the FIFO was replaced"
 }
 
+# The copy into standard output (-o -) never changes the flags of standard
+# output's open file description, which others share (the shell, children
+# of the profiled program that live on: with O_NONBLOCK set there, their
+# writes would fail with EAGAIN).  Its non-blocking writes use a
+# description of its own.  Seen while the copy is held by a FIFO nobody
+# reads: clrprobe's descriptor 1 is not O_NONBLOCK.
+test_copy_into_standard_output_leaves_its_flags_alone() {
+    fresh_dir
+    mkdir tmp
+    mkfifo pipe
+    local reader cli flags
+    "$SAMPLE" spin 2 >spin.out 2>&1 &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    sleep 60 <pipe >/dev/null &                  # opens the FIFO, never reads it
+    reader=$!
+    at_exit "kill $reader 2>/dev/null"
+    sleep 0.2
+    TMPDIR=$PWD/tmp "$CLRPROBE" attach "$TPID" --rate 1000 -o - >pipe 2>att.err &
+    cli=$!
+    wait_for_text att.err 30 "attached to process" || fail "did not attach"
+    wait "$TPID"
+    sleep 1
+    kill -0 "$cli" 2>/dev/null || { fail "attach ended before the check (a trace smaller than the FIFO?)"; return; }
+    flags=$(awk '/^flags:/ {print $2}' "/proc/$cli/fdinfo/1")
+    [[ -n $flags ]] || fail "no flags for clrprobe's standard output"
+    (((8#$flags & 8#4000) == 0)) || fail "standard output's description was made non-blocking (flags $flags)"
+    kill -INT "$cli"
+    ends_within "$cli" 10
+    assert_eq 130 "$ENDED_RC" "attach's exit code after SIGINT"
+    assert_eq "" "$(ls tmp)" "no temporary file left"
+}
+
 test_agent_never_removes_follows_or_blocks_on_its_output() {
     fresh_dir
     need_root
