@@ -30,9 +30,8 @@ static const char usage_tail[] =
     "processes its program started), make one report: the profile formats put each\n"
     "process, 'PROGRAM (pid N)', as the root frame; ";
 static const char usage_end[] =
-    "A trace that\n"
-    "was cut short (the program was killed) is read up to its last complete chunk; damaged\n"
-    "chunks are skipped.  Both are reported on stderr.\n";
+    "A trace that was cut short (the program was killed) is read up to its last complete\n"
+    "chunk; damaged chunks are skipped.  Both are reported on stderr.\n";
 
 /* The names of the formats that need all of needs and have all of caps,
  * "a, b, ..." (sep between names, last before the last one) into
@@ -109,7 +108,7 @@ static void print_usage(FILE *out)
         fprintf(out, "The format%s %s need%s", nsampled > 1 ? "s" : "", names, nsampled > 1 ? "" : "s");
     }
     if (nsampled)
-        fputs(" CPU samples (recorded by default; --collect cpu).  ", out);
+        fputs(" CPU samples (recorded by default; --collect cpu).\n", out);
     fputs(usage_tail, out);
     /* the formats with a report of their own for several traces */
     names[0] = '\0';
