@@ -183,6 +183,7 @@ int heap_listener_start(profiler *p)
     }
     l->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (l->wake < 0) {
+        profiler_note(p, "clrprobe heap cannot reach this agent: no eventfd for its listener (%s)", strerror(errno));
         close(l->fd);
         l->fd = -1;
         return 0;                /* (as without a socket) */

@@ -344,8 +344,7 @@ int attach_detach(attach_session *s)
              * "exited": the process is gone (killed, crashed).  Its trace
              * ends at the agent's last flush and takes the output's place. */
             snprintf(how, sizeof(how), "process %d exited while the agent was detaching", s->pid);
-            attach_finish(s, how);
-            return 1;
+            return attach_finish(s, how) == EXIT_INTERRUPTED ? EXIT_INTERRUPTED : 1;
         }
         if (r != GOT_LINE) {
             cli_error("process %d did not confirm the detach (timed out after 30 s); what was recorded is in %s",
@@ -425,7 +424,7 @@ void attach_session_init(attach_session *s)
 {
     memset(s, 0, sizeof(*s));
     s->sfd = s->ch.fd = s->ch.listen_fd = -1;
-    s->out.fd = s->out.target_fd = s->out.dirfd = s->out.interrupt_fd = -1;
+    cli_output_init(&s->out, "", "trace", 0);
 }
 
 int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status)

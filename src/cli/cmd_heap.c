@@ -95,7 +95,7 @@ static int print_snapshot(const char *args, unsigned count, const char *approx_w
               objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6,
               (flags & HEAP_END_ROOTS_APPROXIMATE) ? " (a heap enumeration without GC monitoring: no stack or handle roots, dead objects "
                                "possible)" : "");
-    if ((flags & 0x1u) && !*told) {
+    if ((flags & HEAP_END_ROOTS_APPROXIMATE) && !*told) {
         *told = 1;
         cli_error("%s", approx_why);
     }

@@ -227,8 +227,11 @@ int cmd_run(int argc, char **argv)
         cfg.pid = 0;
     }
 
+    pipefd[0] = pipefd[1] = -1;
     if (pipe2(pipefd, O_CLOEXEC) < 0 || pipe2(interrupt_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
         cli_error("cannot start %s: %s", argv[0], strerror(errno));
+        if (pipefd[0] >= 0)
+            close(pipefd[0]), close(pipefd[1]);
         if (following)
             follow_stop(&follow), follow_report(&follow, argv);
         cli_output_discard(&out);

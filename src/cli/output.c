@@ -19,7 +19,7 @@
 #define RENAME_NOREPLACE (1 << 0)
 #endif
 
-static void output_init(cli_output *o, const char *name, const char *what, unsigned flags)
+void cli_output_init(cli_output *o, const char *name, const char *what, unsigned flags)
 {
     memset(o, 0, sizeof(*o));
     o->what = what;
@@ -164,7 +164,7 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
     cp_resolved res;
     int r, std_fd;
 
-    output_init(o, name, what, flags);
+    cli_output_init(o, name, what, flags);
     std_fd = standard_stream(name);
     if (std_fd >= 0) {
         /* The descriptor itself, where it stands: never a new file in place
@@ -332,8 +332,10 @@ static int write_all(cli_output *o, int fd, int is_socket, const char *buf, size
  * others see: O_NONBLOCK belongs to the open file description, which for
  * standard output is shared with the shell and with anything else writing
  * there (children of the profiled program that live on must never get
- * EAGAIN because of us).  So a pipe, FIFO or character device is opened
- * anew through /proc/self/fd (a description of our own); a socket is
+ * EAGAIN because of us).  A device or FIFO named with -o was opened by us:
+ * its description is ours, so its flag is set for the copy.  Standard
+ * output's pipe, FIFO or terminal is opened anew through /proc/self/fd (a
+ * description of our own, and no second open of a named device); a socket is
  * written with MSG_DONTWAIT (*is_socket); a regular file never blocks and
  * is written as it is (a new description would start at offset 0).  Only
  * when /proc cannot give a new description is the shared one's flag set,
@@ -356,6 +358,13 @@ static int copy_fd(const cli_output *o, int *is_socket, int *restore_flags)
     fl = fcntl(o->target_fd, F_GETFL);
     if (fl >= 0 && (fl & O_NONBLOCK))
         return o->target_fd;                        /* (already non-blocking: someone else's choice) */
+    if (o->kind != CLI_OUT_STDOUT) {                /* a device or FIFO we opened: the description is ours */
+        if (fl >= 0) {
+            fcntl(o->target_fd, F_SETFL, fl | O_NONBLOCK);
+            *restore_flags = fl;
+        }
+        return o->target_fd;
+    }
     snprintf(path, sizeof(path), "/proc/self/fd/%d", o->target_fd);
     fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (fl >= 0 ? (fl & O_APPEND) : 0));
     if (fd >= 0) {

@@ -83,6 +83,10 @@ const char *cli_output_staging_path(const cli_output *o);
 /* Has cli_output_commit's copy into a device, FIFO or standard output
  * watch fd (a signalfd, the read end of a self-pipe): once it is readable,
  * the copy stops.  fd is not read: the caller takes the interruption off. */
+/* An output that is not open yet: no descriptors (all -1), so that
+ * cli_output_discard of it closes nothing.  cli_output_open does it
+ * first; a struct kept before opening (attach_session.h) uses it too. */
+void cli_output_init(cli_output *o, const char *name, const char *what, unsigned flags);
 void cli_output_watch(cli_output *o, int fd);
 
 /* Puts the complete content in place: moves the temporary file over the
