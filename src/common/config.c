@@ -21,6 +21,10 @@ static const struct { const char *name; uint32_t bit; } collect_kinds[] = {
     { "suspensions", CP_COLLECT_SUSPENSIONS },
     { "exceptions",  CP_COLLECT_EXCEPTIONS },
     { "cpu",         CP_COLLECT_CPU },
+    { "alloc",       CP_COLLECT_ALLOC },
+    { "live",        CP_COLLECT_LIVE },
+    { "contention",  CP_COLLECT_CONTENTION },
+    { "alloc-all",   CP_COLLECT_ALLOC_ALL },
 };
 #define NKINDS (sizeof(collect_kinds) / sizeof(collect_kinds[0]))
 
@@ -43,7 +47,8 @@ static void config_error(char *err, size_t errlen, const char *fmt, ...)
 
 const char *cp_collect_valid_names(void)
 {
-    return "all, cpu, appdomains, assemblies, modules, classes, jit, threads, gc, suspensions, exceptions";
+    return "all, cpu, appdomains, assemblies, modules, classes, jit, threads, gc, suspensions, exceptions, "
+           "alloc, live, contention, alloc-all";
 }
 
 void cp_config_init(cp_config *cfg)

@@ -37,8 +37,15 @@ enum cp_collect {
     CP_COLLECT_SUSPENSIONS = 1u << 7,
     CP_COLLECT_EXCEPTIONS  = 1u << 8,
     CP_COLLECT_CPU         = 1u << 9,    /* stack sampling */
+    CP_COLLECT_ALLOC       = 1u << 10,   /* sampled allocations with stacks (EventPipe) */
+    CP_COLLECT_LIVE        = 1u << 11,   /* the sampled objects followed through GCs (implies alloc) */
+    CP_COLLECT_CONTENTION  = 1u << 12,   /* lock contention with stacks (EventPipe) */
+    CP_COLLECT_ALLOC_ALL   = 1u << 13,   /* every allocation (ObjectAllocated): launch only, costly */
 };
-#define CP_COLLECT_ALL ((CP_COLLECT_CPU << 1) - 1)   /* every kind above (CPU is the last) */
+/* "all": the kinds up to cpu (docs/config.md says why not the EventPipe ones). */
+#define CP_COLLECT_ALL ((CP_COLLECT_CPU << 1) - 1)
+/* The kinds an EventPipe session records. */
+#define CP_COLLECT_EVENTPIPE (CP_COLLECT_ALLOC | CP_COLLECT_LIVE | CP_COLLECT_CONTENTION)
 
 #define CP_RATE_DEFAULT 100          /* samples per second */
 #define CP_RATE_MIN 1

@@ -48,6 +48,17 @@
 #define TRACE_MODULE_DYNAMIC 0x4u            /* Reflection.Emit, no file */
 #define TRACE_MODULE_COLLECTIBLE 0x8u        /* in a collectible AssemblyLoadContext */
 
+/* alloc_sample.method: how the allocation was recorded (docs/trace-format.md,
+ * "Allocations"). */
+#define ALLOC_METHOD_SAMPLED 1u   /* .NET 10's AllocationSampled: each byte sampled with probability
+                                     1/ALLOC_SAMPLING_MEAN_BYTES, so the record stands for
+                                     size / (1 - (1 - 1/MEAN)^size) bytes (unbiased) */
+#define ALLOC_METHOD_TICK 2u      /* AllocationTick (earlier runtimes): every ~100 KB, the object that
+                                     crossed the threshold; not upscaled honestly (amount is the bytes
+                                     since the previous tick, on any type) */
+#define ALLOC_METHOD_EXACT 3u     /* ObjectAllocated for every object (--collect alloc-all): exact */
+#define ALLOC_SAMPLING_MEAN_BYTES 102400.0
+
 /* Record kinds: TK_RUNTIME_START = 1 up to TK_KIND_MAX, the highest (raised
  * with each new kind).  Each kind's number, name and fields are in the
  * record catalogue, trace/records.def; trace/records.h makes its struct,
@@ -56,7 +67,7 @@ enum trace_kind {
 #define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
 #include "trace/records.def"
 #undef RECORD
-    TK_KIND_MAX = 37          /* the highest number in records.def */
+    TK_KIND_MAX = 40          /* the highest number in records.def */
 };
 
 /* --- little-endian helpers ------------------------------------------- */
