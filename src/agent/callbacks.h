@@ -47,6 +47,11 @@ HRESULT cb_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID id, ULONG cc
 HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGenerations, BOOL *collected,
                                     COR_PRF_GC_REASON reason);
 HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This);
+HRESULT cb_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider, DWORD eventId,
+                                   DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob,
+                                   ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId,
+                                   LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
+                                   UINT_PTR *stackFrames);
 HRESULT cb_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON reason);
 HRESULT cb_RuntimeSuspendAborted(ICorProfilerCallback11 *This);
 HRESULT cb_RuntimeResumeFinished(ICorProfilerCallback11 *This);

@@ -70,6 +70,7 @@ HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
     emit e;
 
     heap_gc_finished(p);              /* (the end of a heap snapshot's GC: its last records) */
+    live_gc_finished(p);              /* (the followed objects are looked at after it) */
     /* After an attach the first GC callback may come from the middle of a
      * GC already in progress: ignore everything until a start is seen. */
     if (!atomic_load(&p->gc_started))

@@ -94,6 +94,7 @@ static void build_vtable(void)
     v->ThreadNameChanged = cb_ThreadNameChanged;
     v->GarbageCollectionStarted = cb_GarbageCollectionStarted;
     v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
+    v->EventPipeEventDelivered = cb_EventPipeEventDelivered;
     v->ObjectReferences = cb_ObjectReferences;
     v->RootReferences2 = cb_RootReferences2;
     v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;

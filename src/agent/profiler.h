@@ -19,9 +19,11 @@
 
 #include "agent/catchup.h"
 #include "agent/control.h"
+#include "agent/eventpipe.h"
 #include "agent/flusher.h"
 #include "agent/heap.h"
 #include "agent/heap_listener.h"
+#include "agent/live.h"
 #include "agent/runtime.h"
 #include "agent/sampler.h"
 #include "agent/session.h"
@@ -71,6 +73,8 @@ typedef struct profiler {
     sampler_state sampler;               /* sampler.c */
     heap_state heap;                     /* heap.c */
     heap_listener_state heap_listener;   /* heap_listener.c: `clrprobe heap` for a loaded agent */
+    live_state live;                     /* live.c: sampled objects followed through GCs */
+    eventpipe_state eventpipe;           /* eventpipe.c: allocations and contention */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
 
@@ -89,6 +93,7 @@ struct thread_state {
     uint64_t suspend_start;
     uint32_t suspend_reason;
     int suspend_open;
+    ep_wait *wait;                       /* its lock wait under way (eventpipe.c), allocated at its first */
 };
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }

@@ -154,6 +154,10 @@ static const service services[] = {
       .stop_before_detach = 1, .failed_note = "heap snapshots could not start (out of memory or threads)" },
     { .name = "heap-listener", .when = AFTER_CATCHUP, .start = heap_listener_start, .stop = heap_listener_stop,
       .stop_before_detach = 1, .failed_note = "clrprobe heap cannot reach this agent (out of threads)" },
+    { .name = "live", .when = AFTER_CATCHUP, .start = live_start, .stop = live_stop,
+      .stop_before_detach = 1, .failed_note = "live objects could not start (out of threads)" },
+    { .name = "eventpipe", .when = AFTER_CATCHUP, .start = eventpipe_start, .stop = eventpipe_stop,
+      .stop_before_detach = 1, .failed_note = "allocations and contention could not start (out of memory)" },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -566,6 +570,7 @@ static void release(profiler *p)
     cu_table_free(p->threads_known);
     p->modules = p->assemblies = p->appdomains = p->threads_known = NULL;
     heap_release(p);
+    eventpipe_free(p);
     if (p->gate_ok)
         cu_gate_destroy(&p->gate);
     p->gate_ok = 0;

@@ -1,0 +1,137 @@
+/* ip_functions.c - code addresses to named functions (ip_functions.h). */
+#include "agent/ip_functions.h"
+#include "agent/names.h"
+#include "agent/profiler.h"
+
+#include <string.h>
+
+#define DYNAMIC_BIT 1u
+
+int ip_functions_init(ip_functions *f)
+{
+    memset(f, 0, sizeof(*f));
+    idmap_init(&f->ips);
+    idmap_init(&f->named);
+    if (pthread_mutex_init(&f->lock, NULL) != 0)
+        return -1;
+    f->lock_ok = 1;
+    return 0;
+}
+
+void ip_functions_free(ip_functions *f)
+{
+    if (f->lock_ok)
+        pthread_mutex_destroy(&f->lock);
+    idmap_free(&f->ips);
+    idmap_free(&f->named);
+    memset(f, 0, sizeof(*f));
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h | 2;                       /* never 1 (a named ordinary function) */
+}
+
+/* The module unload count (bumped under the gate's write side). */
+static uint64_t unloads_now(profiler *p)
+{
+    return p->gate_ok ? __atomic_load_n(&p->gate.unloads, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* Under f->lock: empties the caches after an unload. */
+static void check_unloads(profiler *p, ip_functions *f)
+{
+    uint64_t u = unloads_now(p);
+    if (u != f->unloads) {
+        idmap_clear(&f->ips);
+        idmap_clear(&f->named);
+        f->unloads = u;
+    }
+}
+
+/* Writes fid's name unless already written (a dynamic method: unless its
+ * name is the same as last time). */
+static void name_one(profiler *p, ip_functions *f, uint64_t fid, int dynamic, uint64_t t)
+{
+    char name[1024];
+    ModuleID module = 0;
+    uint64_t had = 0, hash = 1;
+    int known;
+    emit e;
+
+    pthread_mutex_lock(&f->lock);
+    known = idmap_get(&f->named, fid, &had);
+    pthread_mutex_unlock(&f->lock);
+    if (known && !dynamic)
+        return;
+    if (!dynamic || !names_dynamic_function(p->names, (FunctionID)fid, name, sizeof(name), &module))
+        names_function(p->names, (FunctionID)fid, name, sizeof(name), &module);
+    else
+        hash = name_hash(name);
+    if (known && had == hash)
+        return;
+    pthread_mutex_lock(&f->lock);
+    idmap_put(&f->named, fid, hash);
+    pthread_mutex_unlock(&f->lock);
+    if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
+        rec_function_name_put(&e.r, &(rec_function_name){ .function = fid, .module = module, .name = name });
+        emit_end(&e);
+    }
+}
+
+size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, size_t n, uint64_t *out,
+                            uint64_t t)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        int hit;
+
+        pthread_mutex_lock(&f->lock);
+        check_unloads(p, f);
+        hit = idmap_get(&f->ips, ips[i], &v);
+        pthread_mutex_unlock(&f->lock);
+        if (!hit) {
+            FunctionID fid = 0;
+            ReJITID rejit = 0;
+            int dynamic = 0;
+            if (FAILED(INFO(p)->GetFunctionFromIP3(p->info, (LPCBYTE)ips[i], &fid, &rejit)))
+                fid = 0;
+            if (fid) {
+                char probe[8];
+                ModuleID m = 0;
+                dynamic = names_dynamic_function(p->names, fid, probe, sizeof(probe), &m);
+            }
+            v = (uint64_t)fid | (dynamic ? DYNAMIC_BIT : 0);
+            pthread_mutex_lock(&f->lock);
+            idmap_put(&f->ips, ips[i], v);
+            pthread_mutex_unlock(&f->lock);
+        }
+        out[i] = v & ~(uint64_t)DYNAMIC_BIT;
+        if (out[i])
+            name_one(p, f, out[i], (v & DYNAMIC_BIT) != 0, t);
+    }
+    return n;
+}
+
+void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_t n, uint64_t t)
+{
+    for (size_t i = 0; i < n; i++) {
+        char probe[8];
+        ModuleID m = 0;
+        uint64_t had = 0;
+        int known;
+
+        if (!fids[i])
+            continue;
+        pthread_mutex_lock(&f->lock);
+        check_unloads(p, f);
+        known = idmap_get(&f->named, fids[i], &had);
+        pthread_mutex_unlock(&f->lock);
+        if (known && had == 1)
+            continue;                   /* an ordinary function, named */
+        name_one(p, f, fids[i], names_dynamic_function(p->names, (FunctionID)fids[i], probe, sizeof(probe), &m), t);
+    }
+}

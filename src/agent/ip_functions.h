@@ -1,0 +1,44 @@
+/* ip_functions.h - the functions of a thread's own stack, from the code
+ * addresses (IPs) an EventPipe event carries: IP -> FunctionID with
+ * GetFunctionFromIP3, cached, and a function_name record the first time a
+ * function is met (again when a dynamic method's ID is reused), as the CPU
+ * sampler names its frames.  Used on the thread that raised the event:
+ * its frames are live code, so no unload can take them while we look;
+ * the caches are emptied when a module unloads (IDs and code addresses are
+ * reused then).  The lock guards the caches only; runtime calls are made
+ * outside it (a runtime lock held by another allocating thread must never
+ * wait on ours). */
+#ifndef CLRPROBE_AGENT_IP_FUNCTIONS_H
+#define CLRPROBE_AGENT_IP_FUNCTIONS_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/corprof.h"
+#include "common/idmap.h"
+
+typedef struct profiler profiler;
+
+typedef struct ip_functions {
+    pthread_mutex_t lock;
+    int lock_ok;
+    idmap ips;                  /* IP -> FunctionID (0: not managed code), bit 0 set: dynamic */
+    idmap named;                /* FunctionID -> 1, or a dynamic method's name hash */
+    uint64_t unloads;           /* the unload count the caches belong to */
+} ip_functions;
+
+int ip_functions_init(ip_functions *f);
+void ip_functions_free(ip_functions *f);
+
+/* The FunctionIDs of n IPs (innermost first) into out (0 for an IP outside
+ * managed code); names the functions not named before (function_name
+ * records, stamped t).  Returns n. */
+size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, size_t n, uint64_t *out,
+                            uint64_t t);
+
+/* Names the functions of a stack already given as FunctionIDs (0 entries
+ * skipped), as ip_functions_resolve does. */
+void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_t n, uint64_t t);
+
+#endif
