@@ -47,6 +47,7 @@ HRESULT cb_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID id, ULONG cc
 HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGenerations, BOOL *collected,
                                     COR_PRF_GC_REASON reason);
 HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This);
+HRESULT cb_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID obj, ClassID cls);
 HRESULT cb_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider, DWORD eventId,
                                    DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob,
                                    ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId,

@@ -115,48 +115,18 @@ static size_t frame_count(ULONG num, size_t max)
     return n > max ? max : n;
 }
 
-/* The calling thread's managed stack, leaf first (0: a block of native
- * frames), when the event carries none: a profiler's synchronous session
- * gets no stacks from the runtime of .NET 10 (it walks the stack only for
- * sessions that buffer events), so the stack is taken here, with
- * DoStackSnapshot of the current thread. */
-typedef struct own_walk {
-    uint64_t *frames;
-    size_t n, max;
-} own_walk;
-
-static HRESULT on_own_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO info, ULONG32 ctx_size, BYTE ctx[],
-                            void *data)
-{
-    own_walk *w = data;
-    (void)ip;
-    (void)info;
-    (void)ctx_size;
-    (void)ctx;
-    if (w->n >= w->max)
-        return E_FAIL;                  /* deep enough: the root side is lost */
-    if (fid || !w->n || w->frames[w->n - 1])
-        w->frames[w->n++] = fid;        /* (one 0 per run of native frames) */
-    return S_OK;
-}
-
 /* The stack of the event into frames, named; returns its depth. */
 static size_t event_stack(profiler *p, eventpipe_state *s, ULONG nips, const UINT_PTR *ips, uint64_t *frames,
                           uint64_t t)
 {
-    own_walk w = { frames, 0, EP_MAX_FRAMES };
-
     if (ips && nips) {
         size_t n = frame_count(nips, EP_MAX_FRAMES);
         return ip_functions_resolve(p, &s->ipf, ips, n, frames, t);
     }
-    if (FAILED(INFO(p)->DoStackSnapshot(p->info, 0, on_own_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0)) &&
-        w.n == 0)
-        return 0;
-    while (w.n > 0 && frames[w.n - 1] == 0)
-        w.n--;                          /* (the thread's native base) */
-    ip_functions_name(p, &s->ipf, frames, w.n, t);
-    return w.n;
+    /* A profiler's synchronous session gets no stacks from the runtime of
+     * .NET 10 (it walks the stack only for sessions that buffer events):
+     * the thread's own, then. */
+    return ip_functions_own_stack(p, &s->ipf, frames, EP_MAX_FRAMES, t);
 }
 
 static void on_alloc(profiler *p, eventpipe_state *s, ThreadID thread, const ep_alloc *a, ULONG nips,

@@ -118,20 +118,58 @@ size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, s
 
 void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_t n, uint64_t t)
 {
-    for (size_t i = 0; i < n; i++) {
-        char probe[8];
-        ModuleID m = 0;
-        uint64_t had = 0;
-        int known;
+    uint32_t todo[64];
+    size_t at = 0;
 
-        if (!fids[i])
-            continue;
+    while (at < n) {
+        size_t ntodo = 0;
+        /* one lock for a stack's known functions (the common case) */
         pthread_mutex_lock(&f->lock);
         check_unloads(p, f);
-        known = idmap_get(&f->named, fids[i], &had);
+        for (; at < n && ntodo < 64; at++) {
+            uint64_t had = 0;
+            if (fids[at] && !(idmap_get(&f->named, fids[at], &had) && had == 1))
+                todo[ntodo++] = (uint32_t)at;  /* new, or a dynamic method */
+        }
         pthread_mutex_unlock(&f->lock);
-        if (known && had == 1)
-            continue;                   /* an ordinary function, named */
-        name_one(p, f, fids[i], names_dynamic_function(p->names, (FunctionID)fids[i], probe, sizeof(probe), &m), t);
+        for (size_t k = 0; k < ntodo; k++) {
+            char probe[8];
+            ModuleID m = 0;
+            uint64_t fid = fids[todo[k]];
+            name_one(p, f, fid, names_dynamic_function(p->names, (FunctionID)fid, probe, sizeof(probe), &m), t);
+        }
     }
+}
+
+typedef struct own_walk {
+    uint64_t *frames;
+    size_t n, max;
+} own_walk;
+
+static HRESULT on_own_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO info, ULONG32 ctx_size, BYTE ctx[],
+                            void *data)
+{
+    own_walk *w = data;
+    (void)ip;
+    (void)info;
+    (void)ctx_size;
+    (void)ctx;
+    if (w->n >= w->max)
+        return E_FAIL;                  /* deep enough */
+    if (fid || !w->n || w->frames[w->n - 1])
+        w->frames[w->n++] = fid;        /* (one 0 per run of native frames) */
+    return S_OK;
+}
+
+size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t)
+{
+    own_walk w = { frames, 0, max };
+
+    if (FAILED(INFO(p)->DoStackSnapshot(p->info, 0, on_own_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0)) &&
+        w.n == 0)
+        return 0;
+    while (w.n > 0 && frames[w.n - 1] == 0)
+        w.n--;                          /* (the thread's native base) */
+    ip_functions_name(p, f, frames, w.n, t);
+    return w.n;
 }

@@ -41,4 +41,10 @@ size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, s
  * skipped), as ip_functions_resolve does. */
 void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_t n, uint64_t t);
 
+/* The calling thread's managed stack (DoStackSnapshot of the current
+ * thread: needs COR_PRF_ENABLE_STACK_SNAPSHOT), leaf first, at most max
+ * frames (the root side is lost), a 0 for each run of native frames between
+ * managed ones; named as above.  Returns its depth. */
+size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t);
+
 #endif

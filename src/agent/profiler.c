@@ -95,6 +95,7 @@ static void build_vtable(void)
     v->GarbageCollectionStarted = cb_GarbageCollectionStarted;
     v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
     v->EventPipeEventDelivered = cb_EventPipeEventDelivered;
+    v->ObjectAllocated = cb_ObjectAllocated;
     v->ObjectReferences = cb_ObjectReferences;
     v->RootReferences2 = cb_RootReferences2;
     v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "agent/alloc_all.h"
 #include "agent/catchup.h"
 #include "agent/control.h"
 #include "agent/eventpipe.h"
@@ -75,6 +76,7 @@ typedef struct profiler {
     heap_listener_state heap_listener;   /* heap_listener.c: `clrprobe heap` for a loaded agent */
     live_state live;                     /* live.c: sampled objects followed through GCs */
     eventpipe_state eventpipe;           /* eventpipe.c: allocations and contention */
+    alloc_all_state alloc_all;           /* alloc_all.c: every allocation (launch only) */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
 
@@ -94,6 +96,7 @@ struct thread_state {
     uint32_t suspend_reason;
     int suspend_open;
     ep_wait *wait;                       /* its lock wait under way (eventpipe.c), allocated at its first */
+    alloc_table *allocs;                 /* its allocations added up (alloc_all.c), allocated at its first */
 };
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }

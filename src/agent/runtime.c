@@ -105,7 +105,9 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
         *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;   /* the events' stacks (eventpipe.c) */
     }
-    if (cfg->collect & CP_COLLECT_LIVE) *high |= COR_PRF_HIGH_BASIC_GC;   /* GarbageCollectionFinished */
+    if (cfg->collect & CP_COLLECT_LIVE) *high |= COR_PRF_HIGH_BASIC_GC;
+    if (cfg->collect & CP_COLLECT_ALLOC_ALL)   /* every allocation: startup only (alloc_all.h) */
+        *low |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_STACK_SNAPSHOT;   /* GarbageCollectionFinished */
     if ((cfg->heap_every_ms > 0 || cfg->heap_count > 0) && cfg->heap_method != CP_HEAP_METHOD_ENUMERATE)
         *low |= COR_PRF_MONITOR_GC;          /* heap snapshots (heap.h); after an attach only here */
     if (attach) {

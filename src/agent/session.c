@@ -158,6 +158,8 @@ static const service services[] = {
       .stop_before_detach = 1, .failed_note = "live objects could not start (out of threads)" },
     { .name = "eventpipe", .when = AFTER_CATCHUP, .start = eventpipe_start, .stop = eventpipe_stop,
       .stop_before_detach = 1, .failed_note = "allocations and contention could not start (out of memory)" },
+    { .name = "alloc-all", .when = AFTER_CATCHUP, .start = alloc_all_start, .stop = alloc_all_stop,
+      .stop_before_detach = 1, .failed_note = "alloc-all could not start (out of memory)" },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -571,6 +573,7 @@ static void release(profiler *p)
     p->modules = p->assemblies = p->appdomains = p->threads_known = NULL;
     heap_release(p);
     eventpipe_free(p);
+    alloc_all_free(p);
     if (p->gate_ok)
         cu_gate_destroy(&p->gate);
     p->gate_ok = 0;

@@ -46,6 +46,7 @@ void thread_state_reap(profiler *p)
         if (ts->buf)
             trace_writer_buffer_put(p->writer, ts->buf);       /* flushes it, keeps it for reuse */
         free(ts->wait);
+        alloc_all_table_free(p, ts->allocs);
         free(ts);
     }
 }
@@ -86,6 +87,7 @@ void thread_state_free_all(profiler *p)
     for (ts = p->threads; ts; ts = next) {
         next = ts->next;
         free(ts->wait);
+        alloc_all_table_free(p, ts->allocs);
         free(ts);
     }
     p->threads = NULL;
