@@ -106,6 +106,11 @@ static const struct session_mode_info modes[] = {
  *    heap_run, on the heap service's state; a service comes after the one
  *    it uses, so it is stopped first, and a request under way has ended
  *    (peer_stop) before the heap service stops;
+ *  - live before eventpipe: the EventPipe callback hands sampled objects
+ *    to the live service (live_follow), so eventpipe is stopped first and
+ *    waits for its callbacks in flight; then live destroys every weak
+ *    handle it holds (a detach leaves none behind).  alloc-all uses
+ *    neither; after them by choice;
  *  - heap after the sampler: neither uses the other, so nothing forces it;
  *    in this place the snapshots' GCs fall inside the sampler's window
  *    (its two process_cpu records, below);

@@ -31,7 +31,10 @@ static const char attach_usage[] =
     "                        directory, never replacing a file); recorded into FILE.partial-XXXXXX\n"
     "                        (mode 0600, owned by you) and moved to FILE at the end\n"
     "  -c, --collect LIST    what to record (default: all): cpu (stack sampling), appdomains,\n"
-    "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions\n"
+    "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions;\n"
+    "                        not in all: alloc (sampled allocations with stacks, upscaled), live\n"
+    "                        (alloc, and which of them stay alive through GCs), contention (lock\n"
+    "                        waits with stacks)\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
     "      --heap-every S    also a heap snapshot every S (seconds, or 500ms, 2m...: at least 0.1 s):\n"
     "                        an induced full GC records every live object (clrprobe heap takes\n"
@@ -95,6 +98,12 @@ int cmd_attach(int argc, char **argv)
         case 'H':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
+            if (c == 'c' && (cfg.collect & CP_COLLECT_ALLOC_ALL)) {
+                cli_error("attach: alloc-all records every allocation, which the runtime allows only from a "
+                          "program's start: use 'clrprobe run --collect alloc-all', or --collect alloc (sampled, "
+                          "upscaled) here");
+                return EXIT_USAGE;
+            }
             break;
         case 'h':
             fputs(attach_usage, stdout);
