@@ -41,6 +41,9 @@ internal static class Program
                             HashWork.Mix, on thread clrprobe-hasher (default 3 s)
           expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
                             ExprWork.CallLoop on thread clrprobe-expr (default 3 s)
+          alloc [SECONDS | rounds N]  3:1 bytes allocated in AllocTargets.AllocateLarge (byte[1000]) and
+                            AllocateSmall (AllocItem), interleaved, dying young, for SECONDS (default 2, at least
+                            300 MiB, 300 MiB a second) or exactly N rounds of 4 MiB, unpaced; the truth on stderr
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -116,6 +119,8 @@ internal static class Program
             case "expr":
                 return OptionalSeconds(scenario, rest, out double exprSeconds) ??
                        ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
+            case "alloc":
+                return AllocArgs(rest);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
@@ -232,6 +237,23 @@ internal static class Program
             return UsageError("scenario 'heapbench' takes a number of millions (0 to 50) and optionally seconds");
         }
         return HeapBenchScenario.Run(millions, seconds);
+    }
+
+    // alloc [SECONDS | rounds N]: for SECONDS (default 2), or exactly N rounds.
+    private static int AllocArgs(string[] rest)
+    {
+        if (rest.Length > 0 && rest[0] == "rounds")
+        {
+            if (rest.Length != 2 ||
+                !long.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out long rounds) ||
+                rounds > 1_000_000)
+            {
+                return UsageError("scenario 'alloc rounds' takes a number of rounds (0 to 1000000)");
+            }
+            return AllocScenario.Run(0, rounds);
+        }
+        return OptionalSeconds("alloc", rest, out double seconds) ??
+               AllocScenario.Run(rest.Length == 0 ? AllocScenario.DefaultSeconds : seconds, -1);
     }
 
     private static int? ExitCodeArg(string[] rest, out int code)
