@@ -44,6 +44,8 @@ internal static class Program
           alloc [SECONDS | rounds N]  3:1 bytes allocated in AllocTargets.AllocateLarge (byte[1000]) and
                             AllocateSmall (AllocItem), interleaved, dying young, for SECONDS (default 2, at least
                             300 MiB, 300 MiB a second) or exactly N rounds of 4 MiB, unpaced; the truth on stderr
+          live [SECONDS]    LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops 512 MiB of
+                            byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; the truth on stderr
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -121,6 +123,9 @@ internal static class Program
                        ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
             case "alloc":
                 return AllocArgs(rest);
+            case "live":
+                return OptionalSeconds(scenario, rest, out double liveSeconds) ??
+                       LiveScenario.Run(rest.Length == 0 ? LiveScenario.DefaultSeconds : liveSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
