@@ -46,6 +46,9 @@ internal static class Program
                             300 MiB, 300 MiB a second) or exactly N rounds of 4 MiB, unpaced; the truth on stderr
           live [SECONDS]    LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops 512 MiB of
                             byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; the truth on stderr
+          contention [SECONDS]  thread clrprobe-waiter blocks in ContentionTargets.WaitForLedger on a SharedLedger
+                            (held 30 ms a round) and in WaitForJournal on a System.Threading.Lock (10 ms), 3:1,
+                            SECONDS / 40 ms rounds (default 2 s); the measured waits on stderr
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -126,6 +129,9 @@ internal static class Program
             case "live":
                 return OptionalSeconds(scenario, rest, out double liveSeconds) ??
                        LiveScenario.Run(rest.Length == 0 ? LiveScenario.DefaultSeconds : liveSeconds);
+            case "contention":
+                return OptionalSeconds(scenario, rest, out double contentionSeconds) ??
+                       ContentionScenario.Run(rest.Length == 0 ? ContentionScenario.DefaultSeconds : contentionSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
