@@ -7,12 +7,16 @@
 //   - then the same on a System.Threading.Lock (.NET 9's lock type; its contention names the type
 //     System.Threading.Lock, since it cannot be subclassed): HoldJournal holds it 10 ms, WaitForJournal waits.
 // So the waiter waits ~30 ms on the ledger and ~10 ms on the Lock a round, 3:1 (~1 s in all for SECONDS 1).
-// The handshake is an AutoResetEvent each way (not Monitor-based, so it adds no contention of its own).
-// stdout: "contention started" once both threads run, then a fixed "contention done" line.  stderr: the truth,
-// the waiter's time blocked in each acquisition, measured with Stopwatch around it (ms, total, shortest and
-// longest), and the runtime's own count of contentions (Monitor.LockContentionCount) over the rounds:
-//   truth contention ClrProbe.Sample.ContentionTargets.WaitForLedger lock=ClrProbe.Sample.SharedLedger thread=clrprobe-waiter waits=N held_ms=30 waited_ms=T min_ms=A max_ms=B
-//   truth contention ClrProbe.Sample.ContentionTargets.WaitForJournal lock=System.Threading.Lock thread=clrprobe-waiter waits=N held_ms=10 waited_ms=T min_ms=A max_ms=B
+// The handshake is an AutoResetEvent each way, the start a ManualResetEvent (wait handles, not Monitor-based like
+// ManualResetEventSlim: they add no contention of their own).
+// stdout: "contention started" once both threads run, then a fixed "contention done" line.  stderr: the truth:
+// per lock the waiter's acquisitions (waits, N), how many of them the runtime counted as a contention
+// (contended: Monitor.LockContentionCount, which counts both kinds of lock, read around each; N unless the
+// waiter woke so late that the lock was free), and its time blocked in them, measured with Stopwatch around
+// the acquisition (ms: total, shortest, longest; it includes the spinning before the runtime's own wait); and
+// the runtime's count of contentions in the whole process over the rounds (only the waiter ever waits: 2N):
+//   truth contention ClrProbe.Sample.ContentionTargets.WaitForLedger lock=ClrProbe.Sample.SharedLedger thread=clrprobe-waiter waits=N contended=C held_ms=30 waited_ms=T min_ms=A max_ms=B
+//   truth contention ClrProbe.Sample.ContentionTargets.WaitForJournal lock=System.Threading.Lock thread=clrprobe-waiter waits=N contended=C held_ms=10 waited_ms=T min_ms=A max_ms=B
 //   truth contention total waits=2N waited_ms=T runtime_count=C
 using System.Diagnostics;
 using System.Globalization;
@@ -92,11 +96,13 @@ internal static class ContentionScenario
 
     private sealed class Waits
     {
-        public long Count, Total, Min = long.MaxValue, Max;
+        public long Count, Contended, Total, Min = long.MaxValue, Max;
 
-        public void Add(long ticks)
+        // ticks: the time the acquisition took; contentions: the runtime's count of contentions during it.
+        public void Add(long ticks, long contentions)
         {
             Count++;
+            Contended += contentions;
             Total += ticks;
             Min = Math.Min(Min, ticks);
             Max = Math.Max(Max, ticks);
@@ -110,14 +116,14 @@ internal static class ContentionScenario
         using var held = new AutoResetEvent(false);
         using var done = new AutoResetEvent(false);
         using var running = new CountdownEvent(2);
-        using var go = new ManualResetEventSlim(false);
+        using var go = new ManualResetEvent(false);
         var ledger = new Waits();
         var journal = new Waits();
 
         var holder = new Thread(() =>
         {
             running.Signal();
-            go.Wait();
+            go.WaitOne();
             for (int r = 0; r < rounds; r++)
             {
                 ContentionTargets.HoldLedger(held);
@@ -129,14 +135,18 @@ internal static class ContentionScenario
         var waiter = new Thread(() =>
         {
             running.Signal();
-            go.Wait();
+            go.WaitOne();
             for (int r = 0; r < rounds; r++)
             {
                 held.WaitOne();
-                ledger.Add(ContentionTargets.WaitForLedger());
+                long before = Monitor.LockContentionCount;
+                long ticks = ContentionTargets.WaitForLedger();
+                ledger.Add(ticks, Monitor.LockContentionCount - before);
                 done.Set();
                 held.WaitOne();
-                journal.Add(ContentionTargets.WaitForJournal());
+                before = Monitor.LockContentionCount;
+                ticks = ContentionTargets.WaitForJournal();
+                journal.Add(ticks, Monitor.LockContentionCount - before);
                 done.Set();
             }
         }) { Name = "clrprobe-waiter" };
@@ -155,12 +165,12 @@ internal static class ContentionScenario
         double ms = 1000.0 / Stopwatch.Frequency;
         Console.Error.WriteLine(string.Format(inv,
             "truth contention ClrProbe.Sample.ContentionTargets.WaitForLedger lock=ClrProbe.Sample.SharedLedger " +
-            "thread=clrprobe-waiter waits={0} held_ms={1} waited_ms={2:F1} min_ms={3:F1} max_ms={4:F1}",
-            ledger.Count, ContentionTargets.LedgerHoldMs, ledger.Total * ms, ledger.Min * ms, ledger.Max * ms));
+            "thread=clrprobe-waiter waits={0} contended={1} held_ms={2} waited_ms={3:F1} min_ms={4:F1} max_ms={5:F1}",
+            ledger.Count, ledger.Contended, ContentionTargets.LedgerHoldMs, ledger.Total * ms, ledger.Min * ms, ledger.Max * ms));
         Console.Error.WriteLine(string.Format(inv,
             "truth contention ClrProbe.Sample.ContentionTargets.WaitForJournal lock=System.Threading.Lock " +
-            "thread=clrprobe-waiter waits={0} held_ms={1} waited_ms={2:F1} min_ms={3:F1} max_ms={4:F1}",
-            journal.Count, ContentionTargets.JournalHoldMs, journal.Total * ms, journal.Min * ms, journal.Max * ms));
+            "thread=clrprobe-waiter waits={0} contended={1} held_ms={2} waited_ms={3:F1} min_ms={4:F1} max_ms={5:F1}",
+            journal.Count, journal.Contended, ContentionTargets.JournalHoldMs, journal.Total * ms, journal.Min * ms, journal.Max * ms));
         Console.Error.WriteLine(string.Format(inv, "truth contention total waits={0} waited_ms={1:F1} runtime_count={2}",
             ledger.Count + journal.Count, (ledger.Total + journal.Total) * ms, contentions));
 
