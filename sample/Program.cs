@@ -41,9 +41,9 @@ internal static class Program
                             HashWork.Mix, on thread clrprobe-hasher (default 3 s)
           expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
                             ExprWork.CallLoop on thread clrprobe-expr (default 3 s)
-          alloc [SECONDS | rounds N]  3:1 bytes allocated in AllocTargets.AllocateLarge (byte[1000]) and
-                            AllocateSmall (AllocItem), interleaved, dying young, for SECONDS (default 2, at least
-                            300 MiB, 300 MiB a second) or exactly N rounds of 4 MiB, unpaced; the truth on stderr
+          alloc [SECONDS | rounds N]  3:1 bytes in AllocTargets.AllocateLarge (byte[1000]) and AllocateSmall
+                            (AllocItem), interleaved, dying young: 300 MiB a second for SECONDS (default 2; at
+                            least 300 MiB), or N rounds of 4 MiB flat out; the truth on stderr
           live [SECONDS]    LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops 512 MiB of
                             byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; the truth on stderr
           contention [SECONDS]  thread clrprobe-waiter blocks in ContentionTargets.WaitForLedger on a SharedLedger
