@@ -41,6 +41,14 @@ internal static class Program
                             HashWork.Mix, on thread clrprobe-hasher (default 3 s)
           expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
                             ExprWork.CallLoop on thread clrprobe-expr (default 3 s)
+          alloc [SECONDS | rounds N]  3:1 bytes in AllocTargets.AllocateLarge (byte[1000]) and AllocateSmall
+                            (AllocItem), interleaved, dying young: 300 MiB a second for SECONDS (default 2; at
+                            least 300 MiB), or N rounds of 4 MiB flat out; the truth on stderr
+          live [SECONDS]    LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops 512 MiB of
+                            byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; the truth on stderr
+          contention [SECONDS]  thread clrprobe-waiter blocks in ContentionTargets.WaitForLedger on a SharedLedger
+                            (held 30 ms a round) and in WaitForJournal on a System.Threading.Lock (10 ms), 3:1,
+                            SECONDS / 40 ms rounds (default 2 s); the measured waits on stderr
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -116,6 +124,14 @@ internal static class Program
             case "expr":
                 return OptionalSeconds(scenario, rest, out double exprSeconds) ??
                        ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
+            case "alloc":
+                return AllocArgs(rest);
+            case "live":
+                return OptionalSeconds(scenario, rest, out double liveSeconds) ??
+                       LiveScenario.Run(rest.Length == 0 ? LiveScenario.DefaultSeconds : liveSeconds);
+            case "contention":
+                return OptionalSeconds(scenario, rest, out double contentionSeconds) ??
+                       ContentionScenario.Run(rest.Length == 0 ? ContentionScenario.DefaultSeconds : contentionSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
@@ -232,6 +248,23 @@ internal static class Program
             return UsageError("scenario 'heapbench' takes a number of millions (0 to 50) and optionally seconds");
         }
         return HeapBenchScenario.Run(millions, seconds);
+    }
+
+    // alloc [SECONDS | rounds N]: for SECONDS (default 2), or exactly N rounds.
+    private static int AllocArgs(string[] rest)
+    {
+        if (rest.Length > 0 && rest[0] == "rounds")
+        {
+            if (rest.Length != 2 ||
+                !long.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out long rounds) ||
+                rounds > 1_000_000)
+            {
+                return UsageError("scenario 'alloc rounds' takes a number of rounds (0 to 1000000)");
+            }
+            return AllocScenario.Run(0, rounds);
+        }
+        return OptionalSeconds("alloc", rest, out double seconds) ??
+               AllocScenario.Run(rest.Length == 0 ? AllocScenario.DefaultSeconds : seconds, -1);
     }
 
     private static int? ExitCodeArg(string[] rest, out int code)
