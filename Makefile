@@ -21,7 +21,7 @@ SANITIZE :=
 SANITIZE_EXE :=
 ALL_CFLAGS  = $(PROJECT_CFLAGS) $(SANITIZE) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANITIZE) $(LDFLAGS)
-LDLIBS  := -lz -lpthread
+LDLIBS  := -lz -lpthread -lm
 
 # The agent: position independent, only DllGetClassObject exported.
 AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c $(wildcard src/common/*.c) src/trace/writer.c src/trace/heap_codec.c
