@@ -634,8 +634,10 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             if (e->thread >= 0)
                 idmap_put(&b.threads_by_id, rp_thread_id(e), (uint64_t)e->thread);
             break;
-        case TK_SAMPLER_TICK: {
+        case TK_SAMPLER_TICK: {                 /* (the sampler's: the CPU sampler's views only) */
             const rec_sampler_tick *k = &e->sampler_tick;
+            if (vi->family != RP_FAMILY_TIME)
+                break;
             if (!p->ticks++)
                 first_tick = e->t;
             last_tick = e->t;
@@ -649,6 +651,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             break;
         }
         case TK_PROCESS_CPU:        /* the first and the last bracket the sampling (docs/sampling.md) */
+            if (vi->family != RP_FAMILY_TIME)
+                break;
             if (!process_cpus++)
                 first_process_cpu = e->process_cpu.cpu_ns;
             else if (e->process_cpu.cpu_ns > first_process_cpu) {

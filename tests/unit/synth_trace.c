@@ -3,7 +3,11 @@
 #include "synth_trace.h"
 #include "unit.h"
 
+#include "cli/cli.h"
+
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,4 +89,69 @@ void synth_done(synth *s, rp_trace *tr)
 {
     rp_free(tr);
     unlink(s->path);
+}
+
+/* The whole file at path (NUL-terminated; its length in *len), or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+
+    if (!f)
+        return NULL;
+    do {
+        if (n + 4096 + 1 > cap) {
+            char *nb = realloc(buf, cap = cap * 2 + 8192);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, 4096, f);
+        n += got;
+    } while (got > 0);
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int synth_report(const char *const *args, char **out, size_t *outlen, char **err)
+{
+    char opath[128], epath[128], *argv[32];
+    int argc = 0, saved_out, saved_err, fo, fe, rc;
+
+    argv[argc++] = "report";
+    for (; *args && argc < 31; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    snprintf(opath, sizeof(opath), "/tmp/clrprobe-unit-%d-report.out", (int)getpid());
+    snprintf(epath, sizeof(epath), "/tmp/clrprobe-unit-%d-report.err", (int)getpid());
+    fflush(stdout);
+    fflush(stderr);
+    fo = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    fe = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    saved_out = dup(1);
+    saved_err = dup(2);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    close(fo);
+    close(fe);
+    rc = cmd_report(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    clearerr(stdout);
+    *out = slurp(opath, outlen);
+    *err = slurp(epath, NULL);
+    unlink(opath);
+    unlink(epath);
+    return rc;
 }

@@ -5,6 +5,7 @@
 #ifndef CLRPROBE_UNIT_SYNTH_TRACE_H
 #define CLRPROBE_UNIT_SYNTH_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "report/model.h"
@@ -41,5 +42,11 @@ void synth_sample(synth *s, uint64_t t, uint64_t thread, uint32_t os_tid, uint64
 int synth_load(synth *s, rp_trace *tr);
 /* Frees tr and removes the file. */
 void synth_done(synth *s, rp_trace *tr);
+
+/* Runs `clrprobe report ARGS...` (cmd_report, in this process) with its
+ * standard output and error captured: *out (length *outlen: pprof is
+ * binary) and *err, NUL-terminated, to be freed.  Returns its exit
+ * status.  args ends with NULL. */
+int synth_report(const char *const *args, char **out, size_t *outlen, char **err);
 
 #endif
