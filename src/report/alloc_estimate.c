@@ -40,14 +40,13 @@ const char *rp_alloc_scaling(unsigned methods, int long_form)
     if (!methods)
         return "";
     if (!rp_alloc_upscaled(methods))
-        return long_form ? "not upscaled (AllocationTick, this runtime's only allocation event: each tick's "
-                           "bytes, about 100 KB allocated on the thread, are given to the type and stack of the "
-                           "object that crossed the threshold; .NET 10 samples allocations without this bias)"
+        return long_form ? "not upscaled (AllocationTick: each tick's bytes, about 100 KB, are given to the type "
+                           "and stack of the object that crossed the threshold)"
                          : "not upscaled";
     if (!(methods & (1u << ALLOC_METHOD_SAMPLED)))
         return long_form ? "exact (every allocation recorded)" : "exact";
-    return long_form ? "upscaled estimates (AllocationSampled: one byte in 102400 sampled on average, each "
-                       "sampled object standing for size/(1-q^size) bytes)"
+    return long_form ? "upscaled estimates (AllocationSampled: a sampled object of size S stands for "
+                       "S/(1-q^S) bytes, q = 1 - 1/102400)"
                      : "upscaled";
 }
 

@@ -151,6 +151,8 @@ int synth_report(const char *const *args, char **out, size_t *outlen, char **err
     clearerr(stdout);
     *out = slurp(opath, outlen);
     *err = slurp(epath, NULL);
+    if (getenv("SYNTH_DUMP"))                /* (to see what a test got) */
+        printf("---- report:\n%s---- stderr:\n%s----\n", *out ? *out : "", *err ? *err : "");
     unlink(opath);
     unlink(epath);
     return rc;

@@ -46,7 +46,8 @@ void synth_done(synth *s, rp_trace *tr);
 /* Runs `clrprobe report ARGS...` (cmd_report, in this process) with its
  * standard output and error captured: *out (length *outlen: pprof is
  * binary) and *err, NUL-terminated, to be freed.  Returns its exit
- * status.  args ends with NULL. */
+ * status.  args ends with NULL.  With SYNTH_DUMP set in the environment,
+ * what it wrote is printed too. */
 int synth_report(const char *const *args, char **out, size_t *outlen, char **err);
 
 #endif

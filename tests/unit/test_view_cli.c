@@ -124,8 +124,8 @@ TEST(view_cli_names_and_help)
     CHECK_EQ(report(&s, "--help", NULL, NULL, NULL, &out, &err), 0);
     CHECK(strstr(out, "[--view VIEW]") != NULL);
     CHECK(strstr(out, "cpu          nanoseconds  CPU time of threads that were on a CPU (default)") != NULL);
-    CHECK(strstr(out, "alloc        bytes        bytes allocated (upscaled estimates)") != NULL);
-    CHECK(strstr(out, "alloc-count  objects      objects allocated (upscaled estimates)") != NULL);
+    CHECK(strstr(out, "alloc        bytes        bytes allocated, from sampled allocations") != NULL);
+    CHECK(strstr(out, "alloc-count  objects      objects allocated, from sampled allocations") != NULL);
     CHECK(strstr(out, "live         bytes") != NULL);
     CHECK(strstr(out, "contention   nanoseconds") != NULL);
     CHECK(strstr(out, "lock waits (contention: --collect contention)") != NULL);

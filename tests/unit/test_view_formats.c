@@ -1,0 +1,181 @@
+/* test_view_formats.c - every format on the allocation, live and
+ * contention views of one trace made by hand, through `clrprobe report`
+ * (cmd_report in this process): the text summary's sections and the
+ * view's profile in its unit, collapsed counts, speedscope's unit and
+ * title, jsonl's estimates, pprof's sample types (decoded), html's view
+ * picker; "not upscaled" wherever tick figures are shown. */
+#include "unit.h"
+#include "synth_trace.h"
+#include "report/alloc_estimate.h"
+#include "report/views.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint64_t fill[] = { 0x501, 0x500 }, cache[] = { 0x502, 0x500 }, wait1[] = { 0x503, 0x500 };
+
+/* Thread worker (101) allocates 10 System.Byte[] of 8192 bytes in
+ * App.Fill (ids 1..10; 1..6 die in the GC at 500, 7 and 8 are alive after
+ * it (at 850), 9 and 10 come after it); thread cache (102) 10 App.Entry of 48 bytes
+ * in App.Add, not followed; two waits on System.Object in App.Take (3 ms
+ * and 1 ms), one on an unknown lock (2 ms); one CPU sample.  method:
+ * ALLOC_METHOD_SAMPLED or _TICK (amount 102400). */
+static void make(synth *s, const char *name, uint32_t method)
+{
+    static const uint64_t dead[] = { 1, 2, 3, 4, 5, 6 };
+    rp_trace tr;
+
+    synth_begin(s, name);
+    synth_name(s, 1, 0x500, "App.Main");
+    synth_name(s, 1, 0x501, "App.Fill");
+    synth_name(s, 1, 0x502, "App.Add");
+    synth_name(s, 1, 0x503, "App.Take");
+    synth_thread(s, 2, 0xA0, 101, "worker");
+    synth_thread(s, 2, 0xB0, 102, "cache");
+    for (uint64_t i = 1; i <= 10; i++) {
+        synth_alloc(s, i * 100, 0xA0, 101, method, "System.Byte[]", 8192, 1, 102400, i, fill, 2);
+        synth_alloc(s, i * 100 + 1, 0xB0, 102, method, "App.Entry", 48, 1, 102400, 0, cache, 2);
+    }
+    synth_live_gc(s, 850, 1, 2, 0, dead, 6);
+    synth_contention(s, 1100, 0xA0, 101, 3000000, "System.Object", wait1, 2);
+    synth_contention(s, 1200, 0xB0, 102, 1000000, "System.Object", wait1, 2);
+    synth_contention(s, 1300, 0xB0, 102, 2000000, "", wait1, 2);
+    synth_sample(s, 1400, 0xA0, 101, 1000000, fill, 2);
+    CHECK_EQ(synth_load(s, &tr), TRACE_OK);
+    rp_free(&tr);
+}
+
+/* The estimates of the trace's sampled allocations, computed here. */
+static double bytes_of(uint64_t size)
+{
+    return (double)size / (1.0 - pow(1.0 - 1.0 / 102400.0, (double)size));
+}
+
+static int run(const synth *s, const char *const *more, char **out, size_t *len, char **err)
+{
+    const char *args[16];
+    int n = 0;
+    args[n++] = s->path;
+    for (; *more && n < 15; more++)
+        args[n++] = *more;
+    args[n] = NULL;
+    return synth_report(args, out, len, err);
+}
+
+static void cleanup(synth *s)
+{
+    rp_trace none;
+    memset(&none, 0, sizeof(none));
+    synth_done(s, &none);
+}
+
+/* ---- text ---- */
+
+TEST(view_formats_text_summary_sections)
+{
+    synth s;
+    char *out, *err, want[256], b[32];
+    size_t len;
+
+    make(&s, "fmt-text", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\nWhere memory is allocated: ") != NULL);
+    CHECK(strstr(out, "from 20 allocation samples") != NULL);
+    CHECK(strstr(out, "  upscaled estimates (AllocationSampled") != NULL);
+    rp_format_bytes((uint64_t)llround(10 * bytes_of(8192)), b, sizeof(b));
+    snprintf(want, sizeof(want), "  %12s %6.1f%% %12.0f  System.Byte[] in App.Fill\n", b,
+             100.0 * 10 * bytes_of(8192) / (10 * bytes_of(8192) + 10 * bytes_of(48)), 10 * bytes_of(8192) / 8192);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "  App.Entry in App.Add\n") != NULL);
+    /* alive: 7 and 8, one GC survived each */
+    CHECK(strstr(out, "\nWhat stays alive after the last GC (GC 1 at ") != NULL);
+    CHECK(strstr(out, "from 2 of 10 followed allocation samples (upscaled)") != NULL);
+    rp_format_bytes((uint64_t)llround(2 * bytes_of(8192)), b, sizeof(b));
+    snprintf(want, sizeof(want), "  %12s %6.1f%% %12.0f %7d %8d  System.Byte[] in App.Fill\n", b, 100.0,
+             2 * bytes_of(8192) / 8192, 1, 1);
+    CHECK(strstr(out, want) != NULL);
+    /* waits */
+    CHECK(strstr(out, "\nWhere threads wait: 6.0 ms in 3 lock waits on 2 threads") != NULL);
+    CHECK(strstr(out, "        4.0 ms   66.7%        2  lock System.Object in App.Take\n") != NULL);
+    CHECK(strstr(out, "        2.0 ms   33.3%        1  App.Take (lock type unknown)\n") != NULL);
+    /* then the CPU view as before */
+    CHECK(strstr(out, "\nWhere time goes (CPU view") != NULL);
+    CHECK(strstr(out, "Where threads wait") < strstr(out, "Where time goes"));
+    free(out);
+    free(err);
+
+    /* the thread filter applies to the sections too */
+    CHECK_EQ(run(&s, (const char *const[]){ "--thread", "cache", "--view", "wall", NULL }, &out, &len, &err), 1);
+    CHECK(strstr(err, "no thread matches 'cache'") != NULL);          /* (no CPU sample of cache) */
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--thread", "cache", "--view", "contention", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "Where threads wait: 3.0 ms in 2 lock waits on 1 thread asked for") != NULL);
+    CHECK(strstr(out, "What stays alive: nothing to show: no allocation of the threads asked for was followed") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+TEST(view_formats_text_view_profiles)
+{
+    synth s;
+    char *out, *err, want[256], b[32];
+    size_t len;
+
+    make(&s, "fmt-text-views", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "Where time goes") == NULL);
+    CHECK(strstr(out, "\nThe alloc view (bytes allocated, from sampled allocations: 20 samples of 20)\n") != NULL);
+    rp_format_bytes((uint64_t)llround(10 * bytes_of(8192) + 10 * bytes_of(48)), b, sizeof(b));
+    snprintf(want, sizeof(want), "\n  %s allocated in ", b);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "Top frames by self bytes (the leaf of an allocation is its type):") != NULL);
+    CHECK(strstr(out, "  System.Byte[]\n") != NULL);
+    CHECK(strstr(out, "ms of CPU") == NULL && strstr(out, "s of CPU time") == NULL);
+    CHECK(strstr(out, "Thread worker (101): 10 samples, ") != NULL);
+    free(out);
+    free(err);
+
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc-count", NULL }, &out, &len, &err), 0);
+    snprintf(want, sizeof(want), "\n  %.0f objects allocated (", 10 * bytes_of(8192) / 8192 + 10 * bytes_of(48) / 48);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "Top frames by self objects") != NULL);
+    free(out);
+    free(err);
+
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "live", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\nThe live view (bytes of sampled objects alive after the last GC: 2 samples of 20)\n") != NULL);
+    CHECK(strstr(out, " objects alive after GC 1 (at ") != NULL);
+    free(out);
+    free(err);
+
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "contention", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\nThe contention view (time threads waited for locks: 3 samples of 3)\n  6.0 ms waited in 3 lock "
+                      "waits on 2 threads") != NULL);
+    CHECK(strstr(out, "      4.0 ms   66.7%      4.0 ms   66.7%  lock System.Object\n") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+TEST(view_formats_text_tick_says_not_upscaled)
+{
+    synth s;
+    char *out, *err;
+    size_t len;
+
+    make(&s, "fmt-text-tick", ALLOC_METHOD_TICK);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\n  not upscaled (AllocationTick") != NULL);                 /* the summary */
+    CHECK(strstr(out, "\n  2.0 MiB allocated in ") == NULL);
+    CHECK(strstr(out, "1.95 MiB allocated in 5 objects") == NULL);
+    CHECK(strstr(out, "\n  1.95 MiB allocated in 21458 objects") != NULL);       /* 20 x 102400; 10 x 12.5 + 10 x 2133.3 */
+    CHECK(strstr(out, "(upscaled)") == NULL);
+    CHECK(strstr(out, "(not upscaled)") != NULL);                                /* the live section */
+    CHECK(strstr(err, "not upscaled") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
