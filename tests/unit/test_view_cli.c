@@ -145,5 +145,6 @@ TEST(view_cli_tick_warns_not_upscaled)
     CHECK_EQ(report(&s, "--view", "alloc", "--format", "collapsed", &out, &err), 0);
     CHECK(strstr(err, "warning: ") != NULL);
     CHECK(strstr(err, "the allocation figures are not upscaled (AllocationTick") != NULL);
+    CHECK(strstr(out, "App.Main;System.String 102400\n") != NULL);
     done(&s, out, err);
 }

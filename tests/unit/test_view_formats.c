@@ -179,3 +179,55 @@ TEST(view_formats_text_tick_says_not_upscaled)
     free(err);
     cleanup(&s);
 }
+
+/* ---- collapsed ---- */
+
+/* The count of the line for stack in collapsed output, or -1. */
+static long long count_of_line(const char *out, const char *stack)
+{
+    size_t n = strlen(stack);
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, stack, n) == 0 && l[n] == ' ')
+            return atoll(l + n + 1);
+    return -1;
+}
+
+TEST(view_formats_collapsed_counts_in_the_unit)
+{
+    synth s;
+    char *out, *err;
+    size_t len;
+    long long a, b;
+
+    make(&s, "fmt-collapsed", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    a = count_of_line(out, "App.Main;App.Fill;System.Byte[]");
+    b = count_of_line(out, "App.Main;App.Add;App.Entry");
+    CHECK(llabs(a - llround(10 * bytes_of(8192))) <= 1);           /* bytes */
+    CHECK(llabs(b - llround(10 * bytes_of(48))) <= 1);
+    CHECK(llabs(a + b - llround(10 * bytes_of(8192) + 10 * bytes_of(48))) <= 1);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc-count", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    a = count_of_line(out, "App.Main;App.Fill;System.Byte[]");
+    CHECK(llabs(a - llround(10 * bytes_of(8192) / 8192)) <= 1);    /* objects */
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "live", "-f", "collapsed", "--by-thread", NULL }, &out, &len,
+                 &err), 0);
+    a = count_of_line(out, "worker (101);App.Main;App.Fill;System.Byte[]");
+    CHECK(llabs(a - llround(2 * bytes_of(8192))) <= 1);            /* 7 and 8 */
+    CHECK(strstr(out, "App.Entry") == NULL);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "contention", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    CHECK_EQ(count_of_line(out, "App.Main;App.Take;lock System.Object"), 4000000);   /* nanoseconds */
+    CHECK_EQ(count_of_line(out, "App.Main;App.Take"), 2000000);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "wall", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    CHECK_STR(out, "App.Main;App.Fill 1\n");                                      /* samples, as before */
+    free(out);
+    free(err);
+    cleanup(&s);
+}
