@@ -231,3 +231,61 @@ TEST(view_formats_collapsed_counts_in_the_unit)
     free(err);
     cleanup(&s);
 }
+
+/* ---- speedscope ---- */
+
+/* The sum of the numbers after every occurrence of key in s. */
+static long long sum_after(const char *s, const char *key)
+{
+    long long sum = 0;
+    for (const char *q = strstr(s, key); q; q = strstr(q + 1, key))
+        sum += atoll(q + strlen(key));
+    return sum;
+}
+
+TEST(view_formats_speedscope_unit_and_title)
+{
+    synth s;
+    char *out, *err, want[256], b[32];
+    size_t len;
+    double all = 10 * bytes_of(8192) + 10 * bytes_of(48);
+
+    make(&s, "fmt-speedscope", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"bytes\"") != NULL && strstr(out, "\"unit\":\"nanoseconds\"") == NULL);
+    CHECK(llabs(sum_after(out, "\"endValue\":") - llround(all)) <= 1);
+    rp_format_bytes((uint64_t)llround(all), b, sizeof(b));
+    snprintf(want, sizeof(want), "\"name\":\"clrprobe-unit-");
+    CHECK(strstr(out, want) != NULL);
+    snprintf(want, sizeof(want), ": alloc view: %s allocated in %.0f objects (upscaled); in ", b,
+             10 * bytes_of(8192) / 8192 + 10 * bytes_of(48) / 48);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "{\"name\":\"System.Byte[]\"}") != NULL);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc-count", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"none\"") != NULL);
+    CHECK(strstr(out, ": alloc-count view: ") != NULL);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "live", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"bytes\"") != NULL);
+    CHECK(strstr(out, " objects alive after GC 1 (upscaled); in ") != NULL);
+    CHECK(llabs(sum_after(out, "\"endValue\":") - llround(2 * bytes_of(8192))) <= 1);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "contention", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"nanoseconds\"") != NULL);
+    CHECK_EQ(sum_after(out, "\"endValue\":"), 6000000);
+    CHECK(strstr(out, ": contention view: 6.0 ms waited in 3 lock waits; in ") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+
+    make(&s, "fmt-speedscope-tick", ALLOC_METHOD_TICK);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, ": alloc view: 1.95 MiB allocated in 21458 objects (not upscaled); in ") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
