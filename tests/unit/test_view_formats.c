@@ -289,3 +289,76 @@ TEST(view_formats_speedscope_unit_and_title)
     free(err);
     cleanup(&s);
 }
+
+/* ---- jsonl ---- */
+
+/* The line of out of kind at time t, or NULL (a copy to free). */
+static char *line_of(const char *out, const char *kind, uint64_t t)
+{
+    char want[96];
+    const char *l, *nl;
+    snprintf(want, sizeof(want), "{\"kind\":\"%s\",\"t\":%llu,", kind, (unsigned long long)t);
+    if (!(l = strstr(out, want)))
+        return NULL;
+    nl = strchr(l, '\n');
+    return strndup(l, nl ? (size_t)(nl - l) : strlen(l));
+}
+
+/* The number after "key": in line (-1 if absent). */
+static double num_of(const char *line, const char *key)
+{
+    char want[64];
+    const char *q;
+    snprintf(want, sizeof(want), "\"%s\":", key);
+    q = line ? strstr(line, want) : NULL;
+    return q ? strtod(q + strlen(want), NULL) : -1;
+}
+
+TEST(view_formats_jsonl_records)
+{
+    synth s;
+    char *out, *err, *l;
+    size_t len;
+    double bytes = 0, objects = 0;
+
+    make(&s, "fmt-jsonl", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "-f", "jsonl", NULL }, &out, &len, &err), 0);
+    l = line_of(out, "alloc_sample", 100);
+    CHECK(l && strstr(l, "\"thread\":\"0xa0\",\"os_tid\":101,\"method\":\"sampled\",\"type\":\"System.Byte[]\","
+                         "\"class_id\":\"0x7000\",\"size\":8192,\"count\":1,\"amount\":102400,\"id\":1,") != NULL);
+    CHECK(fabs(num_of(l, "bytes") - bytes_of(8192)) < 0.001);
+    CHECK(fabs(num_of(l, "objects") - bytes_of(8192) / 8192) < 0.001);
+    CHECK(l && strstr(l, ",\"frames\":[\"App.Fill\",\"App.Main\"]}") != NULL);     /* names, leaf first */
+    free(l);
+    /* the estimates add up to the alloc view's total */
+    for (const char *q = strstr(out, "\"kind\":\"alloc_sample\""); q; q = strstr(q + 1, "\"kind\":\"alloc_sample\"")) {
+        bytes += num_of(q, "bytes");
+        objects += num_of(q, "objects");
+    }
+    CHECK(fabs(bytes - (10 * bytes_of(8192) + 10 * bytes_of(48))) < 0.05);
+    CHECK(fabs(objects - (10 * bytes_of(8192) / 8192 + 10 * bytes_of(48) / 48)) < 0.05);
+    l = line_of(out, "live_gc", 850);
+    CHECK(l && strstr(l, "\"gc\":1,\"alive\":2,\"more\":false,\"dead\":[1,2,3,4,5,6]}") != NULL);
+    free(l);
+    l = line_of(out, "contention", 1100);
+    CHECK(l && strstr(l, "\"thread\":\"0xa0\",\"os_tid\":101,\"duration_ns\":3000000,\"lock\":\"managed\","
+                         "\"type\":\"System.Object\",\"lock_id\":\"0x900\",\"owner_thread\":\"0x55\","
+                         "\"frames\":[\"App.Take\",\"App.Main\"]}") != NULL);
+    free(l);
+    l = line_of(out, "sample", 1400);                            /* (as before) */
+    CHECK(l && strstr(l, "\"cpu_ns\":1000000,\"frames\":[\"App.Fill\",\"App.Main\"]}") != NULL);
+    free(l);
+    free(out);
+    free(err);
+    cleanup(&s);
+
+    make(&s, "fmt-jsonl-tick", ALLOC_METHOD_TICK);
+    CHECK_EQ(run(&s, (const char *const[]){ "-f", "jsonl", NULL }, &out, &len, &err), 0);
+    l = line_of(out, "alloc_sample", 101);
+    CHECK(l && strstr(l, "\"method\":\"tick\"") != NULL);
+    CHECK(l && strstr(l, "\"bytes\":102400,\"objects\":2133.333,") != NULL);
+    free(l);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
