@@ -4,9 +4,11 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/report_many.h"
+#include "report/alloc_estimate.h"
 #include "report/formats.h"
 #include "report/heap_query.h"
 #include "report/report.h"
+#include "report/view_profiles.h"
 #include "trace/reader.h"
 
 #include <errno.h>
@@ -21,7 +23,7 @@
 /* The usage, around the list of formats and what they need (formats.h);
  * where an option is for some formats, they are named from the registry. */
 static const char usage_head[] =
-    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view cpu|wall] [--thread NAME|TID] [--raw-frames] [-o OUT]\n";
+    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view VIEW] [--thread NAME|TID] [--raw-frames] [-o OUT]\n";
 static const char usage_intro[] =
     "\n"
     "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n";
@@ -48,6 +50,30 @@ static size_t format_names(char *buf, size_t len, unsigned needs, unsigned caps,
             i++;
         }
     return n;
+}
+
+/* text as lines of at most width columns, broken between words. */
+static void put_wrapped(FILE *out, const char *text, size_t width)
+{
+    size_t col = 0;
+
+    while (*text) {
+        const char *sp = strchr(text, ' ');
+        size_t word = sp ? (size_t)(sp - text) : strlen(text);
+        if (col && col + 1 + word > width) {
+            putc('\n', out);
+            col = 0;
+        } else if (col) {
+            putc(' ', out);
+            col++;
+        }
+        fwrite(text, 1, word, out);
+        col += word;
+        text += word;
+        while (*text == ' ')
+            text++;
+    }
+    putc('\n', out);
 }
 
 static void print_usage(FILE *out)
@@ -81,8 +107,12 @@ static void print_usage(FILE *out)
           "  -f, --format FORMAT   one of the above\n"
           "  -o, --output OUT      write to OUT instead of standard output ('-': standard output); an\n"
           "                        existing file is replaced only once the report is complete\n"
-          "      --view VIEW       cpu: samples of threads that were on a CPU (default);\n"
-          "                        wall: all samples, running or waiting\n"
+          "      --view VIEW       the samples the profile formats (and text's profile) show, and their\n"
+          "                        unit:\n", out);
+    for (int v = 0; v < RP_VIEW_COUNT; v++)
+        fprintf(out, "                        %-12s %-12s %s%s\n", rp_views[v].name, rp_views[v].unit,
+                rp_views[v].counts, v == RP_VIEW_CPU ? " (default)" : "");
+    fputs("                        (an allocation's leaf frame is its type; a wait's, 'lock TYPE')\n"
           "      --thread T        only the thread(s) that T names: a label as the reports show it\n"
           "                        ('NAME (TID)'), a managed or kernel name, an OS thread id, or a\n"
           "                        managed thread id (0x...); no match is an error\n", out);
@@ -100,15 +130,39 @@ static void print_usage(FILE *out)
     fprintf(out, "      --heap            %s: the last heap snapshot's profile instead of the CPU samples'\n", names);
     fputs("  -h, --help            this help\n"
           "\n", out);
-    /* the formats that need samples: "The last four formats" while they are the last ones */
-    if (nsampled > 1 && tail == nsampled && nsampled < nformats && nsampled < sizeof(counts) / sizeof(counts[0]))
-        fprintf(out, "The last %s formats need", counts[nsampled]);
-    else if (nsampled) {
-        format_names(names, sizeof(names), RP_NEED_SAMPLES, 0, ", ", ", ");
-        fprintf(out, "The format%s %s need%s", nsampled > 1 ? "s" : "", names, nsampled > 1 ? "" : "s");
+    /* the formats that need samples: "The last four formats" while they are the last ones; then the
+     * records each view needs, views with the same records together */
+    if (nsampled) {
+        char need[1024];
+        size_t used;
+        if (nsampled > 1 && tail == nsampled && nsampled < nformats && nsampled < sizeof(counts) / sizeof(counts[0]))
+            used = (size_t)snprintf(need, sizeof(need), "The last %s formats need", counts[nsampled]);
+        else {
+            format_names(names, sizeof(names), RP_NEED_SAMPLES, 0, ", ", ", ");
+            used = (size_t)snprintf(need, sizeof(need), "The format%s %s need%s", nsampled > 1 ? "s" : "", names,
+                                    nsampled > 1 ? "" : "s");
+        }
+        used += (size_t)snprintf(need + used, sizeof(need) - used, " the records of the view:");
+        for (int v = 0; v < RP_VIEW_COUNT && used < sizeof(need); v++) {
+            int first = 1, same = 0;
+            for (int w = 0; w < v; w++)
+                same |= strcmp(rp_views[w].records, rp_views[v].records) == 0;
+            if (same)
+                continue;
+            used += (size_t)snprintf(need + used, sizeof(need) - used, "%s %s (", v ? "," : "", rp_views[v].records);
+            for (int w = v; w < RP_VIEW_COUNT && used < sizeof(need); w++)
+                if (strcmp(rp_views[w].records, rp_views[v].records) == 0) {
+                    used += (size_t)snprintf(need + used, sizeof(need) - used, "%s%s", first ? "" : ", ",
+                                             rp_views[w].name);
+                    first = 0;
+                }
+            if (used < sizeof(need))
+                used += (size_t)snprintf(need + used, sizeof(need) - used, ": %s)", rp_views[v].collect);
+        }
+        if (used < sizeof(need))
+            snprintf(need + used, sizeof(need) - used, ".");
+        put_wrapped(out, need, 86);
     }
-    if (nsampled)
-        fputs(" CPU samples (recorded by default; --collect cpu).\n", out);
     fputs(usage_tail, out);
     /* the formats with a report of their own for several traces */
     names[0] = '\0';
@@ -139,7 +193,7 @@ int cmd_report(int argc, char **argv)
     const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL, *why = NULL;
     const char *diff = NULL;
     rp_trace old;
-    int have_old = 0, heap = 0;
+    int have_old = 0, heap = 0, view_given = 0;
     const rp_format *fmt;
     enum rp_view view = RP_VIEW_CPU;
     unsigned profile_options = 0;
@@ -162,16 +216,18 @@ int cmd_report(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
-        case 'V':
-            if (strcmp(optarg, "cpu") == 0)
-                view = RP_VIEW_CPU;
-            else if (strcmp(optarg, "wall") == 0)
-                view = RP_VIEW_WALL;
-            else {
-                cli_error("report: unknown view '%s' (valid views: cpu, wall)", optarg);
+        case 'V': {
+            const rp_view_info *vi = rp_view_find(optarg);
+            if (!vi) {
+                char names[256];
+                rp_view_names(names, sizeof(names), ", ");
+                cli_error("report: unknown view '%s' (valid views: %s)", optarg, names);
                 return EXIT_USAGE;
             }
+            view = vi->view;
+            view_given = 1;
             break;
+        }
         case 'T':
             thread = optarg;
             break;
@@ -231,8 +287,9 @@ int cmd_report(int argc, char **argv)
                 cli_error("report: --why and --diff read one trace, not several");
                 return EXIT_USAGE;
             }
-            rp_report_options opt = { .view = view, .thread = thread, .by_thread = by_thread,
-                                      .profile_options = profile_options, .output = output };
+            rp_report_options opt = { .view = view, .view_given = view_given, .thread = thread,
+                                      .by_thread = by_thread, .profile_options = profile_options,
+                                      .output = output };
             return cli_report_many(argv + optind, (size_t)(argc - optind), fmt, &opt);
         }
     }
@@ -256,7 +313,22 @@ int cmd_report(int argc, char **argv)
     }
     if (rp_problem(&tr, problem, sizeof(problem)))
         cli_error("warning: %s: %s", input, problem);
-    if (!heap && (fmt->caps & RP_HEAP_ONLY_VIEW) && rp_count_samples(&tr) == 0 &&
+    rin.trace = &tr;
+    rin.profile = NULL;
+    rin.path = input;
+    rin.title = strrchr(input, '/');
+    rin.title = rin.title ? rin.title + 1 : input;
+    rin.by_thread = by_thread;
+    rin.ntraces = 0;
+    rin.traces = NULL;
+    rin.why = why;
+    rin.old = NULL;
+    rin.heap = 0;
+    rin.thread = thread;
+    rin.profile_options = profile_options;
+    /* (a heap snapshot and no CPU samples: the heap instead of the default view) */
+    if (!heap && (fmt->caps & RP_HEAP_ONLY_VIEW) && rp_view_of(view)->family == RP_FAMILY_TIME &&
+        rp_count_samples(&tr) == 0 &&
         rp_heap_diff_check(&tr, input, err, sizeof(err)) == 0) {
         if (fmt->caps & RP_HEAP_PROFILE_OPTION)
             heap = 1;                         /* (a heap snapshot and no samples: its profile) */
@@ -290,13 +362,15 @@ int cmd_report(int argc, char **argv)
             goto fail;
         }
     }
-    if (need_samples && rp_count_samples(&tr) == 0) {
-        cli_error("%s has no CPU samples, which the %s format shows: record with --collect cpu (it is in the "
-                  "default 'all')", input, format);
+    /* A view whose records the trace lacks: in the formats that show samples, and in any format that
+     * reads a profile when a view other than the CPU sampler's was asked for. */
+    if (need_profile && rp_count_view_records(&tr, view) == 0 &&
+        (need_samples || (view_given && rp_view_of(view)->family != RP_FAMILY_TIME))) {
+        cli_report_no_records(input, fmt, view, &rin);
         goto fail;
     }
     if (need_profile) {
-        if (rp_profile_build_opts(&tr, view, thread, profile_options, &prof) < 0) {
+        if (rp_input_profile(&rin, view, &prof) < 0) {
             cli_error("out of memory building the profile of %s", input);
             goto fail;
         }
@@ -306,12 +380,12 @@ int cmd_report(int argc, char **argv)
             goto fail;
         }
         if (need_samples && prof.nsamples == 0) {
-            cli_error("no samples match%s%s%s in the %s view%s", thread ? " thread '" : "", thread ? thread : "",
-                      thread ? "'" : "", view == RP_VIEW_CPU ? "CPU" : "wall-clock",
-                      view == RP_VIEW_CPU ? " (try --view wall)" : "");
+            cli_report_empty_view(input, thread, &prof);
             rp_profile_free(&prof);
             goto fail;
         }
+        if (rp_view_of(view)->family == RP_FAMILY_MEMORY && !rp_alloc_upscaled(prof.alloc_methods))
+            cli_error("warning: %s: the allocation figures are %s", input, rp_alloc_scaling(prof.alloc_methods, 1));
     }
 
     if (need_profile && rp_profile_rate_low(&prof))
@@ -323,14 +397,7 @@ int cmd_report(int argc, char **argv)
             rp_profile_free(&prof);
         goto fail;
     }
-    rin.trace = &tr;
     rin.profile = need_profile ? &prof : NULL;
-    rin.path = input;
-    rin.title = strrchr(input, '/');
-    rin.title = rin.title ? rin.title + 1 : input;
-    rin.by_thread = by_thread;
-    rin.ntraces = 0;
-    rin.why = why;
     rin.old = have_old ? &old : NULL;
     rin.heap = heap;
     rc = fmt->write(&rin, stream);

@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "cli/run_follow.h"
 #include "report/report.h"
+#include "report/view_profiles.h"
 #include "common/escape.h"
 #include "trace/reader.h"
 
@@ -140,6 +141,36 @@ void cli_report_no_thread(const char *thread, const rp_profile *p)
                   "kernel name, OS thread id or managed id 0x...)", thread, list);
 }
 
+void cli_report_no_records(const char *what, const rp_format *fmt, enum rp_view view, const rp_report_input *in)
+{
+    const rp_view_info *vi = rp_view_of(view);
+    char others[256] = "";
+    size_t used = 0;
+
+    for (int v = 0; v < RP_VIEW_COUNT; v++)
+        if (v != (int)view && used < sizeof(others) && rp_input_view_records(in, (enum rp_view)v))
+            used += (size_t)snprintf(others + used, sizeof(others) - used, "%s%s", used ? ", " : "; it has the "
+                                     "records of --view ", rp_views[v].name);
+    if (vi->family == RP_FAMILY_TIME)
+        cli_error("%s %s no CPU samples, which the %s format shows: record with --collect cpu (it is in the "
+                  "default 'all')%s", what, in->ntraces > 1 ? "have" : "has", fmt->name, others);
+    else
+        cli_error("%s %s no %s, which the %s view shows: record them with %s%s", what,
+                  in->ntraces > 1 ? "have" : "has", vi->records, vi->name, vi->collect, others);
+}
+
+void cli_report_empty_view(const char *what, const char *thread, const rp_profile *p)
+{
+    const rp_view_info *vi = rp_view_of(p->view);
+    const char *why = thread ? NULL : rp_live_empty_reason(p);
+
+    if (why)
+        cli_error("the %s view of %s is empty: %s", vi->name, what, why);
+    else
+        cli_error("no samples match%s%s%s in the %s view%s", thread ? " thread '" : "", thread ? thread : "",
+                  thread ? "'" : "", vi->title, p->view == RP_VIEW_CPU ? " (try --view wall)" : "");
+}
+
 int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_report_options *opt)
 {
     char **paths = NULL, err[512], problem[512];
@@ -148,10 +179,10 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
     int rc = 1;
     cli_output out;
     FILE *stream = stdout;
-    rp_profile *profs = NULL, merged;
-    const char **roots = NULL;
-    uint64_t *offsets = NULL;
+    rp_profile merged;
     rp_report_trace *refs = NULL;
+    rp_report_input rin;
+    char title[64], what[64];
 
     if (collect(args, nargs, &paths, &npaths) < 0)
         goto done;
@@ -161,10 +192,7 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         goto done;
     }
     t = calloc(npaths ? npaths : 1, sizeof(*t));
-    profs = calloc(npaths ? npaths : 1, sizeof(*profs));
-    roots = calloc(npaths ? npaths : 1, sizeof(*roots));
-    offsets = calloc(npaths ? npaths : 1, sizeof(*offsets));
-    if (!t || !profs || !roots || !offsets) {
+    if (!t) {
         cli_error("out of memory");
         goto done;
     }
@@ -185,20 +213,23 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         goto done;
     }
     qsort(t, n, sizeof(*t), by_start);
-    for (size_t i = 0; i < n; i++) {
-        if (rp_profile_build_opts(&t[i].tr, opt->view, opt->thread, opt->profile_options, &profs[i]) < 0) {
-            cli_error("out of memory building the profile of %s", t[i].path);
-            goto done;
-        }
-        roots[i] = t[i].label;
-        offsets[i] = t[i].tr.file.start_realtime_ns - t[0].tr.file.start_realtime_ns;
-    }
     if (!(refs = refs_of(t, n))) {
         cli_error("out of memory");
         goto done;
     }
-    if (rp_profile_merge(profs, roots, offsets, n, &merged) < 0) {
-        cli_error("out of memory merging the profiles");
+    snprintf(title, sizeof(title), "%zu processes", n);
+    snprintf(what, sizeof(what), "these %zu traces", n);
+    rin = (rp_report_input){ .trace = &t[0].tr, .path = t[0].path, .title = title, .by_thread = opt->by_thread,
+                             .ntraces = n, .traces = refs, .thread = opt->thread,
+                             .profile_options = opt->profile_options };
+    /* (as for one trace, cmd_report.c) */
+    if (rp_input_view_records(&rin, opt->view) == 0 &&
+        ((fmt->needs & RP_NEED_SAMPLES) || (opt->view_given && rp_view_of(opt->view)->family != RP_FAMILY_TIME))) {
+        cli_report_no_records(what, fmt, opt->view, &rin);
+        goto done;
+    }
+    if (rp_input_profile(&rin, opt->view, &merged) < 0) {
+        cli_error("out of memory building the profiles");
         goto done;
     }
     if (opt->thread && !merged.filter_matched) {
@@ -207,9 +238,11 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         goto done;
     }
     if ((fmt->needs & RP_NEED_SAMPLES) && merged.nsamples == 0) {
-        cli_error("no samples%s%s%s in the %s view of these %zu traces", opt->thread ? " of thread '" : "",
-                  opt->thread ? opt->thread : "", opt->thread ? "'" : "",
-                  opt->view == RP_VIEW_CPU ? "CPU" : "wall-clock", n);
+        if (!opt->thread && rp_live_empty_reason(&merged))
+            cli_report_empty_view(what, NULL, &merged);
+        else
+            cli_error("no samples%s%s%s in the %s view of these %zu traces", opt->thread ? " of thread '" : "",
+                      opt->thread ? opt->thread : "", opt->thread ? "'" : "", rp_view_of(opt->view)->title, n);
         rp_profile_free(&merged);
         goto done;
     }
@@ -226,10 +259,7 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
     }
     {
         int wr = 0;
-        char title[64];
-        rp_report_input rin = { .trace = &t[0].tr, .profile = &merged, .path = t[0].path, .title = title,
-                                .by_thread = opt->by_thread, .ntraces = n, .traces = refs };
-        snprintf(title, sizeof(title), "%zu processes", n);
+        rin.profile = &merged;
         wr = fmt->write_many ? fmt->write_many(&rin, stream) : fmt->write(&rin, stream);
         rp_profile_free(&merged);
         if (opt->output) {
@@ -246,18 +276,12 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         }
     }
 done:
-    for (size_t i = 0; i < n; i++) {
-        if (profs)
-            rp_profile_free(&profs[i]);
+    for (size_t i = 0; i < n; i++)
         rp_free(&t[i].tr);
-    }
     for (size_t i = 0; i < npaths; i++)
         free(paths[i]);
     free(paths);
     free(t);
-    free(profs);
-    free(roots);
-    free(offsets);
     free(refs);
     return rc;
 }

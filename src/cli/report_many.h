@@ -11,6 +11,7 @@
 
 typedef struct rp_report_options {
     enum rp_view view;
+    int view_given;            /* --view was given (not the default) */
     const char *thread;        /* --thread, or NULL */
     int by_thread;
     unsigned profile_options;  /* RP_PROFILE_* (--raw-frames) */
@@ -31,5 +32,14 @@ void cli_report_children(const char *path, const rp_trace *parent, FILE *out);
 /* The error for a --thread that matches no sampled thread of p (every
  * format, one or several traces), with a few of the labels that would. */
 void cli_report_no_thread(const char *thread, const rp_profile *p);
+
+/* The error for a view whose records none of in's traces has (what: the
+ * trace's path, or "these N traces"): what is missing and how to record it,
+ * and the views the traces do have records for. */
+void cli_report_no_records(const char *what, const rp_format *fmt, enum rp_view view, const rp_report_input *in);
+
+/* The error for a view with records of which none is kept (the thread
+ * filter, the CPU view's rule, the live view's: it says why). */
+void cli_report_empty_view(const char *what, const char *thread, const rp_profile *p);
 
 #endif

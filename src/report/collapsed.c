@@ -1,10 +1,14 @@
 /* collapsed.c - `report --format collapsed`: the profile as collapsed
  * stacks, one `root;...;leaf count` line per distinct stack (per thread and
  * stack with --by-thread), sorted by frame names, as flamegraph.pl reads
- * them. */
+ * them.  The count is the stack's samples in the cpu and wall views, its
+ * weight in the view's unit in the others (bytes, objects, nanoseconds:
+ * rp_sample_count); an allocation's leaf frame is its type, a wait's the
+ * lock's type. */
 #include "report/report.h"
 #include "common/escape.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,8 +54,9 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
     for (size_t i = 0; i < p->nsamples;) {
         const rp_sample *s = &p->samples[order[i]];
         size_t j = i + 1;
+        uint64_t count = rp_sample_count(p, s);
         while (j < p->nsamples && same_stack(p, s, &p->samples[order[j]], by_thread))
-            j++;
+            count += rp_sample_count(p, &p->samples[order[j++]]);
         if (by_thread) {
             put_frame(out, p->threads[s->thread].name);
             if (s->nframes)
@@ -64,7 +69,7 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
         }
         if (!by_thread && s->nframes == 0)
             fputs("[no managed frames]", out);
-        fprintf(out, " %zu\n", j - i);
+        fprintf(out, " %" PRIu64 "\n", count);
         i = j;
     }
     free(order);

@@ -20,11 +20,14 @@ static int heap_queries(const rp_report_input *in, int jsonl, FILE *out)
     return rc;
 }
 
-/* The summary of the events, then, if the trace has samples, where time
- * goes, then the heap questions. */
+/* The summary of the events, with its sections on allocations and waits;
+ * then, if the trace has samples of the view, its profile (where time
+ * goes, in the CPU views), then the heap questions. */
 static int write_text(const rp_report_input *in, FILE *out)
 {
     int rc = rp_write_text(in->trace, in->path, out);
+    if (rc == 0)
+        rc = rp_write_text_views(in->trace, in->thread, in->profile_options, out);
     if (rc == 0 && in->profile && in->profile->total_samples)
         rp_write_profile_text(in->profile, out);
     if (rc == 0)
@@ -42,6 +45,8 @@ static int write_text_many(const rp_report_input *in, FILE *out)
     for (size_t i = 0; i < in->ntraces && rc == 0; i++) {
         fprintf(out, "\n== %s ==\n", in->traces[i].label);
         rc = rp_write_text(in->traces[i].trace, in->traces[i].path, out);
+        if (rc == 0)
+            rc = rp_write_text_views(in->traces[i].trace, in->thread, in->profile_options, out);
     }
     if (rc == 0 && in->profile->total_samples) {
         fputc('\n', out);
@@ -89,7 +94,8 @@ const rp_format rp_formats[] = {
     { .name = "text",
       .description = "a readable summary (default): runtime, duration, events by kind, modules,\n"
                      "the slowest JIT compilations, threads, GCs (pauses, heap sizes), exceptions,\n"
-                     "and where time goes",
+                     "where memory is allocated, what stays alive, where threads wait, and the\n"
+                     "view's profile (where time goes)",
       .needs = RP_NEED_EVENTS | RP_NEED_PROFILE,
       .caps = RP_HEAP_QUESTIONS | RP_LISTS_CHILDREN,
       .write = write_text, .write_many = write_text_many },

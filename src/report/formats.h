@@ -53,6 +53,9 @@ typedef struct rp_report_input {
     const char *why;           /* --why TYPE (RP_HEAP_QUESTIONS: heap_query.h), or NULL */
     const rp_trace *old;       /* --diff OLD (RP_HEAP_QUESTIONS), or NULL */
     int heap;                  /* RP_HEAP_PROFILE_OPTION: the heap snapshot's profile, not the CPU samples' */
+    const char *thread;        /* --thread, or NULL, and the RP_PROFILE_* options (--raw-frames) profile */
+    unsigned profile_options;  /* was built with: a writer that shows other views builds theirs alike
+                                  (view_profiles.h) */
 } rp_report_input;
 
 typedef struct rp_format {

@@ -1,7 +1,10 @@
 /* jsonl.c - `report --format jsonl`: one JSON object per line, the first
- * describing the trace, then one per event in time order.  The schema is in
- * docs/jsonl.md. */
+ * describing the trace, then one per event in time order.  Records with a
+ * stack (sample, alloc_sample, contention) carry it as names, leaf first;
+ * an alloc_sample also the bytes and objects it stands for
+ * (rp_alloc_estimate).  The schema is in docs/jsonl.md. */
 #include "report/report.h"
+#include "report/alloc_estimate.h"
 #include "common/idmap.h"
 #include "report/gc_timeline.h"
 #include "report/heap_model.h"
@@ -9,6 +12,7 @@
 #include "trace/heap_codec.h"
 #include "trace/format.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -71,6 +75,49 @@ static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)
         json_str(o, "name", th->name);
         json_str(o, "os_name", th->os_name);
     }
+}
+
+/* ,"frames":[...]: a stack's FunctionIDs (leaf first) by the names in
+ * force (fnames: FunctionID -> the record naming it), 0 as "[native
+ * code]", an ID never named as "[unknown]". */
+static void frames_json(FILE *out, const rp_trace *tr, const idmap *fnames, const uint64_t *frames, uint32_t n)
+{
+    uint64_t v, id;
+
+    fputs(",\"frames\":[", out);
+    for (uint32_t k = 0; k < n; k++) {
+        if (k)
+            putc(',', out);
+        if (frames[k] == 0)
+            json_string(out, "[native code]");
+        else if (idmap_get(fnames, frames[k], &v))
+            json_string(out, rp_function_name(&tr->ev[v], &id));
+        else
+            json_string(out, "[unknown]");
+    }
+    putc(']', out);
+}
+
+static const char *alloc_method_name(uint32_t method)
+{
+    switch (method) {
+    case ALLOC_METHOD_SAMPLED: return "sampled";
+    case ALLOC_METHOD_TICK: return "tick";
+    case ALLOC_METHOD_EXACT: return "exact";
+    default: return "unknown";
+    }
+}
+
+/* x (>= 0) as a JSON number with at most three decimals, no trailing
+ * zeros: "12", "1.582". */
+static const char *decimal(double x, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "%.3f", x);
+    while (n > 1 && n < len && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 1 && n < len && buf[n - 1] == '.')
+        buf[--n] = '\0';
+    return buf;
 }
 
 static const char *heap_method_name(uint32_t method)
@@ -299,22 +346,50 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             break;
         case TK_SAMPLE: {
             const rec_sample *r = &e->sample;
-            uint64_t v, id;
             json_hex(&o, "thread", r->thread);
             json_u64(&o, "os_tid", r->os_tid);
             json_u64(&o, "cpu_ns", r->cpu_ns);
-            fputs(",\"frames\":[", out);
-            for (uint32_t k = 0; k < r->nframes; k++) {
-                if (k)
-                    putc(',', out);
-                if (r->frames[k] == 0)
-                    json_string(out, "[native code]");
-                else if (idmap_get(&fnames, r->frames[k], &v))
-                    json_string(out, rp_function_name(&tr->ev[v], &id));
-                else
-                    json_string(out, "[unknown]");
-            }
+            frames_json(out, tr, &fnames, r->frames, r->nframes);
+            break;
+        }
+        case TK_ALLOC_SAMPLE: {
+            const rec_alloc_sample *r = &e->alloc_sample;
+            double bytes, objects;
+            char num[48];
+            rp_alloc_estimate(r, &bytes, &objects);
+            json_hex(&o, "thread", r->thread);
+            json_u64(&o, "os_tid", r->os_tid);
+            json_str(&o, "method", alloc_method_name(r->method));
+            json_str(&o, "type", r->type);
+            json_hex(&o, "class_id", r->class_id);
+            json_u64(&o, "size", r->size);
+            json_u64(&o, "count", r->count);
+            json_u64(&o, "amount", r->amount);
+            json_u64(&o, "id", r->id);
+            json_raw(&o, "bytes", decimal(bytes, num, sizeof(num)));
+            json_raw(&o, "objects", decimal(objects, num, sizeof(num)));
+            frames_json(out, tr, &fnames, r->frames, r->nframes);
+            break;
+        }
+        case TK_LIVE_GC:
+            json_u64(&o, "gc", e->live_gc.gc);
+            json_u64(&o, "alive", e->live_gc.alive);
+            json_bool(&o, "more", e->live_gc.more != 0);
+            fputs(",\"dead\":[", out);
+            for (uint32_t k = 0; k < e->live_gc.ndead; k++)
+                fprintf(out, k ? ",%" PRIu64 : "%" PRIu64, e->live_gc.dead[k]);
             putc(']', out);
+            break;
+        case TK_CONTENTION: {
+            const rec_contention *r = &e->contention;
+            json_hex(&o, "thread", r->thread);
+            json_u64(&o, "os_tid", r->os_tid);
+            json_u64(&o, "duration_ns", r->duration_ns);
+            json_str(&o, "lock", r->flags & 1 ? "native" : "managed");
+            json_str(&o, "type", r->type);
+            json_hex(&o, "lock_id", r->lock_id);
+            json_hex(&o, "owner_thread", r->owner_thread);
+            frames_json(out, tr, &fnames, r->frames, r->nframes);
             break;
         }
         case TK_SAMPLER_TICK:

@@ -1,6 +1,9 @@
-/* profile.c - building a profile from a trace's samples (see profile.h).
+/* profile.c - building a profile from a trace's samples (see profile.h):
+ * the records of the view's family (views.h) made samples of the view, the
+ * thread labels, the frame names in force, the weights and the totals.
  * The formats that write one are elsewhere (formats.h lists them). */
 #include "report/profile.h"
+#include "report/alloc_estimate.h"
 #include "report/arena.h"
 #include "report/async_frames.h"
 #include "common/idmap.h"
@@ -126,9 +129,15 @@ static int async_roles_update(async_roles *a, rp_interner *in, rp_profile *p)
 
 uint64_t rp_count_samples(const rp_trace *tr)
 {
+    return rp_count_view_records(tr, RP_VIEW_CPU);
+}
+
+uint64_t rp_count_view_records(const rp_trace *tr, enum rp_view view)
+{
+    const rp_view_info *vi = rp_view_of(view);
     uint64_t n = 0;
     for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_SAMPLE)
+        if (tr->ev[i].kind == vi->kind && (view != RP_VIEW_LIVE || tr->ev[i].alloc_sample.id))
             n++;
     return n;
 }
@@ -188,12 +197,43 @@ int rp_thread_matches(const char *filter, const char *label, const char *name, c
 
 uint64_t rp_sample_weight(const rp_profile *p, const rp_sample *s)
 {
-    return p->view == RP_VIEW_CPU ? s->cpu_ns : p->period_ns;
+    return p->view == RP_VIEW_CPU ? s->cpu_ns : p->view == RP_VIEW_WALL ? p->period_ns : s->weight;
 }
 
 uint64_t rp_profile_total(const rp_profile *p)
 {
-    return p->view == RP_VIEW_CPU ? p->cpu_ns : (uint64_t)p->nsamples * p->period_ns;
+    return p->view == RP_VIEW_CPU ? p->cpu_ns
+         : p->view == RP_VIEW_WALL ? (uint64_t)p->nsamples * p->period_ns : p->weight_total;
+}
+
+uint64_t rp_sample_count(const rp_profile *p, const rp_sample *s)
+{
+    return rp_view_of(p->view)->counts_samples ? 1 : s->weight;
+}
+
+uint64_t rp_profile_count_total(const rp_profile *p)
+{
+    return rp_view_of(p->view)->counts_samples ? (uint64_t)p->nsamples : p->weight_total;
+}
+
+const char *rp_live_empty_reason(const rp_profile *p)
+{
+    if (rp_view_of(p->view)->family != RP_FAMILY_MEMORY || (p->view == RP_VIEW_LIVE && p->nsamples))
+        return NULL;
+    if (!p->total_samples)
+        return "the trace has no allocation samples (record them with --collect live)";
+    if (!p->followed)
+        return p->filtered ? "no allocation of the threads asked for was followed"
+                           : "its allocations were not followed for the live view (record with --collect live)";
+    if (!p->live_gcs)
+        return "no GC was seen since the allocations were recorded (the live view counts what was alive after "
+               "the last GC)";
+    if (p->view != RP_VIEW_LIVE) {
+        for (size_t i = 0; i < p->nsamples; i++)
+            if (p->samples[i].live)
+                return NULL;
+    }
+    return "none of the followed objects allocated before the last GC was alive after it";
 }
 
 double rp_profile_asked_hz(const rp_profile *p)
@@ -226,28 +266,350 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *filter, 
     return rp_profile_build_opts(tr, view, filter, 0, p);
 }
 
+/* ---- the builder ---- */
+
+typedef struct builder {
+    const rp_trace *tr;
+    rp_profile *p;
+    const char *filter;
+    unsigned options;
+    async_roles roles;
+    rp_interner in;
+    idmap names, threads_by_id, thread_slots, labelled;
+    size_t cap, tcap, lcap;
+    long native, unknown;
+} builder;
+
+/* A sampled thread: its label (p->labels, once per thread), and whether it
+ * matches the filter.  th is the thread lifetime the trace has for managed
+ * (NULL if none); *key is its key in the builder's maps.  Returns 1 if it
+ * matches, 0 if not, -1 (out of memory). */
+static int thread_of(builder *b, uint64_t managed, uint32_t os_tid, const rp_thread **th, uint64_t *key,
+                     const char **label)
+{
+    rp_profile *p = b->p;
+    uint64_t v;
+    int tidx = idmap_get(&b->threads_by_id, managed, &v) ? (int)v : -1;
+    int matches;
+
+    *th = tidx >= 0 ? &b->tr->threads[tidx] : NULL;
+    *key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | os_tid;
+    if (!idmap_get(&b->labelled, *key, &v)) {            /* every sampled thread's label, once */
+        if (p->nlabels == b->lcap) {
+            size_t nc = b->lcap ? b->lcap * 2 : 16;
+            const char **nl = realloc(p->labels, nc * sizeof(*nl));
+            if (!nl)
+                return -1;
+            p->labels = nl;
+            b->lcap = nc;
+        }
+        v = p->nlabels;
+        p->labels[p->nlabels++] = thread_label(p, *th, os_tid);
+        idmap_put(&b->labelled, *key, v);
+    }
+    *label = p->labels[v];
+    matches = rp_thread_matches(b->filter, *label, *th ? (*th)->name : NULL, *th ? (*th)->os_name : NULL, os_tid,
+                                managed);
+    if (matches)
+        p->filter_matched = 1;
+    return matches;
+}
+
+/* A new sample of the thread (added to p->threads if new), with its time;
+ * NULL when out of memory. */
+static rp_sample *new_sample(builder *b, uint64_t t, const rp_thread *th, uint64_t key, const char *label,
+                             uint64_t managed, uint32_t os_tid)
+{
+    rp_profile *p = b->p;
+    rp_sample *s;
+    uint64_t v;
+
+    if (!idmap_get(&b->thread_slots, key, &v)) {
+        if (p->nthreads == b->tcap) {
+            size_t nc = b->tcap ? b->tcap * 2 : 16;
+            rp_pthread *nt = realloc(p->threads, nc * sizeof(*nt));
+            if (!nt)
+                return NULL;
+            p->threads = nt;
+            b->tcap = nc;
+        }
+        v = p->nthreads++;
+        memset(&p->threads[v], 0, sizeof(p->threads[v]));
+        p->threads[v].name = label;
+        p->threads[v].managed_name = copy_str(p, th ? th->name : "");
+        p->threads[v].os_name = copy_str(p, th ? th->os_name : "");
+        p->threads[v].managed_id = managed;
+        p->threads[v].os_tid = os_tid;
+        idmap_put(&b->thread_slots, key, v);
+    }
+    if (p->nsamples == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        rp_sample *ns = realloc(p->samples, nc * sizeof(*ns));
+        if (!ns)
+            return NULL;
+        p->samples = ns;
+        b->cap = nc;
+    }
+    s = &p->samples[p->nsamples++];
+    memset(s, 0, sizeof(*s));
+    s->t = t;
+    s->thread = (uint32_t)v;
+    p->threads[v].samples++;
+    return s;
+}
+
+/* s's stack from a record's FunctionIDs (leaf first), named as in force
+ * now, async methods by name (unless raw frames) and the GC poll helpers
+ * folded; then, when leaf is not NULL, the frame of that name on top (the
+ * sample is then typed).  Returns 0, or -1 (out of memory). */
+static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t n, const char *leaf)
+{
+    rp_profile *p = b->p;
+
+    s->nframes = n;
+    s->frames = palloc(p, (n + 1) * sizeof(uint32_t));
+    if (!s->frames)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {                   /* leaf first -> root first */
+        uint64_t fid = frames[n - 1 - k], f;
+        s->frames[k] = fid == 0 ? (uint32_t)b->native
+                     : idmap_get(&b->names, fid, &f) ? (uint32_t)f : (uint32_t)b->unknown;
+    }
+    /* Async methods as written (async_frames.h) */
+    if (!(b->options & RP_PROFILE_RAW_FRAMES)) {
+        if (async_roles_update(&b->roles, &b->in, p) < 0)
+            return -1;
+        s->nframes = rp_async_fold(s->frames, s->nframes, b->roles.role, b->roles.renamed, b->in.names);
+    }
+    /* Threads stop for the sample at GC safe points; a loop's safe point
+     * is a call to the runtime's poll helper, which would otherwise get
+     * the time of the function that called it. */
+    while (s->nframes > 1 && is_safe_point_helper(b->in.names[s->frames[s->nframes - 1]]))
+        s->nframes--;
+    if (leaf) {
+        long f = rp_intern(&b->in, p, leaf);
+        if (f < 0)
+            return -1;
+        s->frames[s->nframes++] = (uint32_t)f;
+        s->typed = 1;
+    }
+    return 0;
+}
+
+/* ---- the live view's GCs ---- */
+
+/* The GCs the live tracker saw (live_gc records, one GC per gc number; a
+ * GC's dead ids may be split over several records) and the GC each dead id
+ * died in. */
+typedef struct live_gcs {
+    uint64_t *t;             /* each GC's time (its first record), in order */
+    size_t n, cap;
+    idmap dead;              /* alloc_sample id -> index in t of the GC it died in */
+} live_gcs;
+
+static int live_gcs_read(const rp_trace *tr, live_gcs *g, rp_profile *p)
+{
+    uint32_t current = 0;
+
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        if (e->kind != TK_LIVE_GC)
+            continue;
+        if (!g->n || e->live_gc.gc != current) {
+            if (g->n == g->cap) {
+                size_t nc = g->cap ? g->cap * 2 : 64;
+                uint64_t *nt = realloc(g->t, nc * sizeof(*nt));
+                if (!nt)
+                    return -1;
+                g->t = nt;
+                g->cap = nc;
+            }
+            g->t[g->n++] = e->t;
+            current = e->live_gc.gc;
+        }
+        for (uint32_t k = 0; k < e->live_gc.ndead; k++)
+            if (idmap_put(&g->dead, e->live_gc.dead[k], g->n - 1) < 0)
+                return -1;
+        p->live_last_gc = current;
+        p->live_last_gc_t = e->t;
+    }
+    p->live_gcs = (uint32_t)g->n;
+    return 0;
+}
+
+/* The number of GCs after time t (those of g->t later than t). */
+static size_t gcs_after(const live_gcs *g, uint64_t t)
+{
+    size_t lo = 0, hi = g->n;                 /* the first GC later than t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->t[mid] > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return g->n - lo;
+}
+
+/* ---- records of each view ---- */
+
+static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
+{
+    const rec_sample *r = &e->sample;
+    rp_profile *p = b->p;
+    const rp_thread *th;
+    const char *label;
+    uint64_t key, prev_t = 0;
+    int matches, on_cpu;
+    rp_sample *s;
+
+    p->total_samples++;
+    if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
+        return -1;
+    /* On a CPU: the thread used at least a quarter of the time since
+     * its previous sample (a sleeping thread that wakes now and then
+     * does not count). */
+    {
+        int seen = idmap_get(last_sample, r->os_tid, &prev_t);
+        on_cpu = seen && e->t > prev_t && r->cpu_ns * 4 >= e->t - prev_t;
+        idmap_put(last_sample, r->os_tid, e->t);
+    }
+    if (!matches)
+        return 0;
+    if (p->view == RP_VIEW_CPU && !on_cpu) {
+        p->cpu_unshown_ns += r->cpu_ns;
+        return 0;
+    }
+    if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
+        return -1;
+    s->cpu_ns = r->cpu_ns;
+    if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
+        return -1;
+    p->threads[s->thread].cpu_ns += r->cpu_ns;
+    p->cpu_ns += r->cpu_ns;
+    return 0;
+}
+
+static void view_record_time(rp_profile *p, uint64_t t, uint64_t end)
+{
+    if (!p->total_samples++ || t < p->first_t)
+        p->first_t = t;
+    if (end > p->last_t)
+        p->last_t = end;
+}
+
+static int add_alloc_sample(builder *b, const rp_event *e, const live_gcs *g, rp_carry *carry)
+{
+    const rec_alloc_sample *r = &e->alloc_sample;
+    rp_profile *p = b->p;
+    const rp_thread *th;
+    const char *label;
+    uint64_t key, died;
+    double bytes, objects;
+    int matches, dead, live;
+    size_t after;
+    rp_sample *s;
+
+    view_record_time(p, e->t, e->t);
+    p->alloc_methods |= r->method < 32 ? 1u << r->method : 1u;
+    if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
+        return -1;
+    if (!matches)
+        return 0;
+    /* The live view (Go's inuse_space): followed, allocated before the
+     * last GC the tracker saw, never found dead. */
+    dead = r->id && idmap_get(&g->dead, r->id, &died);
+    live = r->id && g->n && e->t < p->live_last_gc_t && !dead;
+    if (r->id)
+        p->followed++;
+    if (p->view == RP_VIEW_LIVE && !live)
+        return 0;
+    if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
+        return -1;
+    if (set_stack(b, s, r->frames, r->nframes, r->type[0] ? r->type : RP_UNKNOWN_TYPE) < 0)
+        return -1;
+    rp_alloc_estimate(r, &bytes, &objects);
+    s->bytes = bytes;
+    s->objects = objects;
+    s->live = (uint8_t)live;
+    after = gcs_after(g, e->t);              /* the GCs after it: those it survived, but the one it died in */
+    if (r->id)
+        s->age = (uint32_t)(dead ? (died + after >= g->n ? died + after - g->n : 0) : after);
+    s->weight = rp_carry_round(carry, p->view == RP_VIEW_ALLOC_COUNT ? objects : bytes);
+    p->bytes += bytes;
+    p->objects += objects;
+    p->threads[s->thread].weight += s->weight;
+    p->weight_total += s->weight;
+    return 0;
+}
+
+static int add_contention(builder *b, const rp_event *e)
+{
+    const rec_contention *r = &e->contention;
+    rp_profile *p = b->p;
+    const rp_thread *th;
+    const char *label;
+    uint64_t key;
+    int matches;
+    rp_sample *s;
+
+    view_record_time(p, e->t, e->t + r->duration_ns);
+    if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
+        return -1;
+    if (!matches)
+        return 0;
+    if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
+        return -1;
+    if (r->type[0]) {
+        size_t len = strlen(r->type) + sizeof(RP_LOCK_PREFIX);
+        char *lock = malloc(len);
+        int rc;
+        if (!lock)
+            return -1;
+        snprintf(lock, len, RP_LOCK_PREFIX "%s", r->type);
+        rc = set_stack(b, s, r->frames, r->nframes, lock);
+        free(lock);
+        if (rc < 0)
+            return -1;
+    } else if (set_stack(b, s, r->frames, r->nframes, NULL) < 0) {
+        return -1;
+    }
+    s->weight = r->duration_ns;
+    p->threads[s->thread].weight += s->weight;
+    p->weight_total += s->weight;
+    return 0;
+}
+
 int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *filter, unsigned options, rp_profile *p)
 {
-    async_roles roles = { 0 };
-    idmap names, threads_by_id, thread_slots, last_sample, labelled;
-    rp_interner in = { 0 };
-    size_t cap = 0, tcap = 0, lcap = 0;
+    builder b;
+    idmap last_sample;
+    live_gcs gcs = { 0 };
+    rp_carry carry = { 0 };
+    const rp_view_info *vi = rp_view_of(view);
     uint64_t first_tick = 0, last_tick = 0, first_process_cpu = 0;
     size_t process_cpus = 0;
-    long native, unknown;
     int rc = -1;
 
     memset(p, 0, sizeof(*p));
-    p->view = view;
+    memset(&b, 0, sizeof(b));
+    b.tr = tr;
+    b.p = p;
+    b.filter = filter;
+    b.options = options;
+    p->view = vi->view;
     p->filtered = filter != NULL;
-    idmap_init(&names);
-    idmap_init(&threads_by_id);
-    idmap_init(&thread_slots);
+    idmap_init(&b.names);
+    idmap_init(&b.threads_by_id);
+    idmap_init(&b.thread_slots);
+    idmap_init(&b.labelled);
     idmap_init(&last_sample);
-    idmap_init(&labelled);
-    native = rp_intern(&in, p, "[native code]");
-    unknown = rp_intern(&in, p, "[unknown]");
-    if (native < 0 || unknown < 0)
+    idmap_init(&gcs.dead);
+    b.native = rp_intern(&b.in, p, "[native code]");
+    b.unknown = rp_intern(&b.in, p, "[unknown]");
+    if (b.native < 0 || b.unknown < 0)
+        goto out;
+    if (vi->family == RP_FAMILY_MEMORY && live_gcs_read(tr, &gcs, p) < 0)
         goto out;
 
     for (size_t i = 0; i < tr->nev; i++) {
@@ -259,10 +621,10 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             uint64_t function;
             const char *name = rp_function_name(e, &function);
             if (name[0]) {
-                long f = rp_intern(&in, p, name);
+                long f = rp_intern(&b.in, p, name);
                 if (f < 0)
                     goto out;
-                idmap_put(&names, function, (uint64_t)f);
+                idmap_put(&b.names, function, (uint64_t)f);
             }
             break;
         }
@@ -270,10 +632,12 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             break;
         case TK_THREAD_CREATE: case TK_THREAD_OS: case TK_THREAD_NAME: case TK_THREAD_DESTROY:
             if (e->thread >= 0)
-                idmap_put(&threads_by_id, rp_thread_id(e), (uint64_t)e->thread);
+                idmap_put(&b.threads_by_id, rp_thread_id(e), (uint64_t)e->thread);
             break;
-        case TK_SAMPLER_TICK: {
+        case TK_SAMPLER_TICK: {                 /* (the sampler's: the CPU sampler's views only) */
             const rec_sampler_tick *k = &e->sampler_tick;
+            if (vi->family != RP_FAMILY_TIME)
+                break;
             if (!p->ticks++)
                 first_tick = e->t;
             last_tick = e->t;
@@ -287,6 +651,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             break;
         }
         case TK_PROCESS_CPU:        /* the first and the last bracket the sampling (docs/sampling.md) */
+            if (vi->family != RP_FAMILY_TIME)
+                break;
             if (!process_cpus++)
                 first_process_cpu = e->process_cpu.cpu_ns;
             else if (e->process_cpu.cpu_ns > first_process_cpu) {
@@ -294,111 +660,28 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 p->processes = 1;
             }
             break;
-        case TK_SAMPLE: {
-            const rec_sample *r = &e->sample;
-            uint64_t v, prev_t = 0;
-            int tidx = idmap_get(&threads_by_id, r->thread, &v) ? (int)v : -1;
-            const rp_thread *th = tidx >= 0 ? &tr->threads[tidx] : NULL;
-            uint64_t key = tidx >= 0 ? (uint64_t)tidx : (1ULL << 63) | r->os_tid;
-            const char *label;
-            int matches, on_cpu;
-            rp_sample *s;
-
-            p->total_samples++;
-            if (!idmap_get(&labelled, key, &v)) {            /* every sampled thread's label, once */
-                if (p->nlabels == lcap) {
-                    size_t nc = lcap ? lcap * 2 : 16;
-                    const char **nl = realloc(p->labels, nc * sizeof(*nl));
-                    if (!nl)
-                        goto out;
-                    p->labels = nl;
-                    lcap = nc;
-                }
-                v = p->nlabels;
-                p->labels[p->nlabels++] = thread_label(p, th, r->os_tid);
-                idmap_put(&labelled, key, v);
-            }
-            label = p->labels[v];
-            matches = rp_thread_matches(filter, label, th ? th->name : NULL, th ? th->os_name : NULL, r->os_tid,
-                                        r->thread);
-            if (matches)
-                p->filter_matched = 1;
-            /* On a CPU: the thread used at least a quarter of the time since
-             * its previous sample (a sleeping thread that wakes now and then
-             * does not count). */
-            {
-                int seen = idmap_get(&last_sample, r->os_tid, &prev_t);
-                on_cpu = seen && e->t > prev_t && r->cpu_ns * 4 >= e->t - prev_t;
-                idmap_put(&last_sample, r->os_tid, e->t);
-            }
-            if (!matches)
-                continue;
-            if (view == RP_VIEW_CPU && !on_cpu) {
-                p->cpu_unshown_ns += r->cpu_ns;
-                continue;
-            }
-            if (!idmap_get(&thread_slots, key, &v)) {
-                if (p->nthreads == tcap) {
-                    size_t nc = tcap ? tcap * 2 : 16;
-                    rp_pthread *nt = realloc(p->threads, nc * sizeof(*nt));
-                    if (!nt)
-                        goto out;
-                    p->threads = nt;
-                    tcap = nc;
-                }
-                v = p->nthreads++;
-                memset(&p->threads[v], 0, sizeof(p->threads[v]));
-                p->threads[v].name = label;
-                p->threads[v].managed_name = copy_str(p, th ? th->name : "");
-                p->threads[v].os_name = copy_str(p, th ? th->os_name : "");
-                p->threads[v].managed_id = r->thread;
-                p->threads[v].os_tid = r->os_tid;
-                idmap_put(&thread_slots, key, v);
-            }
-            if (p->nsamples == cap) {
-                size_t nc = cap ? cap * 2 : 4096;
-                rp_sample *ns = realloc(p->samples, nc * sizeof(*ns));
-                if (!ns)
-                    goto out;
-                p->samples = ns;
-                cap = nc;
-            }
-            s = &p->samples[p->nsamples++];
-            s->t = e->t;
-            s->thread = (uint32_t)v;
-            s->cpu_ns = r->cpu_ns;
-            s->nframes = r->nframes;
-            s->frames = palloc(p, (r->nframes ? r->nframes : 1) * sizeof(uint32_t));
-            if (!s->frames)
+        case TK_SAMPLE:
+            if (vi->family == RP_FAMILY_TIME && add_cpu_sample(&b, e, &last_sample) < 0)
                 goto out;
-            for (uint32_t k = 0; k < r->nframes; k++) {      /* leaf first -> root first */
-                uint64_t fid = r->frames[r->nframes - 1 - k], f;
-                s->frames[k] = fid == 0 ? (uint32_t)native
-                             : idmap_get(&names, fid, &f) ? (uint32_t)f : (uint32_t)unknown;
-            }
-            /* Async methods as written (async_frames.h) */
-            if (!(options & RP_PROFILE_RAW_FRAMES)) {
-                if (async_roles_update(&roles, &in, p) < 0)
-                    goto out;
-                s->nframes = rp_async_fold(s->frames, s->nframes, roles.role, roles.renamed, in.names);
-            }
-            /* Threads stop for the sample at GC safe points; a loop's safe point
-             * is a call to the runtime's poll helper, which would otherwise get
-             * the time of the function that called it. */
-            while (s->nframes > 1 && is_safe_point_helper(in.names[s->frames[s->nframes - 1]]))
-                s->nframes--;
-            p->threads[v].samples++;
-            p->threads[v].cpu_ns += r->cpu_ns;
-            p->cpu_ns += r->cpu_ns;
             break;
-        }
+        case TK_ALLOC_SAMPLE:
+            if (vi->family == RP_FAMILY_MEMORY && add_alloc_sample(&b, e, &gcs, &carry) < 0)
+                goto out;
+            break;
+        case TK_CONTENTION:
+            if (vi->family == RP_FAMILY_CONTENTION && add_contention(&b, e) < 0)
+                goto out;
+            break;
         }
     }
     if (!p->period_ns)
         p->period_ns = 10000000u;            /* (traces without ticks: the default rate) */
     /* The window: each tick stands for one period, so N evenly spaced ticks
-     * make N periods and the achieved rate is the asked one. */
-    if (p->ticks) {
+     * make N periods and the achieved rate is the asked one.  The other
+     * families: their records' first to last. */
+    if (vi->family != RP_FAMILY_TIME) {
+        p->duration_ns = p->last_t - p->first_t;
+    } else if (p->ticks) {
         p->duration_ns = last_tick - first_tick + p->period_ns;
         p->rate_hz = (double)p->ticks * 1e9 / (double)p->duration_ns;
     } else if (p->nsamples) {
@@ -407,45 +690,48 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     /* Keep only the frames that samples use, renumbered in first-use order:
      * the exporters write the frame table as it is. */
     {
-        uint32_t *map = malloc((in.n ? in.n : 1) * sizeof(*map));
-        char **kept = malloc((in.n ? in.n : 1) * sizeof(*kept));
+        rp_interner *in = &b.in;
+        uint32_t *map = malloc((in->n ? in->n : 1) * sizeof(*map));
+        char **kept = malloc((in->n ? in->n : 1) * sizeof(*kept));
         size_t used = 0;
         if (!map || !kept) {
             free(map);
             free(kept);
             goto out;
         }
-        for (size_t f = 0; f < in.n; f++)
+        for (size_t f = 0; f < in->n; f++)
             map[f] = UINT32_MAX;
         for (size_t i = 0; i < p->nsamples; i++)
             for (uint32_t k = 0; k < p->samples[i].nframes; k++) {
                 uint32_t *fr = &p->samples[i].frames[k];
                 if (map[*fr] == UINT32_MAX) {
                     map[*fr] = (uint32_t)used;
-                    kept[used++] = in.names[*fr];
+                    kept[used++] = in->names[*fr];
                 }
                 *fr = map[*fr];
             }
         free(map);
-        free(in.names);
-        in.names = kept;
-        in.n = used;
-        in.cap = used;
+        free(in->names);
+        in->names = kept;
+        in->n = used;
+        in->cap = used;
     }
-    p->frames = in.names;
-    p->nframes = in.n;
-    in.names = NULL;
+    p->frames = b.in.names;
+    p->nframes = b.in.n;
+    b.in.names = NULL;
     rc = 0;
 out:
-    free(in.names);
-    free(roles.role);
-    free(roles.renamed);
-    idindex_free(in.slots);
-    idmap_free(&names);
-    idmap_free(&threads_by_id);
-    idmap_free(&thread_slots);
+    free(b.in.names);
+    free(b.roles.role);
+    free(b.roles.renamed);
+    idindex_free(b.in.slots);
+    idmap_free(&b.names);
+    idmap_free(&b.threads_by_id);
+    idmap_free(&b.thread_slots);
+    idmap_free(&b.labelled);
     idmap_free(&last_sample);
-    idmap_free(&labelled);
+    idmap_free(&gcs.dead);
+    free(gcs.t);
     if (rc != 0)
         rp_profile_free(p);
     return rc;

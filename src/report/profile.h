@@ -1,8 +1,12 @@
-/* profile.h - the samples of a trace as a profile: every sample's stack as
- * frame numbers (root first) into one table of function names, with its
- * thread, time, and whether the thread was on a CPU since its previous
- * sample.  Names are those in force at the sample's time (IDs are reused
- * after unloads).  The formats that show samples (text, collapsed,
+/* profile.h - the samples of one view of a trace as a profile (views.h:
+ * the CPU samples of the cpu and wall views, the allocation samples of the
+ * alloc, alloc-count and live views, the lock waits of the contention
+ * view): every sample's stack as frame numbers (root first) into one table
+ * of function names, with its thread, time and weight.  Names are those in
+ * force at the sample's time (IDs are reused after unloads).  In the
+ * allocation views the leaf frame is the allocated type, in the
+ * contention view the lock's type as "lock TYPE" where known (the sample's
+ * typed flag).  The formats that show samples (text, collapsed,
  * speedscope, pprof, html: formats.h) read this; profile.c builds it. */
 #ifndef CLRPROBE_REPORT_PROFILE_H
 #define CLRPROBE_REPORT_PROFILE_H
@@ -12,8 +16,12 @@
 #include <stdio.h>
 
 #include "report/model.h"
+#include "report/views.h"
 
-enum rp_view { RP_VIEW_CPU = 0, RP_VIEW_WALL = 1 };
+/* The frame put over an allocation's stack for its type when the record
+ * names none, and the prefix of a lock's type in the contention view. */
+#define RP_UNKNOWN_TYPE "[unknown type]"
+#define RP_LOCK_PREFIX "lock "
 
 typedef struct rp_pthread {
     const char *name;        /* the thread's label, unique in the profile: "NAME (TID)" with NAME its
@@ -26,6 +34,7 @@ typedef struct rp_pthread {
     uint32_t os_tid;
     uint64_t samples;        /* in the chosen view */
     uint64_t cpu_ns;         /* the CPU its kept samples measured (sum of their cpu_ns) */
+    uint64_t weight;         /* the allocation and contention views: the sum of its samples' weights */
 } rp_pthread;
 
 typedef struct rp_sample {
@@ -34,7 +43,19 @@ typedef struct rp_sample {
     uint32_t nframes;
     uint32_t *frames;        /* frame indices, root first */
     uint64_t cpu_ns;         /* CPU the thread used since its previous sample (CPU view: it was on a CPU
-                                for at least a quarter of that time) */
+                                for at least a quarter of that time); 0 in the other families */
+    uint64_t weight;         /* the allocation and contention views: what it weighs in the view's unit
+                                (views.h): its upscaled bytes (alloc, live) or objects (alloc-count), as
+                                whole numbers that carry their rounding (alloc_estimate.h), or the wait's
+                                nanoseconds (contention); 0 in cpu and wall (rp_sample_weight) */
+    double bytes, objects;   /* the allocation views: the bytes and objects it stands for
+                                (rp_alloc_estimate), unrounded */
+    uint32_t age;            /* the allocation views, a followed object: the GCs it survived (live_gc
+                                GCs after its allocation, up to the one it died in or to the last) */
+    uint8_t live;            /* the allocation views: followed, allocated before the last GC and never
+                                found dead (what the live view keeps) */
+    uint8_t typed;           /* its leaf frame is a type the builder added (the allocated type, the
+                                lock's type), not a function */
 } rp_sample;
 
 typedef struct rp_profile {
@@ -60,6 +81,17 @@ typedef struct rp_profile {
                                 process_cpu record's cpu_ns minus the first's; 0 when the trace has fewer
                                 than two (an earlier agent) */
     uint32_t processes;      /* how many processes' CPU process_cpu_ns adds up (several when merged) */
+    /* The allocation and contention views (in cpu and wall all 0): */
+    uint64_t weight_total;   /* the sum of the kept samples' weights (rp_profile_total) */
+    uint64_t first_t, last_t;/* the view's records' first and last time (a wait's end), any thread */
+    double bytes, objects;   /* allocation views: the kept samples' estimates, summed unrounded */
+    unsigned alloc_methods;  /* allocation views: 1 << ALLOC_METHOD_* of every alloc_sample record (bit 0:
+                                an unknown method); rp_alloc_scaling says how to read the figures */
+    uint64_t followed;       /* allocation views: alloc samples with an id (followed for the live view)
+                                that match the filter */
+    uint32_t live_gcs;       /* the GCs the live tracker saw (live_gc records, one per gc number) */
+    uint32_t live_last_gc;   /* the latest one's number, and its time: the live view's moment */
+    uint64_t live_last_gc_t;
     int filtered;            /* a --thread filter was given: other sampled threads are left out too */
     /* The --thread filter: whether any sample's thread matched it (in any view), and the labels of
      * the sampled threads (for the error that lists them). */
@@ -91,12 +123,25 @@ void rp_profile_free(rp_profile *p);
 int rp_profile_merge(const rp_profile *parts, const char *const *roots, const uint64_t *offsets_ns, size_t n,
                      rp_profile *out);
 
-/* The weight of a sample in nanoseconds: its measured cpu_ns in the CPU
- * view, one period in the wall view.  What the formats add up. */
+/* The weight of a sample in the view's unit: its measured cpu_ns in the CPU
+ * view, one period in the wall view, its weight in the others.  What the
+ * formats that weigh samples (speedscope, pprof) add up. */
 uint64_t rp_sample_weight(const rp_profile *p, const rp_sample *s);
 /* The sum of the weights of the kept samples: cpu_ns in the CPU view, the
- * thread time (samples x period) in the wall view. */
+ * thread time (samples x period) in the wall view, weight_total in the
+ * others. */
 uint64_t rp_profile_total(const rp_profile *p);
+/* What the counting formats (text's tables, collapsed, the html widths)
+ * add up for a sample: 1 in the views that count samples (cpu, wall), its
+ * weight in the others (views.h, counts_samples); and their sum over the
+ * kept samples. */
+uint64_t rp_sample_count(const rp_profile *p, const rp_sample *s);
+uint64_t rp_profile_count_total(const rp_profile *p);
+/* The allocation views: why the live view has no sample, or NULL when it
+ * has some (or p is of another family): the trace has no allocation
+ * samples, they were not followed (live not collected), no GC was seen
+ * since they were recorded, or none of them is alive after the last GC. */
+const char *rp_live_empty_reason(const rp_profile *p);
 /* How the process's CPU (process_cpu_ns, the kernel's count) divides, in
  * percent of it: the view's total (cpu_ns), the samples left out as
  * waiting (cpu_unshown_ns), the sampler's own CPU, and the rest (threads
@@ -131,5 +176,8 @@ long rp_intern(rp_interner *in, rp_profile *p, const char *name);
 
 /* Number of sample records in a trace (any view). */
 uint64_t rp_count_samples(const rp_trace *tr);
+/* Number of records of the kind a view's samples come from (views.h); in
+ * the live view, the followed allocation samples. */
+uint64_t rp_count_view_records(const rp_trace *tr, enum rp_view view);
 
 #endif

@@ -1,7 +1,8 @@
 /* profile_merge.c - several processes' profiles as one (profile.h,
  * rp_profile_merge): every sample gets its process as the root frame; the
- * totals every format states (CPU time, window, rate) are the parts'
- * together; the merged profile owns copies of every string it shows. */
+ * totals every format states (CPU time, window, rate; the allocation and
+ * contention views' totals) are the parts' together; the merged profile
+ * owns copies of every string it shows. */
 #include "report/profile.h"
 #include "report/arena.h"
 #include "common/idmap.h"
@@ -51,6 +52,11 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
     out->arena = NULL;
     out->total_samples = out->ticks = out->suspend_ns = out->max_suspend_ns = out->sampler_cpu_ns = out->failed = 0;
     out->cpu_ns = out->cpu_unshown_ns = out->duration_ns = 0;
+    out->weight_total = out->followed = 0;
+    out->bytes = out->objects = 0;
+    out->alloc_methods = 0;
+    out->live_gcs = out->live_last_gc = 0;
+    out->live_last_gc_t = out->first_t = out->last_t = 0;
     out->filter_matched = 0;
     out->labels = NULL;
     out->nlabels = 0;
@@ -89,6 +95,28 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
     for (size_t i = 0; i < n; i++) {
         nthreads += parts[i].nthreads;
         nsamples += parts[i].nsamples;
+        /* the allocation and contention views: their totals add up; the live view's moment is the
+           latest process's last GC, shifted as its samples are */
+        out->weight_total += parts[i].weight_total;
+        out->bytes += parts[i].bytes;
+        out->objects += parts[i].objects;
+        out->alloc_methods |= parts[i].alloc_methods;
+        out->followed += parts[i].followed;
+        out->live_gcs += parts[i].live_gcs;
+        if (parts[i].total_samples) {
+            uint64_t off = offsets_ns ? offsets_ns[i] : 0;
+            if (!out->total_samples || parts[i].first_t + off < out->first_t)
+                out->first_t = parts[i].first_t + off;
+            if (parts[i].last_t + off > out->last_t)
+                out->last_t = parts[i].last_t + off;
+        }
+        if (parts[i].live_gcs) {
+            uint64_t t = parts[i].live_last_gc_t + (offsets_ns ? offsets_ns[i] : 0);
+            if (t >= out->live_last_gc_t) {
+                out->live_last_gc_t = t;
+                out->live_last_gc = parts[i].live_last_gc;
+            }
+        }
         out->total_samples += parts[i].total_samples;
         out->ticks += parts[i].ticks;
         out->suspend_ns += parts[i].suspend_ns;

@@ -1,10 +1,14 @@
 /* profile_text.c - the profile part of `report --format text` ("Where time
- * goes"): the sampling overhead, then the top functions by self and total
- * samples, overall and per thread. */
+ * goes" in the cpu and wall views; "The VIEW view" in the others): the
+ * totals (and in the CPU views the sampling overhead), then the top
+ * functions by self and total, overall and per thread: counted in samples
+ * in the CPU views, in the view's unit in the others (rp_sample_count). */
 #include "report/report.h"
+#include "report/alloc_estimate.h"
 #include "common/escape.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,15 +45,16 @@ static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
         const rp_sample *s = &p->samples[i];
         if (thread >= 0 && s->thread != (uint32_t)thread)
             continue;
-        (*n)++;
+        uint64_t c = rp_sample_count(p, s);
+        *n += c;
         stamp++;
         if (s->nframes)
-            st[s->frames[s->nframes - 1]].self++;
+            st[s->frames[s->nframes - 1]].self += c;
         for (uint32_t k = 0; k < s->nframes; k++) {
             uint32_t f = s->frames[k];
             if (mark[f] != stamp) {          /* recursion counts once */
                 mark[f] = stamp;
-                st[f].total++;
+                st[f].total += c;
             }
         }
     }
@@ -57,27 +62,48 @@ static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
     return st;
 }
 
+/* A count of the view as a table shows it: samples in the CPU views, else
+ * the view's unit (bytes as "1.2 MiB", objects bare, time as "1.2 ms"). */
+static void cell(const rp_profile *p, uint64_t v, char *buf, size_t len)
+{
+    if (rp_view_of(p->view)->counts_samples || p->view == RP_VIEW_ALLOC_COUNT || v == 0)
+        snprintf(buf, len, "%" PRIu64, v);
+    else
+        rp_view_format(p->view, v, buf, len);
+}
+
 /* The top of st by cmp under a title line; the title of a thread's list is
- * "Thread LABEL: N samples, N.NN s of CPU time, top by self:" (title NULL),
- * with the thread's label escaped. */
+ * "Thread LABEL: N samples, N.NN s of CPU time, top by self:" (title NULL;
+ * in the other views the thread's total in the view's unit), with the
+ * thread's label escaped. */
 static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
                      const char *title, long thread, size_t limit, FILE *out)
 {
+    int w = rp_view_of(p->view)->counts_samples ? 8 : 11;
+    char a[32], b[32];
+
     qsort(st, p->nframes, sizeof(*st), cmp);
     if (title) {
         fprintf(out, "  %s\n", title);
-    } else {
+    } else if (rp_view_of(p->view)->counts_samples) {
         fputs("  Thread ", out);
         esc_puts(out, p->threads[thread].name);
         fprintf(out, ": %" PRIu64 " samples, %.2f s of CPU time, top by self:\n", n,
                 (double)p->threads[thread].cpu_ns / 1e9);
+    } else {
+        fputs("  Thread ", out);
+        esc_puts(out, p->threads[thread].name);
+        rp_view_format(p->view, p->threads[thread].weight, a, sizeof(a));
+        fprintf(out, ": %" PRIu64 " samples, %s, top by self:\n", p->threads[thread].samples, a);
     }
-    fprintf(out, "  %8s %7s %8s %7s  %s\n", "self", "", "total", "", "function");
+    fprintf(out, "  %*s %7s %*s %7s  %s\n", w, "self", "", w, "total", "", "function");
     for (size_t i = 0; i < p->nframes && i < limit; i++) {
         if ((cmp == by_self ? st[i].self : st[i].total) == 0)
             break;
-        fprintf(out, "  %8" PRIu64 " %6.1f%% %8" PRIu64 " %6.1f%%  ", st[i].self, 100.0 * (double)st[i].self / (double)n,
-                st[i].total, 100.0 * (double)st[i].total / (double)n);
+        cell(p, st[i].self, a, sizeof(a));
+        cell(p, st[i].total, b, sizeof(b));
+        fprintf(out, "  %*s %6.1f%% %*s %6.1f%%  ", w, a, 100.0 * (double)st[i].self / (double)n, w, b,
+                100.0 * (double)st[i].total / (double)n);
         esc_puts(out, p->frames[st[i].frame]);
         putc('\n', out);
     }
@@ -125,12 +151,48 @@ int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
     return 1;
 }
 
+/* The totals of the allocation and contention views (rp_write_profile_totals). */
+static void view_totals(const rp_profile *p, const char *indent, FILE *out)
+{
+    char total[32], bytes[32], dur[32], t[32];
+
+    rp_view_format(p->view, rp_profile_total(p), total, sizeof(total));
+    rp_view_format(RP_VIEW_CONTENTION, p->duration_ns, dur, sizeof(dur));
+    rp_format_bytes((uint64_t)llround(p->bytes), bytes, sizeof(bytes));
+    switch (p->view) {
+    case RP_VIEW_ALLOC:
+        fprintf(out, "%s%s allocated in %.0f objects over %s, from %zu allocation samples\n", indent, total,
+                p->objects, dur, p->nsamples);
+        break;
+    case RP_VIEW_ALLOC_COUNT:
+        fprintf(out, "%s%s allocated (%s) over %s, from %zu allocation samples\n", indent, total, bytes, dur,
+                p->nsamples);
+        break;
+    case RP_VIEW_LIVE:
+        rp_view_format(RP_VIEW_CONTENTION, p->live_last_gc_t, t, sizeof(t));
+        fprintf(out, "%s%s in %.0f objects alive after GC %" PRIu32 " (at %s, the last of the %" PRIu32 " the live "
+                "view saw)\n%sfrom %zu of %" PRIu64 " followed allocation samples; ", indent, total, p->objects,
+                p->live_last_gc, t, p->live_gcs, indent, p->nsamples, p->followed);
+        fprintf(out, "%s\n", rp_alloc_scaling(p->alloc_methods, 1));
+        return;
+    default:
+        fprintf(out, "%s%s waited in %zu lock waits on %zu thread%s, over %s\n", indent, total, p->nsamples,
+                p->nthreads, p->nthreads == 1 ? "" : "s", dur);
+        return;
+    }
+    fprintf(out, "%s%s\n", indent, rp_alloc_scaling(p->alloc_methods, 1));
+}
+
 void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
 {
     char process[512];
 
     double dur = (double)p->duration_ns / 1e9, cpu = (double)p->cpu_ns / 1e9;
 
+    if (rp_view_of(p->view)->family != RP_FAMILY_TIME) {
+        view_totals(p, indent, out);
+        return;
+    }
     if (p->view == RP_VIEW_CPU) {
         fprintf(out, "%s%.2f s of CPU time in %.2f s (%.2f CPUs on average)", indent, cpu, dur,
                 dur > 0 ? cpu / dur : 0.0);
@@ -158,9 +220,39 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
 
 void rp_write_profile_text(const rp_profile *p, FILE *out)
 {
+    const rp_view_info *vi = rp_view_of(p->view);
     uint64_t n;
     fstat *st;
+    char self[96], total[96];
 
+    if (vi->family != RP_FAMILY_TIME) {
+        const char *why = rp_live_empty_reason(p);
+        fprintf(out, "\nThe %s view (%s: %zu samples of %" PRIu64 ")\n", vi->name, vi->counts, p->nsamples,
+                p->total_samples);
+        if (why && !p->filtered)
+            fprintf(out, "  empty: %s\n", why);
+        else
+            rp_write_profile_totals(p, "  ", out);
+        if (!p->nsamples)
+            return;
+        if ((st = frame_stats(p, -1, &n)) == NULL)
+            return;
+        snprintf(self, sizeof(self), "Top frames by self %s (the leaf of %s):",
+                 vi->family == RP_FAMILY_MEMORY ? vi->unit : "time",
+                 vi->family == RP_FAMILY_MEMORY ? "an allocation is its type" : "a wait is the lock's type, if known");
+        snprintf(total, sizeof(total), "Top frames by total %s (self + callees):",
+                 vi->family == RP_FAMILY_MEMORY ? vi->unit : "time");
+        top_list(p, st, n, by_self, self, -1, 20, out);
+        top_list(p, st, n, by_total, total, -1, 20, out);
+        free(st);
+        for (size_t t = 0; t < p->nthreads; t++) {
+            if ((st = frame_stats(p, (long)t, &n)) == NULL)
+                return;
+            top_list(p, st, n, by_self, NULL, (long)t, 5, out);
+            free(st);
+        }
+        return;
+    }
     fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 "; %s)\n",
             p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
             p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "

@@ -23,15 +23,26 @@ void rp_write_processes(const char *title, const rp_report_trace *t, size_t n, F
 /* Readable summary (text.c).  path is shown in the title.  Returns 0 or -1 (I/O). */
 int rp_write_text(const rp_trace *tr, const char *path, FILE *out);
 
+/* The summary's sections on allocations, live objects and lock waits, each
+ * when tr has their records (text_views.c): allocation sites by upscaled
+ * bytes, sites by live bytes with ages, wait sites by time waited; of the
+ * threads thread names (NULL: all), frames as options say (RP_PROFILE_*).
+ * Returns 0 or -1 (I/O, out of memory). */
+int rp_write_text_views(const rp_trace *tr, const char *thread, unsigned options, FILE *out);
+
 /* One JSON object per line (jsonl.c, docs/jsonl.md).  Returns 0 or -1 (I/O). */
 int rp_write_jsonl(const rp_trace *tr, FILE *out);
 
 /* The profile part of the text report (profile_text.c): top functions by
- * self and total, overall and per thread (names escaped). */
+ * self and total, overall and per thread (names escaped), in the view's
+ * unit ("Where time goes" in the cpu and wall views). */
 void rp_write_profile_text(const rp_profile *p, FILE *out);
 /* The profile's totals and rate as lines of text, each after indent: "N.NN
  * s of CPU time in N.NN s ...", with a process CPU "the process used N.NN
- * s of CPU time ...", then "rate: ..." (profile_text.c). */
+ * s of CPU time ...", then "rate: ..." (profile_text.c); in the other
+ * views, what the view adds up and how to read it ("1.25 GiB allocated in
+ * ... objects ...; upscaled estimates ...", "... waited in N lock
+ * waits"). */
 void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out);
 /* "the process used N.NN s of CPU time (the kernel's count, every thread):
  * N% in this view, ..." (rp_profile_process_share) into buf; 0 (buf "")

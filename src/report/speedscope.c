@@ -3,17 +3,51 @@
  * shared by all profiles, then one "sampled" profile per thread whose
  * samples are stacks of frame indices (root first), each weighing its
  * measured CPU time in nanoseconds (the CPU view: its cpu_ns) or one
- * sampling period (the wall view): rp_sample_weight.  A profile's endValue
+ * sampling period (the wall view), or its weight in the other views
+ * (unit "bytes" in alloc and live, "none" for alloc-count's objects,
+ * "nanoseconds" waited in contention): rp_sample_weight.  A profile's endValue
  * is the sum of its weights, so the profiles add up to the report's total.  Written as it goes, never built in
  * memory. */
 #include "report/report.h"
+#include "report/alloc_estimate.h"
 #include "report/json.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Samples without a managed frame get this one frame, as in collapsed output. */
 static const char no_frames[] = "[no managed frames]";
+
+/* The file's name in the allocation and contention views: the trace's,
+ * the view and its total as the text report states it, how to read the
+ * figures, and the window: "TITLE: alloc view: 1.25 GiB allocated in N
+ * objects (upscaled estimates); in N.NN s", "TITLE: live view: ... alive
+ * after GC N", "TITLE: contention view: N.N ms waited in N lock waits". */
+static const char *view_name(const rp_profile *p, const char *title, char *buf, size_t len)
+{
+    const rp_view_info *vi = rp_view_of(p->view);
+    char total[32], dur[32];
+    size_t n;
+
+    rp_view_format(p->view, rp_profile_total(p), total, sizeof(total));
+    rp_view_format(RP_VIEW_CONTENTION, p->duration_ns, dur, sizeof(dur));
+    if (vi->family == RP_FAMILY_CONTENTION)
+        n = (size_t)snprintf(buf, len, "%s: %s view: %s waited in %zu lock waits", title, vi->name, total,
+                             p->nsamples);
+    else if (p->view == RP_VIEW_LIVE)
+        n = (size_t)snprintf(buf, len, "%s: %s view: %s in %.0f objects alive after GC %" PRIu32 " (%s)", title,
+                             vi->name, total, p->objects, p->live_last_gc, rp_alloc_scaling(p->alloc_methods, 0));
+    else if (p->view == RP_VIEW_ALLOC_COUNT)
+        n = (size_t)snprintf(buf, len, "%s: %s view: %s allocated (%s)", title, vi->name, total,
+                             rp_alloc_scaling(p->alloc_methods, 0));
+    else
+        n = (size_t)snprintf(buf, len, "%s: %s view: %s allocated in %.0f objects (%s)", title, vi->name, total,
+                             p->objects, rp_alloc_scaling(p->alloc_methods, 0));
+    if (n < len)
+        snprintf(buf + n, len - n, "; in %s", dur);
+    return buf;
+}
 
 /* The file's name, which speedscope shows as its title: the trace's, then
  * the same totals the other formats state (profile_text.c): the view's CPU
@@ -27,6 +61,8 @@ static const char *name(const rp_profile *p, const char *title, char *buf, size_
     rp_process_share sh;
     size_t n;
 
+    if (rp_view_of(p->view)->family != RP_FAMILY_TIME)
+        return view_name(p, title, buf, len);
     if (p->view == RP_VIEW_CPU)
         n = (size_t)snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads", title, (double)p->cpu_ns / 1e9);
     else
@@ -48,6 +84,8 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
     char namebuf[4200];
     size_t *start, *order;
     int empty_stacks = 0;
+    /* speedscope's units: nanoseconds and bytes are its own, objects are "none" */
+    const char *unit = strcmp(rp_view_of(p->view)->unit, "objects") == 0 ? "none" : rp_view_of(p->view)->unit;
 
     /* The samples grouped by thread, each group in time order (a counting sort). */
     start = calloc(p->nthreads + 1, sizeof(*start));
@@ -99,7 +137,7 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
             total += rp_sample_weight(p, &p->samples[order[start[t] + k]]);
         fputs(t ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
         json_string(out, p->threads[t].name);
-        fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+        fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[", unit,
                 total);
         for (size_t k = 0; k < n; k++) {
             const rp_sample *s = &p->samples[order[start[t] + k]];

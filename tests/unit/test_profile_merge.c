@@ -15,8 +15,10 @@ TEST(profile_merge_roots_frames_threads)
                         { .name = "worker (21)", .managed_name = "worker", .os_name = "w", .os_tid = 21, .samples = 1 } };
     const char *la[] = { "main (10)" }, *lb[] = { "main (20)", "worker (21)" };
     uint32_t s1[] = { 0, 1 }, s2[] = { 0 }, s3[] = { 1, 0 }, s4[] = { 0 };
-    rp_sample sa[] = { { 5, 0, 2, s1, 7 }, { 30, 0, 1, s2, 0 } };
-    rp_sample sb[] = { { 1, 1, 2, s3, 3 }, { 2, 0, 1, s4, 0 } };
+    rp_sample sa[] = { { .t = 5, .thread = 0, .nframes = 2, .frames = s1, .cpu_ns = 7 },
+                       { .t = 30, .thread = 0, .nframes = 1, .frames = s2, .cpu_ns = 0 } };
+    rp_sample sb[] = { { .t = 1, .thread = 1, .nframes = 2, .frames = s3, .cpu_ns = 3 },
+                       { .t = 2, .thread = 0, .nframes = 1, .frames = s4, .cpu_ns = 0 } };
     rp_profile parts[2], m;
     const char *roots[] = { "dotnet (pid 10)", "App (pid 20)" };
     uint64_t offsets[] = { 0, 10 };

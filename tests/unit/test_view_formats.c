@@ -1,0 +1,364 @@
+/* test_view_formats.c - every format on the allocation, live and
+ * contention views of one trace made by hand, through `clrprobe report`
+ * (cmd_report in this process): the text summary's sections and the
+ * view's profile in its unit, collapsed counts, speedscope's unit and
+ * title, jsonl's estimates, pprof's sample types (decoded), html's view
+ * picker; "not upscaled" wherever tick figures are shown. */
+#include "unit.h"
+#include "synth_trace.h"
+#include "report/alloc_estimate.h"
+#include "report/views.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint64_t fill[] = { 0x501, 0x500 }, cache[] = { 0x502, 0x500 }, wait1[] = { 0x503, 0x500 };
+
+/* Thread worker (101) allocates 10 System.Byte[] of 8192 bytes in
+ * App.Fill (ids 1..10; 1..6 die in the GC at 500, 7 and 8 are alive after
+ * it (at 850), 9 and 10 come after it); thread cache (102) 10 App.Entry of 48 bytes
+ * in App.Add, not followed; two waits on System.Object in App.Take (3 ms
+ * and 1 ms), one on an unknown lock (2 ms); one CPU sample.  method:
+ * ALLOC_METHOD_SAMPLED or _TICK (amount 102400). */
+static void make(synth *s, const char *name, uint32_t method)
+{
+    static const uint64_t dead[] = { 1, 2, 3, 4, 5, 6 };
+    rp_trace tr;
+
+    synth_begin(s, name);
+    synth_name(s, 1, 0x500, "App.Main");
+    synth_name(s, 1, 0x501, "App.Fill");
+    synth_name(s, 1, 0x502, "App.Add");
+    synth_name(s, 1, 0x503, "App.Take");
+    synth_thread(s, 2, 0xA0, 101, "worker");
+    synth_thread(s, 2, 0xB0, 102, "cache");
+    for (uint64_t i = 1; i <= 10; i++) {
+        synth_alloc(s, i * 100, 0xA0, 101, method, "System.Byte[]", 8192, 1, 102400, i, fill, 2);
+        synth_alloc(s, i * 100 + 1, 0xB0, 102, method, "App.Entry", 48, 1, 102400, 0, cache, 2);
+    }
+    synth_live_gc(s, 850, 1, 2, 0, dead, 6);
+    synth_contention(s, 1100, 0xA0, 101, 3000000, "System.Object", wait1, 2);
+    synth_contention(s, 1200, 0xB0, 102, 1000000, "System.Object", wait1, 2);
+    synth_contention(s, 1300, 0xB0, 102, 2000000, "", wait1, 2);
+    synth_sample(s, 1400, 0xA0, 101, 1000000, fill, 2);
+    CHECK_EQ(synth_load(s, &tr), TRACE_OK);
+    rp_free(&tr);
+}
+
+/* The estimates of the trace's sampled allocations, computed here. */
+static double bytes_of(uint64_t size)
+{
+    return (double)size / (1.0 - pow(1.0 - 1.0 / 102400.0, (double)size));
+}
+
+static int run(const synth *s, const char *const *more, char **out, size_t *len, char **err)
+{
+    const char *args[16];
+    int n = 0;
+    args[n++] = s->path;
+    for (; *more && n < 15; more++)
+        args[n++] = *more;
+    args[n] = NULL;
+    return synth_report(args, out, len, err);
+}
+
+static void cleanup(synth *s)
+{
+    rp_trace none;
+    memset(&none, 0, sizeof(none));
+    synth_done(s, &none);
+}
+
+/* ---- text ---- */
+
+TEST(view_formats_text_summary_sections)
+{
+    synth s;
+    char *out, *err, want[256], b[32];
+    size_t len;
+
+    make(&s, "fmt-text", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\nWhere memory is allocated: ") != NULL);
+    CHECK(strstr(out, "from 20 allocation samples") != NULL);
+    CHECK(strstr(out, "  upscaled estimates (AllocationSampled") != NULL);
+    rp_format_bytes((uint64_t)llround(10 * bytes_of(8192)), b, sizeof(b));
+    snprintf(want, sizeof(want), "  %12s %6.1f%% %12.0f  System.Byte[] in App.Fill\n", b,
+             100.0 * 10 * bytes_of(8192) / (10 * bytes_of(8192) + 10 * bytes_of(48)), 10 * bytes_of(8192) / 8192);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "  App.Entry in App.Add\n") != NULL);
+    /* alive: 7 and 8, one GC survived each */
+    CHECK(strstr(out, "\nWhat stays alive after the last GC (GC 1 at ") != NULL);
+    CHECK(strstr(out, "from 2 of 10 followed allocation samples (upscaled)") != NULL);
+    rp_format_bytes((uint64_t)llround(2 * bytes_of(8192)), b, sizeof(b));
+    snprintf(want, sizeof(want), "  %12s %6.1f%% %12.0f %7d %8d  System.Byte[] in App.Fill\n", b, 100.0,
+             2 * bytes_of(8192) / 8192, 1, 1);
+    CHECK(strstr(out, want) != NULL);
+    /* waits */
+    CHECK(strstr(out, "\nWhere threads wait: 6.0 ms in 3 lock waits on 2 threads") != NULL);
+    CHECK(strstr(out, "        4.0 ms   66.7%        2  lock System.Object in App.Take\n") != NULL);
+    CHECK(strstr(out, "        2.0 ms   33.3%        1  App.Take (lock type unknown)\n") != NULL);
+    /* then the CPU view as before */
+    CHECK(strstr(out, "\nWhere time goes (CPU view") != NULL);
+    CHECK(strstr(out, "Where threads wait") < strstr(out, "Where time goes"));
+    free(out);
+    free(err);
+
+    /* the thread filter applies to the sections too */
+    CHECK_EQ(run(&s, (const char *const[]){ "--thread", "cache", "--view", "wall", NULL }, &out, &len, &err), 1);
+    CHECK(strstr(err, "no thread matches 'cache'") != NULL);          /* (no CPU sample of cache) */
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--thread", "cache", "--view", "contention", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "Where threads wait: 3.0 ms in 2 lock waits on 1 thread asked for") != NULL);
+    CHECK(strstr(out, "What stays alive: nothing to show: no allocation of the threads asked for was followed") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+TEST(view_formats_text_view_profiles)
+{
+    synth s;
+    char *out, *err, want[256], b[32];
+    size_t len;
+
+    make(&s, "fmt-text-views", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "Where time goes") == NULL);
+    CHECK(strstr(out, "\nThe alloc view (bytes allocated, from sampled allocations: 20 samples of 20)\n") != NULL);
+    rp_format_bytes((uint64_t)llround(10 * bytes_of(8192) + 10 * bytes_of(48)), b, sizeof(b));
+    snprintf(want, sizeof(want), "\n  %s allocated in ", b);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "Top frames by self bytes (the leaf of an allocation is its type):") != NULL);
+    CHECK(strstr(out, "  System.Byte[]\n") != NULL);
+    CHECK(strstr(out, "ms of CPU") == NULL && strstr(out, "s of CPU time") == NULL);
+    CHECK(strstr(out, "Thread worker (101): 10 samples, ") != NULL);
+    free(out);
+    free(err);
+
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc-count", NULL }, &out, &len, &err), 0);
+    snprintf(want, sizeof(want), "\n  %.0f objects allocated (", 10 * bytes_of(8192) / 8192 + 10 * bytes_of(48) / 48);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "Top frames by self objects") != NULL);
+    free(out);
+    free(err);
+
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "live", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\nThe live view (bytes of sampled objects alive after the last GC: 2 samples of 20)\n") != NULL);
+    CHECK(strstr(out, " objects alive after GC 1 (at ") != NULL);
+    free(out);
+    free(err);
+
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "contention", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\nThe contention view (time threads waited for locks: 3 samples of 3)\n  6.0 ms waited in 3 lock "
+                      "waits on 2 threads") != NULL);
+    CHECK(strstr(out, "      4.0 ms   66.7%      4.0 ms   66.7%  lock System.Object\n") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+TEST(view_formats_text_tick_says_not_upscaled)
+{
+    synth s;
+    char *out, *err;
+    size_t len;
+
+    make(&s, "fmt-text-tick", ALLOC_METHOD_TICK);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\n  not upscaled (AllocationTick") != NULL);                 /* the summary */
+    CHECK(strstr(out, "\n  2.0 MiB allocated in ") == NULL);
+    CHECK(strstr(out, "1.95 MiB allocated in 5 objects") == NULL);
+    CHECK(strstr(out, "\n  1.95 MiB allocated in 21458 objects") != NULL);       /* 20 x 102400; 10 x 12.5 + 10 x 2133.3 */
+    CHECK(strstr(out, "(upscaled)") == NULL);
+    CHECK(strstr(out, "(not upscaled)") != NULL);                                /* the live section */
+    CHECK(strstr(err, "not upscaled") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+/* ---- collapsed ---- */
+
+/* The count of the line for stack in collapsed output, or -1. */
+static long long count_of_line(const char *out, const char *stack)
+{
+    size_t n = strlen(stack);
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, stack, n) == 0 && l[n] == ' ')
+            return atoll(l + n + 1);
+    return -1;
+}
+
+TEST(view_formats_collapsed_counts_in_the_unit)
+{
+    synth s;
+    char *out, *err;
+    size_t len;
+    long long a, b;
+
+    make(&s, "fmt-collapsed", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    a = count_of_line(out, "App.Main;App.Fill;System.Byte[]");
+    b = count_of_line(out, "App.Main;App.Add;App.Entry");
+    CHECK(llabs(a - llround(10 * bytes_of(8192))) <= 1);           /* bytes */
+    CHECK(llabs(b - llround(10 * bytes_of(48))) <= 1);
+    CHECK(llabs(a + b - llround(10 * bytes_of(8192) + 10 * bytes_of(48))) <= 1);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc-count", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    a = count_of_line(out, "App.Main;App.Fill;System.Byte[]");
+    CHECK(llabs(a - llround(10 * bytes_of(8192) / 8192)) <= 1);    /* objects */
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "live", "-f", "collapsed", "--by-thread", NULL }, &out, &len,
+                 &err), 0);
+    a = count_of_line(out, "worker (101);App.Main;App.Fill;System.Byte[]");
+    CHECK(llabs(a - llround(2 * bytes_of(8192))) <= 1);            /* 7 and 8 */
+    CHECK(strstr(out, "App.Entry") == NULL);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "contention", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    CHECK_EQ(count_of_line(out, "App.Main;App.Take;lock System.Object"), 4000000);   /* nanoseconds */
+    CHECK_EQ(count_of_line(out, "App.Main;App.Take"), 2000000);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "wall", "-f", "collapsed", NULL }, &out, &len, &err), 0);
+    CHECK_STR(out, "App.Main;App.Fill 1\n");                                      /* samples, as before */
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+/* ---- speedscope ---- */
+
+/* The sum of the numbers after every occurrence of key in s. */
+static long long sum_after(const char *s, const char *key)
+{
+    long long sum = 0;
+    for (const char *q = strstr(s, key); q; q = strstr(q + 1, key))
+        sum += atoll(q + strlen(key));
+    return sum;
+}
+
+TEST(view_formats_speedscope_unit_and_title)
+{
+    synth s;
+    char *out, *err, want[256], b[32];
+    size_t len;
+    double all = 10 * bytes_of(8192) + 10 * bytes_of(48);
+
+    make(&s, "fmt-speedscope", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"bytes\"") != NULL && strstr(out, "\"unit\":\"nanoseconds\"") == NULL);
+    CHECK(llabs(sum_after(out, "\"endValue\":") - llround(all)) <= 1);
+    rp_format_bytes((uint64_t)llround(all), b, sizeof(b));
+    snprintf(want, sizeof(want), "\"name\":\"clrprobe-unit-");
+    CHECK(strstr(out, want) != NULL);
+    snprintf(want, sizeof(want), ": alloc view: %s allocated in %.0f objects (upscaled); in ", b,
+             10 * bytes_of(8192) / 8192 + 10 * bytes_of(48) / 48);
+    CHECK(strstr(out, want) != NULL);
+    CHECK(strstr(out, "{\"name\":\"System.Byte[]\"}") != NULL);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc-count", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"none\"") != NULL);
+    CHECK(strstr(out, ": alloc-count view: ") != NULL);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "live", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"bytes\"") != NULL);
+    CHECK(strstr(out, " objects alive after GC 1 (upscaled); in ") != NULL);
+    CHECK(llabs(sum_after(out, "\"endValue\":") - llround(2 * bytes_of(8192))) <= 1);
+    free(out);
+    free(err);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "contention", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, "\"unit\":\"nanoseconds\"") != NULL);
+    CHECK_EQ(sum_after(out, "\"endValue\":"), 6000000);
+    CHECK(strstr(out, ": contention view: 6.0 ms waited in 3 lock waits; in ") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+
+    make(&s, "fmt-speedscope-tick", ALLOC_METHOD_TICK);
+    CHECK_EQ(run(&s, (const char *const[]){ "--view", "alloc", "-f", "speedscope", NULL }, &out, &len, &err), 0);
+    CHECK(strstr(out, ": alloc view: 1.95 MiB allocated in 21458 objects (not upscaled); in ") != NULL);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
+
+/* ---- jsonl ---- */
+
+/* The line of out of kind at time t, or NULL (a copy to free). */
+static char *line_of(const char *out, const char *kind, uint64_t t)
+{
+    char want[96];
+    const char *l, *nl;
+    snprintf(want, sizeof(want), "{\"kind\":\"%s\",\"t\":%llu,", kind, (unsigned long long)t);
+    if (!(l = strstr(out, want)))
+        return NULL;
+    nl = strchr(l, '\n');
+    return strndup(l, nl ? (size_t)(nl - l) : strlen(l));
+}
+
+/* The number after "key": in line (-1 if absent). */
+static double num_of(const char *line, const char *key)
+{
+    char want[64];
+    const char *q;
+    snprintf(want, sizeof(want), "\"%s\":", key);
+    q = line ? strstr(line, want) : NULL;
+    return q ? strtod(q + strlen(want), NULL) : -1;
+}
+
+TEST(view_formats_jsonl_records)
+{
+    synth s;
+    char *out, *err, *l;
+    size_t len;
+    double bytes = 0, objects = 0;
+
+    make(&s, "fmt-jsonl", ALLOC_METHOD_SAMPLED);
+    CHECK_EQ(run(&s, (const char *const[]){ "-f", "jsonl", NULL }, &out, &len, &err), 0);
+    l = line_of(out, "alloc_sample", 100);
+    CHECK(l && strstr(l, "\"thread\":\"0xa0\",\"os_tid\":101,\"method\":\"sampled\",\"type\":\"System.Byte[]\","
+                         "\"class_id\":\"0x7000\",\"size\":8192,\"count\":1,\"amount\":102400,\"id\":1,") != NULL);
+    CHECK(fabs(num_of(l, "bytes") - bytes_of(8192)) < 0.001);
+    CHECK(fabs(num_of(l, "objects") - bytes_of(8192) / 8192) < 0.001);
+    CHECK(l && strstr(l, ",\"frames\":[\"App.Fill\",\"App.Main\"]}") != NULL);     /* names, leaf first */
+    free(l);
+    /* the estimates add up to the alloc view's total */
+    for (const char *q = strstr(out, "\"kind\":\"alloc_sample\""); q; q = strstr(q + 1, "\"kind\":\"alloc_sample\"")) {
+        bytes += num_of(q, "bytes");
+        objects += num_of(q, "objects");
+    }
+    CHECK(fabs(bytes - (10 * bytes_of(8192) + 10 * bytes_of(48))) < 0.05);
+    CHECK(fabs(objects - (10 * bytes_of(8192) / 8192 + 10 * bytes_of(48) / 48)) < 0.05);
+    l = line_of(out, "live_gc", 850);
+    CHECK(l && strstr(l, "\"gc\":1,\"alive\":2,\"more\":false,\"dead\":[1,2,3,4,5,6]}") != NULL);
+    free(l);
+    l = line_of(out, "contention", 1100);
+    CHECK(l && strstr(l, "\"thread\":\"0xa0\",\"os_tid\":101,\"duration_ns\":3000000,\"lock\":\"managed\","
+                         "\"type\":\"System.Object\",\"lock_id\":\"0x900\",\"owner_thread\":\"0x55\","
+                         "\"frames\":[\"App.Take\",\"App.Main\"]}") != NULL);
+    free(l);
+    l = line_of(out, "sample", 1400);                            /* (as before) */
+    CHECK(l && strstr(l, "\"cpu_ns\":1000000,\"frames\":[\"App.Fill\",\"App.Main\"]}") != NULL);
+    free(l);
+    free(out);
+    free(err);
+    cleanup(&s);
+
+    make(&s, "fmt-jsonl-tick", ALLOC_METHOD_TICK);
+    CHECK_EQ(run(&s, (const char *const[]){ "-f", "jsonl", NULL }, &out, &len, &err), 0);
+    l = line_of(out, "alloc_sample", 101);
+    CHECK(l && strstr(l, "\"method\":\"tick\"") != NULL);
+    CHECK(l && strstr(l, "\"bytes\":102400,\"objects\":2133.333,") != NULL);
+    free(l);
+    free(out);
+    free(err);
+    cleanup(&s);
+}
