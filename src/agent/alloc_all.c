@@ -4,8 +4,11 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +25,8 @@ typedef struct entry {
 
 struct alloc_table {
     pthread_mutex_t lock;            /* its thread adds, the stop writes out */
+    alloc_table *next;
+    uint32_t tid;                    /* its thread */
     size_t used;
     entry slots[TABLE_SLOTS];
 };
@@ -59,31 +64,75 @@ static void write_out(profiler *p, alloc_table *t)
     t->used = 0;
 }
 
+/* Takes the tables of threads that have exited off the list (under
+ * s->lock); returns them, to be written out and freed outside it. */
+static alloc_table *take_dead(alloc_all_state *s)
+{
+    pid_t pid = getpid();
+    alloc_table *dead = NULL;
+
+    for (alloc_table **pp = &s->tables, *t; (t = *pp) != NULL;) {
+        if (syscall(SYS_tgkill, pid, (pid_t)t->tid, 0) < 0 && errno == ESRCH) {
+            *pp = t->next;
+            t->next = dead;
+            dead = t;
+        } else {
+            pp = &t->next;
+        }
+    }
+    return dead;
+}
+
+/* The calling thread's table, made at its first allocation. */
+static alloc_table *own_table(profiler *p, alloc_all_state *s)
+{
+    alloc_table *t = pthread_getspecific(s->key), *dead;
+
+    if (t)
+        return t;
+    if (!(t = calloc(1, sizeof(*t))))
+        return NULL;
+    pthread_mutex_init(&t->lock, NULL);
+    t->tid = cp_gettid();
+    if (pthread_setspecific(s->key, t) != 0) {
+        pthread_mutex_destroy(&t->lock);
+        free(t);
+        return NULL;
+    }
+    pthread_mutex_lock(&s->lock);
+    dead = take_dead(s);
+    t->next = s->tables;
+    s->tables = t;
+    pthread_mutex_unlock(&s->lock);
+    while (dead) {                   /* (their threads are gone: nobody else holds their locks) */
+        alloc_table *d = dead;
+        dead = d->next;
+        write_out(p, d);
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+    }
+    return t;
+}
+
 HRESULT cb_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID obj, ClassID cls)
 {
     profiler *p = profiler_from(This);
     alloc_all_state *s = &p->alloc_all;
     uint64_t frames[STACK_MAX];
-    thread_state *ts;
+    alloc_table *t;
     SIZE_T size = 0;
     size_t n, i;
     uint64_t h;
 
     atomic_fetch_add(&s->in_flight, 1);
-    if (!atomic_load(&s->active) || !(ts = thread_state_get(p)))
+    if (!atomic_load(&s->active) || !(t = own_table(p, s)))
         goto out;
-    if (!ts->allocs) {
-        if (!(ts->allocs = calloc(1, sizeof(*ts->allocs))))
-            goto out;
-        pthread_mutex_init(&ts->allocs->lock, NULL);
-    }
     if (FAILED(INFO(p)->GetObjectSize2(p->info, obj, &size)))
         size = 0;
     n = ip_functions_own_stack(p, &s->ipf, frames, STACK_MAX, 0);
     h = hash_of(cls, frames, n);
-    pthread_mutex_lock(&ts->allocs->lock);
+    pthread_mutex_lock(&t->lock);
     for (;;) {
-        alloc_table *t = ts->allocs;
         for (i = h % TABLE_SLOTS; t->slots[i].hash; i = (i + 1) % TABLE_SLOTS)
             if (t->slots[i].hash == h && t->slots[i].class_id == cls && t->slots[i].nframes == n &&
                 memcmp(t->slots[i].frames, frames, n * sizeof(*frames)) == 0)
@@ -102,7 +151,7 @@ HRESULT cb_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID obj, ClassID c
         t->used++;
         break;
     }
-    pthread_mutex_unlock(&ts->allocs->lock);
+    pthread_mutex_unlock(&t->lock);
 out:
     atomic_fetch_sub(&s->in_flight, 1);
     return S_OK;
@@ -123,6 +172,12 @@ int alloc_all_start(profiler *p)
             return -1;
         s->ipf_ok = 1;
     }
+    if (!s->key_ok) {
+        if (pthread_key_create(&s->key, NULL) != 0)
+            return -1;
+        pthread_mutex_init(&s->lock, NULL);
+        s->key_ok = 1;
+    }
     atomic_store(&s->active, 1);
     return 0;
 }
@@ -137,30 +192,29 @@ void alloc_all_stop(profiler *p)
     atomic_store(&s->active, 0);
     for (int i = 0; i < 2000 && atomic_load(&s->in_flight) > 0; i++)
         nanosleep(&ms, NULL);
-    pthread_mutex_lock(&p->threads_lock);
-    for (thread_state *ts = p->threads; ts; ts = ts->next)
-        if (ts->allocs) {
-            pthread_mutex_lock(&ts->allocs->lock);
-            write_out(p, ts->allocs);
-            pthread_mutex_unlock(&ts->allocs->lock);
-        }
-    pthread_mutex_unlock(&p->threads_lock);
-}
-
-void alloc_all_table_free(profiler *p, alloc_table *t)
-{
-    if (!t)
-        return;
-    pthread_mutex_lock(&t->lock);
-    write_out(p, t);                 /* (nothing once recording has ended) */
-    pthread_mutex_unlock(&t->lock);
-    pthread_mutex_destroy(&t->lock);
-    free(t);
+    pthread_mutex_lock(&s->lock);
+    for (alloc_table *t = s->tables; t; t = t->next) {
+        pthread_mutex_lock(&t->lock);
+        write_out(p, t);
+        pthread_mutex_unlock(&t->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
 }
 
 void alloc_all_free(profiler *p)
 {
     alloc_all_state *s = &p->alloc_all;
+    if (s->key_ok) {
+        while (s->tables) {
+            alloc_table *t = s->tables;
+            s->tables = t->next;
+            pthread_mutex_destroy(&t->lock);
+            free(t);
+        }
+        pthread_key_delete(s->key);
+        pthread_mutex_destroy(&s->lock);
+        s->key_ok = 0;
+    }
     if (s->ipf_ok)
         ip_functions_free(&s->ipf);
     s->ipf_ok = 0;

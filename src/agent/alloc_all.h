@@ -5,11 +5,13 @@
  * (DoStackSnapshot).  Exact counts, not samples: each thread adds its
  * allocations up by (type, stack) in a table of its own, written out as
  * alloc_sample records of method ALLOC_METHOD_EXACT (count objects of size
- * bytes in all) when the table fills and when the service stops.  Costly by
+ * bytes in all) when the table fills, when a new thread finds that the
+ * table's thread has exited, and when the service stops.  Costly by
  * design (docs/sampling.md gives the measured cost). */
 #ifndef CLRPROBE_AGENT_ALLOC_ALL_H
 #define CLRPROBE_AGENT_ALLOC_ALL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "agent/ip_functions.h"
@@ -22,13 +24,17 @@ typedef struct alloc_all_state {
     atomic_int in_flight;            /* callbacks inside our code */
     ip_functions ipf;
     int ipf_ok;
+    pthread_key_t key;               /* a thread's own table (no destructor: see thread_state.c) */
+    int key_ok;
+    pthread_mutex_t lock;            /* guards the list of tables */
+    alloc_table *tables;             /* every thread's; those of exited threads are written out and
+                                        freed when a new thread makes one */
 } alloc_all_state;
 
 int alloc_all_start(profiler *p);
 /* Writes every thread's table out. */
 void alloc_all_stop(profiler *p);
-/* Writes out and frees a thread's table (its thread_state is freed). */
-void alloc_all_table_free(profiler *p, alloc_table *t);
+/* Frees the tables (the instance's teardown). */
 void alloc_all_free(profiler *p);
 
 #endif

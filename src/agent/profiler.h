@@ -96,7 +96,6 @@ struct thread_state {
     uint32_t suspend_reason;
     int suspend_open;
     ep_wait *wait;                       /* its lock wait under way (eventpipe.c), allocated at its first */
-    alloc_table *allocs;                 /* its allocations added up (alloc_all.c), allocated at its first */
 };
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }

@@ -46,7 +46,6 @@ void thread_state_reap(profiler *p)
         if (ts->buf)
             trace_writer_buffer_put(p->writer, ts->buf);       /* flushes it, keeps it for reuse */
         free(ts->wait);
-        alloc_all_table_free(p, ts->allocs);
         free(ts);
     }
 }
@@ -87,7 +86,6 @@ void thread_state_free_all(profiler *p)
     for (ts = p->threads; ts; ts = next) {
         next = ts->next;
         free(ts->wait);
-        alloc_all_table_free(p, ts->allocs);
         free(ts);
     }
     p->threads = NULL;
