@@ -91,9 +91,37 @@ void eventpipe_free(profiler *p)
     s->ipf_ok = 0;
 }
 
-/* The type's name: the name cache's, else the event's own. */
-static void type_name(profiler *p, uint64_t class_id, const uint8_t *utf16, size_t units, char *buf, size_t cap)
+/* The calling thread's state for events, made at its first; its caches
+ * emptied when a module or class has unloaded since they were filled. */
+static ep_thread *ep_thread_get(profiler *p, thread_state **tsp)
 {
+    thread_state *ts = thread_state_get(p);
+    uint64_t u;
+
+    *tsp = ts;
+    if (!ts)
+        return NULL;
+    if (!ts->ep && !(ts->ep = calloc(1, sizeof(*ts->ep))))
+        return NULL;
+    u = ip_functions_unloads(p);
+    if (ts->ep->unloads != u) {
+        memset(ts->ep->types, 0, sizeof(ts->ep->types));
+        ts->ep->nnamed = 0;
+        ts->ep->unloads = u;
+    }
+    return ts->ep;
+}
+
+/* The type's name: the name cache's, else the event's own; the thread's
+ * last few are remembered (an allocation loop names its type once). */
+static const char *type_name(profiler *p, ep_thread *et, uint64_t class_id, const uint8_t *utf16, size_t units)
+{
+    size_t slot = (size_t)((class_id >> 3) % EP_TYPE_CACHE);
+    char *buf = et->types[slot].name;
+    size_t cap = sizeof(et->types[slot].name);
+
+    if (class_id && et->types[slot].class_id == class_id)
+        return buf;
     buf[0] = '\0';
     if (class_id)
         names_class(p->names, (ClassID)class_id, buf, cap, NULL);
@@ -106,6 +134,8 @@ static void type_name(profiler *p, uint64_t class_id, const uint8_t *utf16, size
     }
     if (!buf[0])
         snprintf(buf, cap, "?");
+    et->types[slot].class_id = class_id;
+    return buf;
 }
 
 static size_t frame_count(ULONG num, size_t max)
@@ -115,18 +145,27 @@ static size_t frame_count(ULONG num, size_t max)
     return n > max ? max : n;
 }
 
-/* The stack of the event into frames, named; returns its depth. */
-static size_t event_stack(profiler *p, eventpipe_state *s, ULONG nips, const UINT_PTR *ips, uint64_t *frames,
-                          uint64_t t)
+/* The stack of the event into frames, its functions named; returns its
+ * depth. */
+static size_t event_stack(profiler *p, eventpipe_state *s, ep_thread *et, ULONG nips, const UINT_PTR *ips,
+                          uint64_t *frames, uint64_t t)
 {
+    size_t n;
+
     if (ips && nips) {
-        size_t n = frame_count(nips, EP_MAX_FRAMES);
+        n = frame_count(nips, EP_MAX_FRAMES);
         return ip_functions_resolve(p, &s->ipf, ips, n, frames, t);
     }
     /* A profiler's synchronous session gets no stacks from the runtime of
      * .NET 10 (it walks the stack only for sessions that buffer events):
      * the thread's own, then. */
-    return ip_functions_own_stack(p, &s->ipf, frames, EP_MAX_FRAMES, t);
+    n = ip_functions_walk_own(p, frames, EP_MAX_FRAMES);
+    if (n != et->nnamed || memcmp(frames, et->named, n * sizeof(*frames)) != 0) {
+        ip_functions_name(p, &s->ipf, frames, n, t);
+        memcpy(et->named, frames, n * sizeof(*frames));
+        et->nnamed = (uint16_t)n;
+    }
+    return n;
 }
 
 static void on_alloc(profiler *p, eventpipe_state *s, ThreadID thread, const ep_alloc *a, ULONG nips,
@@ -134,15 +173,20 @@ static void on_alloc(profiler *p, eventpipe_state *s, ThreadID thread, const ep_
 {
     uint64_t frames[EP_MAX_FRAMES];
     uint64_t t = cp_monotonic_ns(), id = 0;
-    size_t n = event_stack(p, s, nips, ips, frames, t);
-    char type[512];
+    thread_state *ts;
+    ep_thread *et = ep_thread_get(p, &ts);
+    const char *type;
+    size_t n;
     emit e;
 
-    type_name(p, a->class_id, a->type_utf16, a->type_len, type, sizeof(type));
+    if (!et)
+        return;
+    n = event_stack(p, s, et, nips, ips, frames, t);
+    type = type_name(p, et, a->class_id, a->type_utf16, a->type_len);
     if (s->follow)
         id = live_follow(p, (ObjectID)a->address);
     if (emit_begin_at(p, &e, TK_ALLOC_SAMPLE, t)) {
-        rec_alloc_sample_put(&e.r, &(rec_alloc_sample){ .thread = thread, .os_tid = cp_gettid(),
+        rec_alloc_sample_put(&e.r, &(rec_alloc_sample){ .thread = thread, .os_tid = ts->tid,
                                                         .method = s->alloc_method, .class_id = a->class_id,
                                                         .size = a->size, .count = 1, .amount = a->amount,
                                                         .id = id, .type = type, .nframes = (uint16_t)n,
@@ -154,47 +198,44 @@ static void on_alloc(profiler *p, eventpipe_state *s, ThreadID thread, const ep_
 static void on_contention_start(profiler *p, eventpipe_state *s, const ep_contention_start *c, ULONG nips,
                                 const UINT_PTR *ips)
 {
-    thread_state *ts = thread_state_get(p);
-    ep_wait *w;
+    thread_state *ts;
+    ep_thread *et = ep_thread_get(p, &ts);
 
-    if (!ts)
+    if (!et)
         return;
-    if (!ts->wait && !(ts->wait = calloc(1, sizeof(*ts->wait))))
-        return;
-    w = ts->wait;
-    w->t0 = cp_monotonic_ns();
-    w->flags = c->flags;
-    w->lock_id = c->lock_id;
-    w->owner = c->owner_thread;
-    w->nframes = (uint16_t)event_stack(p, s, nips, ips, w->frames, w->t0);
-    w->type[0] = '\0';
+    et->wait.t0 = cp_monotonic_ns();
+    et->wait.flags = c->flags;
+    et->wait.lock_id = c->lock_id;
+    et->wait.owner = c->owner_thread;
+    et->wait.nframes = (uint16_t)event_stack(p, s, et, nips, ips, et->wait.frames, et->wait.t0);
+    et->wait.type[0] = '\0';
     if (c->object) {
         ClassID cls = 0;
         /* refused unless the object may be inspected (this thread in
          * cooperative mode): then the type stays unknown */
         if (SUCCEEDED(INFO(p)->GetClassFromObject(p->info, (ObjectID)c->object, &cls)) && cls)
-            names_class(p->names, cls, w->type, sizeof(w->type), NULL);
+            names_class(p->names, cls, et->wait.type, sizeof(et->wait.type), NULL);
     }
-    w->open = 1;
+    et->wait.open = 1;
 }
 
 static void on_contention_stop(profiler *p, ThreadID thread, uint64_t duration_ns)
 {
-    thread_state *ts = thread_state_get(p);
-    ep_wait *w = ts ? ts->wait : NULL;
+    thread_state *ts;
+    ep_thread *et = ep_thread_get(p, &ts);
     emit e;
 
-    if (!w || !w->open)
+    if (!et || !et->wait.open)
         return;
-    w->open = 0;
+    et->wait.open = 0;
     if (!duration_ns)
-        duration_ns = cp_monotonic_ns() - w->t0;
-    if (emit_begin_at(p, &e, TK_CONTENTION, w->t0)) {
-        rec_contention_put(&e.r, &(rec_contention){ .thread = thread, .os_tid = cp_gettid(),
-                                                    .duration_ns = duration_ns, .flags = w->flags,
-                                                    .lock_id = w->lock_id, .owner_thread = w->owner,
-                                                    .type = w->type, .nframes = w->nframes,
-                                                    .frames = w->frames });
+        duration_ns = cp_monotonic_ns() - et->wait.t0;
+    if (emit_begin_at(p, &e, TK_CONTENTION, et->wait.t0)) {
+        rec_contention_put(&e.r, &(rec_contention){ .thread = thread, .os_tid = ts->tid,
+                                                    .duration_ns = duration_ns, .flags = et->wait.flags,
+                                                    .lock_id = et->wait.lock_id, .owner_thread = et->wait.owner,
+                                                    .type = et->wait.type, .nframes = et->wait.nframes,
+                                                    .frames = et->wait.frames });
         emit_end(&e);
     }
 }

@@ -39,17 +39,31 @@ typedef struct eventpipe_state {
     int ipf_ok;
 } eventpipe_state;
 
-/* A thread's lock wait between ContentionStart and ContentionStop
- * (thread_state.wait, allocated at its first wait). */
-typedef struct ep_wait {
-    int open;
-    uint64_t t0;
-    uint32_t flags;
-    uint64_t lock_id, owner;
-    uint16_t nframes;
-    uint64_t frames[EP_MAX_FRAMES];
-    char type[256];
-} ep_wait;
+#define EP_TYPE_CACHE 8                /* types a thread remembers the names of */
+
+/* What a thread keeps between its events (thread_state.ep, allocated at its
+ * first): its lock wait between ContentionStart and ContentionStop, the
+ * names of the types it allocated last, and its last stack, whose
+ * functions are named (a loop allocating from one place names nothing
+ * again).  The caches belong to an unload count: an unload empties them. */
+typedef struct ep_thread {
+    struct {
+        int open;
+        uint64_t t0;
+        uint32_t flags;
+        uint64_t lock_id, owner;
+        uint16_t nframes;
+        uint64_t frames[EP_MAX_FRAMES];
+        char type[256];
+    } wait;
+    uint64_t unloads;
+    struct {
+        uint64_t class_id;
+        char name[240];
+    } types[EP_TYPE_CACHE];
+    uint16_t nnamed;
+    uint64_t named[EP_MAX_FRAMES];
+} ep_thread;
 
 int eventpipe_start(profiler *p);
 void eventpipe_stop(profiler *p);

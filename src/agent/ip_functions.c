@@ -161,7 +161,7 @@ static HRESULT on_own_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO info
     return S_OK;
 }
 
-size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t)
+size_t ip_functions_walk_own(profiler *p, uint64_t *frames, size_t max)
 {
     own_walk w = { frames, 0, max };
 
@@ -170,6 +170,17 @@ size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, si
         return 0;
     while (w.n > 0 && frames[w.n - 1] == 0)
         w.n--;                          /* (the thread's native base) */
-    ip_functions_name(p, f, frames, w.n, t);
     return w.n;
+}
+
+size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t)
+{
+    size_t n = ip_functions_walk_own(p, frames, max);
+    ip_functions_name(p, f, frames, n, t);
+    return n;
+}
+
+uint64_t ip_functions_unloads(profiler *p)
+{
+    return unloads_now(p);
 }

@@ -44,7 +44,12 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
 /* The calling thread's managed stack (DoStackSnapshot of the current
  * thread: needs COR_PRF_ENABLE_STACK_SNAPSHOT), leaf first, at most max
  * frames (the root side is lost), a 0 for each run of native frames between
- * managed ones; named as above.  Returns its depth. */
+ * managed ones.  Returns its depth.  ip_functions_walk_own does not name
+ * the functions; ip_functions_own_stack names them as above. */
+size_t ip_functions_walk_own(profiler *p, uint64_t *frames, size_t max);
 size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t);
+
+/* The module unload count now (the caches' key). */
+uint64_t ip_functions_unloads(profiler *p);
 
 #endif

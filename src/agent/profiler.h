@@ -95,7 +95,7 @@ struct thread_state {
     uint64_t suspend_start;
     uint32_t suspend_reason;
     int suspend_open;
-    ep_wait *wait;                       /* its lock wait under way (eventpipe.c), allocated at its first */
+    ep_thread *ep;                       /* its lock wait under way and caches (eventpipe.c), at its first event */
 };
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }

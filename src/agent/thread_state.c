@@ -45,7 +45,7 @@ void thread_state_reap(profiler *p)
         dead = ts->next;
         if (ts->buf)
             trace_writer_buffer_put(p->writer, ts->buf);       /* flushes it, keeps it for reuse */
-        free(ts->wait);
+        free(ts->ep);
         free(ts);
     }
 }
@@ -85,7 +85,7 @@ void thread_state_free_all(profiler *p)
     pthread_mutex_lock(&p->threads_lock);
     for (ts = p->threads; ts; ts = next) {
         next = ts->next;
-        free(ts->wait);
+        free(ts->ep);
         free(ts);
     }
     p->threads = NULL;
