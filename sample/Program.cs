@@ -44,6 +44,8 @@ internal static class Program
           alloc [SECONDS | rounds N]  3:1 bytes in AllocTargets.AllocateLarge (byte[1000]) and AllocateSmall
                             (AllocItem), interleaved, dying young: 300 MiB a second for SECONDS (default 2; at
                             least 300 MiB), or N rounds of 4 MiB flat out; the truth on stderr
+          json rounds N     N rounds of 200 orders serialized and parsed back with System.Text.Json: a
+                            service-like allocation-heavy workload (bench/alloc.sh); the truth on stderr
           live [SECONDS]    LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops 512 MiB of
                             byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; the truth on stderr
           contention [SECONDS]  thread clrprobe-waiter blocks in ContentionTargets.WaitForLedger on a SharedLedger
@@ -126,6 +128,8 @@ internal static class Program
                        ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
             case "alloc":
                 return AllocArgs(rest);
+            case "json":
+                return JsonArgs(rest);
             case "live":
                 return OptionalSeconds(scenario, rest, out double liveSeconds) ??
                        LiveScenario.Run(rest.Length == 0 ? LiveScenario.DefaultSeconds : liveSeconds);
@@ -248,6 +252,18 @@ internal static class Program
             return UsageError("scenario 'heapbench' takes a number of millions (0 to 50) and optionally seconds");
         }
         return HeapBenchScenario.Run(millions, seconds);
+    }
+
+    // json rounds N: exactly N rounds.
+    private static int JsonArgs(string[] rest)
+    {
+        if (rest.Length != 2 || rest[0] != "rounds" ||
+            !long.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out long rounds) ||
+            rounds > 1_000_000)
+        {
+            return UsageError("scenario 'json' takes 'rounds N' (0 to 1000000)");
+        }
+        return JsonScenario.Run(rounds);
     }
 
     // alloc [SECONDS | rounds N]: for SECONDS (default 2), or exactly N rounds.
