@@ -5,6 +5,7 @@
 #include "report/heap_query.h"
 #include "report/heapsnapshot.h"
 #include "report/report.h"
+#include "report/view_profiles.h"
 
 #include <string.h>
 
@@ -73,9 +74,22 @@ static int write_speedscope(const rp_report_input *in, FILE *out)
     return rp_write_speedscope(in->profile, in->title, out);
 }
 
+/* The heap snapshot's profile, or the view's; the live view's values are
+ * those of every allocation sample (alloc_*) beside the live (inuse_*). */
 static int write_pprof(const rp_report_input *in, FILE *out)
 {
-    return in->heap ? rp_write_pprof_heap(in->trace, in->title, out) : rp_write_pprof(in->profile, in->title, out);
+    rp_profile all;
+    int rc;
+
+    if (in->heap)
+        return rp_write_pprof_heap(in->trace, in->title, out);
+    if (in->profile->view != RP_VIEW_LIVE)
+        return rp_write_pprof(in->profile, in->title, out);
+    if (rp_input_profile(in, RP_VIEW_ALLOC, &all) < 0)
+        return -1;
+    rc = rp_write_pprof_memory(&all, in->profile, in->title, out);
+    rp_profile_free(&all);
+    return rc;
 }
 
 static int write_heapsnapshot(const rp_report_input *in, FILE *out)
@@ -107,7 +121,8 @@ const rp_format rp_formats[] = {
       .description = "speedscope's JSON format (https://www.speedscope.app), one profile per thread",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .write = write_speedscope },
     { .name = "pprof",
-      .description = "gzip-compressed profile.proto for 'go tool pprof' and profiling backends; with\n"
+      .description = "gzip-compressed profile.proto for 'go tool pprof' and profiling backends (the\n"
+                     "allocation views: alloc_objects, alloc_space, inuse_objects, inuse_space); with\n"
                      "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
                      "inuse_objects and inuse_space by type under its path from a GC root",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW,

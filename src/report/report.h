@@ -58,6 +58,11 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
  * has room for it.  Each returns 0, or -1 (I/O or out of memory). */
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope.c: speedscope JSON */
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* pprof.c: gzipped profile.proto */
+/* The allocation views' pprof profile (pprof.c): the values of all's samples (an alloc or alloc-count profile:
+ * every allocation sample, the live ones flagged), shown as shown's view (its totals, window, default sample
+ * type).  rp_write_pprof(p) is this with all = shown = p: given a live profile alone, its alloc_* values are
+ * those of the live samples. */
+int rp_write_pprof_memory(const rp_profile *all, const rp_profile *shown, const char *title, FILE *out);
 /* The trace's last heap snapshot as a pprof heap profile (pprof.c): inuse_objects and inuse_space, the stacks
  * being each object's type under the types of its path from a GC root. */
 int rp_write_pprof_heap(const rp_trace *tr, const char *title, FILE *out);
