@@ -70,6 +70,10 @@ int rp_write_html(const rp_profile *p, const char *title, FILE *out);         /*
 /* The same page with tr's GC timeline (heap size per generation over time, the pauses marked) beside the
  * flame graph; tr NULL: none. */
 int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title, FILE *out);
+/* The same page with the view picker: views[0] is the view shown first, the others (of other views of the
+ * same samples' traces) are offered beside it. */
+int rp_write_html_views(const rp_profile *const *views, size_t nviews, const rp_trace *tr, const char *title,
+                        FILE *out);
 
 /* "gc", "gc_prep", ... for a COR_PRF_SUSPEND_REASON. */
 const char *rp_suspend_reason(uint32_t reason);
