@@ -254,7 +254,7 @@ test_process_cpu_matches_proc() {
     assert_ge 85 "$share" "the share of the process's CPU in the CPU view"
     "$CLRPROBE" report pc.clrp --format html -o pc.html
     assert_eq "$(jq -s '[.[] | select(.kind=="process_cpu") | .cpu_ns] | last - first' pc.jsonl)" \
-        "$(grep -o '"process_cpu_ns":[0-9]*' pc.html | cut -d: -f2)" "the html page's process CPU"
+        "$(html_first_view pc.html | grep -o '"process_cpu_ns":[0-9]*' | cut -d: -f2)" "the html page's process CPU"
     "$CLRPROBE" report pc.clrp --format speedscope -o pc.json
     assert_contains "$(jq -r .name pc.json)" "$share% of the $text s the process used" "speedscope's name"
 }
