@@ -5,6 +5,7 @@
 #include "report/heap_query.h"
 #include "report/heapsnapshot.h"
 #include "report/report.h"
+#include "report/view_profiles.h"
 
 #include <string.h>
 
@@ -73,9 +74,22 @@ static int write_speedscope(const rp_report_input *in, FILE *out)
     return rp_write_speedscope(in->profile, in->title, out);
 }
 
+/* The heap snapshot's profile, or the view's; the live view's values are
+ * those of every allocation sample (alloc_*) beside the live (inuse_*). */
 static int write_pprof(const rp_report_input *in, FILE *out)
 {
-    return in->heap ? rp_write_pprof_heap(in->trace, in->title, out) : rp_write_pprof(in->profile, in->title, out);
+    rp_profile all;
+    int rc;
+
+    if (in->heap)
+        return rp_write_pprof_heap(in->trace, in->title, out);
+    if (in->profile->view != RP_VIEW_LIVE || !in->trace)
+        return rp_write_pprof(in->profile, in->title, out);
+    if (rp_input_profile(in, RP_VIEW_ALLOC, &all) < 0)
+        return -1;
+    rc = rp_write_pprof_memory(&all, in->profile, in->title, out);
+    rp_profile_free(&all);
+    return rc;
 }
 
 static int write_heapsnapshot(const rp_report_input *in, FILE *out)
@@ -83,11 +97,34 @@ static int write_heapsnapshot(const rp_report_input *in, FILE *out)
     return rp_write_heapsnapshot(in->trace, out);
 }
 
-/* The flame graph, with the GC timeline of the trace beside it when the
- * profile is one process's. */
+/* The flame graph of the view, with the other views the traces have
+ * records for (and samples of the threads asked for) in its view picker,
+ * and the GC timeline of the trace beside it when the profile is one
+ * process's. */
 static int write_html(const rp_report_input *in, FILE *out)
 {
-    return rp_write_html_gc(in->profile, in->ntraces > 1 ? NULL : in->trace, in->title, out);
+    rp_profile others[RP_VIEW_COUNT];
+    const rp_profile *views[RP_VIEW_COUNT];
+    size_t n = 0, built = 0;
+    int rc = 0;
+
+    views[n++] = in->profile;
+    for (int v = 0; v < RP_VIEW_COUNT && rc == 0 && in->trace; v++) {
+        if (v == (int)in->profile->view || !rp_input_view_records(in, (enum rp_view)v))
+            continue;
+        if (rp_input_profile(in, (enum rp_view)v, &others[built]) < 0) {
+            rc = -1;
+            break;
+        }
+        if (others[built].nsamples)
+            views[n++] = &others[built];
+        built++;
+    }
+    if (rc == 0)
+        rc = rp_write_html_views(views, n, in->ntraces > 1 ? NULL : in->trace, in->title, out);
+    for (size_t i = 0; i < built; i++)
+        rp_profile_free(&others[i]);
+    return rc;
 }
 
 const rp_format rp_formats[] = {
@@ -107,14 +144,15 @@ const rp_format rp_formats[] = {
       .description = "speedscope's JSON format (https://www.speedscope.app), one profile per thread",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .write = write_speedscope },
     { .name = "pprof",
-      .description = "gzip-compressed profile.proto for 'go tool pprof' and profiling backends; with\n"
+      .description = "gzip-compressed profile.proto for 'go tool pprof' and profiling backends (the\n"
+                     "allocation views: alloc_objects, alloc_space, inuse_objects, inuse_space); with\n"
                      "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
                      "inuse_objects and inuse_space by type under its path from a GC root",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW,
       .write = write_pprof },
     { .name = "html",
-      .description = "one self-contained interactive flame graph (no network needed), with the\n"
-                     "heap per generation over time and the GC pauses beside it",
+      .description = "one self-contained interactive flame graph (no network needed) with a view\n"
+                     "picker, the heap per generation over time and the GC pauses beside it",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_ONLY_VIEW, .write = write_html },
     { .name = "heapsnapshot",
       .description = "the last heap snapshot as a V8 .heapsnapshot, for the Memory panel of Chrome\n"

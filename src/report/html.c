@@ -5,16 +5,24 @@
  * stays small however many samples there are; the page merges them for the
  * all-threads view.  The data goes into the page as one JSON object:
  *
- *   { "title", "view": "cpu"|"wall", "period_ns", "samples", "total_samples",
+ *   { "title", "view": "cpu"|"wall"|"alloc"|"alloc-count"|"live"|"contention" (views.h),
+ *     "period_ns", "samples", "total_samples",
  *     "ticks", "suspend_ns", "max_suspend_ns", "sampler_cpu_ns", "failed",
  *     "duration_ns", "cpu_ns", "cpu_unshown_ns", "total_ns", "rate_hz", "rate_low",
  *                                             the totals (profile.h): total_ns is what the
  *                                             view's samples stand for (rp_profile_total)
+ *     "unit", "counts", "count_total", "view_counts", "totals": [line, ...],
+ *                                             only in the views that weigh samples (not cpu,
+ *                                             wall): the unit of the trees' counts, their sum,
+ *                                             what the view counts, the text report's totals
  *     "process_cpu_ns", "process_cpu",        the process's CPU (the kernel's count) and the
  *                                             text's line about it: only when the trace has it
  *     "frames": [name, ...],                  only the names some sample uses
  *     "threads": [{ "name" (the label), "mname", "kname", "id" ("0x..."), "tid", "samples", "cpu_ns",
- *                   "tree": [frame, samples, children, ...] }],
+ *                   "weight" (the views that weigh samples), "tree": [frame, samples, children, ...] }],
+ *     "views": [{ the members above, for another view }, ...]
+ *                                             the other views the trace has, for the page's
+ *                                             view picker (rp_write_html_views)
  *     "gc": { "wall_ns", "from_suspensions", "gcs": [[t, end_t, generations, reason, pause_start,
  *             pause_ns, gen0, gen1, gen2, loh, poh (bytes before), the same five after], ...] } }
  *                                             only with a trace that has GCs (rp_write_html_gc;
@@ -24,7 +32,9 @@
  *
  * A tree is its nodes in preorder, three numbers each: the frame (an index
  * into frames; -1 for the thread's root), the samples whose stack passes
- * through the node, and the number of children, whose subtrees follow.
+ * through the node (in the views that weigh samples, their weights: bytes,
+ * objects, nanoseconds: rp_sample_count), and the number of children,
+ * whose subtrees follow.
  * Samples without a managed frame get the frame "[no managed frames]".
  *
  * The JSON sits in a <script type="application/json"> element, so every
@@ -165,26 +175,119 @@ static void write_gc(const rp_gc_timeline *tl, FILE *out)
     fputs("]}", out);
 }
 
-/* The data object (see the top of the file) as JSON into out. */
-static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const rp_trace *tr, const char *title,
-                      const forest *fo,
-                      const uint32_t *roots, const uint32_t *remap, const uint32_t *used, size_t nused, FILE *out)
+/* The call trees of p's samples, one per thread (roots[t], NONE if it has
+ * none), each node counting rp_sample_count (samples in the cpu and wall
+ * views, the weight in the others); the frames the trees use, in order of
+ * use (used), and each frame's number among them (remap, p->nframes: the
+ * frame of samples without one).  Returns 0, or -1 (out of memory). */
+static int build_forest(const rp_profile *p, forest *fo, uint32_t *roots, uint32_t *remap, uint32_t *used,
+                        size_t *nused)
 {
-    uint32_t *stack = malloc((fo->len ? fo->len : 1) * sizeof(*stack));
-    char process[512];
+    for (size_t t = 0; t < p->nthreads; t++)
+        roots[t] = NONE;
+    for (size_t f = 0; f <= p->nframes; f++)
+        remap[f] = NONE;
+    *nused = 0;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const rp_sample *s = &p->samples[i];
+        uint32_t nf = s->nframes ? s->nframes : 1;
+        uint64_t c = rp_sample_count(p, s);
+        long node;
+        if (s->thread >= p->nthreads)
+            continue;
+        if (roots[s->thread] == NONE) {
+            long r = new_node(fo, 0, NONE);
+            if (r < 0)
+                return -1;
+            roots[s->thread] = (uint32_t)r;
+        }
+        node = roots[s->thread];
+        fo->n[node].samples += c;
+        for (uint32_t k = 0; k < nf; k++) {
+            uint32_t f = s->nframes ? s->frames[k] : (uint32_t)p->nframes;
+            if (f > p->nframes)
+                f = (uint32_t)p->nframes;
+            if (remap[f] == NONE) {
+                remap[f] = (uint32_t)*nused;
+                used[(*nused)++] = f;
+            }
+            node = child(fo, (uint32_t)node, f);
+            if (node < 0)
+                return -1;
+            fo->n[node].samples += c;
+        }
+    }
+    return 0;
+}
 
-    if (!stack)
+/* The totals lines of the text report (rp_write_profile_totals) as a JSON
+ * array of strings. */
+static int totals_json(const rp_profile *p, FILE *out)
+{
+    char *text = NULL, *line;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int first = 1;
+
+    if (!mem)
         return -1;
-    fputs("{\"title\":", out);
+    rp_write_profile_totals(p, "", mem);
+    if (fclose(mem) != 0) {
+        free(text);
+        return -1;
+    }
+    putc('[', out);
+    for (line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!first)
+            putc(',', out);
+        json_string(out, line);
+        first = 0;
+        line = nl ? nl + 1 : NULL;
+    }
+    putc(']', out);
+    free(text);
+    return 0;
+}
+
+/* One view's members of the data object (see the top of the file), without
+ * the braces, as JSON into out. */
+static int write_view(const rp_profile *p, const char *title, FILE *out)
+{
+    const rp_view_info *vi = rp_view_of(p->view);
+    forest fo = { NULL, 0, 0, NULL };
+    uint32_t *roots = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*roots));
+    uint32_t *remap = malloc((p->nframes + 1) * sizeof(*remap));
+    uint32_t *used = malloc((p->nframes + 1) * sizeof(*used));
+    uint32_t *stack = NULL;
+    size_t nused = 0;
+    char process[512];
+    int rc = -1;
+
+    if (!roots || !remap || !used || build_forest(p, &fo, roots, remap, used, &nused) < 0 ||
+        !(stack = malloc((fo.len ? fo.len : 1) * sizeof(*stack))))
+        goto out;
+    fputs("\"title\":", out);
     json_string(out, title ? title : "clrprobe profile");
     fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%zu,\"total_samples\":%" PRIu64
             ",\n\"ticks\":%" PRIu64 ",\"suspend_ns\":%" PRIu64 ",\"max_suspend_ns\":%" PRIu64
             ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\n",
-            p->view == RP_VIEW_WALL ? "wall" : "cpu", p->period_ns, p->nsamples, p->total_samples, p->ticks,
+            vi->name, p->period_ns, p->nsamples, p->total_samples, p->ticks,
             p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed);
     fprintf(out, "\"duration_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 ",\"cpu_unshown_ns\":%" PRIu64
             ",\"total_ns\":%" PRIu64 ",\"rate_hz\":%.3f,\"rate_low\":%s,\n", p->duration_ns, p->cpu_ns,
             p->cpu_unshown_ns, rp_profile_total(p), p->rate_hz, rp_profile_rate_low(p) ? "true" : "false");
+    if (!vi->counts_samples) {            /* the other views: what the trees count, and the totals as text */
+        fprintf(out, "\"unit\":\"%s\",\"counts\":\"%s\",\"count_total\":%" PRIu64 ",\"view_counts\":", vi->unit,
+                vi->unit, rp_profile_count_total(p));
+        json_string(out, vi->counts);
+        fputs(",\"totals\":", out);
+        if (totals_json(p, out) < 0)
+            goto out;
+        fputs(",\n", out);
+    }
     if (rp_format_process_cpu(p, process, sizeof(process))) {      /* the kernel's count, as the text says it */
         fprintf(out, "\"process_cpu_ns\":%" PRIu64 ",\"process_cpu\":", p->process_cpu_ns);
         json_string(out, process);
@@ -205,14 +308,16 @@ static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const rp_tr
         json_string(out, p->threads[t].managed_name ? p->threads[t].managed_name : "");
         fputs(",\"kname\":", out);
         json_string(out, p->threads[t].os_name ? p->threads[t].os_name : "");
-        fprintf(out, ",\"id\":\"0x%" PRIx64 "\",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
-                ",\"tree\":[", p->threads[t].managed_id, p->threads[t].os_tid, p->threads[t].samples,
-                p->threads[t].cpu_ns);
+        fprintf(out, ",\"id\":\"0x%" PRIx64 "\",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"cpu_ns\":%" PRIu64,
+                p->threads[t].managed_id, p->threads[t].os_tid, p->threads[t].samples, p->threads[t].cpu_ns);
+        if (!vi->counts_samples)
+            fprintf(out, ",\"weight\":%" PRIu64, p->threads[t].weight);
+        fputs(",\"tree\":[", out);
         /* preorder: a node's subtree is done before the stack gets to its next sibling */
         if (roots[t] != NONE)
             stack[sp++] = roots[t];
         while (sp) {
-            const hnode *n = &fo->n[stack[--sp]];
+            const hnode *n = &fo.n[stack[--sp]];
             if (written)
                 putc(',', out);
             if (n->parent == NONE)
@@ -221,22 +326,47 @@ static int write_data(const rp_profile *p, const rp_gc_timeline *tl, const rp_tr
                 fprintf(out, "%" PRIu32 ",%" PRIu64 ",%" PRIu32, remap[n->frame], n->samples, n->nkids);
             if (++written % 24 == 0)
                 putc('\n', out);
-            for (uint32_t k = n->kid; k != NONE; k = fo->n[k].next)
+            for (uint32_t k = n->kid; k != NONE; k = fo.n[k].next)
                 stack[sp++] = k;
         }
         fputs("]}", out);
     }
     fputc(']', out);
+    rc = ferror(out) ? -1 : 0;
+out:
+    free(stack);
+    free(fo.n);
+    idindex_free(fo.kids);
+    free(roots);
+    free(remap);
+    free(used);
+    return rc;
+}
+
+/* The data object (see the top of the file) as JSON into out. */
+static int write_data(const rp_profile *const *views, size_t nviews, const rp_gc_timeline *tl, const rp_trace *tr,
+                      const char *title, FILE *out)
+{
+    fputc('{', out);
+    if (write_view(views[0], title, out) < 0)
+        return -1;
+    if (nviews > 1) {
+        fputs(",\n\"views\":[", out);
+        for (size_t v = 1; v < nviews; v++) {
+            fputs(v > 1 ? ",\n{" : "\n{", out);
+            if (write_view(views[v], title, out) < 0)
+                return -1;
+            fputc('}', out);
+        }
+        fputc(']', out);
+    }
     write_gc(tl, out);
     if (tr && rp_html_has_heap(tr)) {
         fputs(",\n", out);
-        if (rp_write_html_heap(tr, out) < 0) {
-            free(stack);
+        if (rp_write_html_heap(tr, out) < 0)
             return -1;
-        }
     }
     fputc('}', out);
-    free(stack);
     return ferror(out) ? -1 : 0;
 }
 
@@ -247,57 +377,25 @@ int rp_write_html(const rp_profile *p, const char *title, FILE *out)
 
 int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title, FILE *out)
 {
+    return rp_write_html_views(&p, 1, tr, title, out);
+}
+
+int rp_write_html_views(const rp_profile *const *views, size_t nviews, const rp_trace *tr, const char *title,
+                        FILE *out)
+{
     rp_gc_timeline tl = { 0 };
-    forest fo = { NULL, 0, 0, NULL };
-    uint32_t *roots = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*roots));
-    uint32_t *remap = malloc((p->nframes + 1) * sizeof(*remap));
-    uint32_t *used = malloc((p->nframes + 1) * sizeof(*used));
     char *json = NULL;
-    size_t json_len = 0, nused = 0;
+    size_t json_len = 0;
     FILE *mem = NULL;
     int rc = -1;
 
-    if (!roots || !remap || !used || (tr && rp_gc_timeline_build(tr, &tl) < 0))
+    if (tr && rp_gc_timeline_build(tr, &tl) < 0)
         goto out;
-    for (size_t t = 0; t < p->nthreads; t++)
-        roots[t] = NONE;
-    for (size_t f = 0; f <= p->nframes; f++)
-        remap[f] = NONE;
-
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const rp_sample *s = &p->samples[i];
-        uint32_t nf = s->nframes ? s->nframes : 1;
-        long node;
-        if (s->thread >= p->nthreads)
-            continue;
-        if (roots[s->thread] == NONE) {
-            long r = new_node(&fo, 0, NONE);
-            if (r < 0)
-                goto out;
-            roots[s->thread] = (uint32_t)r;
-        }
-        node = roots[s->thread];
-        fo.n[node].samples++;
-        for (uint32_t k = 0; k < nf; k++) {
-            uint32_t f = s->nframes ? s->frames[k] : (uint32_t)p->nframes;
-            if (f > p->nframes)
-                f = (uint32_t)p->nframes;
-            if (remap[f] == NONE) {
-                remap[f] = (uint32_t)nused;
-                used[nused++] = f;
-            }
-            node = child(&fo, (uint32_t)node, f);
-            if (node < 0)
-                goto out;
-            fo.n[node].samples++;
-        }
-    }
-
     /* the JSON goes through a buffer to be made safe inside <script> */
     mem = open_memstream(&json, &json_len);
     if (!mem)
         goto out;
-    if (write_data(p, &tl, tr, title, &fo, roots, remap, used, nused, mem) < 0)
+    if (write_data(views, nviews, &tl, tr, title, mem) < 0)
         goto out;
     if (fclose(mem) != 0) {
         mem = NULL;
@@ -324,10 +422,5 @@ out:
         fclose(mem);
     free(json);
     rp_gc_timeline_free(&tl);
-    free(fo.n);
-    idindex_free(fo.kids);
-    free(roots);
-    free(remap);
-    free(used);
     return rc;
 }

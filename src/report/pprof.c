@@ -9,8 +9,13 @@
  * rp_sample_weight), so `go tool pprof`'s total is the report's total, and a
  * "thread" label (the thread's label, plus the numeric "thread_id", the OS
  * thread id).  duration_nanos is the recording window; the comments are the
- * trace's name and the totals line of the text report.  One Mapping (id 1) holds every location and is marked as
- * having functions already.  The encoder is a small one of our own: each submessage is
+ * trace's name and the totals line of the text report.  The contention view
+ * is the same with values [contentions, nanoseconds waited]; the allocation
+ * views (alloc, alloc-count, live) are one heap profile as Go writes them,
+ * values [alloc_objects, alloc_space, inuse_objects, inuse_space] (the
+ * upscaled estimates of every allocation sample, and of those alive after
+ * the last GC), the view's as the default sample type.  One Mapping (id 1)
+ * holds every location and is marked as having functions already.  The encoder is a small one of our own: each submessage is
  * encoded into a buffer so its length can be written first, and the
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
@@ -18,7 +23,9 @@
 #include "common/idmap.h"
 #include "report/heap_model.h"
 #include "report/heap_paths.h"
+#include "report/alloc_estimate.h"
 #include "report/report.h"
+#include "trace/format.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -174,6 +181,7 @@ typedef struct agg {
     size_t first;            /* a sample with this thread and stack */
     uint64_t count;
     uint64_t weight;         /* the sum of their weights (rp_sample_weight) */
+    double alloc[2], inuse[2];  /* the allocation views: objects and bytes, of all its samples and of the live */
 } agg;
 
 static uint64_t hash_sample(const rp_sample *s)
@@ -203,6 +211,18 @@ static int same_agg(const void *ctx, uint32_t entry)
     return same_sample(&k->p->samples[k->aggs[entry].first], k->s);
 }
 
+static void agg_add(agg *a, const rp_profile *p, const rp_sample *s)
+{
+    a->count++;
+    a->weight += rp_sample_weight(p, s);
+    a->alloc[0] += s->objects;
+    a->alloc[1] += s->bytes;
+    if (s->live) {
+        a->inuse[0] += s->objects;
+        a->inuse[1] += s->bytes;
+    }
+}
+
 /* Fills *out with the distinct (thread, stack) pairs in order of first
  * appearance; returns their number, or (size_t)-1 when out of memory. */
 static size_t aggregate(const rp_profile *p, agg **out)
@@ -220,17 +240,14 @@ static size_t aggregate(const rp_profile *p, agg **out)
         long found;
         key.s = &p->samples[i];
         found = idindex_find(index, h, same_agg, &key);
-        if (found >= 0) {
-            a[found].count++;
-            a[found].weight += rp_sample_weight(p, &p->samples[i]);
-        } else {
+        if (found < 0) {
             if (idindex_add(&index, h, (uint32_t)n) < 0)
                 goto oom;
+            memset(&a[n], 0, sizeof(a[n]));
             a[n].first = i;
-            a[n].count = 1;
-            a[n].weight = rp_sample_weight(p, &p->samples[i]);
-            n++;
+            found = (long)n++;
         }
+        agg_add(&a[found], p, &p->samples[i]);
     }
     idindex_free(index);
     *out = a;
@@ -250,10 +267,6 @@ enum {
     PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 };
 
-/* The string table: fixed entries, then the frame names, then (when some
- * sample has no frame) the name of that pseudo-frame, then the thread names. */
-enum { S_EMPTY, S_SAMPLES, S_COUNT, S_KIND, S_NANOSECONDS, S_THREAD, S_THREAD_ID, S_TITLE, S_TOTALS, S_FRAMES };
-
 static const char no_frames[] = "[no managed frames]";
 
 static void value_type(pbuf *b, pbuf *tmp, uint32_t field, uint64_t type, uint64_t unit)
@@ -264,27 +277,138 @@ static void value_type(pbuf *b, pbuf *tmp, uint32_t field, uint64_t type, uint64
     pb_msg(b, field, tmp);
 }
 
-int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
+/* What a view's profile says of its samples: the strings at the start of
+ * the string table (then the frame names, then the thread labels), the
+ * sample types as (type, unit) string numbers, the period type and period,
+ * the default sample type, and the label keys.
+ *   cpu, wall:   samples/count, cpu|wall/nanoseconds (the CPU time, or samples x period)
+ *   contention:  contentions/count, contention/nanoseconds (the time waited)
+ *   alloc, alloc-count, live: alloc_objects/count, alloc_space/bytes, inuse_objects/count,
+ *                inuse_space/bytes, as Go's heap profiles; the default the view's */
+enum { MAXFIXED = 12, MAXTYPES = 4 };
+typedef struct layout {
+    const char *str[MAXFIXED];
+    int nstr;
+    int type[MAXTYPES][2], ntypes;
+    int period_type[2];
+    uint64_t period;
+    int default_type, thread, thread_id, title, totals;
+} layout;
+
+static int str(layout *l, const char *s)
 {
+    l->str[l->nstr] = s;
+    return l->nstr++;
+}
+
+static void layout_of(const rp_profile *shown, const char *title, const char *totals, layout *l)
+{
+    const rp_view_info *vi = rp_view_of(shown->view);
+
+    memset(l, 0, sizeof(*l));
+    str(l, "");
+    if (vi->family == RP_FAMILY_MEMORY) {
+        int objects = str(l, "alloc_objects"), count = str(l, "count"), space = str(l, "alloc_space");
+        int bytes = str(l, "bytes"), inuse_objects = str(l, "inuse_objects"), inuse_space = str(l, "inuse_space");
+        int types[4] = { objects, space, inuse_objects, inuse_space };
+        for (int i = 0; i < 4; i++) {
+            l->type[i][0] = types[i];
+            l->type[i][1] = i % 2 ? bytes : count;
+            if (strcmp(vi->pprof_type, l->str[types[i]]) == 0)
+                l->default_type = types[i];
+        }
+        l->ntypes = 4;
+        l->period_type[0] = str(l, "space");
+        l->period_type[1] = bytes;
+        l->period = shown->alloc_methods == (1u << ALLOC_METHOD_EXACT) ? 1 : (uint64_t)ALLOC_SAMPLING_MEAN_BYTES;
+    } else {
+        /* (the CPU views' strings in the order earlier versions wrote them) */
+        int count_type = str(l, vi->family == RP_FAMILY_CONTENTION ? "contentions" : "samples");
+        int count = str(l, "count"), kind = str(l, vi->pprof_type), ns = str(l, "nanoseconds");
+        l->type[0][0] = count_type;
+        l->type[0][1] = count;
+        l->type[1][0] = kind;
+        l->type[1][1] = ns;
+        l->ntypes = 2;
+        l->period_type[0] = vi->family == RP_FAMILY_CONTENTION ? count_type : kind;
+        l->period_type[1] = vi->family == RP_FAMILY_CONTENTION ? count : ns;
+        l->period = vi->family == RP_FAMILY_CONTENTION ? 1 : shown->period_ns;
+        l->default_type = kind;
+    }
+    l->thread = str(l, "thread");
+    l->thread_id = str(l, "thread_id");
+    l->title = str(l, title ? title : "");
+    l->totals = str(l, totals);
+}
+
+/* The totals lines of the text report as one line, "A; B" (free it), or NULL. */
+static char *totals_line(const rp_profile *p)
+{
+    char *totals = NULL;
+    size_t tlen = 0;
+    FILE *mem = open_memstream(&totals, &tlen);
+
+    if (!mem)
+        return NULL;
+    rp_write_profile_totals(p, "", mem);
+    if (fclose(mem) != 0) {
+        free(totals);
+        return NULL;
+    }
+    while (tlen && totals[tlen - 1] == '\n')
+        totals[--tlen] = '\0';
+    for (char *c = totals; (c = strchr(c, '\n')) != NULL; c += 2) {      /* lines as "A; B" */
+        char *grown = realloc(totals, ++tlen + 1);
+        if (!grown) {
+            free(totals);
+            return NULL;
+        }
+        c = grown + (c - totals);
+        totals = grown;
+        memmove(c + 2, c + 1, strlen(c + 1) + 1);
+        c[0] = ';';
+        c[1] = ' ';
+    }
+    return totals;
+}
+
+/* The profile of all's samples (values as layout_of says; in the
+ * allocation views alloc_* of all of them and inuse_* of those alive, all
+ * being an alloc or alloc-count profile), shown as the view of shown
+ * (its totals, window and default sample type). */
+static int write_profile(const rp_profile *all, const rp_profile *shown, const char *title, FILE *out)
+{
+    const rp_profile *p = all;
     pbuf top = { 0 }, msg = { 0 }, sub = { 0 };
     gzout *g;
     agg *aggs = NULL;
     size_t naggs, nfuncs = p->nframes;
-    uint64_t thread_strings;
+    uint64_t frame_strings, thread_strings;
+    rp_carry carry[4];
+    layout l;
+    char *totals = totals_line(shown);
     int rc = -1;
 
+    if (!totals)
+        return -1;
+    layout_of(shown, title, totals, &l);
+    memset(carry, 0, sizeof(carry));
     for (size_t i = 0; i < p->nsamples; i++)
         if (p->samples[i].nframes == 0) {
             nfuncs = p->nframes + 1;             /* the "[no managed frames]" pseudo-frame */
             break;
         }
-    thread_strings = S_FRAMES + nfuncs;
+    frame_strings = (uint64_t)l.nstr;
+    thread_strings = frame_strings + nfuncs;
 
     g = calloc(1, sizeof(*g));
-    if (!g)
+    if (!g) {
+        free(totals);
         return -1;
+    }
     if (deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(g);
+        free(totals);
         return -1;
     }
     g->out = out;
@@ -292,19 +416,29 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
     if (naggs == (size_t)-1)
         goto done;
 
-    value_type(&top, &msg, PROFILE_SAMPLE_TYPE, S_SAMPLES, S_COUNT);
-    value_type(&top, &msg, PROFILE_SAMPLE_TYPE, S_KIND, S_NANOSECONDS);
-    value_type(&top, &msg, PROFILE_PERIOD_TYPE, S_KIND, S_NANOSECONDS);
-    pb_uint(&top, PROFILE_PERIOD, p->period_ns);
-    pb_uint(&top, PROFILE_DEFAULT_SAMPLE_TYPE, S_KIND);
-    pb_uint(&top, PROFILE_COMMENT, S_TITLE);
-    pb_uint(&top, PROFILE_COMMENT, S_TOTALS);
-    pb_uint(&top, PROFILE_DURATION_NANOS, p->duration_ns);
+    for (int t = 0; t < l.ntypes; t++)
+        value_type(&top, &msg, PROFILE_SAMPLE_TYPE, (uint64_t)l.type[t][0], (uint64_t)l.type[t][1]);
+    value_type(&top, &msg, PROFILE_PERIOD_TYPE, (uint64_t)l.period_type[0], (uint64_t)l.period_type[1]);
+    pb_uint(&top, PROFILE_PERIOD, l.period);
+    pb_uint(&top, PROFILE_DEFAULT_SAMPLE_TYPE, (uint64_t)l.default_type);
+    pb_uint(&top, PROFILE_COMMENT, (uint64_t)l.title);
+    pb_uint(&top, PROFILE_COMMENT, (uint64_t)l.totals);
+    pb_uint(&top, PROFILE_DURATION_NANOS, shown->duration_ns);
 
     for (size_t i = 0; i < naggs; i++) {
         const rp_sample *s = &p->samples[aggs[i].first];
+        uint64_t v[MAXTYPES];
         size_t len = 0;
 
+        if (l.ntypes == 4) {                 /* the allocation views' estimates, as whole numbers */
+            v[0] = rp_carry_round(&carry[0], aggs[i].alloc[0]);
+            v[1] = rp_carry_round(&carry[1], aggs[i].alloc[1]);
+            v[2] = rp_carry_round(&carry[2], aggs[i].inuse[0]);
+            v[3] = rp_carry_round(&carry[3], aggs[i].inuse[1]);
+        } else {
+            v[0] = aggs[i].count;
+            v[1] = aggs[i].weight;
+        }
         msg.n = 0;
         /* location_id: packed, leaf first */
         if (s->nframes) {
@@ -320,19 +454,22 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
                 pb_varint(&msg, (uint64_t)s->frames[k] + 1);
         else
             pb_varint(&msg, p->nframes + 1);
-        /* value: packed [samples, nanoseconds] */
+        /* value: packed, one per sample type */
+        len = 0;
+        for (int t = 0; t < l.ntypes; t++)
+            len += varint_size(v[t]);
         pb_tag(&msg, 2, WT_LEN);
-        pb_varint(&msg, varint_size(aggs[i].count) + varint_size(aggs[i].weight));
-        pb_varint(&msg, aggs[i].count);
-        pb_varint(&msg, aggs[i].weight);
+        pb_varint(&msg, len);
+        for (int t = 0; t < l.ntypes; t++)
+            pb_varint(&msg, v[t]);
         /* labels */
         if (s->thread < p->nthreads) {
             sub.n = 0;
-            pb_uint(&sub, 1, S_THREAD);
+            pb_uint(&sub, 1, (uint64_t)l.thread);
             pb_uint(&sub, 2, thread_strings + s->thread);
             pb_msg(&msg, 3, &sub);
             sub.n = 0;
-            pb_uint(&sub, 1, S_THREAD_ID);
+            pb_uint(&sub, 1, (uint64_t)l.thread_id);
             pb_uint(&sub, 3, p->threads[s->thread].os_tid);
             pb_msg(&msg, 3, &sub);
         }
@@ -359,46 +496,15 @@ int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
         /* Function{id, name, system_name} */
         msg.n = 0;
         pb_uint(&msg, 1, f + 1);
-        pb_uint(&msg, 2, S_FRAMES + f);
-        pb_uint(&msg, 3, S_FRAMES + f);
+        pb_uint(&msg, 2, frame_strings + f);
+        pb_uint(&msg, 3, frame_strings + f);
         pb_msg(&top, PROFILE_FUNCTION, &msg);
         if (top.n >= (1u << 16))
             gz_flush(g, &top, 0);
     }
 
-    {
-        static const char *const fixed[S_FRAMES] = { "", "samples", "count", NULL, "nanoseconds", "thread",
-                                                     "thread_id", NULL, NULL };
-        char *totals = NULL;
-        size_t tlen = 0;
-        FILE *mem = open_memstream(&totals, &tlen);
-        if (!mem)
-            goto done;
-        rp_write_profile_totals(p, "", mem);
-        if (fclose(mem) != 0) {
-            free(totals);
-            goto done;
-        }
-        while (tlen && totals[tlen - 1] == '\n')
-            totals[--tlen] = '\0';
-        for (char *c = totals; (c = strchr(c, '\n')) != NULL; c += 2) {      /* lines as "A; B" */
-            char *grown = realloc(totals, ++tlen + 1);
-            if (!grown) {
-                free(totals);
-                goto done;
-            }
-            c = grown + (c - totals);
-            totals = grown;
-            memmove(c + 2, c + 1, strlen(c + 1) + 1);
-            c[0] = ';';
-            c[1] = ' ';
-        }
-        for (int i = 0; i < S_FRAMES; i++)
-            pb_string(&top, PROFILE_STRING_TABLE,
-                      i == S_KIND ? (p->view == RP_VIEW_WALL ? "wall" : "cpu")
-                      : i == S_TITLE ? (title ? title : "") : i == S_TOTALS ? totals : fixed[i]);
-        free(totals);
-    }
+    for (int i = 0; i < l.nstr; i++)
+        pb_string(&top, PROFILE_STRING_TABLE, l.str[i]);
     for (size_t f = 0; f < nfuncs; f++) {
         pb_string(&top, PROFILE_STRING_TABLE, f < p->nframes ? p->frames[f] : no_frames);
         if (top.n >= (1u << 16))
@@ -419,7 +525,18 @@ done:
     free(top.d);
     free(msg.d);
     free(sub.d);
+    free(totals);
     return rc;
+}
+
+int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
+{
+    return write_profile(p, p, title, out);
+}
+
+int rp_write_pprof_memory(const rp_profile *all, const rp_profile *shown, const char *title, FILE *out)
+{
+    return write_profile(all, shown, title, out);
 }
 
 /* ---- a heap snapshot as a profile ---- */

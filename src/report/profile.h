@@ -67,7 +67,7 @@ typedef struct rp_profile {
     size_t nthreads;
     rp_sample *samples;      /* the samples of the view and filter, in time order */
     size_t nsamples;
-    uint64_t total_samples;  /* before view and filter */
+    uint64_t total_samples;  /* the view's records, before the view's rule and the filter */
     uint64_t ticks, suspend_ns, max_suspend_ns, sampler_cpu_ns, failed;
     /* The numbers every format states (docs/sampling.md, "What the totals mean"): */
     uint64_t duration_ns;    /* the recording window: first tick to last tick plus one period (without

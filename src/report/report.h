@@ -58,6 +58,11 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
  * has room for it.  Each returns 0, or -1 (I/O or out of memory). */
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope.c: speedscope JSON */
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* pprof.c: gzipped profile.proto */
+/* The allocation views' pprof profile (pprof.c): the values of all's samples (an alloc or alloc-count profile:
+ * every allocation sample, the live ones flagged), shown as shown's view (its totals, window, default sample
+ * type).  rp_write_pprof(p) is this with all = shown = p: given a live profile alone, its alloc_* values are
+ * those of the live samples. */
+int rp_write_pprof_memory(const rp_profile *all, const rp_profile *shown, const char *title, FILE *out);
 /* The trace's last heap snapshot as a pprof heap profile (pprof.c): inuse_objects and inuse_space, the stacks
  * being each object's type under the types of its path from a GC root. */
 int rp_write_pprof_heap(const rp_trace *tr, const char *title, FILE *out);
@@ -65,6 +70,10 @@ int rp_write_html(const rp_profile *p, const char *title, FILE *out);         /*
 /* The same page with tr's GC timeline (heap size per generation over time, the pauses marked) beside the
  * flame graph; tr NULL: none. */
 int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title, FILE *out);
+/* The same page with the view picker: views[0] is the view shown first, the others (of other views of the
+ * same samples' traces) are offered beside it. */
+int rp_write_html_views(const rp_profile *const *views, size_t nviews, const rp_trace *tr, const char *title,
+                        FILE *out);
 
 /* "gc", "gc_prep", ... for a COR_PRF_SUSPEND_REASON. */
 const char *rp_suspend_reason(uint32_t reason);

@@ -231,6 +231,13 @@ file_mode() {
 }
 
 # need_chromium: sets CHROMIUM, or skips the test.
+# html_first_view PAGE: an html report up to the data of the views it does
+# not show first (those, for its view picker, follow in "views"): what
+# greps for the shown view's numbers read.
+html_first_view() {
+    sed '/"views":\[/,$d' "$1"
+}
+
 need_chromium() {
     local c
     CHROMIUM=

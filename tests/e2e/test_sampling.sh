@@ -124,7 +124,7 @@ test_rate_is_honoured_and_checked() {
         assert_not_contains r.txt "warning: below 90%" "a warning at ${stated}/s of 20"
     fi
     "$CLRPROBE" report r.clrp --format html -o r.html 2>/dev/null
-    assert_eq "$stated" "$(grep -o '"rate_hz":[0-9.]*' r.html | awk -F: '{printf "%.1f", $2}')" \
+    assert_eq "$stated" "$(html_first_view r.html | grep -o '"rate_hz":[0-9.]*' | awk -F: '{printf "%.1f", $2}')" \
         "the achieved rate in the html page's data"
     "$CLRPROBE" report r.clrp --format speedscope -o r.json 2>/dev/null
     assert_contains "$(jq -r .name r.json)" "; $stated ticks/s of 20.0 asked" "the achieved rate in speedscope's name"
@@ -164,7 +164,7 @@ test_thread_labels_after_attach() {
     assert_eq "$expect" "$(jq -r '.shared.frames as $f | .profiles[] | select(any(.samples[]; any(.[]; $f[.].name
         | endswith("PoolTargets.Work")))) | .name' pool.json | sort)" "speedscope's profiles"
     "$CLRPROBE" report pool.clrp --format html -o pool.html 2>/dev/null
-    assert_eq "$expect" "$(grep -o '"name":"\.NET TP Worker ([0-9]*)"' pool.html | cut -d'"' -f4 | sort)" \
+    assert_eq "$expect" "$(html_first_view pool.html | grep -o '"name":"\.NET TP Worker ([0-9]*)"' | cut -d'"' -f4 | sort)" \
         "the html page's threads"
     "$CLRPROBE" report pool.clrp >pool.txt 2>/dev/null
     assert_eq "$expect" "$(sed -n 's/^  Thread \(\.NET TP Worker ([0-9]*)\): .*/\1/p' pool.txt | sort)" "the text report's threads"
@@ -206,7 +206,7 @@ test_cpu_total_matches_the_kernel() {
         fail "the report's CPU time $cpu s is not within 85%..100% of the kernel's $kernel s"
     # the other formats state the same figure
     "$CLRPROBE" report burn.clrp --format html -o burn.html 2>/dev/null
-    assert_eq "$cpu" "$(grep -o '"cpu_ns":[0-9]*,"cpu_unshown' burn.html | awk -F'[:,]' '{printf "%.2f", $2 / 1e9}')" \
+    assert_eq "$cpu" "$(html_first_view burn.html | grep -o '"cpu_ns":[0-9]*,"cpu_unshown' | awk -F'[:,]' '{printf "%.2f", $2 / 1e9}')" \
         "the html page's CPU time"
     "$CLRPROBE" report burn.clrp --format speedscope -o burn.json 2>/dev/null
     assert_eq "$cpu" "$(jq '[.profiles[].endValue] | add / 1e9 * 100 | round / 100' burn.json | awk '{printf "%.2f", $1}')" \
@@ -254,7 +254,7 @@ test_process_cpu_matches_proc() {
     assert_ge 85 "$share" "the share of the process's CPU in the CPU view"
     "$CLRPROBE" report pc.clrp --format html -o pc.html
     assert_eq "$(jq -s '[.[] | select(.kind=="process_cpu") | .cpu_ns] | last - first' pc.jsonl)" \
-        "$(grep -o '"process_cpu_ns":[0-9]*' pc.html | cut -d: -f2)" "the html page's process CPU"
+        "$(html_first_view pc.html | grep -o '"process_cpu_ns":[0-9]*' | cut -d: -f2)" "the html page's process CPU"
     "$CLRPROBE" report pc.clrp --format speedscope -o pc.json
     assert_contains "$(jq -r .name pc.json)" "$share% of the $text s the process used" "speedscope's name"
 }
