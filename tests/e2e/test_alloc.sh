@@ -66,6 +66,14 @@ test_alloc_shares_and_totals_at_launch() {
         assert_eq 0 "$?" "--view alloc --format $f"
     done
     assert_ge 1000 "$(jcount a.jsonl 'select(.kind=="alloc_sample")')" "alloc_sample records in jsonl"
+    # Go's pprof reads it as a heap profile: -sample_index picks the view
+    HOME=${HOME:-$WORK} go tool pprof -sample_index=alloc_space -top a.pprof >top.txt 2>top.err
+    assert_eq 0 "$?" "go tool pprof -sample_index=alloc_space"
+    assert_contains top.txt "Type: alloc_space" "pprof sample type"
+    awk '$NF == "System.Byte[]" {found = 1} END {exit !found}' top.txt ||
+        fail "System.Byte[] is not a node of go tool pprof's alloc_space top"
+    HOME=${HOME:-$WORK} go tool pprof -sample_index=inuse_space -top a.pprof >top.txt 2>top.err
+    assert_contains top.txt "Type: inuse_space" "pprof live sample type"
 }
 
 test_live_view_is_what_stays_alive() {
@@ -113,6 +121,10 @@ test_contention_wait_on_its_stack() {
     check_contention c.clrp truth.txt "launch"
     "$CLRPROBE" report c.clrp >summary.txt
     assert_contains summary.txt "Where threads wait" "text summary"
+    "$CLRPROBE" report c.clrp --view contention --format pprof -o c.pprof
+    HOME=${HOME:-$WORK} go tool pprof -sample_index=contention -top c.pprof >top.txt 2>top.err
+    assert_eq 0 "$?" "go tool pprof -sample_index=contention"
+    assert_contains top.txt "lock ClrProbe.Sample.SharedLedger" "pprof contention node"
 }
 
 test_alloc_live_contention_after_attach() {
