@@ -543,9 +543,36 @@ static int add_alloc_sample(builder *b, const rp_event *e, const live_gcs *g, rp
     return 0;
 }
 
+/* How many of a wait's leaf frames are the runtime raising the event (a
+ * System.Threading.Lock reports its contention from managed code, through
+ * NativeRuntimeEventSource): not where the program waits. */
+static uint32_t event_plumbing_frames(const builder *b, const uint64_t *frames, uint32_t n)
+{
+    static const char prefix[] = "System.Diagnostics.Tracing.NativeRuntimeEventSource.";
+    uint32_t k = 0;
+    uint64_t f;
+
+    while (k < n && idmap_get(&b->names, frames[k], &f) &&
+           strncmp(b->in.names[f], prefix, sizeof(prefix) - 1) == 0)
+        k++;
+    return k < n ? k : 0;
+}
+
+/* Whether a wait whose lock's type the runtime did not give (it refuses to
+ * inspect the object from where a System.Threading.Lock raises its events)
+ * waits inside System.Threading.Lock itself: then that is the type. */
+static int waits_in_lock_type(const builder *b, const uint64_t *frames, uint32_t n)
+{
+    static const char prefix[] = "System.Threading.Lock.";
+    uint64_t f;
+
+    return n > 0 && idmap_get(&b->names, frames[0], &f) && strncmp(b->in.names[f], prefix, sizeof(prefix) - 1) == 0;
+}
+
 static int add_contention(builder *b, const rp_event *e)
 {
     const rec_contention *r = &e->contention;
+    uint32_t skip = event_plumbing_frames(b, r->frames, r->nframes);
     rp_profile *p = b->p;
     const rp_thread *th;
     const char *label;
@@ -560,18 +587,19 @@ static int add_contention(builder *b, const rp_event *e)
         return 0;
     if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
         return -1;
-    if (r->type[0]) {
-        size_t len = strlen(r->type) + sizeof(RP_LOCK_PREFIX);
+    if (r->type[0] || waits_in_lock_type(b, r->frames + skip, r->nframes - skip)) {
+        const char *type = r->type[0] ? r->type : "System.Threading.Lock";
+        size_t len = strlen(type) + sizeof(RP_LOCK_PREFIX);
         char *lock = malloc(len);
         int rc;
         if (!lock)
             return -1;
-        snprintf(lock, len, RP_LOCK_PREFIX "%s", r->type);
-        rc = set_stack(b, s, r->frames, r->nframes, lock);
+        snprintf(lock, len, RP_LOCK_PREFIX "%s", type);
+        rc = set_stack(b, s, r->frames + skip, r->nframes - skip, lock);
         free(lock);
         if (rc < 0)
             return -1;
-    } else if (set_stack(b, s, r->frames, r->nframes, NULL) < 0) {
+    } else if (set_stack(b, s, r->frames + skip, r->nframes - skip, NULL) < 0) {
         return -1;
     }
     s->weight = r->duration_ns;

@@ -4,7 +4,8 @@
  * (sites by live bytes, with the objects' ages in GCs) and "Where threads
  * wait" (wait sites by time waited), each when the trace has its records.
  * A site is the leaf of a sample of the view (profile.h): the type
- * allocated, or the lock's type, and the function under it.  Names are
+ * allocated, or the lock's type, and the function under it (for a lock,
+ * the first under the runtime's Monitor and Lock methods).  Names are
  * escaped as they are printed. */
 #include "report/report.h"
 #include "report/alloc_estimate.h"
@@ -31,11 +32,21 @@ typedef struct site {
     size_t first;             /* its samples in the order array (sorted by site, then age) */
 } site;
 
-static void site_of(const rp_sample *s, uint32_t *type, uint32_t *function)
+/* A frame of the runtime's lock machinery (Monitor.Enter_Slowpath,
+ * Lock.TryEnterSlow...): a wait's site is the function that called it. */
+static int lock_machinery(const char *name)
+{
+    return strncmp(name, "System.Threading.Monitor.", 25) == 0 || strncmp(name, "System.Threading.Lock.", 22) == 0;
+}
+
+static void site_of(const rp_profile *p, const rp_sample *s, uint32_t *type, uint32_t *function)
 {
     uint32_t n = s->nframes;
     *type = s->typed && n ? s->frames[n - 1] : UINT32_MAX;
     n -= s->typed && n ? 1 : 0;
+    if (p->view == RP_VIEW_CONTENTION)
+        while (n > 1 && lock_machinery(p->frames[s->frames[n - 1]]))
+            n--;
     *function = n ? s->frames[n - 1] : UINT32_MAX;
 }
 
@@ -46,8 +57,8 @@ static int by_site(const void *a, const void *b)
 {
     const rp_sample *x = &sort_p->samples[*(const size_t *)a], *y = &sort_p->samples[*(const size_t *)b];
     uint32_t xt, xf, yt, yf;
-    site_of(x, &xt, &xf);
-    site_of(y, &yt, &yf);
+    site_of(sort_p, x, &xt, &xf);
+    site_of(sort_p, y, &yt, &yf);
     if (xt != yt)
         return xt < yt ? -1 : 1;
     if (xf != yf)
@@ -84,7 +95,7 @@ static long sites_of(const rp_profile *p, site **out, size_t **order)
     for (size_t i = 0; i < p->nsamples; i++) {
         const rp_sample *s = &p->samples[ord[i]];
         uint32_t type, function;
-        site_of(s, &type, &function);
+        site_of(p, s, &type, &function);
         if (!n || st[n - 1].type != type || st[n - 1].function != function) {
             st[n] = (site){ type, function, 0, 0, 0, 0, i };
             n++;

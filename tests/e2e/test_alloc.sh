@@ -121,6 +121,12 @@ test_contention_wait_on_its_stack() {
     check_contention c.clrp truth.txt "launch"
     "$CLRPROBE" report c.clrp >summary.txt
     assert_contains summary.txt "Where threads wait" "text summary"
+    # the site is the function that waited, not the runtime's Monitor or Lock methods under it; a
+    # System.Threading.Lock (whose object the runtime does not let us inspect there) named by its methods
+    assert_contains summary.txt "lock ClrProbe.Sample.SharedLedger in ClrProbe.Sample.ContentionTargets.WaitForLedger" \
+        "text summary: Monitor wait site"
+    assert_contains summary.txt "lock System.Threading.Lock in ClrProbe.Sample.ContentionTargets.WaitForJournal" \
+        "text summary: Lock wait site"
     "$CLRPROBE" report c.clrp --view contention --format pprof -o c.pprof
     HOME=${HOME:-$WORK} go tool pprof -sample_index=contention -top c.pprof >top.txt 2>top.err
     assert_eq 0 "$?" "go tool pprof -sample_index=contention"

@@ -306,6 +306,47 @@ TEST(views_contention_waits_with_the_lock_type)
     synth_done(&s, &tr);
 }
 
+TEST(views_contention_of_a_lock_object_the_runtime_would_not_name)
+{
+    /* a System.Threading.Lock wait as the agent records it: no type, the
+     * stack taken where the event is raised (NativeRuntimeEventSource), the
+     * Lock's own methods under it, then the waiting function */
+    static const uint64_t raised[] = { 0x910, 0x920, 0x930, 0x501, 0x500 };
+    synth s;
+    rp_trace tr;
+    rp_profile p;
+    char stack[256];
+    const rp_sample *x;
+
+    synth_begin(&s, "views-lock");
+    names(&s);
+    synth_name(&s, 1, 0x910, "System.Diagnostics.Tracing.NativeRuntimeEventSource.ContentionStart");
+    synth_name(&s, 1, 0x920, "System.Threading.Lock.TryEnterSlow");
+    synth_name(&s, 1, 0x930, "System.Threading.Lock.EnterScope");
+    synth_contention(&s, 100, 0xA0, 101, 7000000, "", raised, 5);
+    synth_contention(&s, 200, 0xA0, 101, 2000000, "", raised + 1, 4);
+    synth_contention(&s, 300, 0xA0, 101, 1000000, "", raised, 1);    /* nothing but the raising frame */
+    CHECK_EQ(synth_load(&s, &tr), TRACE_OK);
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_CONTENTION, NULL, &p), 0);
+    CHECK_EQ(p.nsamples, 3);
+    if ((x = at(&p, 100))) {
+        leaf_first(&p, x, stack, sizeof(stack));
+        CHECK_STR(stack, "lock System.Threading.Lock<System.Threading.Lock.TryEnterSlow<System.Threading.Lock.EnterScope"
+                         "<App.Fill<App.Main");
+    }
+    if ((x = at(&p, 200))) {
+        leaf_first(&p, x, stack, sizeof(stack));
+        CHECK_STR(stack, "lock System.Threading.Lock<System.Threading.Lock.TryEnterSlow<System.Threading.Lock.EnterScope"
+                         "<App.Fill<App.Main");
+    }
+    if ((x = at(&p, 300))) {                                 /* (kept: it is all there is) */
+        leaf_first(&p, x, stack, sizeof(stack));
+        CHECK_STR(stack, "System.Diagnostics.Tracing.NativeRuntimeEventSource.ContentionStart");
+    }
+    rp_profile_free(&p);
+    synth_done(&s, &tr);
+}
+
 TEST(views_table)
 {
     char names_buf[128];
