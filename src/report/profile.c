@@ -403,6 +403,8 @@ static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t 
  * died in. */
 typedef struct live_gcs {
     uint64_t *t;             /* each GC's time (its first record), in order */
+    uint32_t *num;           /* its number (the tracker's GC count: when several GCs ended before the
+                                tracker looked, one record stands for them all and the count jumps) */
     size_t n, cap;
     idmap dead;              /* alloc_sample id -> index in t of the GC it died in */
 } live_gcs;
@@ -419,11 +421,16 @@ static int live_gcs_read(const rp_trace *tr, live_gcs *g, rp_profile *p)
             if (g->n == g->cap) {
                 size_t nc = g->cap ? g->cap * 2 : 64;
                 uint64_t *nt = realloc(g->t, nc * sizeof(*nt));
+                uint32_t *nn;
                 if (!nt)
                     return -1;
                 g->t = nt;
+                if (!(nn = realloc(g->num, nc * sizeof(*nn))))
+                    return -1;
+                g->num = nn;
                 g->cap = nc;
             }
+            g->num[g->n] = e->live_gc.gc;
             g->t[g->n++] = e->t;
             current = e->live_gc.gc;
         }
@@ -532,9 +539,20 @@ static int add_alloc_sample(builder *b, const rp_event *e, const live_gcs *g, rp
     s->bytes = bytes;
     s->objects = objects;
     s->live = (uint8_t)live;
-    after = gcs_after(g, e->t);              /* the GCs after it: those it survived, but the one it died in */
-    if (r->id)
-        s->age = (uint32_t)(dead ? (died + after >= g->n ? died + after - g->n : 0) : after);
+    /* Its age: the GCs it lived through, by their numbers.  The first check
+     * after it is g->n - after; of the GCs that check stands for, only the
+     * last is known to have come after the allocation, and of those the
+     * check it was found dead in stands for, none is known to have spared
+     * it: the age is never overstated. */
+    after = gcs_after(g, e->t);
+    if (r->id && after > 0) {
+        size_t first = g->n - after;
+        uint32_t base = g->num[first] - 1;
+        if (!dead)
+            s->age = g->num[g->n - 1] - base;
+        else
+            s->age = died > first ? g->num[died - 1] - base : 0;
+    }
     s->weight = rp_carry_round(carry, p->view == RP_VIEW_ALLOC_COUNT ? objects : bytes);
     p->bytes += bytes;
     p->objects += objects;
@@ -760,6 +778,7 @@ out:
     idmap_free(&last_sample);
     idmap_free(&gcs.dead);
     free(gcs.t);
+    free(gcs.num);
     if (rc != 0)
         rp_profile_free(p);
     return rc;

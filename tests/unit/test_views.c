@@ -306,6 +306,36 @@ TEST(views_contention_waits_with_the_lock_type)
     synth_done(&s, &tr);
 }
 
+TEST(views_live_ages_count_gcs_a_record_stands_for)
+{
+    /* the tracker looked after GC 1, then after GCs 2-4 (one record for
+     * three GCs), then after GC 5 */
+    static const uint64_t dead3[] = { 2 }, none[] = { 0 };
+    synth s;
+    rp_trace tr;
+    rp_profile p;
+    const rp_sample *x;
+
+    synth_begin(&s, "views-ages");
+    names(&s);
+    synth_alloc(&s, 1000, 0xA0, 101, ALLOC_METHOD_SAMPLED, "App.Node", 48, 1, 0, 1, stack_main, 1);
+    synth_alloc(&s, 1100, 0xA0, 101, ALLOC_METHOD_SAMPLED, "App.Node", 48, 1, 0, 2, stack_main, 1);
+    synth_live_gc(&s, 2000, 1, 2, 0, none, 0);
+    synth_alloc(&s, 3000, 0xA0, 101, ALLOC_METHOD_SAMPLED, "App.Node", 48, 1, 0, 3, stack_main, 1);
+    synth_live_gc(&s, 4000, 4, 2, 0, none, 0);
+    synth_live_gc(&s, 6000, 5, 2, 0, dead3, 1);
+    CHECK_EQ(synth_load(&s, &tr), TRACE_OK);
+    CHECK_EQ(rp_profile_build(&tr, RP_VIEW_ALLOC, NULL, &p), 0);
+    if ((x = at(&p, 1000)))
+        CHECK_EQ(x->age, 5);                                /* alive through GCs 1 to 5 */
+    if ((x = at(&p, 1100)))
+        CHECK_EQ(x->age, 4);                                /* through 1 to 4, dead in 5 */
+    if ((x = at(&p, 3000)))
+        CHECK_EQ(x->age, 2);                                /* after GC 1: GC 4 is known to follow it, then 5 */
+    rp_profile_free(&p);
+    synth_done(&s, &tr);
+}
+
 TEST(views_contention_of_a_lock_object_the_runtime_would_not_name)
 {
     /* a System.Threading.Lock wait as the agent records it: no type, the
