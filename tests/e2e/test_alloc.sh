@@ -156,6 +156,25 @@ test_alloc_live_contention_after_attach() {
     wait "$cpid"
     assert_eq 0 "$?" "target exit code"
     check_contention attc.clrp "" "attach"
+
+    "$SAMPLE" live 5 >live.out 2>&1 &
+    local lpid=$!
+    at_exit "kill $lpid 2>/dev/null"
+    wait_for_text live.out 30 "live started" || fail "sample did not start"
+    sleep 0.5
+    "$CLRPROBE" attach "$lpid" -o attl.clrp --collect live --duration 2.5 >a.out 2>a.err
+    assert_eq 0 "$?" "attach exit code"
+    wait "$lpid"
+    assert_eq 0 "$?" "target exit code"
+    "$CLRPROBE" report attl.clrp --view live --format collapsed >live.txt 2>live.err
+    assert_eq 0 "$?" "live view after attach"
+    local retain churn
+    retain=$(collapsed_sum LiveTargets.Retain live.txt)
+    churn=$(collapsed_sum LiveTargets.Churn live.txt)
+    echo "attach: live bytes of Retain $retain, of Churn $churn"
+    assert_ge 10000000 "$retain" "attach: live bytes retained by Retain while attached (about a third of 64 MiB)"
+    awk -v c="$churn" -v r="$retain" 'BEGIN {exit !(c <= 0.02 * r)}' ||
+        fail "attach: objects that die young are in the live view: Churn $churn bytes against Retain's $retain"
 }
 
 test_target_exits_while_attached() {
