@@ -6,6 +6,7 @@
 #include "report/heap_model.h"
 #include "report/heap_paths.h"
 #include "report/json.h"
+#include "report/views.h"
 #include "trace/format.h"
 
 #include <inttypes.h>
@@ -15,22 +16,10 @@
 #define WHY_PATHS 10
 #define DIFF_ROWS 20
 
-static void fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-    if (b >= (1ull << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, len, "%.2f MiB", (double)b / (1ull << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
-    else
-        snprintf(buf, len, "%" PRIu64 " B", b);
-}
-
 static void fmt_delta(char *buf, size_t len, uint64_t before, uint64_t after)
 {
     char b[24];
-    fmt_bytes(b, sizeof(b), after >= before ? after - before : before - after);
+    rp_format_bytes(after >= before ? after - before : before - after, b, sizeof(b));
     snprintf(buf, len, "%s%s", after > before ? "+" : after < before ? "-" : "", b);
 }
 
@@ -130,7 +119,7 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
             count += paths[i].instances;
             retained += paths[i].retained;
         }
-        fmt_bytes(b, sizeof(b), retained);
+        rp_format_bytes(retained, b, sizeof(b));
         fputs("\nWhy ", out);
         esc_puts(out, rp_heap_type_name(&h, t));
         fprintf(out, " is alive (snapshot %u: %" PRIu64 " instance%s, %s retained; the shortest path from a GC root "
@@ -139,7 +128,7 @@ int rp_write_heap_why(const rp_trace *tr, const char *type, int jsonl, FILE *out
             fprintf(out, "  (snapshot %u is incomplete: the paths go through what it recorded, and an instance without "
                     "a recorded root may be held by what is missing)\n", s->index);
         for (size_t i = 0; i < np && i < WHY_PATHS; i++) {
-            fmt_bytes(b, sizeof(b), paths[i].retained);
+            rp_format_bytes(paths[i].retained, b, sizeof(b));
             fprintf(out, "  %" PRIu64 " instance%s (%s retained) by this path:\n    ", paths[i].instances,
                     paths[i].instances == 1 ? "" : "s", b);
             esc_puts(out, paths[i].root);

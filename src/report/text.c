@@ -8,6 +8,7 @@
 #include "report/gc_timeline.h"
 #include "report/heap_model.h"
 #include "report/report.h"
+#include "report/views.h"
 #include "trace/format.h"
 #include "trace/heap_codec.h"
 
@@ -184,19 +185,6 @@ static void print_threads(const rp_trace *tr, FILE *out)
     }
 }
 
-/* Bytes as "812 B", "31.2 KiB", "4.50 MiB", "1.25 GiB". */
-static void fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-    if (b >= (1ull << 30))
-        snprintf(buf, len, "%.2f GiB", (double)b / (1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, len, "%.2f MiB", (double)b / (1ull << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
-    else
-        snprintf(buf, len, "%" PRIu64 " B", b);
-}
-
 /* Per generation: count, total and longest pause; the share of the wall
  * time paused; the heap's size at the start, peak and end
  * (report/gc_timeline.h). */
@@ -228,9 +216,9 @@ static void print_gcs(const rp_trace *tr, FILE *out)
     fprintf(out, "  Heap (the generations' ranges, free space included):\n");
     fprintf(out, "  %-5s  %12s  %12s  %12s\n", "", "start", "peak", "end");
     for (int g = 0; g <= RP_GC_GENS; g++) {
-        fmt_bytes(a, sizeof(a), tl.first[g]);
-        fmt_bytes(b, sizeof(b), tl.peak[g]);
-        fmt_bytes(c, sizeof(c), tl.last[g]);
+        rp_format_bytes(tl.first[g], a, sizeof(a));
+        rp_format_bytes(tl.peak[g], b, sizeof(b));
+        rp_format_bytes(tl.last[g], c, sizeof(c));
         fprintf(out, "  %-5s  %12s  %12s  %12s\n", g < RP_GC_GENS ? rp_gc_gen_names[g] : "total", a, b, c);
     }
 out:
@@ -293,8 +281,8 @@ static void print_type_rows(const rp_heap *h, const rp_heap_type_stat *t, size_t
 
     fprintf(out, "    %10s %12s %12s  type\n", "count", "shallow", "retained");
     for (size_t i = 0; i < n; i++) {
-        fmt_bytes(sh, sizeof(sh), t[i].shallow);
-        fmt_bytes(re, sizeof(re), t[i].retained);
+        rp_format_bytes(t[i].shallow, sh, sizeof(sh));
+        rp_format_bytes(t[i].retained, re, sizeof(re));
         fprintf(out, "    %10" PRIu64 " %12s %12s  ", t[i].count, sh, re);
         put_esc(out, "", rp_heap_type_name(h, t[i].type), "\n");
     }
@@ -314,7 +302,7 @@ static void print_heap(const rp_trace *tr, FILE *out)
         char b[32], p[32], t[32];
         size_t n;
 
-        fmt_bytes(b, sizeof(b), s->total_bytes);
+        rp_format_bytes(s->total_bytes, b, sizeof(b));
         fmt_ms(p, sizeof(p), s->pause_ns);
         fmt_ms(t, sizeof(t), s->complete ? s->t_end : s->t_begin);
         fprintf(out, "  snapshot %u at %s: %zu objects, %s, %zu roots (%s; the runtime paused %s)%s\n",
@@ -370,7 +358,7 @@ static void print_heap(const rp_trace *tr, FILE *out)
                     fprintf(out, "  Roots that retain the most:\n");
                     for (size_t j = 0; j < ng && j < HEAP_TOP_OBJECTS; j++) {
                         char re[32];
-                        fmt_bytes(re, sizeof(re), g[j].retained);
+                        rp_format_bytes(g[j].retained, re, sizeof(re));
                         fprintf(out, "    %12s  %6" PRIu64 " root%s  ", re, g[j].roots, g[j].roots == 1 ? " " : "s");
                         put_esc(out, "", g[j].desc, "\n");
                     }
@@ -380,8 +368,8 @@ static void print_heap(const rp_trace *tr, FILE *out)
             fprintf(out, "  Largest objects by retained size:\n");
             for (size_t j = 0; j < nt; j++) {
                 char re[32], sh[32];
-                fmt_bytes(re, sizeof(re), s->retained[top[j]]);
-                fmt_bytes(sh, sizeof(sh), s->size[top[j]]);
+                rp_format_bytes(s->retained[top[j]], re, sizeof(re));
+                rp_format_bytes(s->size[top[j]], sh, sizeof(sh));
                 fprintf(out, "    %12s  (own %s)  0x%" PRIx64 "  ", re, sh, s->addr[top[j]]);
                 put_esc(out, "", rp_heap_type_name(&h, s->type[top[j]]), "\n");
             }
