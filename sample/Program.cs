@@ -254,31 +254,27 @@ internal static class Program
         return HeapBenchScenario.Run(millions, seconds);
     }
 
-    // json rounds N: exactly N rounds.
-    private static int JsonArgs(string[] rest)
+    // "rounds N" (rest[0] is "rounds"): N into rounds, or a usage error naming the scenario.
+    private static int? RoundsArg(string scenario, string[] rest, out long rounds)
     {
+        rounds = 0;
         if (rest.Length != 2 || rest[0] != "rounds" ||
-            !long.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out long rounds) ||
+            !long.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out rounds) ||
             rounds > 1_000_000)
         {
-            return UsageError("scenario 'json' takes 'rounds N' (0 to 1000000)");
+            return UsageError($"scenario '{scenario}' takes 'rounds N' (N from 0 to 1000000)");
         }
-        return JsonScenario.Run(rounds);
+        return null;
     }
+
+    // json rounds N: exactly N rounds.
+    private static int JsonArgs(string[] rest) => RoundsArg("json", rest, out long rounds) ?? JsonScenario.Run(rounds);
 
     // alloc [SECONDS | rounds N]: for SECONDS (default 2), or exactly N rounds.
     private static int AllocArgs(string[] rest)
     {
         if (rest.Length > 0 && rest[0] == "rounds")
-        {
-            if (rest.Length != 2 ||
-                !long.TryParse(rest[1], NumberStyles.None, CultureInfo.InvariantCulture, out long rounds) ||
-                rounds > 1_000_000)
-            {
-                return UsageError("scenario 'alloc rounds' takes a number of rounds (0 to 1000000)");
-            }
-            return AllocScenario.Run(0, rounds);
-        }
+            return RoundsArg("alloc", rest, out long rounds) ?? AllocScenario.Run(0, rounds);
         return OptionalSeconds("alloc", rest, out double seconds) ??
                AllocScenario.Run(rest.Length == 0 ? AllocScenario.DefaultSeconds : seconds, -1);
     }
