@@ -242,3 +242,19 @@ unsigned char *gunzip(const char *data, size_t len, size_t *outlen)
     return out;
 }
 
+
+int decode_profile_gz(const char *data, size_t len, dprof *d)
+{
+    size_t plen;
+    unsigned char *raw;
+
+    memset(d, 0, sizeof(*d));
+    if (!data || len <= 18 || (unsigned char)data[0] != 0x1f || (unsigned char)data[1] != 0x8b ||
+        !(raw = gunzip(data, len, &plen))) {       /* (gzip magic) */
+        d->bad = 1;
+        return -1;
+    }
+    decode_profile(raw, plen, d);
+    free(raw);
+    return d->bad ? -1 : 0;
+}

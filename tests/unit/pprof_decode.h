@@ -46,5 +46,8 @@ const char *str_at(const dprof *d, int64_t i);
 const char *fn_name_of_loc(const dprof *d, uint64_t loc);
 /* gunzips data; returns the bytes (free them) or NULL. */
 unsigned char *gunzip(const char *data, size_t len, size_t *outlen);
+/* A gzip-compressed profile (what `report -f pprof` writes) into *d:
+ * returns 0, or -1 when it is not gzip (d->bad set) or is malformed. */
+int decode_profile_gz(const char *data, size_t len, dprof *d);
 
 #endif

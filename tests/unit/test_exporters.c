@@ -407,26 +407,16 @@ TEST(exporters_speedscope_many_samples_and_empty)
 
 static int decode_output(const rp_profile *p, const char *title, dprof *d)
 {
-    size_t len, plen;
+    size_t len = 0;
     int rc = -2;
     char *out = run_exporter(rp_write_pprof, p, title, &len, &rc);
-    unsigned char *raw;
 
-    memset(d, 0, sizeof(*d));
     CHECK_EQ(rc, 0);
     CHECK(out != NULL);
-    if (!out)
-        return -1;
-    CHECK(len > 18 && (unsigned char)out[0] == 0x1f && (unsigned char)out[1] == 0x8b);   /* gzip magic */
-    raw = gunzip(out, len, &plen);
+    rc = decode_profile_gz(out, len, d);       /* (also checks the gzip magic) */
     free(out);
-    CHECK(raw != NULL);
-    if (!raw)
-        return -1;
-    decode_profile(raw, plen, d);
-    free(raw);
     CHECK(!d->bad);
-    return d->bad ? -1 : 0;
+    return rc;
 }
 
 TEST(exporters_pprof_decodes)

@@ -372,22 +372,15 @@ TEST(view_formats_jsonl_records)
 static int pprof_of(const synth *s, const char *view, dprof *d)
 {
     char *out, *err;
-    size_t len, plen;
-    unsigned char *raw;
+    size_t len;
     int rc = run(s, (const char *const[]){ "--view", view, "-f", "pprof", NULL }, &out, &len, &err);
 
-    memset(d, 0, sizeof(*d));
     CHECK_EQ(rc, 0);
-    raw = rc == 0 && out ? gunzip(out, len, &plen) : NULL;
+    rc = decode_profile_gz(rc == 0 ? out : NULL, len, d);
     free(out);
     free(err);
-    CHECK(raw != NULL);
-    if (!raw)
-        return -1;
-    decode_profile(raw, plen, d);
-    free(raw);
     CHECK(!d->bad);
-    return d->bad ? -1 : 0;
+    return rc;
 }
 
 /* The sample whose leaf location's function is leaf. */
