@@ -24,13 +24,14 @@ ALL_LDFLAGS = $(SANITIZE) $(LDFLAGS)
 LDLIBS  := -lz -lpthread -lm
 
 # The agent: position independent, only DllGetClassObject exported.
-AGENT_SRC := $(wildcard src/agent/*.c) src/api/guids.c $(wildcard src/common/*.c) src/trace/writer.c src/trace/heap_codec.c
+AGENT_SRC := $(wildcard src/agent/*.c) $(wildcard src/unwind/*.c) src/api/guids.c $(wildcard src/common/*.c) src/trace/writer.c src/trace/heap_codec.c
 # The command.
 CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/ipc/*.c) $(wildcard src/common/*.c) \
              src/trace/reader.c src/trace/records.c src/trace/heap_codec.c
 # Unit tests: the pure parts plus the tests themselves (and `clrprobe report`, run on traces made by hand).
 UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.c) \
              src/trace/writer.c src/trace/reader.c src/trace/records.c src/trace/heap_codec.c $(wildcard src/agent/*.c) \
+             $(wildcard src/unwind/*.c) \
              $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
              $(wildcard src/ipc/*.c) src/cli/run_follow.c src/cli/util.c \
              src/cli/cmd_report.c src/cli/report_many.c src/cli/output.c
