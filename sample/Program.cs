@@ -51,6 +51,14 @@ internal static class Program
           contention [SECONDS]  thread clrprobe-waiter blocks in ContentionTargets.WaitForLedger on a SharedLedger
                             (held 30 ms a round) and in WaitForJournal on a System.Threading.Lock (10 ms), 3:1,
                             SECONDS / 40 ms rounds (default 2 s); the measured waits on stderr
+          nre [SECONDS [THREADS]]  THREADS threads (default 4) throw and catch NullReferenceExceptions from a null
+                            dereference for SECONDS (default 2)
+          hotloop [SECONDS] thread clrprobe-hot: HotTargets.Caller calls HotTargets.Spin, a loop with no call and
+                            no safe point (default 2 s)
+          io [ROUNDS]       files, sleeps, Process.Start and a loopback TCP echo with a receive timeout, ROUNDS
+                            rounds (default 20), with a CPU burner beside them; every result checked
+          many [THREADS [SECONDS]]  THREADS threads (default 200) alternate ~1 ms of work and a 4 ms sleep
+                            (default 2 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -136,6 +144,16 @@ internal static class Program
             case "contention":
                 return OptionalSeconds(scenario, rest, out double contentionSeconds) ??
                        ContentionScenario.Run(rest.Length == 0 ? ContentionScenario.DefaultSeconds : contentionSeconds);
+            case "nre":
+                return TwoNumbers(scenario, rest, 2, 4, out double nreSeconds, out int nreThreads) ??
+                       SignalScenarios.Nre(nreSeconds, nreThreads);
+            case "hotloop":
+                return OptionalSeconds(scenario, rest, out double hotSeconds) ??
+                       SignalScenarios.HotLoop(rest.Length == 0 ? 2 : hotSeconds);
+            case "io":
+                return OptionalInt(scenario, rest, 20, out int ioRounds) ?? SignalScenarios.Io(ioRounds);
+            case "many":
+                return ManyArgs(rest);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":
@@ -184,6 +202,35 @@ internal static class Program
     }
 
     // Argument helpers: each returns null when the arguments are fine, otherwise the exit code to return.
+
+    // "SECONDS [COUNT]": both optional.
+    private static int? TwoNumbers(string scenario, string[] rest, double defaultSeconds, int defaultCount,
+                                   out double seconds, out int count)
+    {
+        seconds = defaultSeconds;
+        count = defaultCount;
+        if (rest.Length > 2 ||
+            (rest.Length >= 1 && (!double.TryParse(rest[0], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) || seconds <= 0)) ||
+            (rest.Length == 2 && !int.TryParse(rest[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out count)))
+        {
+            return UsageError($"scenario '{scenario}' takes [SECONDS [COUNT]]");
+        }
+        return null;
+    }
+
+    // "many [THREADS [SECONDS]]"
+    private static int ManyArgs(string[] rest)
+    {
+        int threads = 200;
+        double seconds = 2;
+        if (rest.Length > 2 ||
+            (rest.Length >= 1 && !int.TryParse(rest[0], NumberStyles.Integer, CultureInfo.InvariantCulture, out threads)) ||
+            (rest.Length == 2 && (!double.TryParse(rest[1], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) || seconds <= 0)))
+        {
+            return UsageError("scenario 'many' takes [THREADS [SECONDS]]");
+        }
+        return SignalScenarios.Many(threads, seconds);
+    }
 
     private static int? NoArgs(string scenario, string[] rest)
     {

@@ -3,6 +3,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/sigsampler.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +24,8 @@ HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj)
     ClassID cls;
     emit e;
 
-    if (!atomic_load(&p->recording))
+    sigsampler_exception_thrown(p);          /* first: SIGPROF may be blocked since a NullReferenceException */
+    if (!atomic_load(&p->recording) || !(p->cfg.collect & CP_COLLECT_EXCEPTIONS))
         return S_OK;
     exception_type(p, obj, type, sizeof(type), &cls);
     if (emit_begin(p, &e, TK_EXCEPTION_THROWN)) {
@@ -41,7 +43,7 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
     ModuleID module;
     emit e;
 
-    if (!atomic_load(&p->recording))
+    if (!atomic_load(&p->recording) || !(p->cfg.collect & CP_COLLECT_EXCEPTIONS))
         return S_OK;
     exception_type(p, obj, type, sizeof(type), &cls);
     names_function(p->names, fid, function, sizeof(function), &module);

@@ -3,6 +3,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/sigsampler.h"
 
 #include <stdio.h>
 
@@ -34,6 +35,7 @@ HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, D
 
     if (!atomic_load(&p->recording))
         return S_OK;
+    sigsampler_thread_assigned(p, id, os_tid);
     thread_kernel_name(os_tid, name, sizeof(name));
     if (emit_begin(p, &e, TK_THREAD_OS)) {
         rec_thread_os_put(&e.r, &(rec_thread_os){ .thread = id, .os_tid = os_tid, .os_name = name });

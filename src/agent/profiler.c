@@ -48,6 +48,7 @@ static void profiler_destroy(profiler *p)
         p->on_free(p);
     session_close(p, SESSION_DESTROY);
     pthread_mutex_destroy(&p->threads_lock);
+    pthread_mutex_destroy(&p->sampler.signal_lock);
     free(p);
 }
 
@@ -124,5 +125,6 @@ profiler *profiler_create(void (*on_free)(profiler *p))
     atomic_init(&p->recording, 0);
     p->on_free = on_free;
     pthread_mutex_init(&p->threads_lock, NULL);
+    pthread_mutex_init(&p->sampler.signal_lock, NULL);
     return p;
 }

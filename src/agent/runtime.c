@@ -101,6 +101,11 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     if (cfg->collect & CP_COLLECT_EXCEPTIONS) *low |= COR_PRF_MONITOR_EXCEPTIONS;
     if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
     if (cfg->collect & CP_COLLECT_CPU) *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+    /* the signal sampler: managed threads as they start (their ThreadIDs, and
+     * their stacks known at once), and ExceptionThrown, where it unblocks
+     * SIGPROF after the runtime's SIGSEGV handler (sig_engine.h) */
+    if ((cfg->collect & CP_COLLECT_CPU) && cfg->sampler == CP_SAMPLER_SIGNAL)
+        *low |= COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
     if (cfg->collect & CP_COLLECT_EVENTPIPE) {
         *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;   /* the events' stacks (eventpipe.c) */

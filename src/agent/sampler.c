@@ -19,6 +19,7 @@
  * catchup.c (the unload gate) and thread_state.c (emit). */
 #include "agent/sampler.h"
 #include "agent/names.h"
+#include "agent/sigsampler.h"
 #include "agent/profiler.h"
 #include "common/idmap.h"
 
@@ -573,6 +574,11 @@ int sampler_start(profiler *p)
 
     if (!(p->cfg.collect & CP_COLLECT_CPU))
         return 0;
+    if (p->cfg.sampler == CP_SAMPLER_SIGNAL) {
+        int engine = sigsampler_start(p);
+        if (engine <= 0)
+            return engine;              /* (1: it cannot run here, and said why: the suspend engine instead) */
+    }
     if (!INFO_HAS(p, ResumeRuntime)) {
         profiler_note(p, "CPU sampling needs ICorProfilerInfo10 (.NET Core 3.0 or newer); not sampling");
         return 0;
@@ -614,6 +620,7 @@ void sampler_stop(profiler *p)
 {
     struct sampler *s;
 
+    sigsampler_stop(p);
     s = p->sampler.running;
     p->sampler.running = NULL;
     if (s) {

@@ -7,6 +7,7 @@
 #ifndef CLRPROBE_AGENT_SAMPLER_H
 #define CLRPROBE_AGENT_SAMPLER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,12 +16,18 @@ typedef struct profiler profiler;
 /* The sampler's state in a profiler instance: the running sampler (its
  * fields are sampler.c's business), NULL when off. */
 typedef struct sampler_state {
-    struct sampler *running;
+    struct sampler *running;         /* the suspend engine */
+    struct sigsampler *signal;       /* the signal engine (sigsampler.h), under signal_lock: the
+                                        callbacks that reach it hold the lock, so it is not freed
+                                        under them */
+    pthread_mutex_t signal_lock;     /* (initialized with the instance: profiler.c) */
 } sampler_state;
 
-/* Starts sampling at p->cfg.rate Hz if the configuration collects cpu (a
- * note in the trace when the runtime cannot).  0, or -1 (nothing
- * started). */
+/* Starts sampling at p->cfg.rate Hz if the configuration collects cpu,
+ * with the engine it names: the signal engine (sigsampler.h), or this
+ * file's suspend engine, which also stands in when the signal engine
+ * cannot run (a note in the trace says why, and when the runtime cannot
+ * sample at all).  0, or -1 (nothing started). */
 int sampler_start(profiler *p);
 
 /* Stops and joins the sampler thread, frees its memory.  Safe to call when

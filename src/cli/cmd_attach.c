@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const char attach_usage[] =
-    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--heap-every S] [--duration TIME]\n"
+    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S] [--duration TIME]\n"
     "       clrprobe attach -p PID ...\n"
     "       clrprobe attach -n NAME ...\n"
     "\n"
@@ -34,8 +34,14 @@ static const char attach_usage[] =
     "                        assemblies, modules, classes, jit, threads, gc, suspensions, exceptions;\n"
     "                        not in all: alloc (sampled allocations with stacks, upscaled), live\n"
     "                        (alloc, and which of them stay alive through GCs), contention (lock\n"
-    "                        waits with stacks)\n"
+    "                        waits with stacks), wall (with the signal sampler: every thread\n"
+    "                        signalled at the rate too, running or waiting, for the wall view)\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
+    "      --sampler ENGINE  how CPU samples are taken (default: suspend): signal, a timer on each\n"
+    "                        thread's own CPU clock signals it and the handler walks its native\n"
+    "                        and managed frames where it is (every thread, none stopped, no safe\n"
+    "                        point needed); suspend, the runtime is suspended and each managed\n"
+    "                        thread's managed frames are walked at a safe point (docs/sampling.md)\n"
     "      --heap-every S    also a heap snapshot every S (seconds, or 500ms, 2m...: at least 0.1 s):\n"
     "                        an induced full GC records every live object (clrprobe heap takes\n"
     "                        snapshots alone); background GC is off until the agent detaches\n"
@@ -62,6 +68,7 @@ int cmd_attach(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
         { "rate", required_argument, NULL, 'r' },
+        { "sampler", required_argument, NULL, 'S' },
         { "heap-every", required_argument, NULL, 'H' },
         { "duration", required_argument, NULL, 'd' },
         { "timeout", required_argument, NULL, 't' },
@@ -95,6 +102,7 @@ int cmd_attach(int argc, char **argv)
             break;
         case 'c':
         case 'r':
+        case 'S':
         case 'H':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;

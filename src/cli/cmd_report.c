@@ -389,9 +389,10 @@ int cmd_report(int argc, char **argv)
     }
 
     if (need_profile && rp_profile_rate_low(&prof))
-        cli_error("warning: %s: sampled at %.1f ticks/s, %.0f%% of the %.1f asked: fewer samples than the rate says "
-                  "(ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU)", input,
-                  prof.rate_hz, 100.0 * prof.rate_hz / rp_profile_asked_hz(&prof), rp_profile_asked_hz(&prof));
+        cli_error("warning: %s: sampled at %.1f %s, %.0f%% of the %.1f asked: fewer samples than the rate says "
+                  "(%s)", input, prof.rate_hz, rp_profile_rate_unit(&prof),
+                  100.0 * prof.rate_hz / rp_profile_asked_hz(&prof), rp_profile_asked_hz(&prof),
+                  rp_profile_rate_low_reason(&prof));
     if (output && !(stream = cli_output_stream(&out))) {
         if (need_profile)
             rp_profile_free(&prof);

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--heap-every S] [--no-follow] [--] PROGRAM [ARGS...]\n"
+    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S] [--no-follow] [--] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
     "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
@@ -42,8 +42,14 @@ static const char run_usage[] =
     "                        alloc (sampled allocations with stacks, upscaled), live (alloc, and\n"
     "                        which of them stay alive through GCs), contention (lock waits with\n"
     "                        stacks), alloc-all (every allocation, exact: slows the program many\n"
-    "                        times over)\n"
+    "                        times over), wall (with the signal sampler: every thread signalled at\n"
+    "                        the rate too, running or waiting, for the wall view)\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
+    "      --sampler ENGINE  how CPU samples are taken (default: suspend): signal, a timer on each\n"
+    "                        thread's own CPU clock signals it and the handler walks its native\n"
+    "                        and managed frames where it is (every thread, none stopped, no safe\n"
+    "                        point needed); suspend, the runtime is suspended and each managed\n"
+    "                        thread's managed frames are walked at a safe point (docs/sampling.md)\n"
     "      --heap-every S    a heap snapshot every S (seconds, or 500ms, 2m...: at least 0.1 s):\n"
     "                        an induced full GC records every live object, its references and\n"
     "                        the GC roots ('clrprobe report' shows types by retained size);\n"
@@ -144,6 +150,7 @@ int cmd_run(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "collect", required_argument, NULL, 'c' },
         { "rate", required_argument, NULL, 'r' },
+        { "sampler", required_argument, NULL, 'S' },
         { "no-follow", no_argument, NULL, 'F' },
         { "heap-every", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
@@ -170,6 +177,7 @@ int cmd_run(int argc, char **argv)
             break;
         case 'c':
         case 'r':
+        case 'S':
         case 'H':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;

@@ -57,6 +57,8 @@ int cli_agent_option(int c, const char *optarg, cp_config *cfg)
         rc = cp_collect_parse(optarg, &cfg->collect, err, sizeof(err));
     else if (c == 'r')
         rc = cp_rate_parse(optarg, &cfg->rate, err, sizeof(err));
+    else if (c == 'S')
+        rc = cp_sampler_parse(optarg, &cfg->sampler, err, sizeof(err));
     else if (c == 'H') {
         double s;
         rc = cp_duration_parse("--heap-every", optarg, CP_HEAP_EVERY_MIN_MS / 1000.0,

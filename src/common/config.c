@@ -25,6 +25,7 @@ static const struct { const char *name; uint32_t bit; } collect_kinds[] = {
     { "live",        CP_COLLECT_LIVE },
     { "contention",  CP_COLLECT_CONTENTION },
     { "alloc-all",   CP_COLLECT_ALLOC_ALL },
+    { "wall",        CP_COLLECT_WALL },
 };
 #define NKINDS (sizeof(collect_kinds) / sizeof(collect_kinds[0]))
 
@@ -48,7 +49,7 @@ static void config_error(char *err, size_t errlen, const char *fmt, ...)
 const char *cp_collect_valid_names(void)
 {
     return "all, cpu, appdomains, assemblies, modules, classes, jit, threads, gc, suspensions, exceptions, "
-           "alloc, live, contention, alloc-all";
+           "alloc, live, contention, alloc-all, wall";
 }
 
 void cp_config_init(cp_config *cfg)
@@ -57,6 +58,25 @@ void cp_config_init(cp_config *cfg)
     cfg->version = CP_CONFIG_VERSION;
     cfg->collect = CP_COLLECT_ALL;
     cfg->rate = CP_RATE_DEFAULT;
+    cfg->sampler = CP_SAMPLER_DEFAULT;
+}
+
+int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
+{
+    if (strcmp(text, "signal") == 0)
+        *sampler = CP_SAMPLER_SIGNAL;
+    else if (strcmp(text, "suspend") == 0)
+        *sampler = CP_SAMPLER_SUSPEND;
+    else {
+        config_error(err, errlen, "sampler '%.32s' is not signal or suspend", text);
+        return -1;
+    }
+    return 0;
+}
+
+const char *cp_sampler_name(int sampler)
+{
+    return sampler == CP_SAMPLER_SUSPEND ? "suspend" : "signal";
 }
 
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
@@ -181,7 +201,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
-        seen_count = 0, seen_method = 0, seen_max = 0;
+        seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -251,6 +271,10 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             if (seen_rate++) goto duplicate;
             if (cp_rate_parse(value, &cfg->rate, err, errlen) < 0)
                 return -1;
+        } else if (strcmp(key, "sampler") == 0) {
+            if (seen_sampler++) goto duplicate;
+            if (cp_sampler_parse(value, &cfg->sampler, err, errlen) < 0)
+                return -1;
         } else if (strcmp(key, "ctl") == 0) {
             if (seen_ctl++) goto duplicate;
             if (value[0] != '/') {
@@ -314,8 +338,8 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             }
             cfg->heap_count = v;
         } else {
-            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, pid, ctl, run, "
-                         "heap_every, heap_count, heap_method, heap_max_objects)", key);
+            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, sampler, pid, ctl, "
+                         "run, heap_every, heap_count, heap_method, heap_max_objects)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -380,6 +404,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     n += m;
     if (cfg->rate != CP_RATE_DEFAULT) {
         m = snprintf(buf + n, buflen - (size_t)n, ";rate=%d", cfg->rate);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (cfg->sampler != CP_SAMPLER_DEFAULT) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";sampler=%s", cp_sampler_name(cfg->sampler));
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;

@@ -41,11 +41,19 @@ enum cp_collect {
     CP_COLLECT_LIVE        = 1u << 11,   /* the sampled objects followed through GCs (implies alloc) */
     CP_COLLECT_CONTENTION  = 1u << 12,   /* lock contention with stacks (EventPipe) */
     CP_COLLECT_ALLOC_ALL   = 1u << 13,   /* every allocation (ObjectAllocated): launch only, costly */
+    CP_COLLECT_WALL        = 1u << 14,   /* signal sampler: wall-clock samples of every thread too */
 };
 /* "all": the kinds up to cpu (docs/config.md says why not the EventPipe ones). */
 #define CP_COLLECT_ALL ((CP_COLLECT_CPU << 1) - 1)
 /* The kinds an EventPipe session records. */
 #define CP_COLLECT_EVENTPIPE (CP_COLLECT_ALLOC | CP_COLLECT_LIVE | CP_COLLECT_CONTENTION)
+
+/* How CPU samples are taken (sampler=, --sampler; docs/sampling.md). */
+enum cp_sampler {
+    CP_SAMPLER_SIGNAL = 0,       /* per-thread CPU timers and a signal handler: native and managed frames */
+    CP_SAMPLER_SUSPEND = 1,      /* SuspendRuntime + DoStackSnapshot of every managed thread */
+};
+#define CP_SAMPLER_DEFAULT CP_SAMPLER_SUSPEND
 
 #define CP_RATE_DEFAULT 100          /* samples per second */
 #define CP_RATE_MIN 1
@@ -58,6 +66,7 @@ typedef struct cp_config {
     long pid;                    /* profile only this pid (0: any) */
     char ctl[CP_PATH_MAX];       /* attach: the command's control socket ("" if none) */
     int rate;                    /* sampling rate in Hz (CP_RATE_MIN..CP_RATE_MAX) */
+    int sampler;                 /* enum cp_sampler */
     char run[CP_PATH_MAX];       /* `clrprobe run`'s socket for the processes the program starts:
                                     a child (pid != pid) records only while it answers ("" : none) */
     long heap_every_ms;          /* a heap snapshot every this many ms (0: none; agent/heap.h) */
@@ -89,6 +98,11 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen);
 /* Parses a comma-separated list of collect kinds ("all" allowed) into *mask.
  * Returns 0, or -1 with a reason (naming the valid kinds) in err. */
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen);
+
+/* Parses an engine name ("signal", "suspend").  Returns 0, or -1 with a
+ * reason in err. */
+int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen);
+const char *cp_sampler_name(int sampler);
 
 /* Parses a sampling rate in Hz.  Returns 0, or -1 with a reason in err. */
 int cp_rate_parse(const char *text, int *rate, char *err, size_t errlen);

@@ -349,6 +349,14 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_hex(&o, "thread", r->thread);
             json_u64(&o, "os_tid", r->os_tid);
             json_u64(&o, "cpu_ns", r->cpu_ns);
+            if (r->flags & (SAMPLE_FLAG_CPU_TIMER | SAMPLE_FLAG_WALL)) {    /* the signal engine's */
+                json_str(&o, "engine", "signal");
+                json_str(&o, "clock", r->flags & SAMPLE_FLAG_WALL ? "wall" : "cpu");
+                if (r->flags & SAMPLE_FLAG_WALL)
+                    json_str(&o, "state", r->flags & SAMPLE_FLAG_WAITING ? "waiting" : "running");
+                if (r->flags & SAMPLE_FLAG_TRUNCATED)
+                    json_raw(&o, "truncated", "true");
+            }
             frames_json(out, tr, &fnames, r->frames, r->nframes);
             break;
         }
@@ -399,6 +407,13 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_u64(&o, "failed", e->sampler_tick.failed);
             if (e->sampler_tick.period_ns)
                 json_u64(&o, "period_ns", e->sampler_tick.period_ns);
+            if (e->sampler_tick.engine == SAMPLER_ENGINE_SIGNAL) {
+                json_str(&o, "engine", "signal");
+                json_u64(&o, "interval_ns", e->sampler_tick.interval_ns);
+                json_u64(&o, "signals", e->sampler_tick.signals);
+                json_u64(&o, "periods", e->sampler_tick.periods);
+                json_u64(&o, "thread_cpu_ns", e->sampler_tick.thread_cpu_ns);
+            }
             break;
         case TK_PROCESS_CPU:
             json_u64(&o, "cpu_ns", e->process_cpu.cpu_ns);

@@ -243,7 +243,21 @@ double rp_profile_asked_hz(const rp_profile *p)
 
 int rp_profile_rate_low(const rp_profile *p)
 {
+    if (p->engine == SAMPLER_ENGINE_SIGNAL)      /* (judged once the threads used 20 periods of CPU) */
+        return p->thread_cpu_ns >= 20 * p->period_ns && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
     return p->ticks > 1 && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
+}
+
+const char *rp_profile_rate_unit(const rp_profile *p)
+{
+    return p->engine == SAMPLER_ENGINE_SIGNAL ? "samples per CPU-second" : "ticks/s";
+}
+
+const char *rp_profile_rate_low_reason(const rp_profile *p)
+{
+    return p->engine == SAMPLER_ENGINE_SIGNAL
+               ? "samples were lost, or threads blocked the sampler's signal"
+               : "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU";
 }
 
 int rp_profile_process_share(const rp_profile *p, rp_process_share *out)
@@ -470,6 +484,28 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
     int matches, on_cpu;
     rp_sample *s;
 
+    if (r->flags & (SAMPLE_FLAG_CPU_TIMER | SAMPLE_FLAG_WALL)) {
+        /* the signal engine: a CPU timer's sample is CPU time (cpu_ns of
+         * it), in the CPU view only; a wall tick's, in the wall view only */
+        if (!(r->flags & (p->view == RP_VIEW_CPU ? SAMPLE_FLAG_CPU_TIMER : SAMPLE_FLAG_WALL)))
+            return 0;
+        p->total_samples++;
+        if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
+            return -1;
+        if (!matches)
+            return 0;
+        if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
+            return -1;
+        s->cpu_ns = r->cpu_ns;
+        s->waiting = (r->flags & SAMPLE_FLAG_WAITING) != 0;
+        p->waiting += s->waiting;
+        p->truncated += (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
+        if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
+            return -1;
+        p->threads[s->thread].cpu_ns += r->cpu_ns;
+        p->cpu_ns += r->cpu_ns;
+        return 0;
+    }
     p->total_samples++;
     if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
         return -1;
@@ -694,6 +730,14 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             p->failed += k->failed;
             if (k->period_ns)
                 p->period_ns = k->period_ns;
+            p->engine = (unsigned)k->engine;
+            if (k->engine == SAMPLER_ENGINE_SIGNAL) {
+                if (p->ticks == 1)
+                    first_tick = e->t - k->interval_ns;      /* (its first tick covers the time before it) */
+                p->signals += k->signals;
+                p->periods += k->periods;
+                p->thread_cpu_ns += k->thread_cpu_ns;
+            }
             break;
         }
         case TK_PROCESS_CPU:        /* the first and the last bracket the sampling (docs/sampling.md) */
@@ -727,6 +771,11 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
      * families: their records' first to last. */
     if (vi->family != RP_FAMILY_TIME) {
         p->duration_ns = p->last_t - p->first_t;
+    } else if (p->ticks && p->engine == SAMPLER_ENGINE_SIGNAL) {
+        /* the signal engine's ticks cover the time since the one before;
+         * its rate is per second of the sampled threads' CPU */
+        p->duration_ns = last_tick - first_tick;
+        p->rate_hz = p->thread_cpu_ns ? (double)p->periods * 1e9 / (double)p->thread_cpu_ns : 0;
     } else if (p->ticks) {
         p->duration_ns = last_tick - first_tick + p->period_ns;
         p->rate_hz = (double)p->ticks * 1e9 / (double)p->duration_ns;

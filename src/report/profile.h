@@ -56,6 +56,7 @@ typedef struct rp_sample {
                                 found dead (what the live view keeps) */
     uint8_t typed;           /* its leaf frame is a type the builder added (the allocated type, the
                                 lock's type), not a function */
+    uint8_t waiting;         /* a wall sample of a thread blocked in a system call (signal engine) */
 } rp_sample;
 
 typedef struct rp_profile {
@@ -69,13 +70,21 @@ typedef struct rp_profile {
     size_t nsamples;
     uint64_t total_samples;  /* the view's records, before the view's rule and the filter */
     uint64_t ticks, suspend_ns, max_suspend_ns, sampler_cpu_ns, failed;
+    /* The signal engine's ticks (engine SAMPLER_ENGINE_SIGNAL; all 0 for the suspend engine's): */
+    unsigned engine;         /* SAMPLER_ENGINE_* of the ticks (the last one's) */
+    uint64_t signals;        /* samples it took (CPU timer and wall signals) */
+    uint64_t periods;        /* the CPU periods its CPU samples stand for */
+    uint64_t thread_cpu_ns;  /* the sampled threads' CPU over its ticks, by the kernel's per-thread clocks */
+    uint64_t waiting;        /* wall view: the kept samples of threads blocked in a system call */
+    uint64_t truncated;      /* kept samples whose walk stopped before the thread's first frame */
     /* The numbers every format states (docs/sampling.md, "What the totals mean"): */
     uint64_t duration_ns;    /* the recording window: first tick to last tick plus one period (without
                                 ticks: first to last sample) */
     uint64_t cpu_ns;         /* CPU time: the sum of the kept samples' cpu_ns, measured by the kernel's
                                 per-thread CPU clocks (never samples x period) */
     uint64_t cpu_unshown_ns; /* CPU view: cpu_ns of the matching threads' samples left out as waiting */
-    double rate_hz;          /* ticks achieved per second of the window (0: no ticks) */
+    double rate_hz;          /* ticks achieved per second of the window (0: no ticks); the signal engine:
+                                CPU periods sampled per second of the sampled threads' CPU */
     uint64_t process_cpu_ns; /* the reference: the whole process's CPU over the sampling as the kernel counts
                                 it (every thread: the runtime's native ones, the sampler), the last
                                 process_cpu record's cpu_ns minus the first's; 0 when the trace has fewer
@@ -156,6 +165,11 @@ int rp_profile_process_share(const rp_profile *p, rp_process_share *out);
 double rp_profile_asked_hz(const rp_profile *p);
 /* Whether the achieved rate is below 90% of the asked one. */
 int rp_profile_rate_low(const rp_profile *p);
+/* How the rate is counted, for people: "ticks/s" (the suspend engine's
+ * ticks per second) or "samples per CPU-second" (the signal engine's
+ * periods sampled per second of the threads' CPU); and what makes it low. */
+const char *rp_profile_rate_unit(const rp_profile *p);
+const char *rp_profile_rate_low_reason(const rp_profile *p);
 
 /* The --thread rule (docs/sampling.md): filter equals the thread's label,
  * its managed name, its kernel name (bare or in parentheses), its OS thread

@@ -143,7 +143,11 @@ int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
         n += (size_t)snprintf(buf + n, len - n, ", %.0f%% in the sampler", sh.sampler_pct);
         shown += rounded(sh.sampler_pct);
     }
-    if (n < len)
+    if (n < len && p->engine == SAMPLER_ENGINE_SIGNAL)
+        snprintf(buf + n, len - n, ", %.0f%% %s", shown < 100 ? 100 - shown : 0,
+                 p->filtered ? "in threads --thread left out, and CPU between a thread's last sample and its end"
+                             : "not sampled (CPU between a thread's last sample and its end, the agent's own threads)");
+    else if (n < len)
         snprintf(buf + n, len - n, ", %.0f%% in threads %s", shown < 100 ? 100 - shown : 0,
                  p->filtered ? "--thread left out and threads the sampler cannot see (the runtime's GC, JIT "
                                "and other native threads)"
@@ -207,7 +211,14 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
     }
     if (rp_format_process_cpu(p, process, sizeof(process)))
         fprintf(out, "%s%s\n", indent, process);
-    if (p->ticks)
+    if (p->ticks && p->engine == SAMPLER_ENGINE_SIGNAL)
+        fprintf(out, "%srate: %.1f samples per CPU-second achieved of %.1f asked (one every %.1f ms of a thread's "
+                "CPU time; %" PRIu64 " signals stood for %" PRIu64 " periods of the %.2f s the sampled threads "
+                "used)%s\n", indent, p->rate_hz, rp_profile_asked_hz(p), (double)p->period_ns / 1e6, p->signals,
+                p->periods, (double)p->thread_cpu_ns / 1e9,
+                rp_profile_rate_low(p) ? "; warning: below 90% of the rate asked (samples were lost, or threads "
+                                         "blocked the signal)" : "");
+    else if (p->ticks)
         fprintf(out, "%srate: %.1f ticks/s achieved of %.1f asked (every %.1f ms)%s\n", indent, p->rate_hz,
                 rp_profile_asked_hz(p), (double)p->period_ns / 1e6,
                 rp_profile_rate_low(p) ? "; warning: below 90% of the rate asked, so samples are fewer than "
@@ -253,13 +264,31 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
         }
         return;
     }
-    fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 "; %s)\n",
-            p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
-            p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
-                                     "previous sample"
-                                   : "all samples, running or waiting");
+    if (p->engine == SAMPLER_ENGINE_SIGNAL)
+        fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 "; %s)\n",
+                p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
+                p->view == RP_VIEW_CPU ? "signal sampler: a sample after every period of a thread's CPU time, "
+                                         "native and managed frames"
+                                       : "signal sampler: every thread at the rate, running or waiting");
+    else
+        fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 "; %s)\n",
+                p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
+                p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
+                                         "previous sample"
+                                       : "all samples, running or waiting");
     rp_write_profile_totals(p, "  ", out);
-    if (p->ticks)
+    if (p->view == RP_VIEW_WALL && p->engine == SAMPLER_ENGINE_SIGNAL && p->nsamples)
+        fprintf(out, "  %" PRIu64 " of the %zu samples (%.0f%%) found their thread waiting in a system call, the "
+                "others running or ready to run\n", p->waiting, p->nsamples,
+                100.0 * (double)p->waiting / (double)p->nsamples);
+    if (p->ticks && p->engine == SAMPLER_ENGINE_SIGNAL)
+        fprintf(out, "  sampler overhead: no thread stopped but for its own sample; signal handlers and the "
+                "collector used %.1f ms of CPU in all (%.2f%% of the sampled threads' CPU), %" PRIu64 " samples "
+                "lost (ring full), %" PRIu64 " of those shown cut short (a stack that could not be walked to "
+                "its start)\n", (double)p->sampler_cpu_ns / 1e6,
+                p->thread_cpu_ns ? 100.0 * (double)p->sampler_cpu_ns / (double)p->thread_cpu_ns : 0.0, p->failed,
+                p->truncated);
+    else if (p->ticks)
         fprintf(out, "  sampler overhead: %" PRIu64 " ticks, runtime suspended %.2f ms on average (longest "
                 "%.2f ms), sampler CPU %.1f ms in all, %" PRIu64 " stacks that could not be taken\n",
                 p->ticks, (double)p->suspend_ns / (double)p->ticks / 1e6, (double)p->max_suspend_ns / 1e6,

@@ -74,7 +74,8 @@ static const char *name(const rp_profile *p, const char *title, char *buf, size_
     if (n < len)
         n += (size_t)snprintf(buf + n, len - n, "; in %.2f s", (double)p->duration_ns / 1e9);
     if (n < len && p->ticks)
-        snprintf(buf + n, len - n, "; %.1f ticks/s of %.1f asked%s", p->rate_hz, rp_profile_asked_hz(p),
+        snprintf(buf + n, len - n, "; %.1f %s of %.1f asked%s", p->rate_hz, rp_profile_rate_unit(p),
+                 rp_profile_asked_hz(p),
                  rp_profile_rate_low(p) ? " (warning: below 90%)" : "");
     return buf;
 }

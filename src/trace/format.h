@@ -48,6 +48,24 @@
 #define TRACE_MODULE_DYNAMIC 0x4u            /* Reflection.Emit, no file */
 #define TRACE_MODULE_COLLECTIBLE 0x8u        /* in a collectible AssemblyLoadContext */
 
+/* sample.flags: how a sample was taken (docs/sampling.md).  0: the suspend
+ * engine (its cpu_ns is the thread's CPU since its previous sample, and the
+ * CPU view keeps it when that is a quarter of the time between). */
+#define SAMPLE_FLAG_CPU_TIMER 0x1u   /* the signal engine's CPU timer: the thread used cpu_ns of CPU
+                                        (its periods) up to here; always in the CPU view */
+#define SAMPLE_FLAG_WALL 0x2u        /* the signal engine's wall-clock tick: in the wall view only */
+#define SAMPLE_FLAG_WAITING 0x4u     /* (wall) the thread was blocked in a system call */
+#define SAMPLE_FLAG_TRUNCATED 0x8u   /* the walk stopped before the thread's first frame */
+
+/* sample.thread of a thread the runtime has no Thread for (the signal
+ * engine samples every thread): this bit and the OS thread id; a
+ * thread_os record names it. */
+#define TRACE_NATIVE_THREAD_BIT (1ull << 63)
+
+/* sampler_tick.engine */
+#define SAMPLER_ENGINE_SUSPEND 0u
+#define SAMPLER_ENGINE_SIGNAL 1u
+
 /* alloc_sample.method: how the allocation was recorded (docs/trace-format.md,
  * "Allocations"). */
 #define ALLOC_METHOD_SAMPLED 1u   /* .NET 10's AllocationSampled: each byte sampled with probability

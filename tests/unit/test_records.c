@@ -262,7 +262,8 @@ TEST(records_optional_field_reads_as_zero)
     v.sampler_tick = (rec_sampler_tick){ .suspend_ns = 5000, .sampler_cpu_ns = 7000, .threads = 2, .failed = 1,
                                          .period_ns = 4000000 };
     len = encode(buf, sizeof(buf), TK_SAMPLER_TICK, &v);
-    CHECK_EQ(len, 48);
+    CHECK_EQ(len, 88);                              /* (period_ns and the signal engine's five fields) */
+    len = 48;                                       /* as the agent before the signal engine wrote it */
     CHECK_EQ(decode(buf, len - 8, &d, &p), 0);      /* as an earlier agent wrote it: length 40 */
     CHECK_EQ(d.sampler_tick.suspend_ns, 5000);
     CHECK_EQ(d.sampler_tick.sampler_cpu_ns, 7000);
@@ -272,6 +273,8 @@ TEST(records_optional_field_reads_as_zero)
     CHECK_EQ(decode(buf, len - 4, &d, &p), -1);     /* cut inside it */
     CHECK_EQ(decode(buf, len, &d, &p), 0);
     CHECK_EQ(d.sampler_tick.period_ns, 4000000);
+    CHECK_EQ(d.sampler_tick.engine, 0);
+    CHECK_EQ(d.sampler_tick.thread_cpu_ns, 0);
     pool_free(&p);
 }
 
@@ -309,11 +312,12 @@ TEST(records_strings_follow_the_reader_rules)
     CHECK(d.sample.frames == NULL);
     CHECK_EQ(p.n, 0);
 
-    /* a frame count larger than the record: malformed, no frames */
+    /* a frame count larger than the record: malformed, no frames (the
+     * flags after the frames make one word more) */
     memset(&v, 0, sizeof(v));
     v.sample = (rec_sample){ .thread = 1, .os_tid = 2, .cpu_ns = 3, .nframes = 4, .frames = frames };
     len = encode(buf, sizeof(buf), TK_SAMPLE, &v);
-    trace_put_u16(buf + TRACE_RECORD_HEADER_LEN + 20, 5);
+    trace_put_u16(buf + TRACE_RECORD_HEADER_LEN + 20, 6);
     CHECK_EQ(decode(buf, len, &d, &p), -1);
     CHECK_EQ(d.sample.nframes, 0);
     CHECK(d.sample.frames == NULL);

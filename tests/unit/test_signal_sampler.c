@@ -1,0 +1,223 @@
+/* test_signal_sampler.c - the pure parts of the signal sampler: the ring
+ * between a handler and the collector (order, wrap-around, a full ring
+ * dropping samples), the names of native frames, the sampler's
+ * configuration, and the report's reading of the signal engine's samples
+ * and ticks (the CPU view keeps CPU-timer samples whatever the time between
+ * them, the wall view only wall samples; the rate per CPU-second). */
+#include "unit.h"
+#include "agent/sig_ring.h"
+#include "agent/sig_resolve.h"
+#include "common/config.h"
+#include "report/profile.h"
+#include "synth_trace.h"
+
+#include <stdlib.h>
+
+static void push(sig_ring *r, uint64_t t, size_t nframes, int *ok)
+{
+    uintptr_t *frames;
+    sig_entry *e = sig_ring_reserve(r, 32, &frames);
+    *ok = e != NULL;
+    if (!e)
+        return;
+    for (size_t i = 0; i < nframes; i++)
+        frames[i] = (uintptr_t)(t * 100 + i);
+    e->nframes = (uint16_t)nframes;
+    e->flags = 1;
+    e->t = t;
+    e->periods = t;
+    e->unloads = 0;
+    sig_ring_commit(r, e);
+}
+
+TEST(sig_ring_order_wrap_and_full)
+{
+    sig_ring r;
+    const sig_entry *e;
+    uint64_t next = 1, expect = 1;
+    int ok;
+
+    CHECK_EQ(0, sig_ring_init(&r, 256));
+    CHECK(sig_ring_peek(&r) == NULL);
+    /* many rounds through the ring: entries come out whole and in order,
+     * the pad at the end skipped */
+    for (int round = 0; round < 200; round++) {
+        size_t n = 1 + (size_t)(round % 7) * 4;
+        push(&r, next, n, &ok);
+        CHECK(ok);
+        next++;
+        if (round % 3 == 2) {
+            while ((e = sig_ring_peek(&r)) != NULL) {
+                const uintptr_t *f = (const uintptr_t *)(e + 1);
+                CHECK_EQ(expect, e->t);
+                CHECK_EQ(expect * 100, f[0]);
+                CHECK_EQ(expect * 100 + e->nframes - 1, f[e->nframes - 1]);
+                sig_ring_pop(&r, e);
+                expect++;
+            }
+        }
+    }
+    /* a ring that is not drained fills, and refuses (the handler counts a
+     * dropped sample) instead of overwriting */
+    sig_ring_reset(&r);
+    for (int i = 0; i < 100; i++) {
+        push(&r, (uint64_t)i + 1, 32, &ok);
+        if (!ok)
+            break;
+    }
+    CHECK(!ok);
+    e = sig_ring_peek(&r);
+    CHECK(e && e->t == 1);
+    /* draining one makes room again */
+    sig_ring_pop(&r, e);
+    push(&r, 999, 4, &ok);
+    CHECK(ok);
+    sig_ring_free(&r);
+    CHECK_EQ(-1, sig_ring_init(&r, 100));          /* not a power of two */
+}
+
+TEST(sig_native_frame_names)
+{
+    cm_object o;
+    cm_range r;
+    char name[256];
+    uint64_t key1, key2, key3;
+
+    /* an object without symbols or table: the address itself */
+    memset(&o, 0, sizeof(o));
+    memset(&r, 0, sizeof(r));
+    o.name = "libfoo.so";
+    o.serial = 3;
+    r.kind = CM_NATIVE;
+    r.obj = &o;
+    r.start = 0x7f0000000000u;
+    r.end = 0x7f0000100000u;
+    r.bias = 0x7f0000000000u;
+    sig_native_name(&r, 0x7f0000001234u, name, sizeof(name), &key1);
+    CHECK_STR("libfoo.so+0x1234", name);
+    /* with symbols: lib!symbol, one key for every address of the function */
+    {
+        static elf_sym syms[] = { { 0x1000, 0x100, "foo_work" }, { 0x1100, 0x10, "foo_tiny" } };
+        o.ok = 1;
+        o.img.syms = syms;
+        o.img.nsyms = 2;
+        sig_native_name(&r, 0x7f0000001004u, name, sizeof(name), &key1);
+        CHECK_STR("libfoo.so!foo_work", name);
+        sig_native_name(&r, 0x7f00000010f0u, name, sizeof(name), &key2);
+        CHECK_EQ(key1, key2);
+        sig_native_name(&r, 0x7f0000001105u, name, sizeof(name), &key3);
+        CHECK_STR("libfoo.so!foo_tiny", name);
+        CHECK(key3 != key1);
+        /* past the symbol's size, no table row: the address */
+        sig_native_name(&r, 0x7f0000001200u, name, sizeof(name), &key3);
+        CHECK_STR("libfoo.so+0x1200", name);
+    }
+}
+
+TEST(sig_config_sampler_and_wall)
+{
+    cp_config cfg;
+    char err[512], text[1024];
+
+    CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=signal;collect=cpu,wall", &cfg, err, sizeof(err)));
+    CHECK_EQ(CP_SAMPLER_SIGNAL, cfg.sampler);
+    CHECK(cfg.collect & CP_COLLECT_WALL);
+    CHECK(!(CP_COLLECT_ALL & CP_COLLECT_WALL));   /* wall is not in all: it signals every thread */
+    CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0);
+    {
+        cp_config back;
+        CHECK_EQ(0, cp_config_parse(text, &back, err, sizeof(err)));
+        CHECK_EQ(cfg.sampler, back.sampler);
+        CHECK_EQ(cfg.collect, back.collect);
+    }
+    CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=suspend", &cfg, err, sizeof(err)));
+    CHECK_EQ(CP_SAMPLER_SUSPEND, cfg.sampler);
+    CHECK_EQ(-1, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=perf", &cfg, err, sizeof(err)));
+    CHECK(strstr(err, "not signal or suspend") != NULL);
+    CHECK_EQ(-1, cp_config_parse("v=1;sampler=signal;sampler=signal", &cfg, err, sizeof(err)));
+}
+
+/* A signal-engine sample: flags say CPU timer or wall, waiting or not. */
+static void sig_sample(synth *s, uint64_t t, uint64_t thread, uint32_t tid, uint64_t cpu_ns, uint64_t flags,
+                       const uint64_t *frames, uint16_t n)
+{
+    rec_any v;
+    memset(&v, 0, sizeof(v));
+    v.sample.thread = thread;
+    v.sample.os_tid = tid;
+    v.sample.cpu_ns = cpu_ns;
+    v.sample.nframes = n;
+    v.sample.frames = frames;
+    v.sample.flags = flags;
+    synth_put(s, t, TK_SAMPLE, &v);
+}
+
+static void sig_tick(synth *s, uint64_t t, uint64_t interval, uint64_t signals, uint64_t periods, uint64_t cpu)
+{
+    rec_any v;
+    memset(&v, 0, sizeof(v));
+    v.sampler_tick.threads = 2;
+    v.sampler_tick.sampler_cpu_ns = 1000000;
+    v.sampler_tick.period_ns = 10000000;
+    v.sampler_tick.engine = SAMPLER_ENGINE_SIGNAL;
+    v.sampler_tick.interval_ns = interval;
+    v.sampler_tick.signals = signals;
+    v.sampler_tick.periods = periods;
+    v.sampler_tick.thread_cpu_ns = cpu;
+    synth_put(s, t, TK_SAMPLER_TICK, &v);
+}
+
+TEST(sig_report_views_and_rate)
+{
+    static const uint64_t hot[] = { 0x601, 0x600 }, native[] = { SIG_NATIVE_ID_BIT | 1, 0x600 };
+    synth s;
+    rp_trace tr;
+    rp_profile p;
+
+    synth_begin(&s, "sig-views");
+    synth_name(&s, 1, 0x600, "App.Main");
+    synth_name(&s, 1, 0x601, "App.Hot");
+    synth_name(&s, 1, SIG_NATIVE_ID_BIT | 1, "libcrypto.so.3!SHA256_Update");
+    synth_thread(&s, 2, 0xA0, 101, "worker");
+    /* a thread that runs a tenth of the time: its CPU samples come 100 ms
+     * apart (10 ms of CPU each); the suspend engine's quarter rule would drop
+     * them, the signal engine's are CPU time whatever the gap */
+    for (int i = 0; i < 10; i++)
+        sig_sample(&s, 100000000ull * (uint64_t)(i + 1), 0xA0, 101, 10000000, SAMPLE_FLAG_CPU_TIMER, i % 2 ? hot : native,
+                   2);
+    /* a native thread (no ThreadID): 2 periods in one signal */
+    sig_sample(&s, 500000000ull, TRACE_NATIVE_THREAD_BIT | 102, 102, 20000000, SAMPLE_FLAG_CPU_TIMER, hot, 2);
+    /* wall samples: one running, two waiting */
+    sig_sample(&s, 600000000ull, 0xA0, 101, 0, SAMPLE_FLAG_WALL, hot, 2);
+    sig_sample(&s, 610000000ull, 0xA0, 101, 0, SAMPLE_FLAG_WALL | SAMPLE_FLAG_WAITING, hot, 2);
+    sig_sample(&s, 620000000ull, 0xA0, 101, 0, SAMPLE_FLAG_WALL | SAMPLE_FLAG_WAITING | SAMPLE_FLAG_TRUNCATED, hot, 2);
+    sig_tick(&s, 1000000000ull, 1000000000ull, 11, 12, 125000000ull);
+    CHECK_EQ(synth_load(&s, &tr), TRACE_OK);
+
+    CHECK_EQ(0, rp_profile_build(&tr, RP_VIEW_CPU, NULL, &p));
+    CHECK_EQ(11, p.nsamples);
+    CHECK_EQ(11, p.total_samples);
+    CHECK_EQ(120000000ull, p.cpu_ns);
+    CHECK_EQ(SAMPLER_ENGINE_SIGNAL, p.engine);
+    CHECK_EQ(2, p.nthreads);
+    CHECK_EQ(1000000000ull, p.duration_ns);
+    /* 12 periods sampled in 0.125 s of the threads' CPU: 96 per CPU-second */
+    CHECK(p.rate_hz > 95.9 && p.rate_hz < 96.1);
+    CHECK(!rp_profile_rate_low(&p));
+    CHECK_STR("samples per CPU-second", rp_profile_rate_unit(&p));
+    {
+        int native_seen = 0;
+        for (size_t i = 0; i < p.nframes; i++)
+            native_seen |= strcmp(p.frames[i], "libcrypto.so.3!SHA256_Update") == 0;
+        CHECK(native_seen);
+    }
+    rp_profile_free(&p);
+
+    CHECK_EQ(0, rp_profile_build(&tr, RP_VIEW_WALL, NULL, &p));
+    CHECK_EQ(3, p.nsamples);
+    CHECK_EQ(2, p.waiting);
+    CHECK_EQ(1, p.truncated);
+    CHECK_EQ(3 * 10000000ull, rp_profile_total(&p));
+    rp_profile_free(&p);
+    synth_done(&s, &tr);
+}
