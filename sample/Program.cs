@@ -59,6 +59,8 @@ internal static class Program
                             rounds (default 20), with a CPU burner beside them; every result checked
           many [THREADS [SECONDS]]  THREADS threads (default 200) alternate ~1 ms of work and a 4 ms sleep
                             (default 2 s)
+          gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC
+                            suspensions that hijack return addresses (default 2 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -154,6 +156,9 @@ internal static class Program
                 return OptionalInt(scenario, rest, 20, out int ioRounds) ?? SignalScenarios.Io(ioRounds);
             case "many":
                 return ManyArgs(rest);
+            case "gcstress":
+                return OptionalSeconds(scenario, rest, out double gcSeconds) ??
+                       SignalScenarios.GcStress(rest.Length == 0 ? 2 : gcSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
             case "exit":

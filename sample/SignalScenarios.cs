@@ -6,6 +6,8 @@
 //   io [ROUNDS]              file writes and reads, sleeps, Process.Start and a loopback TCP echo with a receive
 //                            timeout, on three threads while a fourth burns CPU: every result checked
 //   many [THREADS] [SECONDS] THREADS threads (default 200) alternate about 1 ms of work and a 4 ms sleep
+//   gcstress [SECONDS]       two threads call a small method in a loop (code the runtime suspends by hijacking its
+//                            return address) while a third allocates garbage: thousands of GC suspensions
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
@@ -36,6 +38,42 @@ public static class NreTargets
         {
             return true;
         }
+    }
+}
+
+public static class GcStressTargets
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Step(long x) => x * 6364136223846793005L + 1442695040888963407L;
+
+    // A loop with a call: partially interruptible code, stopped for a GC at a hijacked return.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Calls(long until)
+    {
+        long x = 1;
+        while (Stopwatch.GetTimestamp() < until)
+        {
+            for (int i = 0; i < 1000; i++)
+            {
+                x = Step(x);
+            }
+        }
+        return x;
+    }
+
+    private static readonly object?[] s_keep = new object?[64];
+
+    // Garbage that escapes (kept a moment in a static array), so the JIT cannot put it on the stack.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int Garbage(long until)
+    {
+        int n = 0;
+        while (Stopwatch.GetTimestamp() < until)
+        {
+            var a = new byte[4096];
+            s_keep[n++ & 63] = a;
+        }
+        return n;
     }
 }
 
@@ -268,6 +306,30 @@ internal static class SignalScenarios
         }
         client.Shutdown(SocketShutdown.Send);
         echo.Join();
+    }
+
+    public static int GcStress(double seconds)
+    {
+        long until = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        var results = new long[3];
+        var workers = new Thread[3];
+        for (int t = 0; t < 2; t++)
+        {
+            int index = t;
+            workers[t] = new Thread(() => results[index] = GcStressTargets.Calls(until)) { Name = $"clrprobe-calls-{t}" };
+        }
+        workers[2] = new Thread(() => results[2] = GcStressTargets.Garbage(until)) { Name = "clrprobe-garbage" };
+        foreach (Thread w in workers)
+        {
+            w.Start();
+        }
+        foreach (Thread w in workers)
+        {
+            w.Join();
+        }
+        Console.Error.WriteLine($"gcstress: {GC.CollectionCount(0)} gen0 GCs");
+        Console.WriteLine("gcstress done");
+        return Program.ExitOk;
     }
 
     public static int Many(int threads, double seconds)

@@ -113,13 +113,13 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, uint64_t peri
     }
     if (kind == SIG_SAMPLE_WALL && in_syscall(m, uc))
         flags |= SIG_SAMPLE_WAITING;
+    if (!atomic_load_explicit(&s->seen_self, memory_order_relaxed))
+        atomic_store_explicit(&s->seen_self, (uintptr_t)pthread_self(), memory_order_relaxed);
     if (!m || hi == 0 || sp < lo || sp >= hi) {
         /* the stack is not known (yet): where the thread is, and what the
          * collector needs to find its stack */
-        if (hi == 0) {
-            atomic_store_explicit(&s->seen_self, (uintptr_t)pthread_self(), memory_order_relaxed);
+        if (hi == 0)
             atomic_store_explicit(&s->seen_sp, sp, memory_order_release);
-        }
         frames[0] = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
         en->nframes = 1;
         flags |= SIG_SAMPLE_NO_STACK;
@@ -133,7 +133,8 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, uint64_t peri
     en->periods = periods;
     en->unloads = e->unloads ? __atomic_load_n(e->unloads, __ATOMIC_ACQUIRE) : 0;
     sig_ring_commit(&s->ring, en);
-    atomic_fetch_add_explicit(&s->periods, periods, memory_order_relaxed);
+    if (kind == SIG_SAMPLE_CPU)
+        atomic_fetch_add_explicit(&s->periods, periods, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->handler_ns, now_ns() - t0, memory_order_relaxed);
 }
 

@@ -151,6 +151,37 @@ static int blocks_signal(uint32_t tid)
     return (mask >> (SIG_SAMPLER_SIGNAL - 1)) & 1;
 }
 
+/* The stack pointer of a thread blocked in a system call, from
+ * /proc/self/task/TID/syscall ("nr arg1..arg6 sp pc"; "running" for a
+ * running thread: 0 then, and its first signal tells). */
+static uintptr_t blocked_sp(uint32_t tid)
+{
+    char path[64], buf[256], *p, *end;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", (unsigned)tid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    if (buf[0] < '0' || buf[0] > '9')
+        return 0;
+    p = buf;
+    for (int field = 0; field < 7; field++) {           /* past nr and the 6 arguments */
+        if (!(p = strchr(p, ' ')))
+            return 0;
+        p++;
+    }
+    {
+        unsigned long long sp = strtoull(p, &end, 16);
+        return end != p ? (uintptr_t)sp : 0;
+    }
+}
+
 /* ---- registration ---- */
 
 static sig_slot *slot_for(sig_threads *t, uint32_t tid)
@@ -229,6 +260,8 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     atomic_fetch_add(&s->gen, 1);
     if (on_thread)
         own_stack(s);
+    else
+        atomic_store(&s->seen_sp, blocked_sp(tid));     /* (the collector finds its stack) */
     atomic_store(&s->state, SLOT_ACTIVE);
     if (t->cpu_timers && timer_arm(t, s) < 0) {
         atomic_store(&s->state, SLOT_RETIRED);
@@ -281,7 +314,9 @@ int sig_threads_need_stacks(sig_threads *t)
 {
     for (uint32_t i = 0; i < t->used; i++) {
         sig_slot *s = &t->eng->slots[i];
-        if (atomic_load(&s->state) == SLOT_ACTIVE && atomic_load(&s->hi) == 0 && atomic_load(&s->seen_sp))
+        uintptr_t hi = atomic_load(&s->hi), self = atomic_load(&s->seen_self);
+        if (atomic_load(&s->state) == SLOT_ACTIVE &&
+            ((hi == 0 && atomic_load(&s->seen_sp)) || (hi && self > atomic_load(&s->lo) && self < hi)))
             return 1;
     }
     return 0;
@@ -294,9 +329,18 @@ void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps)
         sig_slot *s = &t->eng->slots[i];
         uintptr_t sp = atomic_load_explicit(&s->seen_sp, memory_order_acquire), self, lo, hi;
         const pm_entry *m;
-        if (atomic_load(&s->state) != SLOT_ACTIVE || atomic_load(&s->hi) != 0 || !sp)
+        if (atomic_load(&s->state) != SLOT_ACTIVE)
             continue;
         self = atomic_load(&s->seen_self);
+        hi = atomic_load(&s->hi);
+        if (hi && self > atomic_load(&s->lo) && self < hi) {
+            /* found from a blocked thread's stack pointer: the thread's
+             * descriptor, seen since, tops its stack */
+            atomic_store_explicit(&s->hi, self, memory_order_release);
+            continue;
+        }
+        if (hi || !sp)
+            continue;
         m = pm_find(maps, sp);
         if (!m || (m->perms & (PM_READ | PM_WRITE)) != (PM_READ | PM_WRITE)) {
             atomic_store(&s->seen_sp, 0);       /* not on a stack we can read: ask again */

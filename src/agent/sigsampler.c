@@ -38,8 +38,10 @@
 #define SLOTS 4096                   /* threads sampled at once, at most */
 #define DRAIN_NS 10000000ull         /* rings drained every 10 ms */
 #define TICK_NS 100000000ull         /* threads, stacks, tick records every 100 ms */
+#define STACKS_REFRESH_NS 20000000ull  /* the maps read again for new threads' stacks at most this often */
 #define MAP_REFRESH_NS 250000000ull  /* a new code map at most this often when walks met unknown code */
 #define MAP_IDLE_REFRESH_NS 10000000000ull  /* and every 10 s anyway */
+#define WALL_PERIOD_MIN_NS 10000000ull /* wall-clock ticks at most 100 a second (a signal per thread each) */
 
 struct sigsampler {
     profiler *p;
@@ -52,9 +54,8 @@ struct sigsampler {
     code_map *retired;               /* replaced maps, freed once no handler runs */
     uint64_t map_serial, map_at;
     uint64_t unknown_pcs;            /* walks that met an address outside the map since it was made */
-    uint64_t period_ns;
+    uint64_t period_ns, wall_period_ns;
     int wall;                        /* --collect wall: signal every thread at the rate */
-    atomic_int ready;                /* registered and armed: callbacks may register threads */
     int installed;
     pthread_t thread;
     atomic_int stop;
@@ -142,6 +143,7 @@ static void name_native_thread(profiler *p, sig_slot *sl)
 /* Drains one ring; the function names it writes are stamped names_t (the
  * oldest sample of this pass), so that they are in force for every sample
  * of the pass, whichever ring it came from. */
+
 static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
 {
     profiler *p = s->p;
@@ -154,8 +156,14 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
         size_t n = en->nframes;
         emit e;
 
-        if ((en->flags >> 8) & SW_UNKNOWN_PC)
+        if (((en->flags >> 8) & SW_UNKNOWN_PC) || (en->flags & SIG_SAMPLE_NO_STACK && n && m && !cm_find(m, frames[0]))) {
+            /* code the map does not know: a library loaded since, a new
+             * JIT code heap; a newer map names it (and helps the next walks) */
+            uint64_t now = cp_monotonic_ns();
             s->unknown_pcs++;
+            if (now - s->map_at >= STACKS_REFRESH_NS && refresh_map(s, now) == 0)
+                m = atomic_load(&s->eng.map);
+        }
         if (!managed && !sl->named)
             name_native_thread(p, sl);
         thread = managed ? managed : TRACE_NATIVE_THREAD_BIT | sl->tid;
@@ -250,7 +258,8 @@ static void tick(struct sigsampler *s, uint64_t now)
             .threads = threads, .failed = (uint32_t)(dropped - s->dropped_at),
             .period_ns = s->period_ns, .engine = SAMPLER_ENGINE_SIGNAL,
             .interval_ns = now - s->tick_at, .signals = signals - s->signals_at,
-            .periods = periods - s->periods_at, .thread_cpu_ns = thread_cpu });
+            .periods = periods - s->periods_at, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
+            .wall_period_ns = s->wall ? s->wall_period_ns : 0 });
         emit_end(&e);
     }
     s->tick_at = now;
@@ -320,10 +329,9 @@ static void *collector_main(void *arg)
     s->own_cpu_at = own_cpu();
     register_managed_threads(s);
     sig_threads_scan(&s->threads, now);
-    atomic_store(&s->ready, 1);
     next_drain = now + DRAIN_NS;
     next_tick = now + TICK_NS;
-    next_wall = now + s->period_ns;
+    next_wall = now + s->wall_period_ns;
     for (;;) {
         uint64_t deadline = next_drain;
         if (s->wall && next_wall < deadline)
@@ -337,17 +345,18 @@ static void *collector_main(void *arg)
             signal_all(s);
             next_wall += s->period_ns;
             if (next_wall < now)
-                next_wall = now + s->period_ns;       /* fell behind: no burst */
+                next_wall = now + s->wall_period_ns;       /* fell behind: no burst */
         }
         if (now < next_drain)
             continue;
         next_drain = now + DRAIN_NS;
         drain_all(s);
+        if (now - s->map_at >= STACKS_REFRESH_NS && sig_threads_need_stacks(&s->threads))
+            refresh_map(s, now);           /* (it finds the stacks of threads registered from elsewhere) */
         if (now >= next_tick) {
             next_tick = now + TICK_NS;
             sig_threads_scan(&s->threads, now);
-            if ((s->unknown_pcs && now - s->map_at >= MAP_REFRESH_NS) || now - s->map_at >= MAP_IDLE_REFRESH_NS ||
-                sig_threads_need_stacks(&s->threads))
+            if ((s->unknown_pcs && now - s->map_at >= MAP_REFRESH_NS) || now - s->map_at >= MAP_IDLE_REFRESH_NS)
                 refresh_map(s, now);
             free_retired_maps(s, 0);
             sig_threads_recycle(&s->threads, now);
@@ -411,13 +420,13 @@ int sigsampler_start(profiler *p)
     s->p = p;
     s->period_ns = 1000000000u / (uint64_t)(p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT);
     s->wall = (p->cfg.collect & CP_COLLECT_WALL) != 0;
+    s->wall_period_ns = s->period_ns > WALL_PERIOD_MIN_NS ? s->period_ns : WALL_PERIOD_MIN_NS;
     pthread_mutex_init(&s->wait_lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->wait_cond, &ca);
     pthread_condattr_destroy(&ca);
     atomic_init(&s->stop, 0);
-    atomic_init(&s->ready, 0);
     s->eng.pid = getpid();
     s->eng.nslots = SLOTS;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
@@ -476,7 +485,7 @@ void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid)
 
     pthread_mutex_lock(&p->sampler.signal_lock);
     s = p->sampler.signal;
-    if (s && atomic_load(&s->ready))
+    if (s)          /* (before the collector's first scan too: it finds it registered) */
         sig_threads_add(&s->threads, tid, managed, tid == cp_gettid());
     pthread_mutex_unlock(&p->sampler.signal_lock);
 }

@@ -151,7 +151,7 @@ void cli_report_no_records(const char *what, const rp_format *fmt, enum rp_view 
         if (v != (int)view && used < sizeof(others) && rp_input_view_records(in, (enum rp_view)v))
             used += (size_t)snprintf(others + used, sizeof(others) - used, "%s%s", used ? ", " : "; it has the "
                                      "records of --view ", rp_views[v].name);
-    if (vi->family == RP_FAMILY_TIME)
+    if (view == RP_VIEW_CPU)
         cli_error("%s %s no CPU samples, which the %s format shows: record with --collect cpu (it is in the "
                   "default 'all')%s", what, in->ntraces > 1 ? "have" : "has", fmt->name, others);
     else

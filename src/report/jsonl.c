@@ -413,6 +413,9 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                 json_u64(&o, "signals", e->sampler_tick.signals);
                 json_u64(&o, "periods", e->sampler_tick.periods);
                 json_u64(&o, "thread_cpu_ns", e->sampler_tick.thread_cpu_ns);
+                json_u64(&o, "handler_ns", e->sampler_tick.handler_ns);
+                if (e->sampler_tick.wall_period_ns)
+                    json_u64(&o, "wall_period_ns", e->sampler_tick.wall_period_ns);
             }
             break;
         case TK_PROCESS_CPU:

@@ -332,7 +332,7 @@ static void layout_of(const rp_profile *shown, const char *title, const char *to
         l->ntypes = 2;
         l->period_type[0] = vi->family == RP_FAMILY_CONTENTION ? count_type : kind;
         l->period_type[1] = vi->family == RP_FAMILY_CONTENTION ? count : ns;
-        l->period = vi->family == RP_FAMILY_CONTENTION ? 1 : shown->period_ns;
+        l->period = vi->family == RP_FAMILY_CONTENTION ? 1 : rp_profile_sample_period(shown);
         l->default_type = kind;
     }
     l->thread = str(l, "thread");

@@ -136,9 +136,15 @@ uint64_t rp_count_view_records(const rp_trace *tr, enum rp_view view)
 {
     const rp_view_info *vi = rp_view_of(view);
     uint64_t n = 0;
-    for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == vi->kind && (view != RP_VIEW_LIVE || tr->ev[i].alloc_sample.id))
-            n++;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        if (e->kind != vi->kind || (view == RP_VIEW_LIVE && !e->alloc_sample.id))
+            continue;
+        /* the signal engine's CPU-timer samples are the CPU view's, its wall samples the wall view's */
+        if (e->kind == TK_SAMPLE && (e->sample.flags & (view == RP_VIEW_CPU ? SAMPLE_FLAG_WALL : SAMPLE_FLAG_CPU_TIMER)))
+            continue;
+        n++;
+    }
     return n;
 }
 
@@ -197,23 +203,41 @@ int rp_thread_matches(const char *filter, const char *label, const char *name, c
 
 uint64_t rp_sample_weight(const rp_profile *p, const rp_sample *s)
 {
-    return p->view == RP_VIEW_CPU ? s->cpu_ns : p->view == RP_VIEW_WALL ? p->period_ns : s->weight;
+    return p->view == RP_VIEW_CPU ? s->cpu_ns : p->view == RP_VIEW_WALL ? rp_profile_sample_period(p) : s->weight;
 }
 
 uint64_t rp_profile_total(const rp_profile *p)
 {
     return p->view == RP_VIEW_CPU ? p->cpu_ns
-         : p->view == RP_VIEW_WALL ? (uint64_t)p->nsamples * p->period_ns : p->weight_total;
+         : p->view == RP_VIEW_WALL ? (uint64_t)p->nsamples * rp_profile_sample_period(p) : p->weight_total;
+}
+
+/* The signal engine's CPU samples count the periods of CPU they stand for
+ * (a signal after N periods, the kernel's timer having overrun N - 1 times,
+ * counts N), as each of the suspend engine's samples counts one period. */
+static uint64_t periods_of(const rp_profile *p, const rp_sample *s)
+{
+    uint64_t n = p->period_ns ? (s->cpu_ns + p->period_ns / 2) / p->period_ns : 1;
+    return n ? n : 1;
 }
 
 uint64_t rp_sample_count(const rp_profile *p, const rp_sample *s)
 {
-    return rp_view_of(p->view)->counts_samples ? 1 : s->weight;
+    if (!rp_view_of(p->view)->counts_samples)
+        return s->weight;
+    return p->view == RP_VIEW_CPU && p->engine == SAMPLER_ENGINE_SIGNAL ? periods_of(p, s) : 1;
 }
 
 uint64_t rp_profile_count_total(const rp_profile *p)
 {
-    return rp_view_of(p->view)->counts_samples ? (uint64_t)p->nsamples : p->weight_total;
+    uint64_t total = 0;
+    if (!rp_view_of(p->view)->counts_samples)
+        return p->weight_total;
+    if (p->view != RP_VIEW_CPU || p->engine != SAMPLER_ENGINE_SIGNAL)
+        return (uint64_t)p->nsamples;
+    for (size_t i = 0; i < p->nsamples; i++)
+        total += periods_of(p, &p->samples[i]);
+    return total;
 }
 
 const char *rp_live_empty_reason(const rp_profile *p)
@@ -246,6 +270,12 @@ int rp_profile_rate_low(const rp_profile *p)
     if (p->engine == SAMPLER_ENGINE_SIGNAL)      /* (judged once the threads used 20 periods of CPU) */
         return p->thread_cpu_ns >= 20 * p->period_ns && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
     return p->ticks > 1 && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
+}
+
+uint64_t rp_profile_sample_period(const rp_profile *p)
+{
+    return p->view == RP_VIEW_WALL && p->engine == SAMPLER_ENGINE_SIGNAL && p->wall_period_ns ? p->wall_period_ns
+                                                                                             : p->period_ns;
 }
 
 const char *rp_profile_rate_unit(const rp_profile *p)
@@ -737,6 +767,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 p->signals += k->signals;
                 p->periods += k->periods;
                 p->thread_cpu_ns += k->thread_cpu_ns;
+                if (k->wall_period_ns)
+                    p->wall_period_ns = k->wall_period_ns;
             }
             break;
         }

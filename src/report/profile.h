@@ -77,6 +77,7 @@ typedef struct rp_profile {
     uint64_t thread_cpu_ns;  /* the sampled threads' CPU over its ticks, by the kernel's per-thread clocks */
     uint64_t waiting;        /* wall view: the kept samples of threads blocked in a system call */
     uint64_t truncated;      /* kept samples whose walk stopped before the thread's first frame */
+    uint64_t wall_period_ns; /* the period of its wall-clock samples (--collect wall), 0 without */
     /* The numbers every format states (docs/sampling.md, "What the totals mean"): */
     uint64_t duration_ns;    /* the recording window: first tick to last tick plus one period (without
                                 ticks: first to last sample) */
@@ -161,6 +162,9 @@ typedef struct rp_process_share {
     double view_pct, waiting_pct, sampler_pct, rest_pct;
 } rp_process_share;
 int rp_profile_process_share(const rp_profile *p, rp_process_share *out);
+/* What one sample stands for in the wall view: the sampling period (the
+ * signal engine's wall-clock period, which may be longer than its CPU one). */
+uint64_t rp_profile_sample_period(const rp_profile *p);
 /* The asked rate in Hz (1e9 / period_ns). */
 double rp_profile_asked_hz(const rp_profile *p);
 /* Whether the achieved rate is below 90% of the asked one. */

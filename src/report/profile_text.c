@@ -204,10 +204,17 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
             fprintf(out, "; %.2f s more in samples of threads that were mostly waiting (--view wall shows them)",
                     (double)p->cpu_unshown_ns / 1e9);
         putc('\n', out);
+    } else if (p->engine == SAMPLER_ENGINE_SIGNAL) {
+        /* (the signal engine's wall samples measure no CPU: the CPU view does) */
+        fprintf(out, "%s%.2f s of thread time (%zu samples x %.1f ms, running or waiting) in %.2f s\n", indent,
+                (double)rp_profile_total(p) / 1e9, p->nsamples, (double)rp_profile_sample_period(p) / 1e6, dur);
+        fprintf(out, "%srate: every thread signalled every %.1f ms (wall-clock ticks)\n", indent,
+                (double)rp_profile_sample_period(p) / 1e6);
+        return;
     } else {
         fprintf(out, "%s%.2f s of thread time (%zu samples x %.1f ms, running or waiting) in %.2f s; "
                 "%.2f s of CPU time\n", indent, (double)rp_profile_total(p) / 1e9, p->nsamples,
-                (double)p->period_ns / 1e6, dur, cpu);
+                (double)rp_profile_sample_period(p) / 1e6, dur, cpu);
     }
     if (rp_format_process_cpu(p, process, sizeof(process)))
         fprintf(out, "%s%s\n", indent, process);

@@ -65,6 +65,9 @@ static const char *name(const rp_profile *p, const char *title, char *buf, size_
         return view_name(p, title, buf, len);
     if (p->view == RP_VIEW_CPU)
         n = (size_t)snprintf(buf, len, "%s: %.2f s of CPU time in sampled threads", title, (double)p->cpu_ns / 1e9);
+    else if (p->engine == SAMPLER_ENGINE_SIGNAL)
+        n = (size_t)snprintf(buf, len, "%s: %.2f s of thread time, running or waiting", title,
+                             (double)rp_profile_total(p) / 1e9);
     else
         n = (size_t)snprintf(buf, len, "%s: %.2f s of thread time, running or waiting (%.2f s of CPU time)", title,
                              (double)rp_profile_total(p) / 1e9, (double)p->cpu_ns / 1e9);

@@ -14,7 +14,7 @@ const rp_view_info rp_views[RP_VIEW_COUNT] = {
       TK_SAMPLE, RP_FAMILY_TIME, 1, "cpu" },
     { RP_VIEW_WALL, "wall", "nanoseconds", "wall-clock",
       "thread time, running or waiting",
-      "CPU samples", "--collect cpu, in the default 'all'",
+      "wall-clock samples", "--collect cpu,wall (or cpu with --sampler suspend)",
       TK_SAMPLE, RP_FAMILY_TIME, 1, "wall" },
     { RP_VIEW_ALLOC, "alloc", "bytes", "allocation",
       "bytes allocated, from sampled allocations",

@@ -201,6 +201,8 @@ TEST(sig_report_views_and_rate)
     CHECK_EQ(SAMPLER_ENGINE_SIGNAL, p.engine);
     CHECK_EQ(2, p.nthreads);
     CHECK_EQ(1000000000ull, p.duration_ns);
+    /* the counting formats count periods: the native thread's sample stood for 2 */
+    CHECK_EQ(12, rp_profile_count_total(&p));
     /* 12 periods sampled in 0.125 s of the threads' CPU: 96 per CPU-second */
     CHECK(p.rate_hz > 95.9 && p.rate_hz < 96.1);
     CHECK(!rp_profile_rate_low(&p));

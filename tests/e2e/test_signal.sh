@@ -1,0 +1,266 @@
+# test_signal.sh - the signal sampler (--sampler signal) against the real
+# runtime, each check against a known truth and beside the suspend engine
+# where they differ: known CPU shares, a loop with no safe point charged to
+# itself, time in libcrypto named under its managed callers, a dynamic
+# method named, a blocked thread out of the CPU view (and in the wall view,
+# waiting), the CPU view's total against the kernel's count for the
+# process, programs whose output and exit code do not change at 1000 Hz
+# (I/O, sleeps, Process.Start, sockets with timeouts, 200 threads, a storm of
+# NullReferenceExceptions, thousands of GC suspensions), and ten attach and
+# detach cycles that leave no timer, no handler and no library behind.
+
+# sig_shares TRACE JQ_FILTER NEEDLE: the percentage of the trace's signal CPU
+# samples (records, each one draw of the sampler) that JQ_FILTER keeps and
+# whose stack contains NEEDLE; and sig_count TRACE JQ_FILTER: how many it keeps.
+sig_jsonl() {
+    [[ -f $1.jsonl ]] || "$CLRPROBE" report "$1" --format jsonl >"$1.jsonl" 2>/dev/null
+}
+sig_count() {
+    sig_jsonl "$1"
+    jq -c "select(.kind==\"sample\" and .clock==\"cpu\") | select($2)" "$1.jsonl" | wc -l | tr -d ' '
+}
+# sig_tid TRACE NAME: the OS thread id of the managed thread named NAME
+# (its thread_name record, then the thread_os record of that ThreadID).
+sig_tid() {
+    sig_jsonl "$1"
+    jq -rs --arg n "$2" '(map(select(.kind=="thread_name" and .name==$n)) | first | .thread) as $t |
+        map(select(.kind=="thread_os" and .thread==$t)) | first | .os_tid' "$1.jsonl"
+}
+sig_share() {
+    sig_jsonl "$1"
+    jq -r "select(.kind==\"sample\" and .clock==\"cpu\") | select($2) | .frames | join(\";\")" "$1.jsonl" |
+        awk -v n="$3" '{t++; if (index($0, n)) m++} END {if (t) printf "%.1f", 100 * m / t; else print "0"}'
+}
+
+# The shares of `Sample shares` at 1000 Hz for 8 s, with each engine: of
+# all CPU samples and of each burning thread's.  The tolerance is the one of
+# every share assertion (lib.sh: 5 standard deviations and the bias b =
+# 3%); with the signal engine's ~4000 samples (the kernel's timer tick caps
+# the signals at 250 a second per busy thread, each standing for its
+# periods) it is about 5 points for the shares of all samples.  The
+# suspend engine's figures come from its collapsed counts (its samples).
+test_signal_shares_beside_the_suspend_engine() {
+    local n
+    "$CLRPROBE" run -o sig.clrp --sampler signal --rate 1000 --collect cpu,threads -- "$SAMPLE" shares 8 >sig.out 2>sig.err
+    assert_eq 0 "$?" "exit code (signal)"
+    "$CLRPROBE" run -o sus.clrp --sampler suspend --rate 1000 --collect cpu,threads -- "$SAMPLE" shares 8 >sus.out 2>sus.err
+    assert_eq 0 "$?" "exit code (suspend)"
+    n=$(sig_count sig.clrp 'true')
+    for f in "SharesTargets.BurnOther 50" "SharesTargets.BurnThreeQuarters 37.5" "SharesTargets.BurnOneQuarter 12.5"; do
+        set -- $f
+        assert_share "$(sig_share sig.clrp 'true' "$1")" "$2" "$n" "$SHARES_BIAS" "signal: $1 share"
+    done
+    # each thread's own split, by its OS thread id
+    local burner busy_tid
+    burner=$(sig_tid sig.clrp clrprobe-burner)
+    busy_tid=$(sig_tid sig.clrp clrprobe-busy)
+    n=$(sig_count sig.clrp ".os_tid == $burner")
+    assert_share "$(sig_share sig.clrp ".os_tid == $burner" BurnThreeQuarters)" 75 "$n" "$SHARES_BIAS" \
+        "signal: BurnThreeQuarters share of the burner thread"
+    assert_share "$(sig_share sig.clrp ".os_tid == $burner" BurnOneQuarter)" 25 "$n" "$SHARES_BIAS" \
+        "signal: BurnOneQuarter share of the burner thread"
+    n=$(sig_count sig.clrp ".os_tid == $busy_tid")
+    assert_share "$(sig_share sig.clrp ".os_tid == $busy_tid" BurnOther)" 100 "$n" "$SHARES_BIAS" \
+        "signal: BurnOther share of the busy thread"
+    assert_eq 0 "$(sig_count sig.clrp ".os_tid == $busy_tid and any(.frames[]; test(\"Burn(Three|One)Quarter\"))")" \
+        "signal: the burner's functions in the busy thread"
+    # the suspend engine on the same program, for comparison (its own test
+    # is test_sampling.sh's)
+    "$CLRPROBE" report sus.clrp --format collapsed >sus.txt 2>/dev/null
+    n=$(collapsed_total sus.txt)
+    assert_share "$(collapsed_share SharesTargets.BurnOther sus.txt)" 50 "$n" "$SHARES_BIAS" "suspend: BurnOther share"
+    assert_share "$(collapsed_share SharesTargets.BurnThreeQuarters sus.txt)" 37.5 "$n" "$SHARES_BIAS" \
+        "suspend: BurnThreeQuarters share"
+    # the report says which engine and how its rate is counted
+    "$CLRPROBE" report sig.clrp >sig.txt 2>/dev/null
+    assert_contains sig.txt "signal sampler: a sample after every period of a thread's CPU time" "text names the engine"
+    assert_contains sig.txt "samples per CPU-second achieved of 1000.0 asked" "the rate per CPU-second"
+    # the achieved rate: the periods the signals stood for against the sampled
+    # threads' CPU by the kernel's own per-thread clocks, within 5%
+    local rate
+    rate=$(sed -n 's/.*rate: \([0-9.]*\) samples per CPU-second achieved.*/\1/p' sig.txt)
+    echo "signal engine: $rate samples per CPU-second of 1000 asked"
+    awk -v r="$rate" 'BEGIN {exit !(r >= 950 && r <= 1050)}' || fail "achieved rate $rate not within 5% of 1000"
+}
+
+# `Sample hotloop`: HotTargets.Spin is a loop of arithmetic with no call and
+# no safe point, called by HotTargets.Caller, whose own work is a clock read
+# per ~1 ms slice (well under 0.1% of the time).  The signal engine sees the
+# thread where it is: Spin is the leaf of at least 97% of the hot thread's
+# CPU samples (5 standard deviations of a share of 99.9% over its ~200
+# samples is under 1 point; 2 points for samples in the clock read under
+# Caller).  The suspend engine's figure is printed beside it: it stops
+# threads at safe points, and charges some of Spin's time to Caller.
+test_signal_hot_loop_charged_to_itself() {
+    local n leaf
+    for engine in signal suspend; do
+        "$CLRPROBE" run -o hot-$engine.clrp --sampler $engine -- "$SAMPLE" hotloop 2 >hot.out 2>hot.err
+        assert_eq 0 "$?" "exit code ($engine)"
+        "$CLRPROBE" report hot-$engine.clrp --format collapsed --thread clrprobe-hot >hot-$engine.txt 2>/dev/null
+        n=$(collapsed_total hot-$engine.txt)
+        leaf=$(awk '{c = $NF; t += c; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); if (f[k] == "ClrProbe.Sample.HotTargets.Spin") m += c}
+            END {if (t) printf "%.1f", 100 * m / t; else print 0}' hot-$engine.txt)
+        echo "$engine: HotTargets.Spin is the leaf of $leaf% of $n counts of the hot thread"
+        [[ $engine == signal ]] && { awk -v v="$leaf" 'BEGIN {exit !(v >= 97)}' ||
+            fail "signal: Spin is the leaf of $leaf% of the hot thread's samples, not at least 97%"; }
+    done
+}
+
+# `Sample sha`: HashWork.HashLoop spends 3/4 of the hasher thread's time
+# hashing in libcrypto (through a P/Invoke) and Mix 1/4 in managed code.
+# The signal engine shows the native frames under their managed callers:
+# libcrypto's frames, named, below HashLoop; nearly all of HashLoop's
+# samples have them (at least 80%: the rest is the loop itself, the clock
+# read, the call's way in and out).
+test_signal_native_frames_under_managed_callers() {
+    local n tid
+    "$SAMPLE" sha 3 >plain.out
+    "$CLRPROBE" run -o sha.clrp --sampler signal -- "$SAMPLE" sha 3 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "output changed under the signal sampler"
+    sig_jsonl sha.clrp
+    tid=$(sig_tid sha.clrp clrprobe-hasher)
+    n=$(sig_count sha.clrp ".os_tid == $tid")
+    assert_share "$(sig_share sha.clrp ".os_tid == $tid" HashWork.HashLoop)" 75 "$n" "$SHARES_BIAS" \
+        "HashLoop share of the hasher thread"
+    local loop native
+    loop=$(sig_count sha.clrp ".os_tid == $tid and any(.frames[]; . == \"ClrProbe.Sample.HashWork.HashLoop\")")
+    native=$(sig_count sha.clrp ".os_tid == $tid and (.frames | index(\"ClrProbe.Sample.HashWork.HashLoop\")) as \$h |
+        \$h != null and any(.frames[0:\$h][]; startswith(\"libcrypto.so.3\"))")
+    echo "HashLoop samples: $loop, with libcrypto frames below HashLoop: $native"
+    awk -v a="$native" -v b="$loop" 'BEGIN {exit !(b > 0 && a >= 0.8 * b)}' ||
+        fail "only $native of HashLoop's $loop samples show libcrypto below it"
+    assert_ge 1 "$(jq -r 'select(.kind=="function_name") | .name' sha.clrp.jsonl | grep -c '^libcrypto\.so\.3[!+]')" \
+        "libcrypto's functions named"
+    "$CLRPROBE" report sha.clrp --format collapsed --thread clrprobe-hasher >hasher.txt 2>/dev/null
+    assert_ge 1 "$(grep -c 'HashWork\.HashLoop;.*libSystem\.Security\.Cryptography\.Native\.OpenSsl\.so!CryptoNative_EvpDigestOneShot;libcrypto\.so\.3' hasher.txt)" \
+        "the shim's exported function between HashLoop and libcrypto"
+}
+
+# `Sample expr`: a compiled expression's dynamic method (lambda_method<N>),
+# called by ExprWork.CallLoop, calls ExprWork.Step.  The signal engine names
+# it (GetFunctionFromIP3 returns dynamic methods, GetDynamicFunctionInfo
+# names them), right under CallLoop and above Step, and sees the time in the
+# lambda's own loop, which the suspend engine's stack walk passes over.
+test_signal_dynamic_method_named() {
+    "$CLRPROBE" run -o expr.clrp --sampler signal -- "$SAMPLE" expr 3 >/dev/null 2>&1
+    assert_eq 0 "$?" "exit code"
+    "$CLRPROBE" report expr.clrp --format collapsed --thread clrprobe-expr >ex.txt 2>/dev/null
+    assert_ge 1 "$(grep -cE 'ExprWork\.CallLoop;lambda_method[0-9]+ \[dynamic\];ClrProbe\.Sample\.ExprWork\.Step' ex.txt)" \
+        "lambda_method between CallLoop and Step"
+    assert_ge 1 "$(grep -cE 'ExprWork\.CallLoop;lambda_method[0-9]+ \[dynamic\] [0-9]+$' ex.txt)" \
+        "time in the lambda itself"
+    assert_eq 0 "$(grep 'lambda_method' ex.txt | grep -cvE 'ExprWork\.CallLoop;lambda_method[0-9]+ \[dynamic\](;| )')" \
+        "lambda_method anywhere but right under CallLoop"
+}
+
+# The sleeping thread of `Sample shares` uses microseconds of CPU: no
+# sample in the CPU view (at most 1: a timer that expires once), and with
+# --collect wall it is there, waiting in a system call at least 90% of the
+# time (it wakes every 20 ms for a moment).
+test_signal_blocked_thread_in_wall_view_only() {
+    local tid cpu wall waiting
+    "$CLRPROBE" run -o wall.clrp --sampler signal --collect cpu,wall,threads -- "$SAMPLE" shares 2 >/dev/null 2>&1
+    assert_eq 0 "$?" "exit code"
+    sig_jsonl wall.clrp
+    tid=$(sig_tid wall.clrp clrprobe-sleeper)
+    cpu=$(jcount wall.clrp.jsonl "select(.kind==\"sample\" and .clock==\"cpu\" and .os_tid==$tid)")
+    wall=$(jcount wall.clrp.jsonl "select(.kind==\"sample\" and .clock==\"wall\" and .os_tid==$tid)")
+    waiting=$(jcount wall.clrp.jsonl "select(.kind==\"sample\" and .clock==\"wall\" and .os_tid==$tid and .state==\"waiting\")")
+    echo "sleeper: $cpu CPU samples, $wall wall samples ($waiting waiting)"
+    awk -v c="$cpu" 'BEGIN {exit !(c <= 1)}' || fail "the sleeping thread has $cpu samples in the CPU view"
+    assert_ge 100 "$wall" "the sleeping thread's wall samples in 2 s at 100 Hz"
+    awk -v w="$waiting" -v a="$wall" 'BEGIN {exit !(a > 0 && w >= 0.9 * a)}' ||
+        fail "only $waiting of the sleeper's $wall wall samples are waiting"
+    "$CLRPROBE" report wall.clrp --view wall --format collapsed --by-thread >wall.txt 2>/dev/null
+    assert_ge 1 "$(grep -c '^clrprobe-sleeper ([0-9]*);.*SharesTargets\.Sleep;System\.Threading\.Thread\.Sleep;.*libc\.so\.6' wall.txt)" \
+        "the sleeper in the wall view, down to libc"
+    "$CLRPROBE" run -o nowall.clrp --sampler signal -- "$SAMPLE" shares 1 >/dev/null 2>&1
+    "$CLRPROBE" report nowall.clrp --view wall --format collapsed >o 2>e
+    assert_eq 1 "$?" "the wall view of a trace without wall samples"
+    assert_contains e "--collect cpu,wall" "the message says how to record them"
+}
+
+# The CPU view's total against the kernel's count for the process, read in
+# /proc/PID/stat just before the target exits: `burn 2` keeps two threads
+# busy, and the signal engine samples every thread (the runtime's native
+# ones too), so the view holds the process's CPU within 10% (less: each
+# thread's CPU after its last sample, the agent's own threads).
+test_signal_cpu_total_matches_proc() {
+    local rpid tpid proc view
+    mkfifo in.fifo
+    "$CLRPROBE" run -o pc.clrp --sampler signal -- "$SAMPLE" burn 2 2400000 wait <in.fifo >pc.out 2>pc.err &
+    rpid=$!
+    exec 7>in.fifo
+    at_exit "exec 7>&-; kill $rpid 2>/dev/null"
+    wait_for_text pc.out 60 "burn waiting" || { fail "the sample did not get to its wait"; return; }
+    tpid=$(sed -n 's/^burn waiting (pid \([0-9]*\))$/\1/p' pc.out)
+    proc=$(sed 's/^.*) //' "/proc/$tpid/stat" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($12 + $13) / hz}')
+    echo >&7
+    exec 7>&-
+    wait "$rpid"
+    assert_eq 0 "$?" "exit code"
+    "$CLRPROBE" report pc.clrp >pc.txt 2>/dev/null
+    view=$(grep -o '[0-9.]* s of CPU time in [0-9.]* s' pc.txt | awk '{print $1}')
+    echo "CPU view $view s; the process by /proc $proc s"
+    awk -v v="$view" -v k="$proc" 'BEGIN {exit !(k > 0 && v >= 0.9 * k && v <= 1.1 * k)}' ||
+        fail "the CPU view's $view s is not within 10% of the $proc s /proc counts"
+}
+
+# run_both NAME ARGS...: the sample plain and under the signal sampler at
+# 1000 Hz with wall-clock samples too (signals to waiting threads: the
+# EINTR risk): the same stdout and exit code.
+run_both() {
+    local name=$1 rc_plain rc_prof
+    shift
+    "$SAMPLE" "$@" >"$name.plain" 2>"$name.plain.err"
+    rc_plain=$?
+    "$CLRPROBE" run -o "$name.clrp" --sampler signal --rate 1000 --collect cpu,wall,threads,exceptions -- \
+        "$SAMPLE" "$@" >"$name.prof" 2>"$name.prof.err"
+    rc_prof=$?
+    assert_eq "$rc_plain" "$rc_prof" "$name: exit code with and without the agent"
+    assert_eq 0 "$rc_plain" "$name: exit code"
+    cmp -s "$name.plain" "$name.prof" || { fail "$name: stdout differs under the signal sampler"; diff "$name.plain" "$name.prof" | head; }
+    assert_ge 1 "$(jcount <("$CLRPROBE" report "$name.clrp" --format jsonl 2>/dev/null) 'select(.kind=="sample" and .clock=="cpu")')" \
+        "$name: CPU samples recorded"
+}
+
+test_signal_output_unchanged_at_1000hz() {
+    run_both io io 40                       # files, sleeps, Process.Start, sockets with receive timeouts
+    run_both many many 200 2                # 200 threads
+    run_both nre nre 2 4                    # NullReferenceExceptions: the runtime's SIGSEGV handler
+    run_both gcstress gcstress 2            # thousands of GC suspensions
+    # the NullReferenceException storm was sampled, not only survived
+    assert_ge 50 "$(jcount <("$CLRPROBE" report nre.clrp --format jsonl 2>/dev/null) \
+        'select(.kind=="sample" and .clock=="cpu" and any(.frames[]; test("NreTargets")))')" "nre: samples in the throwing code"
+}
+
+# Ten attaches and detaches to one process (threads throwing
+# NullReferenceExceptions all along) with the signal sampler at 1000 Hz:
+# after each detach, no timer left (/proc/PID/timers), SIGPROF not caught
+# any more (SigCgt), the agent's library unmapped; each trace has native
+# frames; the process ends as it would have.
+test_signal_attach_detach_ten_cycles() {
+    local tpid i maps timers cgt
+    "$SAMPLE" nre 30 2 >target.out 2>target.err &
+    tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    sleep 1
+    for ((i = 1; i <= 10; i++)); do
+        "$CLRPROBE" attach "$tpid" -o "c$i.clrp" --sampler signal --rate 1000 --duration 0.4 >a.out 2>a.err
+        assert_eq 0 "$?" "attach $i: exit code"
+        maps=$(grep -c libclrprobe "/proc/$tpid/maps")
+        timers=$(grep -c '^ID:' "/proc/$tpid/timers")
+        cgt=$(awk '/^SigCgt:/ {print $2}' "/proc/$tpid/status")
+        echo "cycle $i: library mappings $maps, timers $timers, SigCgt $cgt"
+        assert_eq 0 "$maps" "attach $i: the agent's library unmapped after the detach"
+        assert_eq 0 "$timers" "attach $i: timers left"
+        assert_eq 0 "$(( (0x$cgt >> 26) & 1 ))" "attach $i: SIGPROF still caught"
+        assert_ge 1 "$(jcount <("$CLRPROBE" report "c$i.clrp" --format jsonl 2>/dev/null) \
+            'select(.kind=="sample" and .clock=="cpu" and any(.frames[]; startswith("libcoreclr.so")))')" \
+            "attach $i: samples with native frames"
+    done
+    wait "$tpid"
+    assert_eq 0 "$?" "the target's exit code"
+    assert_eq "nre done: 2 threads, 0 failures" "$(cat target.out)" "the target's output"
+}
