@@ -2,6 +2,7 @@
 #   build/clrprobe        the command
 #   build/libclrprobe.so  the in-process agent
 #   build/sample/         the bundled C# sample program
+#   build/web/            the bundled ASP.NET Core sample
 #   build/unit_tests      unit tests of the pure parts
 # Targets: all (default), demo, check, test, unit, asan, bench, setup, clean.
 #
@@ -42,9 +43,11 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o)
 
 SAMPLE_SRC := $(wildcard sample/*.cs) sample/Sample.csproj
 SAMPLE_DLL := $(BUILD)/sample/Sample.dll
+WEB_SRC := $(wildcard sample/web/*.cs) sample/web/Web.csproj
+WEB_DLL := $(BUILD)/web/Web.dll
 
 .PHONY: all demo check test unit asan bench setup clean
-all: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so $(SAMPLE_DLL)
+all: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so $(SAMPLE_DLL) $(WEB_DLL)
 
 $(BUILD)/obj/pic/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -65,6 +68,11 @@ $(BUILD)/unit_tests: $(UNIT_OBJ)
 
 $(SAMPLE_DLL): $(SAMPLE_SRC)
 	dotnet build sample/Sample.csproj -c Release -o $(BUILD)/sample --nologo -v q -clp:ErrorsOnly
+	@touch $@
+
+# The ASP.NET Core sample (the request loop of bench/sampling.sh, the SHA-256 endpoint).
+$(WEB_DLL): $(WEB_SRC)
+	dotnet build sample/web/Web.csproj -c Release -o $(BUILD)/web --nologo -v q -clp:ErrorsOnly
 	@touch $@
 
 # The README's first command: set up, build, profile the sample, write a report.
@@ -107,6 +115,6 @@ setup:
 	./scripts/setup.sh
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) sample/bin sample/obj
+	rm -rf $(BUILD) $(ASAN_BUILD) sample/bin sample/obj sample/web/bin sample/web/obj
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -95,9 +95,42 @@ static int in_syscall(const code_map *m, const ucontext_t *uc)
     return 0;
 }
 
-static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, uint64_t periods, ucontext_t *uc)
+/* The calling thread's CPU time (a system call: async-signal-safe). */
+static uint64_t own_cpu_ns(void)
 {
-    uint64_t t0 = now_ns();
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The thread's timer re-armed for a period drawn in [period/2, 3 period/2),
+ * counted from where the ideal schedule put this sample: the kernel sees a
+ * CPU timer expire only at its scheduler tick, so a sample comes late by up
+ * to a tick; taking that lateness (late) off the next period keeps the
+ * samples at one per period on average, as asked, rather than one per
+ * period and half a tick. */
+static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
+{
+    struct itimerspec its;
+    uint64_t x = s->random ? s->random : 0x9e3779b97f4a7c15ull, next;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s->random = x;
+    next = e->period_ns / 2 + x % (e->period_ns ? e->period_ns : 1);
+    next = next > late + e->period_ns / 8 ? next - late : e->period_ns / 8;
+    its.it_interval.tv_sec = (time_t)(e->period_ns / 1000000000u);
+    its.it_interval.tv_nsec = (long)(e->period_ns % 1000000000u);
+    its.it_value.tv_sec = (time_t)(next / 1000000000u);
+    its.it_value.tv_nsec = (long)(next % 1000000000u);
+    s->armed = next;
+    syscall(SYS_timer_settime, (int)s->timer, 0, &its, NULL);
+}
+
+static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *uc)
+{
+    uint64_t t0 = now_ns(), cpu = 0;
     code_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
     uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
     uintptr_t lo = atomic_load_explicit(&s->lo, memory_order_relaxed);
@@ -107,8 +140,18 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, uint64_t peri
     unsigned flags = kind, walk = 0;
 
     atomic_fetch_add_explicit(&s->signals, 1, memory_order_relaxed);
-    if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
-        atomic_fetch_add_explicit(&s->dropped, periods, memory_order_relaxed);
+    if (kind == SIG_SAMPLE_CPU) {
+        uint64_t now = own_cpu_ns(), since = now > s->cpu_at ? now - s->cpu_at : 0;
+        /* (the first sample's reference is the arming, read by another thread: not the same instant) */
+        rearm(e, s, s->armed && since > s->armed && since - s->armed < e->period_ns ? since - s->armed : 0);
+        if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
+            atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
+            return;                      /* (its CPU goes to the thread's next sample) */
+        }
+        cpu = since;
+        s->cpu_at = now;
+    } else if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
+        atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
         return;
     }
     if (kind == SIG_SAMPLE_WALL && in_syscall(m, uc))
@@ -130,11 +173,11 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, uint64_t peri
     }
     en->flags = (uint16_t)(flags | (walk & 0xff) << 8);
     en->t = t0;
-    en->periods = periods;
+    en->cpu_ns = cpu;
     en->unloads = e->unloads ? __atomic_load_n(e->unloads, __ATOMIC_ACQUIRE) : 0;
     sig_ring_commit(&s->ring, en);
     if (kind == SIG_SAMPLE_CPU)
-        atomic_fetch_add_explicit(&s->periods, periods, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->sampled_ns, cpu, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->handler_ns, now_ns() - t0, memory_order_relaxed);
 }
 
@@ -157,8 +200,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             sig_slot *s = &e->slots[(v >> 32) & 0xffff];
             if (atomic_load(&s->state) == SLOT_ACTIVE && atomic_load(&s->gen) == (uint32_t)v &&
                 (kind == SIG_SAMPLE_CPU || (uint32_t)syscall(SYS_gettid) == s->tid))
-                take_sample(e, s, kind, kind == SIG_SAMPLE_CPU ? 1u + (uint64_t)(unsigned)si->si_overrun : 1u,
-                            ucv);
+                take_sample(e, s, kind, ucv);
         }
     }
     /* anything else (a SIGPROF that is not ours: kill, setitimer) is ignored,

@@ -5,6 +5,15 @@
  * process's, so there is one engine per process at a time (an instance of
  * the agent owns it while its sampler runs: sig_engine_install).
  *
+ * The CPU timers' periods are drawn at random around the asked one (the
+ * handler re-arms the timer after each sample: [period/2, 3 period/2),
+ * period on average), and each CPU sample carries the thread's CPU time
+ * since its previous one, read from the thread's own clock: the kernel
+ * checks CPU timers at its scheduler tick, so fixed periods would sample
+ * a program that alternates on a timer of its own at the same phase every
+ * time (aliasing); drawn periods spread the samples over every phase, and
+ * the measured CPU keeps the totals exact whatever the tick.
+ *
  * The handler (signal-sampling-facts.md section 8): takes only samples our
  * timers and our collector sent (SI_TIMER, or SI_QUEUE from this process,
  * with a value naming a slot and its generation), saves and restores errno,
@@ -36,7 +45,7 @@
 #define SIG_RING_WORDS 4096       /* 32 KiB per sampled thread */
 
 /* What a sample is (sig_entry.flags, and the trace's sample flags). */
-#define SIG_SAMPLE_CPU 0x1u       /* the thread's CPU timer: it used periods x period of CPU */
+#define SIG_SAMPLE_CPU 0x1u       /* the thread's CPU timer: it used cpu_ns of CPU since its previous one */
 #define SIG_SAMPLE_WALL 0x2u      /* the collector's wall-clock tick */
 #define SIG_SAMPLE_WAITING 0x4u   /* (wall) the thread was in a blocking system call */
 #define SIG_SAMPLE_NO_STACK 0x8u  /* the thread's stack bounds were not known yet: the pc only */
@@ -52,20 +61,26 @@ typedef struct sig_slot {
     _Atomic uintptr_t lo, hi;     /* 0: not known yet (the handler then leaves seen_sp, seen_self) */
     _Atomic uintptr_t seen_sp, seen_self;
     sig_ring ring;
-    /* the collector's (not the handler's) */
+    /* the handler's, for CPU samples (set up before the timer is armed) */
+    uint64_t cpu_at;              /* the thread's CPU time at its previous CPU sample (or when armed) */
+    uint64_t armed;               /* the timer's last it_value: a sample later than that was late by the rest */
+    uint64_t random;              /* xorshift state: each next period drawn in [period/2, 3 period/2) */
+    /* the collector's (the handler reads timer) */
     long timer;                   /* the kernel's timer id */
     int has_timer;
     uint64_t retired_at;          /* when it was retired (reused a while after) */
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
     int named;                    /* its thread_os record was written */
     /* counted by the handler */
-    _Atomic uint64_t signals, periods, dropped, handler_ns;
+    _Atomic uint64_t signals, dropped, handler_ns;
+    _Atomic uint64_t sampled_ns;  /* the CPU samples' cpu_ns, added up */
 } sig_slot;
 
 typedef struct sig_engine {
     sig_slot *slots;
     uint32_t nslots;
     pid_t pid;
+    uint64_t period_ns;           /* the CPU sampling period (each one is drawn around it) */
     _Atomic(code_map *) map;      /* what the handler walks with (a snapshot: code_map.h) */
     const uint64_t *unloads;      /* the runtime's unload count (catchup.h: read atomically), or NULL */
     _Atomic int in_handler;       /* handlers running now */

@@ -47,6 +47,9 @@ void sig_resolver_free(sig_resolver *r)
 void sig_native_name(const cm_range *range, uintptr_t at, char *buf, size_t cap, uint64_t *key)
 {
     const cm_object *o = range->obj;
+
+    if (o && o->ok)
+        cm_object_prepare((cm_object *)o);        /* its symbols and table, at its first sample */
     uint64_t addr = at - range->bias, start = 0;
     const char *sym = NULL;
 

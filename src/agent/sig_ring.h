@@ -20,7 +20,7 @@ typedef struct sig_entry {
     uint16_t nframes;
     uint16_t flags;          /* SIG_SAMPLE_* (sig_engine.h) | the walk's SW_* flags << 8 */
     uint64_t t;              /* CLOCK_MONOTONIC ns */
-    uint64_t periods;        /* what it stands for: 1 + the timer's overruns (CPU), 1 (wall) */
+    uint64_t cpu_ns;         /* (CPU) the thread's CPU time since its previous CPU sample; 0 (wall) */
     uint64_t unloads;        /* the runtime's unload count when it was taken */
 } sig_entry;
 

@@ -211,6 +211,10 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
             return NULL;
     }
     pthread_mutex_lock(&t->lock);
+    if (t->stopped) {
+        pthread_mutex_unlock(&t->lock);
+        return NULL;
+    }
     if ((s = slot_for(t, tid)) != NULL) {
         if (managed)
             atomic_store(&s->managed, managed);
@@ -257,6 +261,9 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
         if (clock_gettime(sig_thread_cpu_clock(tid), &ts) == 0)
             s->cpu_last = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     }
+    s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
+    s->armed = 0;
+    s->random = 0x9e3779b97f4a7c15ull ^ ((uint64_t)tid << 32) ^ (uint64_t)(uintptr_t)s;
     atomic_fetch_add(&s->gen, 1);
     if (on_thread)
         own_stack(s);
@@ -361,6 +368,7 @@ void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps)
 void sig_threads_stop_all(sig_threads *t)
 {
     pthread_mutex_lock(&t->lock);
+    t->stopped = 1;
     for (uint32_t i = 0; i < t->used; i++) {
         sig_slot *s = &t->eng->slots[i];
         if (atomic_load(&s->state) == SLOT_ACTIVE)

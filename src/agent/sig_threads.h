@@ -27,6 +27,7 @@ typedef struct sig_threads {
     size_t nreusable;
     uint64_t period_ns;
     int cpu_timers;              /* arm CPU timers (the CPU view) */
+    int stopped;                 /* sig_threads_stop_all ran: no thread is registered any more */
     /* what could not be done, for the trace's notes (the collector reads them) */
     unsigned timer_failures, table_full, blocked;
     int timer_errno;
@@ -54,8 +55,9 @@ int sig_threads_need_stacks(sig_threads *t);
 /* Finds the stacks of threads whose handler reported where it was. */
 void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps);
 
-/* Retires every slot (deletes every timer).  The handler must stay
- * installed until this has returned. */
+/* Retires every slot (deletes every timer), and refuses registrations from
+ * then on (a callback's, after the collector stopped on its own).  The
+ * handler must stay installed until this has returned. */
 void sig_threads_stop_all(sig_threads *t);
 
 /* Slots retired long enough ago (quiet: no handler can still write to them,

@@ -179,7 +179,7 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
         if (emit_begin_at(p, &e, TK_SAMPLE, en->t)) {
             rec_sample_put(&e.r, &(rec_sample){
                 .thread = thread, .os_tid = sl->tid,
-                .cpu_ns = (en->flags & SIG_SAMPLE_CPU) ? en->periods * s->period_ns : 0,
+                .cpu_ns = (en->flags & SIG_SAMPLE_CPU) ? en->cpu_ns : 0,
                 .nframes = (uint16_t)n, .frames = s->frames, .flags = trace_flags(en->flags) });
             emit_end(&e);
         }
@@ -239,7 +239,7 @@ static void tick(struct sigsampler *s, uint64_t now)
         sig_slot *sl = &s->eng.slots[i];
         struct timespec ts;
         signals += atomic_load(&sl->signals);
-        periods += atomic_load(&sl->periods);
+        periods += atomic_load(&sl->sampled_ns);
         dropped += atomic_load(&sl->dropped);
         handler += atomic_load(&sl->handler_ns);
         if (atomic_load(&sl->state) != SLOT_ACTIVE)
@@ -258,7 +258,7 @@ static void tick(struct sigsampler *s, uint64_t now)
             .threads = threads, .failed = (uint32_t)(dropped - s->dropped_at),
             .period_ns = s->period_ns, .engine = SAMPLER_ENGINE_SIGNAL,
             .interval_ns = now - s->tick_at, .signals = signals - s->signals_at,
-            .periods = periods - s->periods_at, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
+            .periods = s->period_ns ? (periods - s->periods_at + s->period_ns / 2) / s->period_ns : 0, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
             .wall_period_ns = s->wall ? s->wall_period_ns : 0 });
         emit_end(&e);
     }
@@ -428,6 +428,7 @@ int sigsampler_start(profiler *p)
     pthread_condattr_destroy(&ca);
     atomic_init(&s->stop, 0);
     s->eng.pid = getpid();
+    s->eng.period_ns = s->period_ns;
     s->eng.nslots = SLOTS;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
     if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||

@@ -37,7 +37,7 @@ static const char attach_usage[] =
     "                        waits with stacks), wall (with the signal sampler: every thread\n"
     "                        signalled at the rate too, running or waiting, for the wall view)\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
-    "      --sampler ENGINE  how CPU samples are taken (default: suspend): signal, a timer on each\n"
+    "      --sampler ENGINE  how CPU samples are taken (default: signal): signal, a timer on each\n"
     "                        thread's own CPU clock signals it and the handler walks its native\n"
     "                        and managed frames where it is (every thread, none stopped, no safe\n"
     "                        point needed); suspend, the runtime is suspended and each managed\n"

@@ -53,7 +53,7 @@ enum cp_sampler {
     CP_SAMPLER_SIGNAL = 0,       /* per-thread CPU timers and a signal handler: native and managed frames */
     CP_SAMPLER_SUSPEND = 1,      /* SuspendRuntime + DoStackSnapshot of every managed thread */
 };
-#define CP_SAMPLER_DEFAULT CP_SAMPLER_SUSPEND
+#define CP_SAMPLER_DEFAULT CP_SAMPLER_SIGNAL
 
 #define CP_RATE_DEFAULT 100          /* samples per second */
 #define CP_RATE_MIN 1

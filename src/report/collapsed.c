@@ -57,6 +57,10 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
         uint64_t count = rp_sample_count(p, s);
         while (j < p->nsamples && same_stack(p, s, &p->samples[order[j]], by_thread))
             count += rp_sample_count(p, &p->samples[order[j++]]);
+        if (count == 0) {           /* (signal samples whose CPU rounded to no period) */
+            i = j;
+            continue;
+        }
         if (by_thread) {
             put_frame(out, p->threads[s->thread].name);
             if (s->nframes)

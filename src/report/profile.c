@@ -132,6 +132,19 @@ uint64_t rp_count_samples(const rp_trace *tr)
     return rp_count_view_records(tr, RP_VIEW_CPU);
 }
 
+/* Which time views a sample record belongs to: the signal engine's wall
+ * samples to the wall view, its CPU-timer samples to the CPU view, the
+ * suspend engine's to both (the CPU view then keeps those of threads that
+ * were on a CPU). */
+static int sample_in_view(uint64_t flags, enum rp_view view)
+{
+    if (flags & SAMPLE_FLAG_WALL)
+        return view == RP_VIEW_WALL;
+    if (flags & SAMPLE_FLAG_CPU_TIMER)
+        return view == RP_VIEW_CPU;
+    return 1;
+}
+
 uint64_t rp_count_view_records(const rp_trace *tr, enum rp_view view)
 {
     const rp_view_info *vi = rp_view_of(view);
@@ -140,8 +153,7 @@ uint64_t rp_count_view_records(const rp_trace *tr, enum rp_view view)
         const rp_event *e = &tr->ev[i];
         if (e->kind != vi->kind || (view == RP_VIEW_LIVE && !e->alloc_sample.id))
             continue;
-        /* the signal engine's CPU-timer samples are the CPU view's, its wall samples the wall view's */
-        if (e->kind == TK_SAMPLE && (e->sample.flags & (view == RP_VIEW_CPU ? SAMPLE_FLAG_WALL : SAMPLE_FLAG_CPU_TIMER)))
+        if (e->kind == TK_SAMPLE && !sample_in_view(e->sample.flags, view))
             continue;
         n++;
     }
@@ -212,20 +224,15 @@ uint64_t rp_profile_total(const rp_profile *p)
          : p->view == RP_VIEW_WALL ? (uint64_t)p->nsamples * rp_profile_sample_period(p) : p->weight_total;
 }
 
-/* The signal engine's CPU samples count the periods of CPU they stand for
- * (a signal after N periods, the kernel's timer having overrun N - 1 times,
- * counts N), as each of the suspend engine's samples counts one period. */
-static uint64_t periods_of(const rp_profile *p, const rp_sample *s)
-{
-    uint64_t n = p->period_ns ? (s->cpu_ns + p->period_ns / 2) / p->period_ns : 1;
-    return n ? n : 1;
-}
-
+/* The signal engine's CPU samples count the periods of CPU they hold (a
+ * sample after 2.5 periods counts 2 or 3, the rounding carried per thread,
+ * so that a thread's counts add up to its CPU in periods), as each of the
+ * suspend engine's samples counts one period. */
 uint64_t rp_sample_count(const rp_profile *p, const rp_sample *s)
 {
     if (!rp_view_of(p->view)->counts_samples)
         return s->weight;
-    return p->view == RP_VIEW_CPU && p->engine == SAMPLER_ENGINE_SIGNAL ? periods_of(p, s) : 1;
+    return p->view == RP_VIEW_CPU && s->signal ? s->weight : 1;
 }
 
 uint64_t rp_profile_count_total(const rp_profile *p)
@@ -233,11 +240,26 @@ uint64_t rp_profile_count_total(const rp_profile *p)
     uint64_t total = 0;
     if (!rp_view_of(p->view)->counts_samples)
         return p->weight_total;
-    if (p->view != RP_VIEW_CPU || p->engine != SAMPLER_ENGINE_SIGNAL)
-        return (uint64_t)p->nsamples;
     for (size_t i = 0; i < p->nsamples; i++)
-        total += periods_of(p, &p->samples[i]);
+        total += rp_sample_count(p, &p->samples[i]);
     return total;
+}
+
+/* The counts of the signal engine's CPU samples, once the period is known. */
+static int signal_counts(rp_profile *p)
+{
+    rp_carry *carry;
+    if (p->view != RP_VIEW_CPU || !p->period_ns || !p->nthreads)
+        return 0;
+    if (!(carry = calloc(p->nthreads, sizeof(*carry))))
+        return -1;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        rp_sample *s = &p->samples[i];
+        if (s->signal)
+            s->weight = rp_carry_round(&carry[s->thread], (double)s->cpu_ns / (double)p->period_ns);
+    }
+    free(carry);
+    return 0;
 }
 
 const char *rp_live_empty_reason(const rp_profile *p)
@@ -286,7 +308,9 @@ const char *rp_profile_rate_unit(const rp_profile *p)
 const char *rp_profile_rate_low_reason(const rp_profile *p)
 {
     return p->engine == SAMPLER_ENGINE_SIGNAL
-               ? "samples were lost, or threads blocked the sampler's signal"
+               ? "the kernel checks CPU timers once per scheduler tick, so a thread gets at most HZ samples a second "
+                 "(250 or 1000, by the kernel's build), each holding the CPU since the previous one: the CPU totals "
+                 "stay exact; or samples were lost"
                : "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU";
 }
 
@@ -517,7 +541,9 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
     if (r->flags & (SAMPLE_FLAG_CPU_TIMER | SAMPLE_FLAG_WALL)) {
         /* the signal engine: a CPU timer's sample is CPU time (cpu_ns of
          * it), in the CPU view only; a wall tick's, in the wall view only */
-        if (!(r->flags & (p->view == RP_VIEW_CPU ? SAMPLE_FLAG_CPU_TIMER : SAMPLE_FLAG_WALL)))
+        if (sample_in_view(r->flags, RP_VIEW_CPU))
+            p->cpu_signals++;
+        if (!sample_in_view(r->flags, p->view))
             return 0;
         p->total_samples++;
         if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
@@ -527,6 +553,7 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
         if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
             return -1;
         s->cpu_ns = r->cpu_ns;
+        s->signal = 1;
         s->waiting = (r->flags & SAMPLE_FLAG_WAITING) != 0;
         p->waiting += s->waiting;
         p->truncated += (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
@@ -798,6 +825,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     }
     if (!p->period_ns)
         p->period_ns = 10000000u;            /* (traces without ticks: the default rate) */
+    if (signal_counts(p) < 0)
+        goto out;
     /* The window: each tick stands for one period, so N evenly spaced ticks
      * make N periods and the achieved rate is the asked one.  The other
      * families: their records' first to last. */
@@ -807,7 +836,7 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         /* the signal engine's ticks cover the time since the one before;
          * its rate is per second of the sampled threads' CPU */
         p->duration_ns = last_tick - first_tick;
-        p->rate_hz = p->thread_cpu_ns ? (double)p->periods * 1e9 / (double)p->thread_cpu_ns : 0;
+        p->rate_hz = p->thread_cpu_ns ? (double)p->cpu_signals * 1e9 / (double)p->thread_cpu_ns : 0;
     } else if (p->ticks) {
         p->duration_ns = last_tick - first_tick + p->period_ns;
         p->rate_hz = (double)p->ticks * 1e9 / (double)p->duration_ns;

@@ -57,6 +57,8 @@ typedef struct rp_sample {
     uint8_t typed;           /* its leaf frame is a type the builder added (the allocated type, the
                                 lock's type), not a function */
     uint8_t waiting;         /* a wall sample of a thread blocked in a system call (signal engine) */
+    uint8_t signal;          /* a signal engine's sample: in the CPU view, weight is the periods of CPU it
+                                holds, whole numbers carrying their rounding per thread (rp_sample_count) */
 } rp_sample;
 
 typedef struct rp_profile {
@@ -73,7 +75,8 @@ typedef struct rp_profile {
     /* The signal engine's ticks (engine SAMPLER_ENGINE_SIGNAL; all 0 for the suspend engine's): */
     unsigned engine;         /* SAMPLER_ENGINE_* of the ticks (the last one's) */
     uint64_t signals;        /* samples it took (CPU timer and wall signals) */
-    uint64_t periods;        /* the CPU periods its CPU samples stand for */
+    uint64_t periods;        /* the CPU its CPU samples hold, in periods */
+    uint64_t cpu_signals;    /* its CPU-timer samples (in any view), the draws the rate counts */
     uint64_t thread_cpu_ns;  /* the sampled threads' CPU over its ticks, by the kernel's per-thread clocks */
     uint64_t waiting;        /* wall view: the kept samples of threads blocked in a system call */
     uint64_t truncated;      /* kept samples whose walk stopped before the thread's first frame */
@@ -85,7 +88,7 @@ typedef struct rp_profile {
                                 per-thread CPU clocks (never samples x period) */
     uint64_t cpu_unshown_ns; /* CPU view: cpu_ns of the matching threads' samples left out as waiting */
     double rate_hz;          /* ticks achieved per second of the window (0: no ticks); the signal engine:
-                                CPU periods sampled per second of the sampled threads' CPU */
+                                CPU samples per second of the sampled threads' CPU */
     uint64_t process_cpu_ns; /* the reference: the whole process's CPU over the sampling as the kernel counts
                                 it (every thread: the runtime's native ones, the sampler), the last
                                 process_cpu record's cpu_ns minus the first's; 0 when the trace has fewer

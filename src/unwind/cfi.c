@@ -554,8 +554,36 @@ static int sort_rows(rows *w)
     return 0;
 }
 
+/* The CIEs met so far (an object has a few, shared by thousands of FDEs). */
+#define CIE_CACHE 16
+typedef struct cie_cache {
+    size_t at[CIE_CACHE];
+    cie c[CIE_CACHE];
+    state init[CIE_CACHE];
+    int ok[CIE_CACHE];
+    size_t n, next;
+} cie_cache;
+
+static int cie_cached(cie_cache *cc, const uint8_t *sec, size_t size, uint64_t vaddr, size_t at, cie *c, state *init)
+{
+    size_t k;
+    for (k = 0; k < cc->n; k++)
+        if (cc->at[k] == at) {
+            *c = cc->c[k];
+            *init = cc->init[k];
+            return cc->ok[k] ? 0 : -1;
+        }
+    k = cc->n < CIE_CACHE ? cc->n++ : cc->next++ % CIE_CACHE;
+    cc->at[k] = at;
+    cc->ok[k] = parse_cie(sec, size, vaddr, at, &cc->c[k], &cc->init[k]) == 0;
+    *c = cc->c[k];
+    *init = cc->init[k];
+    return cc->ok[k] ? 0 : -1;
+}
+
 int cfi_table_build_from(const uint8_t *sec, size_t size, uint64_t vaddr, cfi_table *out)
 {
+    cie_cache cc = { .n = 0 };
     rows w;
     cfi_rule none;
     size_t at = 0, fdes = 0;
@@ -585,7 +613,7 @@ int cfi_table_build_from(const uint8_t *sec, size_t size, uint64_t vaddr, cfi_ta
             cie c;
             state init, s;
             size_t cie_at = (size_t)(idp - sec) - (size_t)cie_ptr;
-            if (parse_cie(sec, size, vaddr, cie_at, &c, &init) == 0) {
+            if (cie_cached(&cc, sec, size, vaddr, cie_at, &c, &init) == 0) {
                 uint64_t pc_begin = encoded(&r, c.fde_enc, 0);
                 uint64_t pc_range = encoded(&r, c.fde_enc, 1);
                 if (c.has_z) {

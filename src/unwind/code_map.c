@@ -103,11 +103,7 @@ static cm_object *new_object(cm_objects *c, const pm_entry *e)
         if (o->file_kind == CM_NATIVE)
             o->ok = elf_image_open(&o->img, from) == 0;
     }
-    if (o->ok && cfi_table_build(&o->img, &o->cfi) < 0)
-        o->ok = 0;
-    if (o->ok)
-        elf_image_index_symbols(&o->img);     /* (out of memory: no names, the table stands) */
-    c->table_bytes += cfi_table_bytes(&o->cfi);
+    atomic_init(&o->cfi_ready, 0);
     o->next = c->head;
     c->head = o;
     c->count++;
@@ -171,6 +167,22 @@ code_map *cm_build(cm_objects *cache, const pm_maps *maps, uint64_t serial)
     }
     qsort(m->r, m->n, sizeof(*m->r), range_cmp);
     return m;
+}
+
+void cm_object_prepare(cm_object *o)
+{
+    if (!o->ok || atomic_load_explicit(&o->cfi_ready, memory_order_acquire))
+        return;
+    if (cfi_table_build(&o->img, &o->cfi) < 0)
+        memset(&o->cfi, 0, sizeof(o->cfi));       /* (out of memory: frame pointers, as before) */
+    elf_image_index_symbols(&o->img);             /* (out of memory: no names, the table stands) */
+    atomic_store_explicit(&o->cfi_ready, 1, memory_order_release);
+}
+
+void cm_objects_prepare_all(cm_objects *c)
+{
+    for (cm_object *o = c->head; o; o = o->next)
+        cm_object_prepare(o);
 }
 
 void cm_free(code_map *m)

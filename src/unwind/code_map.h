@@ -11,6 +11,7 @@
 #ifndef CLRPROBE_UNWIND_CODE_MAP_H
 #define CLRPROBE_UNWIND_CODE_MAP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +31,8 @@ typedef struct cm_object {
     uint64_t dev, inode;
     elf_image img;
     cfi_table cfi;
-    int ok;                 /* img and cfi were read (else: no table, no names) */
+    int ok;                 /* img was read (else: no table, no names) */
+    atomic_int cfi_ready;   /* cfi is built (cm_object_prepare): the walk uses it from then on */
     int file_kind;          /* CM_NATIVE (ELF), CM_MANAGED_IMAGE (a PE file), CM_ANON (neither, unreadable) */
     int is_runtime;         /* libcoreclr.so: where the runtime's return-address hijack stub lives */
     uint32_t serial;        /* 1, 2, ... in its cache: a short name for it */
@@ -57,12 +59,19 @@ typedef struct code_map {
 typedef struct cm_objects {
     cm_object *head;
     size_t count;
-    size_t table_bytes;     /* memory the unwind tables hold */
 } cm_objects;
 
-/* A snapshot of maps; objects not in the cache are read (their unwind
- * tables built) and added.  NULL when out of memory. */
+/* A snapshot of maps; objects not in the cache are read (their headers) and
+ * added.  NULL when out of memory. */
 code_map *cm_build(cm_objects *cache, const pm_maps *maps, uint64_t serial);
+
+/* An object's unwind table and symbols, built when first needed (a sample
+ * met its code): until then the walk goes through its frames by their frame
+ * pointers.  Call on the thread that owns the cache; a handler walking at
+ * the same time sees the table only once it is whole. */
+void cm_object_prepare(cm_object *o);
+/* Every object's (tests, and what must be ready at once). */
+void cm_objects_prepare_all(cm_objects *cache);
 
 void cm_free(code_map *m);
 void cm_objects_free(cm_objects *cache);

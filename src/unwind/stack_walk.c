@@ -191,7 +191,8 @@ NO_ASAN size_t sw_walk(const code_map *map, const sw_regs *regs, uintptr_t stack
         }
         at = f.exact ? f.pc : f.pc - 1;
         r = cm_find(map, at);
-        if (r && r->kind == CM_NATIVE && r->obj->ok) {
+        if (r && r->kind == CM_NATIVE && r->obj->ok &&
+            atomic_load_explicit(&((cm_object *)r->obj)->cfi_ready, memory_order_acquire)) {
             const cm_object *o = r->obj;
             uint64_t start = 0;
             const cfi_rule *rule;

@@ -168,7 +168,10 @@ jcount() {
 
 # fixture NAME ARGS...: runs the sample with ARGS under the agent once and
 # without it once, keeping stdout/stderr/exit code and the trace as jsonl.
-# Sets FX to the fixture directory.
+# Sets FX to the fixture directory.  The fixtures, like shares_trace, use the
+# suspend engine, whose samples serve the CPU and the wall views alike: the
+# tests that read them check the records and formats, not the engine
+# (test_signal.sh and test_sampling.sh check the engines).
 fixture() {
     local name=$1
     shift
@@ -181,7 +184,7 @@ fixture() {
             [[ -f $FX/done ]] && exit 0
             "$SAMPLE" "$@" >"$FX/plain.out" 2>"$FX/plain.err"
             echo $? >"$FX/plain.rc"
-            "$CLRPROBE" run -o "$FX/trace.clrp" -- "$SAMPLE" "$@" >"$FX/prof.out" 2>"$FX/prof.err"
+            "$CLRPROBE" run -o "$FX/trace.clrp" --sampler suspend -- "$SAMPLE" "$@" >"$FX/prof.out" 2>"$FX/prof.err"
             echo $? >"$FX/prof.rc"
             "$CLRPROBE" report "$FX/trace.clrp" --format jsonl >"$FX/trace.jsonl" 2>"$FX/report.err"
             echo $? >"$FX/report.rc"
@@ -191,7 +194,8 @@ fixture() {
     fi
 }
 
-# shares_trace: records `Sample shares 3` once per suite run; sets TRACE.
+# shares_trace: records `Sample shares 3` once per suite run (the suspend
+# engine, see fixture); sets TRACE.
 shares_trace() {
     local dir="$WORK/fixtures/shares"
     TRACE="$dir/shares.clrp"
@@ -200,7 +204,7 @@ shares_trace() {
         exec 9>"$dir.lock"
         flock 9
         [[ -f $dir/done ]] && exit 0
-        "$CLRPROBE" run -o "$TRACE" -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
+        "$CLRPROBE" run -o "$TRACE" --sampler suspend -- "$SAMPLE" shares 3 >"$dir/run.out" 2>"$dir/run.err"
         echo $? >"$dir/run.rc"
         touch "$dir/done"
     )

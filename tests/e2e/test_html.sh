@@ -310,7 +310,7 @@ Remove" "$(cat labels.txt)" "labels by width"
 test_html_gc_timeline_in_chromium() {
     need_chromium
     mkdir -p html_gc && cd html_gc || fail "work directory"
-    "$CLRPROBE" run -o gc.clrp --rate 1000 -- "$SAMPLE" gc 9 >out 2>err || fail "recording: $(cat err)"
+    "$CLRPROBE" run -o gc.clrp --sampler suspend --rate 1000 -- "$SAMPLE" gc 9 >out 2>err || fail "recording: $(cat err)"
     "$CLRPROBE" report gc.clrp --format html --view wall -o gc.html 2>rep.err || fail "html report: $(cat rep.err)"
     "$CLRPROBE" report gc.clrp --format jsonl >gc.jsonl || fail "jsonl report"
     local gcs

@@ -1,4 +1,5 @@
-# test_sampling.sh - CPU sampling against the real runtime: known shares in
+# test_sampling.sh - CPU sampling with the suspend engine (--sampler suspend;
+# test_signal.sh has the signal engine's) against the real runtime: known shares in
 # the CPU view, the sleeping thread only in the wall view, the same after
 # attach, and the sampler's own overhead recorded; the managed callers of
 # native code (`Sample sha`) and dynamic methods (`Sample expr`) in the
@@ -52,7 +53,7 @@ check_shares() {
 
 test_cpu_shares_at_launch() {
     "$SAMPLE" shares 3 >plain.out
-    "$CLRPROBE" run -o shares.clrp -- "$SAMPLE" shares 3 >prof.out 2>err
+    "$CLRPROBE" run --sampler suspend -o shares.clrp -- "$SAMPLE" shares 3 >prof.out 2>err
     assert_eq 0 "$?" "exit code"
     cmp -s plain.out prof.out || fail "output changed under sampling"
     check_shares shares.clrp "launch"
@@ -80,7 +81,7 @@ test_cpu_shares_after_attach() {
     TPID=$!
     at_exit "kill $TPID 2>/dev/null"
     wait_for_text shares.out 30 "shares started" || fail "sample did not start"
-    "$CLRPROBE" attach "$TPID" -o att.clrp --collect cpu,threads --duration 3 >a.out 2>a.err
+    "$CLRPROBE" attach "$TPID" --sampler suspend -o att.clrp --collect cpu,threads --duration 3 >a.out 2>a.err
     assert_eq 0 "$?" "attach exit code"
     wait "$TPID"
     assert_eq 0 "$?" "target exit code"
@@ -94,7 +95,7 @@ test_cpu_shares_after_attach() {
 }
 
 test_rate_is_honoured_and_checked() {
-    "$CLRPROBE" run -o r.clrp --collect cpu --rate 20 -- "$SAMPLE" shares 2 >/dev/null 2>&1
+    "$CLRPROBE" run --sampler suspend -o r.clrp --collect cpu --rate 20 -- "$SAMPLE" shares 2 >/dev/null 2>&1
     "$CLRPROBE" report r.clrp --format jsonl >r.jsonl
     # The ticks are due on a fixed schedule (a late one does not move the
     # next), so over the recording they come at 20 a second, a little less
@@ -129,7 +130,7 @@ test_rate_is_honoured_and_checked() {
     "$CLRPROBE" report r.clrp --format speedscope -o r.json 2>/dev/null
     assert_contains "$(jq -r .name r.json)" "; $stated ticks/s of 20.0 asked" "the achieved rate in speedscope's name"
     for bad in 0 1001 fast; do
-        "$CLRPROBE" run --rate "$bad" -- "$SAMPLE" exit 0 >o 2>e
+        "$CLRPROBE" run --sampler suspend --rate "$bad" -- "$SAMPLE" exit 0 >o 2>e
         assert_eq 2 "$?" "exit code for --rate $bad"
         assert_contains e "out of range (1..1000 samples per second)" "message for --rate $bad"
     done
@@ -146,7 +147,7 @@ test_thread_labels_after_attach() {
     TPID=$!
     at_exit "kill $TPID 2>/dev/null"
     wait_for_text pool.out 30 "pool started" || fail "sample did not start"
-    "$CLRPROBE" attach "$TPID" -o pool.clrp --collect cpu,threads --duration 2 >a.out 2>a.err
+    "$CLRPROBE" attach "$TPID" --sampler suspend -o pool.clrp --collect cpu,threads --duration 2 >a.out 2>a.err
     assert_eq 0 "$?" "attach exit code"
     wait "$TPID"
     assert_eq 0 "$?" "target exit code"
@@ -193,7 +194,7 @@ test_thread_labels_after_attach() {
 test_cpu_total_matches_the_kernel() {
     command -v /usr/bin/time >/dev/null || skip "GNU time is not installed (Debian package 'time')"
     /usr/bin/time -f '%U %S' -o plain.time "$SAMPLE" burn 2 2400000 >/dev/null
-    /usr/bin/time -f '%U %S' -o prof.time "$CLRPROBE" run -o burn.clrp -- "$SAMPLE" burn 2 2400000 >/dev/null 2>&1
+    /usr/bin/time -f '%U %S' -o prof.time "$CLRPROBE" run --sampler suspend -o burn.clrp -- "$SAMPLE" burn 2 2400000 >/dev/null 2>&1
     assert_eq 0 "$?" "exit code"
     local plain kernel cpu dur
     plain=$(awk '{printf "%.2f", $1 + $2}' plain.time)
@@ -229,7 +230,7 @@ test_cpu_total_matches_the_kernel() {
 test_process_cpu_matches_proc() {
     local rpid tpid proc rec text share
     mkfifo in.fifo
-    "$CLRPROBE" run -o pc.clrp -- "$SAMPLE" burn 2 2400000 wait <in.fifo >pc.out 2>pc.err &
+    "$CLRPROBE" run --sampler suspend -o pc.clrp -- "$SAMPLE" burn 2 2400000 wait <in.fifo >pc.out 2>pc.err &
     rpid=$!
     exec 7>in.fifo
     at_exit "exec 7>&-; kill $rpid 2>/dev/null"
@@ -260,7 +261,7 @@ test_process_cpu_matches_proc() {
 }
 
 test_profile_formats_need_samples() {
-    "$CLRPROBE" run -o nosamples.clrp --collect jit -- "$SAMPLE" jit >/dev/null 2>&1
+    "$CLRPROBE" run --sampler suspend -o nosamples.clrp --collect jit -- "$SAMPLE" jit >/dev/null 2>&1
     "$CLRPROBE" report nosamples.clrp --format collapsed >o 2>e
     assert_eq 1 "$?" "exit code"
     assert_contains e "has no CPU samples" "message"
@@ -277,7 +278,7 @@ test_profile_formats_need_samples() {
 record_scenario() {
     "$SAMPLE" "$1" "$2" >"$1.plain" 2>/dev/null
     echo $? >"$1.plain.rc"
-    "$CLRPROBE" run -o "$1.clrp" --rate 200 -- "$SAMPLE" "$1" "$2" >"$1.prof" 2>"$1.err"
+    "$CLRPROBE" run --sampler suspend -o "$1.clrp" --rate 200 -- "$SAMPLE" "$1" "$2" >"$1.prof" 2>"$1.err"
     assert_eq "$(cat "$1.plain.rc")" "$?" "$1: exit code with and without the agent"
     assert_eq 0 "$(cat "$1.plain.rc")" "$1: exit code"
     cmp -s "$1.plain" "$1.prof" || { fail "$1: stdout differs with the agent"; diff "$1.plain" "$1.prof" | head; }

@@ -642,7 +642,7 @@ static int load_and_report(const buf *b, const walk_result *w, FILE *sink)
         if (rp_profile_build(&tr, (enum rp_view)view, view ? "worker" : NULL, &p) != 0)
             FAIL_CASE("profile build failed");
         have_profile = 1;
-        if (p.nsamples > p.total_samples || p.total_samples > rp_count_samples(&tr))
+        if (p.nsamples > p.total_samples || p.total_samples > rp_count_view_records(&tr, (enum rp_view)view))
             FAIL_CASE("profile has %zu samples of %llu", p.nsamples, (unsigned long long)p.total_samples);
         for (size_t i = 0; i < p.nsamples; i++) {
             if (p.samples[i].thread >= p.nthreads)

@@ -179,6 +179,8 @@ static code_map *the_map(void)
         return NULL;
     map = cm_build(&objects, &m, 1);
     pm_free(&m);
+    if (map)
+        cm_objects_prepare_all(&objects);
     return map;
 }
 
@@ -406,6 +408,7 @@ static void fake_map(code_map *m, cm_range *r, cm_object *o, cfi_rule *rules, ui
     memset(o, 0, sizeof(*o));
     o->name = "libcoreclr.so";
     o->ok = 1;
+    atomic_store(&o->cfi_ready, 1);
     o->is_runtime = 1;
     memset(rules, 0, 2 * sizeof(*rules));
     rules[1].cfa = CFI_CFA_REG;
