@@ -64,7 +64,7 @@ struct sigsampler {
     /* this tick's figures */
     uint64_t tick_at, own_cpu_at, signals_at, periods_at, dropped_at, handler_at;
     uint64_t frames[SIG_MAX_FRAMES];
-    char note[256];
+    int noted_timer, noted_full;     /* their notes were written */
 };
 
 static uint64_t own_cpu(void)
@@ -273,18 +273,16 @@ static void tick(struct sigsampler *s, uint64_t now)
 /* What could not be sampled, said once in the trace. */
 static void notes(struct sigsampler *s)
 {
-    static const char *const never = "";
     sig_threads *t = &s->threads;
-    (void)never;
-    if (t->timer_failures == 1)
+    if (t->timer_failures && !s->noted_timer) {
+        s->noted_timer = 1;
         profiler_note(s->p, "signal sampler: a thread's CPU timer could not be created (%s); that thread "
                       "is not sampled", strerror(t->timer_errno));
-    if (t->table_full == 1)
+    }
+    if (t->table_full && !s->noted_full) {
+        s->noted_full = 1;
         profiler_note(s->p, "signal sampler: more than %d threads; the others are not sampled", SLOTS);
-    if (t->timer_failures == 1)
-        t->timer_failures++;             /* (said once) */
-    if (t->table_full == 1)
-        t->table_full++;
+    }
 }
 
 /* The managed threads the runtime knows: their ThreadIDs. */

@@ -111,6 +111,7 @@ TEST(sig_native_frame_names)
         /* past the symbol's size, no table row: the address */
         sig_native_name(&r, 0x7f0000001200u, name, sizeof(name), &key3);
         CHECK_STR("libfoo.so+0x1200", name);
+        cfi_table_free(&o.cfi);                  /* (built, empty, at the first name) */
     }
 }
 
