@@ -85,6 +85,12 @@ static void name_one(profiler *p, ip_functions *f, uint64_t fid, int dynamic, ui
 size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, size_t n, uint64_t *out,
                             uint64_t t)
 {
+    return ip_functions_resolve_ex(p, f, ips, n, out, NULL, t);
+}
+
+size_t ip_functions_resolve_ex(profiler *p, ip_functions *f, const UINT_PTR *ips, size_t n, uint64_t *out,
+                               uint8_t *dynamic_out, uint64_t t)
+{
     for (size_t i = 0; i < n; i++) {
         uint64_t v = 0;
         int hit;
@@ -110,6 +116,8 @@ size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, s
             pthread_mutex_unlock(&f->lock);
         }
         out[i] = v & ~(uint64_t)DYNAMIC_BIT;
+        if (dynamic_out)
+            dynamic_out[i] = (v & DYNAMIC_BIT) != 0;
         if (out[i])
             name_one(p, f, out[i], (v & DYNAMIC_BIT) != 0, t);
     }

@@ -37,6 +37,12 @@ void ip_functions_free(ip_functions *f);
 size_t ip_functions_resolve(profiler *p, ip_functions *f, const UINT_PTR *ips, size_t n, uint64_t *out,
                             uint64_t t);
 
+/* The same, and for each whether it is a dynamic method (dynamic_out[i],
+ * when not NULL): a caller that caches the others' IDs names only the
+ * dynamic ones again. */
+size_t ip_functions_resolve_ex(profiler *p, ip_functions *f, const UINT_PTR *ips, size_t n, uint64_t *out,
+                               uint8_t *dynamic_out, uint64_t t);
+
 /* Names the functions of a stack already given as FunctionIDs (0 entries
  * skipped), as ip_functions_resolve does. */
 void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_t n, uint64_t t);

@@ -130,7 +130,7 @@ static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
 
 static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *uc)
 {
-    uint64_t t0 = now_ns(), cpu = 0;
+    uint64_t t0 = now_ns(), cpu0 = own_cpu_ns(), cpu = 0;
     code_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
     uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
     uintptr_t lo = atomic_load_explicit(&s->lo, memory_order_relaxed);
@@ -141,7 +141,7 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *u
 
     atomic_fetch_add_explicit(&s->signals, 1, memory_order_relaxed);
     if (kind == SIG_SAMPLE_CPU) {
-        uint64_t now = own_cpu_ns(), since = now > s->cpu_at ? now - s->cpu_at : 0;
+        uint64_t now = cpu0, since = now > s->cpu_at ? now - s->cpu_at : 0;
         /* (the first sample's reference is the arming, read by another thread: not the same instant) */
         rearm(e, s, s->armed && since > s->armed && since - s->armed < e->period_ns ? since - s->armed : 0);
         if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
@@ -178,7 +178,8 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *u
     sig_ring_commit(&s->ring, en);
     if (kind == SIG_SAMPLE_CPU)
         atomic_fetch_add_explicit(&s->sampled_ns, cpu, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->handler_ns, now_ns() - t0, memory_order_relaxed);
+    /* (the handler's own CPU, not its wall time: a handler preempted half way costs nothing meanwhile) */
+    atomic_fetch_add_explicit(&s->handler_ns, own_cpu_ns() - cpu0, memory_order_relaxed);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)
@@ -246,7 +247,7 @@ int sig_engine_install(sig_engine *e, char *why, size_t why_len)
     if (sigaction(SIG_SAMPLER_SIGNAL, &sa, NULL) != 0) {
         snprintf(why, why_len, "cannot install a SIGPROF handler: %s", strerror(errno));
         atomic_store(&g_engine, NULL);
-        sig_engine_uninstall(e);
+        sig_engine_uninstall(e, 0);
         return -1;
     }
     return 0;
@@ -264,7 +265,7 @@ int sig_engine_installed(void)
            cur.sa_sigaction == on_signal;
 }
 
-void sig_engine_uninstall(sig_engine *e)
+void sig_engine_uninstall(sig_engine *e, int unloading)
 {
     struct sigaction ign, cur;
 
@@ -283,7 +284,7 @@ void sig_engine_uninstall(sig_engine *e)
             struct timespec ms = { 0, 1000000 };
             nanosleep(&ms, NULL);
         }
-        {
+        if (unloading) {
             /* a thread preempted on the handler's first instruction, its
              * signal already delivered, is not counted yet: give it time */
             struct timespec grace = { 0, 20000000 };

@@ -104,8 +104,11 @@ int sig_engine_quiet(void);
 /* Puts SIGPROF back as it was (ignoring it first, so a signal still pending
  * from a deleted timer is discarded, not fatal), takes SIGPROF out of the
  * SIGSEGV handler's mask if we put it there, and waits until no handler
- * runs.  Every timer must have been deleted before. */
-void sig_engine_uninstall(sig_engine *e);
+ * runs.  Every timer must have been deleted before.  unloading: the library
+ * may be unloaded next (a detach): wait 20 ms more, for a thread that was
+ * about to enter the handler (one that enters later finds no engine and
+ * leaves at once, but its code must still be there). */
+void sig_engine_uninstall(sig_engine *e, int unloading);
 
 /* Unblocks SIGPROF on the calling thread (after the runtime's SIGSEGV
  * handler left it blocked): one system call. */

@@ -116,12 +116,18 @@ static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, ui
         id = native_id(r, range, at, t);
     } else {
         /* managed code: JIT-compiled (anonymous memory, or newer than the
-         * map), ReadyToRun (an image) */
+         * map), ReadyToRun (an image); kept here once named, but for
+         * dynamic methods, named again each time (the runtime reuses a
+         * collected one's ID) */
         UINT_PTR ip = at;
         uint64_t fid = 0;
-        ip_functions_resolve(r->p, &r->managed, &ip, 1, &fid, t);
-        if (fid)
-            return fid;                         /* (cached by ip_functions, which follows unloads) */
+        uint8_t dynamic = 0;
+        ip_functions_resolve_ex(r->p, &r->managed, &ip, 1, &fid, &dynamic, t);
+        if (fid) {
+            if (!dynamic && idmap_put(&r->addresses, at, fid) < 0)
+                idmap_clear(&r->addresses);
+            return fid;
+        }
         if (!range) {
             id = fixed_id(r, &r->unknown_id, UNKNOWN_NAME, t);
         } else if (range->kind == CM_MANAGED_IMAGE) {
@@ -174,9 +180,12 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
 {
     size_t k = 0, skip;
 
-    if (m->serial != r->map_serial) {
-        idmap_clear(&r->addresses);             /* (a library may have been replaced at the same place) */
+    if (m->serial != r->map_serial || ip_functions_unloads(r->p) != r->unloads) {
+        /* (a library may have been replaced at the same place; an unload
+         * frees code, and its FunctionIDs are reused) */
+        idmap_clear(&r->addresses);
         r->map_serial = m->serial;
+        r->unloads = ip_functions_unloads(r->p);
     }
     if ((skip = deferred_frames(r, m, frames, n)) > 0) {
         out[k++] = fixed_id(r, &r->deferred_id, DEFERRED_NAME, t);

@@ -37,8 +37,10 @@ typedef struct sig_resolver {
     ip_functions managed;        /* managed code addresses -> FunctionIDs */
     int managed_ok;
     idmap functions;             /* a native function's key -> its ID */
-    idmap addresses;             /* a non-managed address -> its ID (for one code map) */
+    idmap addresses;             /* an address -> its ID (dynamic methods' excepted), for one code map and
+                                    one unload count */
     uint64_t map_serial;         /* the code map `addresses` belongs to */
+    uint64_t unloads;            /* and the runtime's unload count */
     uint64_t next_id;
     uint64_t stub_id, hijack_id, unknown_id, deferred_id;     /* the fixed names, once named */
     char agent[256];             /* the agent's own library's file name (libclrprobe.so) */

@@ -36,8 +36,8 @@
 #include <unistd.h>
 
 #define SLOTS 4096                   /* threads sampled at once, at most */
-#define DRAIN_NS 10000000ull         /* rings drained every 10 ms */
-#define TICK_NS 100000000ull         /* threads, stacks, tick records every 100 ms */
+#define DRAIN_NS 20000000ull         /* rings drained every 20 ms */
+#define TICK_NS 250000000ull         /* threads, stacks, tick records every 250 ms */
 #define STACKS_REFRESH_NS 20000000ull  /* the maps read again for new threads' stacks at most this often */
 #define MAP_REFRESH_NS 250000000ull  /* a new code map at most this often when walks met unknown code */
 #define MAP_IDLE_REFRESH_NS 10000000000ull  /* and every 10 s anyway */
@@ -369,7 +369,7 @@ static void *collector_main(void *arg)
     }
     /* stop: no timer, no handler, then what is left in the rings */
     sig_threads_stop_all(&s->threads);
-    sig_engine_uninstall(&s->eng);
+    sig_engine_uninstall(&s->eng, p->attached);    /* (a launched agent is never unloaded) */
     s->installed = 0;
     drain_all(s);
     tick(s, cp_monotonic_ns());
@@ -382,7 +382,7 @@ static void sigsampler_free(struct sigsampler *s)
 {
     if (s->installed) {
         sig_threads_stop_all(&s->threads);
-        sig_engine_uninstall(&s->eng);
+        sig_engine_uninstall(&s->eng, s->p->attached);
     }
     if (s->res_ok)
         sig_resolver_free(&s->res);

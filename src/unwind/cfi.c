@@ -139,6 +139,7 @@ typedef struct rows {
     size_t nrules, rcap;
     uint32_t *hash;              /* open addressing: rule index + 1, 0 empty */
     size_t hcap;
+    size_t last;                 /* the index interned last */
     int oom;
 } rows;
 
@@ -147,11 +148,14 @@ typedef struct rows {
 
 static uint64_t rule_hash(const cfi_rule *r)
 {
-    uint64_t h = 1469598103934665603ULL;
-    const uint8_t *b = (const uint8_t *)r;
-    for (size_t i = 0; i < sizeof(*r); i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
-    return h;
+    /* (the fields, mixed a word at a time: this runs for every row) */
+    uint64_t h = (uint64_t)r->cfa | (uint64_t)r->cfa_reg << 8 | (uint64_t)r->ra_where << 16 |
+                 (uint64_t)r->rbp_where << 24 | (uint64_t)r->ra_reg << 32 | (uint64_t)r->rbp_reg << 40 |
+                 (uint64_t)r->signal << 48;
+    h = (h ^ (uint64_t)(uint32_t)r->cfa_off * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    h = (h ^ ((uint64_t)(uint32_t)r->cfa_add << 32 | (uint32_t)r->ra_off)) * 0xc4ceb9fe1a85ec53ull;
+    h ^= (uint64_t)(uint32_t)r->rbp_off * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
 }
 
 static int rehash(rows *w, size_t cap)
@@ -176,12 +180,15 @@ static long intern(rows *w, const cfi_rule *r)
 {
     size_t at;
 
+    if (w->nrules && memcmp(&w->rules[w->last], r, sizeof(*r)) == 0)
+        return (long)w->last;                    /* (often the rule of the row before) */
+
     if (w->nrules * 2 >= w->hcap && rehash(w, w->hcap ? w->hcap * 2 : 256) < 0)
         return -1;
     at = rule_hash(r) & (w->hcap - 1);
     while (w->hash[at]) {
         if (memcmp(&w->rules[w->hash[at] - 1], r, sizeof(*r)) == 0)
-            return (long)w->hash[at] - 1;
+            return (long)(w->last = w->hash[at] - 1);
         at = (at + 1) & (w->hcap - 1);
     }
     if (w->nrules > CFI_RULE_MASK)
@@ -196,7 +203,8 @@ static long intern(rows *w, const cfi_rule *r)
     }
     w->rules[w->nrules] = *r;
     w->hash[at] = (uint32_t)++w->nrules;
-    return (long)w->nrules - 1;
+    w->last = w->nrules - 1;
+    return (long)w->last;
 }
 
 static void push_row(rows *w, uint64_t pc, uint32_t rule)
@@ -491,66 +499,51 @@ static int parse_cie(const uint8_t *sec, size_t size, uint64_t vaddr, size_t at,
     return 0;
 }
 
-static int row_cmp_idx(const rows *w, size_t a, size_t b)
+/* Each FDE's rows, in order, with an end marker: the table is these runs
+ * sorted by their first address (FDEs are usually in order already). */
+typedef struct run_span {
+    uint64_t pc;
+    size_t first, n;
+} run_span;
+
+static int span_cmp(const void *a, const void *b)
 {
-    if (w->pc[a] != w->pc[b])
-        return w->pc[a] < w->pc[b] ? -1 : 1;
-    /* at one address, an end marker first (the next function's row wins) */
-    return (int)((w->rule[b] & ROW_END) != 0) - (int)((w->rule[a] & ROW_END) != 0);
+    const run_span *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* Sorts rows by pc (a merge sort of indices; FDEs are nearly always in
- * order already). */
-static int sort_rows(rows *w)
+/* Puts the rows in address order, run by run.  0, or -1. */
+static int sort_rows(rows *w, run_span *spans, size_t nspans)
 {
-    size_t n = w->n, *idx, *tmp;
     int sorted = 1;
+    uint64_t *pc;
+    uint32_t *rule;
+    size_t k = 0;
 
-    for (size_t i = 1; i < n && sorted; i++)
-        sorted = row_cmp_idx(w, i - 1, i) <= 0;
+    for (size_t i = 1; i < nspans && sorted; i++)
+        sorted = spans[i - 1].pc <= spans[i].pc;
     if (sorted)
         return 0;
-    idx = malloc(n * sizeof(*idx));
-    tmp = malloc(n * sizeof(*tmp));
-    if (!idx || !tmp) {
-        free(idx);
-        free(tmp);
+    qsort(spans, nspans, sizeof(*spans), span_cmp);
+    pc = malloc((w->n ? w->n : 1) * sizeof(*pc));
+    rule = malloc((w->n ? w->n : 1) * sizeof(*rule));
+    if (!pc || !rule) {
+        free(pc);
+        free(rule);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                tmp[k++] = row_cmp_idx(w, idx[i], idx[j]) <= 0 ? idx[i++] : idx[j++];
-            while (i < mid) tmp[k++] = idx[i++];
-            while (j < hi) tmp[k++] = idx[j++];
-        }
-        memcpy(idx, tmp, n * sizeof(*idx));
+    for (size_t i = 0; i < nspans; i++) {
+        memcpy(pc + k, w->pc + spans[i].first, spans[i].n * sizeof(*pc));
+        memcpy(rule + k, w->rule + spans[i].first, spans[i].n * sizeof(*rule));
+        k += spans[i].n;
     }
-    {
-        uint64_t *pc = malloc(n * sizeof(*pc));
-        uint32_t *rule = malloc(n * sizeof(*rule));
-        if (!pc || !rule) {
-            free(pc);
-            free(rule);
-            free(idx);
-            free(tmp);
-            return -1;
-        }
-        for (size_t i = 0; i < n; i++) {
-            pc[i] = w->pc[idx[i]];
-            rule[i] = w->rule[idx[i]];
-        }
-        free(w->pc);
-        free(w->rule);
-        w->pc = pc;
-        w->rule = rule;
-    }
-    free(idx);
-    free(tmp);
+    free(w->pc);
+    free(w->rule);
+    w->pc = pc;
+    w->rule = rule;
+    w->n = k;
     return 0;
 }
 
@@ -564,20 +557,22 @@ typedef struct cie_cache {
     size_t n, next;
 } cie_cache;
 
-static int cie_cached(cie_cache *cc, const uint8_t *sec, size_t size, uint64_t vaddr, size_t at, cie *c, state *init)
+/* The CIE at offset at and its initial state, parsed once; NULL when it
+ * does not parse. */
+static int cie_cached(cie_cache *cc, const uint8_t *sec, size_t size, uint64_t vaddr, size_t at, const cie **c,
+                      const state **init)
 {
     size_t k;
     for (k = 0; k < cc->n; k++)
-        if (cc->at[k] == at) {
-            *c = cc->c[k];
-            *init = cc->init[k];
-            return cc->ok[k] ? 0 : -1;
-        }
-    k = cc->n < CIE_CACHE ? cc->n++ : cc->next++ % CIE_CACHE;
-    cc->at[k] = at;
-    cc->ok[k] = parse_cie(sec, size, vaddr, at, &cc->c[k], &cc->init[k]) == 0;
-    *c = cc->c[k];
-    *init = cc->init[k];
+        if (cc->at[k] == at)
+            break;
+    if (k == cc->n) {
+        k = cc->n < CIE_CACHE ? cc->n++ : cc->next++ % CIE_CACHE;
+        cc->at[k] = at;
+        cc->ok[k] = parse_cie(sec, size, vaddr, at, &cc->c[k], &cc->init[k]) == 0;
+    }
+    *c = &cc->c[k];
+    *init = &cc->init[k];
     return cc->ok[k] ? 0 : -1;
 }
 
@@ -586,7 +581,8 @@ int cfi_table_build_from(const uint8_t *sec, size_t size, uint64_t vaddr, cfi_ta
     cie_cache cc = { .n = 0 };
     rows w;
     cfi_rule none;
-    size_t at = 0, fdes = 0;
+    size_t at = 0, fdes = 0, nspans = 0, spans_cap = 0;
+    run_span *spans = NULL;
 
     memset(out, 0, sizeof(*out));
     memset(&w, 0, sizeof(w));
@@ -610,13 +606,14 @@ int cfi_table_build_from(const uint8_t *sec, size_t size, uint64_t vaddr, cfi_ta
         idp = r.p;
         cie_ptr = is64 ? uN(&r, 8) : uN(&r, 4);
         if (cie_ptr != 0 && (uint64_t)(idp - sec) >= cie_ptr) {          /* an FDE */
-            cie c;
-            state init, s;
+            const cie *c;
+            const state *init;
+            state s;
             size_t cie_at = (size_t)(idp - sec) - (size_t)cie_ptr;
             if (cie_cached(&cc, sec, size, vaddr, cie_at, &c, &init) == 0) {
-                uint64_t pc_begin = encoded(&r, c.fde_enc, 0);
-                uint64_t pc_range = encoded(&r, c.fde_enc, 1);
-                if (c.has_z) {
+                uint64_t pc_begin = encoded(&r, c->fde_enc, 0);
+                uint64_t pc_range = encoded(&r, c->fde_enc, 1);
+                if (c->has_z) {
                     uint64_t alen = uleb(&r);
                     if (alen <= (uint64_t)(r.end - r.p))
                         r.p += alen;
@@ -624,17 +621,28 @@ int cfi_table_build_from(const uint8_t *sec, size_t size, uint64_t vaddr, cfi_ta
                         r.bad = 1;
                 }
                 if (!r.bad && pc_range > 0 && pc_begin + pc_range <= 0xffffffffu && pc_begin + pc_range > pc_begin) {
-                    s = init;
-                    run(&c, &r, pc_begin, pc_begin + pc_range, &s, &init, &w);
+                    size_t first = w.n;
+                    s = *init;
+                    run(c, &r, pc_begin, pc_begin + pc_range, &s, init, &w);
                     push_row(&w, pc_begin + pc_range, 0 | ROW_END);
+                    if (nspans == spans_cap) {
+                        size_t nc = spans_cap ? spans_cap * 2 : 1024;
+                        run_span *ns = realloc(spans, nc * sizeof(*ns));
+                        if (!ns) { w.oom = 1; break; }
+                        spans = ns;
+                        spans_cap = nc;
+                    }
+                    spans[nspans++] = (run_span){ pc_begin, first, w.n - first };
                     fdes++;
                 }
             }
         }
         at = (size_t)(end - sec);
     }
-    if (w.oom || sort_rows(&w) < 0)
+    if (w.oom || sort_rows(&w, spans, nspans) < 0)
         goto oom;
+    free(spans);
+    spans = NULL;
     /* the final rows: one per address (the last one there wins), in u32 */
     out->pc = malloc((w.n ? w.n : 1) * sizeof(*out->pc));
     out->rule = malloc((w.n ? w.n : 1) * sizeof(*out->rule));
@@ -655,11 +663,20 @@ int cfi_table_build_from(const uint8_t *sec, size_t size, uint64_t vaddr, cfi_ta
     out->rules = w.rules;
     out->nrules = w.nrules;
     out->fdes = fdes;
+    out->nindex = (out->n + CFI_INDEX_STRIDE - 1) / CFI_INDEX_STRIDE;
+    if (!(out->index = malloc((out->nindex ? out->nindex : 1) * sizeof(*out->index)))) {
+        w.rules = NULL;
+        free(out->rules);
+        goto oom;
+    }
+    for (size_t k = 0; k < out->nindex; k++)
+        out->index[k] = out->pc[k * CFI_INDEX_STRIDE];
     free(w.pc);
     free(w.rule);
     free(w.hash);
     return 0;
 oom:
+    free(spans);
     free(w.pc);
     free(w.rule);
     free(w.hash);
@@ -677,6 +694,7 @@ int cfi_table_build(const elf_image *img, cfi_table *out)
 
 void cfi_table_free(cfi_table *t)
 {
+    free(t->index);
     free(t->pc);
     free(t->rule);
     free(t->rules);
@@ -685,11 +703,28 @@ void cfi_table_free(cfi_table *t)
 
 const cfi_rule *cfi_find(const cfi_table *t, uint64_t pc, uint64_t *fde_start)
 {
-    size_t lo = 0, hi = t->n, i;
-    const cfi_rule *r;
+    size_t lo = 0, hi, i;
 
     if (pc > 0xffffffffu || t->n == 0)
         return NULL;
+    /* the index first: the last entry at or below pc gives the stride of
+     * rows to search (without an index, all of them) */
+    if (t->index && t->nindex) {
+        size_t a = 0, b = t->nindex;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (t->index[mid] <= (uint32_t)pc)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a == 0)
+            return NULL;
+        lo = (a - 1) * CFI_INDEX_STRIDE;
+        hi = lo + CFI_INDEX_STRIDE < t->n ? lo + CFI_INDEX_STRIDE : t->n;
+    } else {
+        hi = t->n;
+    }
     while (lo < hi) {                        /* the last row at or below pc */
         size_t mid = lo + (hi - lo) / 2;
         if (t->pc[mid] <= (uint32_t)pc)
@@ -702,17 +737,17 @@ const cfi_rule *cfi_find(const cfi_table *t, uint64_t pc, uint64_t *fde_start)
     i = lo - 1;
     if ((t->rule[i] & CFI_RULE_MASK) == 0)
         return NULL;                         /* a gap between functions */
-    r = &t->rules[t->rule[i] & CFI_RULE_MASK];
     if (fde_start) {
         size_t k = i;
         while (k > 0 && !(t->rule[k] & CFI_FDE_START))
             k--;
         *fde_start = t->pc[k];
     }
-    return r;
+    return &t->rules[t->rule[i] & CFI_RULE_MASK];
 }
 
 size_t cfi_table_bytes(const cfi_table *t)
 {
-    return t->n * (sizeof(*t->pc) + sizeof(*t->rule)) + t->nrules * sizeof(*t->rules);
+    return t->n * (sizeof(*t->pc) + sizeof(*t->rule)) + t->nrules * sizeof(*t->rules) +
+           t->nindex * sizeof(*t->index);
 }

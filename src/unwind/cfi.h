@@ -53,10 +53,14 @@ typedef struct cfi_rule {
 #define CFI_FDE_START 0x8000u
 #define CFI_RULE_MASK 0x7fffu
 
+#define CFI_INDEX_STRIDE 64      /* rows per entry of the table's index */
+
 typedef struct cfi_table {
     uint32_t *pc;
     uint16_t *rule;
     size_t n;
+    uint32_t *index;             /* pc[k * CFI_INDEX_STRIDE]: searched first, small enough to stay cached */
+    size_t nindex;
     cfi_rule *rules;
     size_t nrules;
     size_t fdes;        /* functions described */

@@ -179,6 +179,7 @@ NO_ASAN size_t sw_walk(const code_map *map, const sw_regs *regs, uintptr_t stack
     if (hi <= lo)
         hi = lo;                  /* no known stack: the interrupted pc only */
     uintptr_t osr = 0;                /* a pair to write after the next frame */
+    const cm_range *last = NULL;      /* the range of the frame before (frames often share one) */
 
     while (n < max) {
         uintptr_t at;
@@ -190,7 +191,8 @@ NO_ASAN size_t sw_walk(const code_map *map, const sw_regs *regs, uintptr_t stack
             break;
         }
         at = f.exact ? f.pc : f.pc - 1;
-        r = cm_find(map, at);
+        r = last && at >= last->start && at < last->end ? last : cm_find(map, at);
+        last = r;
         if (r && r->kind == CM_NATIVE && r->obj->ok &&
             atomic_load_explicit(&((cm_object *)r->obj)->cfi_ready, memory_order_acquire)) {
             const cm_object *o = r->obj;

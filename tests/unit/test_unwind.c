@@ -611,3 +611,37 @@ TEST(unwind_elf_bias_of_shared_pages)
     CHECK_EQ(0x7f000032a000u, bias);
     CHECK_EQ(-1, elf_image_bias(&img, 0x7f0000400000u, 0x40000, &bias));
 }
+
+/* The table's index finds the same rule as a search of every row, at every
+ * address of a real object's code (libc's, every 7th byte). */
+TEST(unwind_cfi_index_agrees_with_full_search)
+{
+    const cm_range *r;
+    cfi_table plain;
+    size_t checked = 0, found = 0;
+
+    if (!the_map())
+        return;
+    r = cm_find(map, (uintptr_t)qsort);
+    CHECK(r && r->obj && r->obj->ok && r->obj->cfi.nindex > 0);
+    if (!r || !r->obj || !r->obj->ok || !r->obj->cfi.n)
+        return;
+    plain = r->obj->cfi;
+    plain.index = NULL;
+    plain.nindex = 0;
+    for (uint64_t pc = r->obj->cfi.pc[0] > 64 ? r->obj->cfi.pc[0] - 64 : 0;
+         pc < (uint64_t)r->obj->cfi.pc[r->obj->cfi.n - 1] + 64; pc += 7) {
+        uint64_t s1 = 0, s2 = 0;
+        const cfi_rule *a = cfi_find(&r->obj->cfi, pc, &s1), *b = cfi_find(&plain, pc, &s2);
+        checked++;
+        if (a != b || s1 != s2) {
+            unit_fail(__FILE__, __LINE__, "at 0x%llx the index finds %p (start 0x%llx), all rows %p (0x%llx)",
+                      (unsigned long long)pc, (const void *)a, (unsigned long long)s1, (const void *)b,
+                      (unsigned long long)s2);
+            break;
+        }
+        found += a != NULL;
+    }
+    CHECK(checked > 10000);
+    CHECK(found > checked / 2);
+}
