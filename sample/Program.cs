@@ -59,6 +59,8 @@ internal static class Program
                             rounds (default 20), with a CPU burner beside them; every result checked
           many [THREADS [SECONDS]]  THREADS threads (default 200) alternate ~1 ms of work and a 4 ms sleep
                             (default 2 s)
+          unloadburn [ROUNDS]  each round burns ~50 ms in a collectible copy of this assembly, then unloads
+                            it (default 20 rounds)
           gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC
                             suspensions that hijack return addresses (default 2 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
@@ -156,6 +158,8 @@ internal static class Program
                 return OptionalInt(scenario, rest, 20, out int ioRounds) ?? SignalScenarios.Io(ioRounds);
             case "many":
                 return ManyArgs(rest);
+            case "unloadburn":
+                return OptionalInt(scenario, rest, 20, out int unloadRounds) ?? SignalScenarios.UnloadBurn(unloadRounds);
             case "gcstress":
                 return OptionalSeconds(scenario, rest, out double gcSeconds) ??
                        SignalScenarios.GcStress(rest.Length == 0 ? 2 : gcSeconds);

@@ -6,10 +6,14 @@
 //   io [ROUNDS]              file writes and reads, sleeps, Process.Start and a loopback TCP echo with a receive
 //                            timeout, on three threads while a fourth burns CPU: every result checked
 //   many [THREADS] [SECONDS] THREADS threads (default 200) alternate about 1 ms of work and a 4 ms sleep
+//   unloadburn [ROUNDS]      each round loads a collectible copy of this assembly, burns ~50 ms in its
+//                            HotTargets.Caller, unloads it and waits until it is collected
 //   gcstress [SECONDS]       two threads call a small method in a loop (code the runtime suspends by hijacking its
 //                            return address) while a third allocates garbage: thousands of GC suspensions
 using System.Diagnostics;
 using System.Net;
+using System.Reflection;
+using System.Runtime.Loader;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
 
@@ -306,6 +310,41 @@ internal static class SignalScenarios
         }
         client.Shutdown(SocketShutdown.Send);
         echo.Join();
+    }
+
+    public static int UnloadBurn(int rounds)
+    {
+        if (rounds < 1 || rounds > 10000)
+        {
+            Console.Error.WriteLine("unloadburn: ROUNDS must be 1..10000");
+            return Program.ExitUsage;
+        }
+        string path = typeof(SignalScenarios).Assembly.Location;
+        int collected = 0;
+        for (int r = 0; r < rounds; r++)
+        {
+            WeakReference context = BurnInCollectible(path);
+            for (int i = 0; i < 200 && context.IsAlive; i++)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+            }
+            collected += context.IsAlive ? 0 : 1;
+        }
+        Console.Error.WriteLine($"unloadburn: {collected} of {rounds} contexts collected");
+        Console.WriteLine($"unloadburn done: {rounds} rounds");
+        return Program.ExitOk;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference BurnInCollectible(string path)
+    {
+        var context = new AssemblyLoadContext("clrprobe-unloadburn", isCollectible: true);
+        Assembly copy = context.LoadFromAssemblyPath(path);
+        MethodInfo caller = copy.GetType("ClrProbe.Sample.HotTargets")!.GetMethod(nameof(HotTargets.Caller))!;
+        HotTargets.Sink ^= (long)caller.Invoke(null, new object[] { 0.05 })!;
+        context.Unload();
+        return new WeakReference(context);
     }
 
     public static int GcStress(double seconds)

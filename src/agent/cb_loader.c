@@ -5,6 +5,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/sigsampler.h"
 
 /* A module's flags go into the trace as the runtime gives them (format.h). */
 _Static_assert(TRACE_MODULE_DYNAMIC == COR_PRF_MODULE_DYNAMIC && TRACE_MODULE_COLLECTIBLE == COR_PRF_MODULE_COLLECTIBLE,
@@ -98,6 +99,9 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
 {
     profiler *p = profiler_from(This);
 
+    /* the signal sampler names what it sampled of this module's code while
+     * the code is still there */
+    sigsampler_before_unload(p);
     if (p->attached)
         cu_on_unload_gated(&p->gate, p->modules, id, 1);   /* waits for catch-up queries in flight */
     else if (p->gate_ok)

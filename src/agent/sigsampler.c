@@ -61,6 +61,10 @@ struct sigsampler {
     atomic_int stop;
     pthread_mutex_t wait_lock;
     pthread_cond_t wait_cond;
+    /* a drain asked for before an unload (under wait_lock): asked counts the requests,
+     * done the requests served; done_cond is signalled when it moves */
+    uint64_t drains_asked, drains_done;
+    pthread_cond_t done_cond;
     /* this tick's figures */
     uint64_t tick_at, own_cpu_at, signals_at, periods_at, dropped_at, handler_at;
     uint64_t frames[SIG_MAX_FRAMES];
@@ -305,14 +309,30 @@ static void register_managed_threads(struct sigsampler *s)
     en->lpVtbl->Release(en);
 }
 
-static int wait_until(struct sigsampler *s, uint64_t deadline)
+/* Waits until deadline, or a stop, or a drain asked for (then *drain is
+ * the request it serves, else 0).  0 when stopping. */
+static int wait_until(struct sigsampler *s, uint64_t deadline, uint64_t *drain)
 {
     struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+    *drain = 0;
     pthread_mutex_lock(&s->wait_lock);
-    while (!atomic_load(&s->stop) && pthread_cond_timedwait(&s->wait_cond, &s->wait_lock, &ts) != ETIMEDOUT)
+    while (!atomic_load(&s->stop) && s->drains_asked == s->drains_done &&
+           pthread_cond_timedwait(&s->wait_cond, &s->wait_lock, &ts) != ETIMEDOUT)
         ;
+    if (s->drains_asked != s->drains_done)
+        *drain = s->drains_asked;
     pthread_mutex_unlock(&s->wait_lock);
     return !atomic_load(&s->stop);
+}
+
+/* The drain asked for is done: tell the callbacks waiting for it. */
+static void drain_served(struct sigsampler *s, uint64_t drain)
+{
+    pthread_mutex_lock(&s->wait_lock);
+    if (drain > s->drains_done)
+        s->drains_done = drain;
+    pthread_cond_broadcast(&s->done_cond);
+    pthread_mutex_unlock(&s->wait_lock);
 }
 
 static void *collector_main(void *arg)
@@ -331,13 +351,17 @@ static void *collector_main(void *arg)
     next_tick = now + TICK_NS;
     next_wall = now + s->wall_period_ns;
     for (;;) {
-        uint64_t deadline = next_drain;
+        uint64_t deadline = next_drain, drain;
         if (s->wall && next_wall < deadline)
             deadline = next_wall;
-        if (!wait_until(s, deadline))
+        if (!wait_until(s, deadline, &drain))
             break;
         if (!atomic_load(&p->recording) || trace_writer_stopped(p->writer))
             break;
+        if (drain) {
+            drain_all(s);                      /* (before an unload: see sigsampler_before_unload) */
+            drain_served(s, drain);
+        }
         now = cp_monotonic_ns();
         if (s->wall && now >= next_wall) {
             signal_all(s);
@@ -367,6 +391,7 @@ static void *collector_main(void *arg)
             }
         }
     }
+    drain_served(s, UINT64_MAX);             /* (nobody waits for a collector that stopped) */
     /* stop: no timer, no handler, then what is left in the rings */
     sig_threads_stop_all(&s->threads);
     sig_engine_uninstall(&s->eng, p->attached);    /* (a launched agent is never unloaded) */
@@ -396,6 +421,7 @@ static void sigsampler_free(struct sigsampler *s)
     cm_objects_free(&s->objects);
     pthread_mutex_destroy(&s->wait_lock);
     pthread_cond_destroy(&s->wait_cond);
+    pthread_cond_destroy(&s->done_cond);
     free(s->eng.slots);
     free(s);
 }
@@ -423,6 +449,7 @@ int sigsampler_start(profiler *p)
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->wait_cond, &ca);
+    pthread_cond_init(&s->done_cond, &ca);
     pthread_condattr_destroy(&ca);
     atomic_init(&s->stop, 0);
     s->eng.pid = getpid();
@@ -486,6 +513,33 @@ void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid)
     s = p->sampler.signal;
     if (s)          /* (before the collector's first scan too: it finds it registered) */
         sig_threads_add(&s->threads, tid, managed, tid == cp_gettid());
+    pthread_mutex_unlock(&p->sampler.signal_lock);
+}
+
+void sigsampler_before_unload(profiler *p)
+{
+    struct sigsampler *s;
+    uint64_t ask;
+    struct timespec until;
+
+    pthread_mutex_lock(&p->sampler.signal_lock);
+    if (!(s = p->sampler.signal)) {
+        pthread_mutex_unlock(&p->sampler.signal_lock);
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += 200000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&s->wait_lock);
+    ask = ++s->drains_asked;
+    pthread_cond_signal(&s->wait_cond);
+    /* (bounded: the collector may itself wait for a runtime lock this unload holds) */
+    while (s->drains_done < ask && pthread_cond_timedwait(&s->done_cond, &s->wait_lock, &until) != ETIMEDOUT)
+        ;
+    pthread_mutex_unlock(&s->wait_lock);
     pthread_mutex_unlock(&p->sampler.signal_lock);
 }
 

@@ -30,6 +30,12 @@ void sigsampler_stop(profiler *p);
  * on that thread at launch): sample it from now on. */
 void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid);
 
+/* ModuleUnloadStarted (a collectible assembly's module): the samples taken
+ * so far are named now, while the module's code and FunctionIDs still
+ * exist (the collector drains every ring; the callback waits for it, at
+ * most 200 ms). */
+void sigsampler_before_unload(profiler *p);
+
 /* ExceptionThrown, on the throwing thread: the runtime's SIGSEGV handler
  * (a NullReferenceException) leaves SIGPROF blocked (sig_engine.h):
  * unblock it. */
