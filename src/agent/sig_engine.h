@@ -70,6 +70,7 @@ typedef struct sig_slot {
     int has_timer;
     uint64_t retired_at;          /* when it was retired (reused a while after) */
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
+    uint64_t sampled_last;        /* sampled_ns at the last tick */
     int named;                    /* its thread_os record was written */
     /* counted by the handler */
     _Atomic uint64_t signals, dropped, handler_ns;

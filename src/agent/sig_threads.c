@@ -262,6 +262,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
             s->cpu_last = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     }
     s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
+    s->sampled_last = atomic_load(&s->sampled_ns);
     s->armed = 0;
     s->random = 0x9e3779b97f4a7c15ull ^ ((uint64_t)tid << 32) ^ (uint64_t)(uintptr_t)s;
     atomic_fetch_add(&s->gen, 1);

@@ -242,18 +242,23 @@ static void tick(struct sigsampler *s, uint64_t now)
     for (uint32_t i = 0; i < s->threads.used; i++) {
         sig_slot *sl = &s->eng.slots[i];
         struct timespec ts;
+        uint64_t sampled = atomic_load(&sl->sampled_ns), held = sampled - sl->sampled_last, used = 0;
         signals += atomic_load(&sl->signals);
-        periods += atomic_load(&sl->sampled_ns);
+        periods += sampled;
         dropped += atomic_load(&sl->dropped);
         handler += atomic_load(&sl->handler_ns);
-        if (atomic_load(&sl->state) != SLOT_ACTIVE)
-            continue;
-        threads++;
-        if (clock_gettime(sig_thread_cpu_clock(sl->tid), &ts) == 0) {
-            uint64_t c = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-            thread_cpu += c > sl->cpu_last ? c - sl->cpu_last : 0;
-            sl->cpu_last = c;
+        sl->sampled_last = sampled;
+        if (atomic_load(&sl->state) == SLOT_ACTIVE) {
+            threads++;
+            if (clock_gettime(sig_thread_cpu_clock(sl->tid), &ts) == 0) {
+                uint64_t c = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+                used = c > sl->cpu_last ? c - sl->cpu_last : 0;
+                sl->cpu_last = c;
+            }
         }
+        /* (a thread that ended is gone with its clock: what its samples held
+         * since the last tick is the CPU it is known to have used) */
+        thread_cpu += used > held ? used : held;
     }
     if (emit_begin_at(p, &e, TK_SAMPLER_TICK, now)) {
         rec_sampler_tick_put(&e.r, &(rec_sampler_tick){

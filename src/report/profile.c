@@ -290,7 +290,7 @@ double rp_profile_asked_hz(const rp_profile *p)
 int rp_profile_rate_low(const rp_profile *p)
 {
     if (p->engine == SAMPLER_ENGINE_SIGNAL)      /* (judged once the threads used 20 periods of CPU) */
-        return p->thread_cpu_ns >= 20 * p->period_ns && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
+        return p->thread_cpu_ns >= 20 * p->period_ns && p->rate_hz < 0.8 * rp_profile_asked_hz(p);
     return p->ticks > 1 && p->rate_hz < 0.9 * rp_profile_asked_hz(p);
 }
 
@@ -307,11 +307,15 @@ const char *rp_profile_rate_unit(const rp_profile *p)
 
 const char *rp_profile_rate_low_reason(const rp_profile *p)
 {
-    return p->engine == SAMPLER_ENGINE_SIGNAL
-               ? "the kernel checks CPU timers once per scheduler tick, so a thread gets at most HZ samples a second "
-                 "(250 or 1000, by the kernel's build), each holding the CPU since the previous one: the CPU totals "
-                 "stay exact; or samples were lost"
-               : "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU";
+    if (p->engine != SAMPLER_ENGINE_SIGNAL)
+        return "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU";
+    if (rp_profile_asked_hz(p) > 200)
+        return "the kernel checks CPU timers once per scheduler tick, so a thread gets at most HZ samples a second "
+               "(250 or 1000, by the kernel's build), each holding the CPU since the previous one: the CPU totals "
+               "stay exact";
+    return "a thread that runs in short bursts is sampled when the kernel's tick sees its timer expired, later "
+           "than its period; or samples were lost (each sample holds the thread's CPU since the previous one: the "
+           "CPU totals stay exact)";
 }
 
 int rp_profile_process_share(const rp_profile *p, rp_process_share *out)

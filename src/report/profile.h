@@ -170,7 +170,8 @@ int rp_profile_process_share(const rp_profile *p, rp_process_share *out);
 uint64_t rp_profile_sample_period(const rp_profile *p);
 /* The asked rate in Hz (1e9 / period_ns). */
 double rp_profile_asked_hz(const rp_profile *p);
-/* Whether the achieved rate is below 90% of the asked one. */
+/* Whether the achieved rate is below 90% of the asked one (the signal
+ * engine's: 80%, its samples coming at the kernel's tick). */
 int rp_profile_rate_low(const rp_profile *p);
 /* How the rate is counted, for people: "ticks/s" (the suspend engine's
  * ticks per second) or "samples per CPU-second" (the signal engine's

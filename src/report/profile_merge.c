@@ -91,6 +91,22 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
                 ticks += parts[i].ticks;
             out->rate_hz = windows ? (double)ticks * 1e9 / (double)windows : 0;
         }
+        /* the signal engine's: its figures add up, and its rate is all the
+         * CPU samples over all the sampled threads' CPU */
+        out->signals = out->periods = out->thread_cpu_ns = out->cpu_signals = 0;
+        out->waiting = out->truncated = 0;
+        for (size_t i = 0; i < n; i++) {
+            out->signals += parts[i].signals;
+            out->periods += parts[i].periods;
+            out->thread_cpu_ns += parts[i].thread_cpu_ns;
+            out->cpu_signals += parts[i].cpu_signals;
+            out->waiting += parts[i].waiting;
+            out->truncated += parts[i].truncated;
+            if (parts[i].engine == SAMPLER_ENGINE_SIGNAL)
+                out->engine = SAMPLER_ENGINE_SIGNAL;
+        }
+        if (out->engine == SAMPLER_ENGINE_SIGNAL)
+            out->rate_hz = out->thread_cpu_ns ? (double)out->cpu_signals * 1e9 / (double)out->thread_cpu_ns : 0;
     }
     for (size_t i = 0; i < n; i++) {
         nthreads += parts[i].nthreads;

@@ -223,7 +223,7 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
                 "time asked, each holding the CPU since the thread's previous one; they hold %.2f s of the %.2f s the "
                 "sampled threads used)%s%s\n", indent, p->rate_hz, rp_profile_asked_hz(p), (double)p->period_ns / 1e6,
                 (double)p->periods * (double)p->period_ns / 1e9, (double)p->thread_cpu_ns / 1e9,
-                rp_profile_rate_low(p) ? "; below 90% of the rate asked: " : "",
+                rp_profile_rate_low(p) ? "; below 80% of the rate asked: " : "",
                 rp_profile_rate_low(p) ? rp_profile_rate_low_reason(p) : "");
     else if (p->ticks)
         fprintf(out, "%srate: %.1f ticks/s achieved of %.1f asked (every %.1f ms)%s\n", indent, p->rate_hz,

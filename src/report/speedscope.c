@@ -79,7 +79,8 @@ static const char *name(const rp_profile *p, const char *title, char *buf, size_
     if (n < len && p->ticks)
         snprintf(buf + n, len - n, "; %.1f %s of %.1f asked%s", p->rate_hz, rp_profile_rate_unit(p),
                  rp_profile_asked_hz(p),
-                 rp_profile_rate_low(p) ? " (warning: below 90%)" : "");
+                 !rp_profile_rate_low(p) ? "" : p->engine == SAMPLER_ENGINE_SIGNAL ? " (warning: below 80%)"
+                                                                                   : " (warning: below 90%)");
     return buf;
 }
 
