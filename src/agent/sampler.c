@@ -89,39 +89,14 @@ struct sampler {
 
 /* ---- small helpers, none of which allocate ---- */
 
-static clockid_t thread_cpu_clock(uint32_t tid)
-{
-    /* the kernel's per-thread CPU clock of another thread of this process:
-     * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), shifted as unsigned like the
-     * kernel's macro (a left shift of a negative int is undefined) */
-    return (clockid_t)((~tid << 3) | 6u);
-}
-
-static uint64_t cpu_of(uint32_t tid)
-{
-    struct timespec ts;
-    if (clock_gettime(thread_cpu_clock(tid), &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 #define CPU_STALE_TICKS 64           /* an entry not used for this many ticks belongs to a dead thread */
-
-/* The calling thread's CPU time. */
-static uint64_t own_cpu(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* CPU used by tid since its previous sample (0 the first time).  Entries of
  * threads that stopped being sampled are reused, so thread churn never fills
  * the table. */
 static uint64_t cpu_delta(struct sampler *s, uint32_t tid)
 {
-    uint64_t now = cpu_of(tid), delta;
+    uint64_t now = cp_thread_cpu_of(tid), delta;
     size_t home = (tid * 2654435761u) & (CPU_SLOTS - 1), i = home, free_slot = CPU_SLOTS;
 
     for (size_t probes = 0; probes < 32; probes++, i = (i + 1) & (CPU_SLOTS - 1)) {
@@ -453,7 +428,7 @@ static void tick(profiler *p, struct sampler *s)
     HRESULT hr;
     emit e;
 
-    cpu0 = own_cpu();
+    cpu0 = cp_own_cpu_ns();
     s->ticks++;
     t = cp_monotonic_ns();
     hr = INFO(p)->SuspendRuntime(p->info);
@@ -504,7 +479,7 @@ static void tick(profiler *p, struct sampler *s)
 
     resolve_tick(p, s, n, unloads);
     write_tick(p, s, n, t, unloads);
-    cpu1 = own_cpu();
+    cpu1 = cp_own_cpu_ns();
     if (emit_begin(p, &e, TK_SAMPLER_TICK)) {
         rec_sampler_tick_put(&e.r, &(rec_sampler_tick){ .suspend_ns = suspended,
                                                         .sampler_cpu_ns = cpu1 > cpu0 ? cpu1 - cpu0 : 0,

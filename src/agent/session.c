@@ -175,16 +175,9 @@ static uint32_t process_threads(void)
 {
     char buf[1024];
     const char *s;
-    ssize_t n;
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 
-    if (fd < 0)
+    if (cp_read_small("/proc/self/stat", buf, sizeof(buf)) <= 0)
         return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     s = strrchr(buf, ')');                      /* field 2, the name, may hold spaces and ')' */
     for (int field = 2; field < 20 && s; field++)
         s = strchr(s + 1, ' ');                 /* the space before field + 1 */

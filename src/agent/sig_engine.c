@@ -9,6 +9,7 @@
  * puts the old disposition back: no handler can be reading an engine or a
  * code map that is being freed. */
 #include "agent/sig_engine.h"
+#include "common/clock.h"
 #include "unwind/stack_walk.h"
 
 #include <errno.h>
@@ -33,12 +34,6 @@ uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s)
 {
     uint64_t index = (uint64_t)(s - e->slots);
     return COOKIE_MAGIC << 48 | (index & 0xffff) << 32 | atomic_load(&s->gen);
-}
-
-clockid_t sig_thread_cpu_clock(uint32_t tid)
-{
-    /* MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) */
-    return (clockid_t)((~tid << 3) | 6u);
 }
 
 static uint64_t now_ns(void)
@@ -95,15 +90,6 @@ static int in_syscall(const code_map *m, const ucontext_t *uc)
     return 0;
 }
 
-/* The calling thread's CPU time (a system call: async-signal-safe). */
-static uint64_t own_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The thread's timer re-armed for a period drawn in [period/2, 3 period/2),
  * counted from where the ideal schedule put this sample: the kernel sees a
  * CPU timer expire only at its scheduler tick, so a sample comes late by up
@@ -130,7 +116,7 @@ static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
 
 static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *uc)
 {
-    uint64_t t0 = now_ns(), cpu0 = own_cpu_ns(), cpu = 0;
+    uint64_t t0 = now_ns(), cpu0 = cp_own_cpu_ns(), cpu = 0;
     code_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
     uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
     uintptr_t lo = atomic_load_explicit(&s->lo, memory_order_relaxed);
@@ -179,7 +165,7 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *u
     if (kind == SIG_SAMPLE_CPU)
         atomic_fetch_add_explicit(&s->sampled_ns, cpu, memory_order_relaxed);
     /* (the handler's own CPU, not its wall time: a handler preempted half way costs nothing meanwhile) */
-    atomic_fetch_add_explicit(&s->handler_ns, own_cpu_ns() - cpu0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->handler_ns, cp_own_cpu_ns() - cpu0, memory_order_relaxed);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv)

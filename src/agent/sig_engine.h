@@ -115,8 +115,4 @@ void sig_engine_uninstall(sig_engine *e, int unloading);
  * handler left it blocked): one system call. */
 void sig_engine_thread_unblock(void);
 
-/* The thread's CPU clock (the kernel's per-thread clock of another thread
- * of this process). */
-clockid_t sig_thread_cpu_clock(uint32_t tid);
-
 #endif

@@ -9,6 +9,8 @@
  * ended threads, even when their thread id was given to a new thread in
  * between. */
 #include "agent/sig_threads.h"
+#include "common/clock.h"
+#include "common/files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,9 +64,11 @@ static int timer_arm(sig_threads *t, sig_slot *s)
     ev.sigev_signo = SIG_SAMPLER_SIGNAL;
     ev.sigev_value.sival_ptr = (void *)(uintptr_t)sig_slot_cookie(t->eng, s);
     ev._sigev_un._tid = (pid_t)s->tid;
-    if (syscall(SYS_timer_create, sig_thread_cpu_clock(s->tid), &ev, &id) != 0) {
-        t->timer_failures++;
-        t->timer_errno = errno;
+    if (syscall(SYS_timer_create, cp_thread_cpu_clock(s->tid), &ev, &id) != 0) {
+        if (errno != EINVAL && errno != ESRCH) {      /* (not a thread that ended meanwhile) */
+            t->timer_failures++;
+            t->timer_errno = errno;
+        }
         return -1;
     }
     its.it_interval.tv_sec = (time_t)(t->period_ns / 1000000000u);
@@ -132,19 +136,12 @@ static void own_stack(sig_slot *s)
 static int blocks_signal(uint32_t tid)
 {
     char path[64], buf[2048];
-    ssize_t n;
-    int fd;
     const char *line;
     unsigned long long mask;
 
     snprintf(path, sizeof(path), "/proc/self/task/%u/status", (unsigned)tid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (cp_read_small(path, buf, sizeof(buf)) <= 0)
         return 1;                               /* gone */
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 1;
-    buf[n] = '\0';
     if (!(line = strstr(buf, "\nSigBlk:")))
         return 0;
     mask = strtoull(line + 8, NULL, 16);
@@ -157,17 +154,10 @@ static int blocks_signal(uint32_t tid)
 static uintptr_t blocked_sp(uint32_t tid)
 {
     char path[64], buf[256], *p, *end;
-    ssize_t n;
-    int fd;
 
     snprintf(path, sizeof(path), "/proc/self/task/%u/syscall", (unsigned)tid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (cp_read_small(path, buf, sizeof(buf)) <= 0)
         return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     if (buf[0] < '0' || buf[0] > '9')
         return 0;
     p = buf;
@@ -255,12 +245,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     atomic_store(&s->seen_self, 0);
     s->has_timer = 0;
     s->named = 0;
-    s->cpu_last = 0;
-    {
-        struct timespec ts;
-        if (clock_gettime(sig_thread_cpu_clock(tid), &ts) == 0)
-            s->cpu_last = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    }
+    s->cpu_last = cp_thread_cpu_of(tid);
     s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
     s->sampled_last = atomic_load(&s->sampled_ns);
     s->armed = 0;
@@ -272,10 +257,9 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
         atomic_store(&s->seen_sp, blocked_sp(tid));     /* (the collector finds its stack) */
     atomic_store(&s->state, SLOT_ACTIVE);
     if (t->cpu_timers && timer_arm(t, s) < 0) {
-        atomic_store(&s->state, SLOT_RETIRED);
-        s->retired_at = 0;
-        t->reusable[t->nreusable++] = idx;     /* (quiet: no timer, no signal yet) */
+        atomic_fetch_add(&s->gen, 1);          /* (no timer, so no signal of this generation) */
         atomic_store(&s->state, SLOT_FREE);
+        t->reusable[t->nreusable++] = idx;
         pthread_mutex_unlock(&t->lock);
         return NULL;
     }

@@ -71,14 +71,6 @@ struct sigsampler {
     int noted_timer, noted_full;     /* their notes were written */
 };
 
-static uint64_t own_cpu(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- the code map ---- */
 
 static int refresh_map(struct sigsampler *s, uint64_t now)
@@ -235,13 +227,12 @@ static void signal_all(struct sigsampler *s)
 static void tick(struct sigsampler *s, uint64_t now)
 {
     profiler *p = s->p;
-    uint64_t signals = 0, periods = 0, dropped = 0, handler = 0, thread_cpu = 0, cpu = own_cpu();
+    uint64_t signals = 0, periods = 0, dropped = 0, handler = 0, thread_cpu = 0, cpu = cp_own_cpu_ns();
     uint32_t threads = 0;
     emit e;
 
     for (uint32_t i = 0; i < s->threads.used; i++) {
         sig_slot *sl = &s->eng.slots[i];
-        struct timespec ts;
         uint64_t sampled = atomic_load(&sl->sampled_ns), held = sampled - sl->sampled_last, used = 0;
         signals += atomic_load(&sl->signals);
         periods += sampled;
@@ -250,8 +241,8 @@ static void tick(struct sigsampler *s, uint64_t now)
         sl->sampled_last = sampled;
         if (atomic_load(&sl->state) == SLOT_ACTIVE) {
             threads++;
-            if (clock_gettime(sig_thread_cpu_clock(sl->tid), &ts) == 0) {
-                uint64_t c = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            uint64_t c = cp_thread_cpu_of(sl->tid);
+            if (c) {
                 used = c > sl->cpu_last ? c - sl->cpu_last : 0;
                 sl->cpu_last = c;
             }
@@ -349,7 +340,7 @@ static void *collector_main(void *arg)
     pthread_setname_np(pthread_self(), "clrprobe-sigsamp");
     refresh_map(s, now);
     s->tick_at = now;
-    s->own_cpu_at = own_cpu();
+    s->own_cpu_at = cp_own_cpu_ns();
     register_managed_threads(s);
     sig_threads_scan(&s->threads, now);
     next_drain = now + DRAIN_NS;

@@ -2,6 +2,7 @@
  * the profiler instance, and the emit helpers that append a record to the
  * calling thread's own trace buffer (no lock shared between threads). */
 #include "agent/profiler.h"
+#include "common/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,7 +98,6 @@ void thread_kernel_name(uint32_t os_tid, char *buf, size_t cap)
 {
     char path[64];
     ssize_t n;
-    int fd;
 
     buf[0] = '\0';
     if (os_tid == cp_gettid()) {
@@ -107,12 +107,7 @@ void thread_kernel_name(uint32_t os_tid, char *buf, size_t cap)
         return;
     }
     snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)os_tid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    n = read(fd, buf, cap - 1);
-    close(fd);
-    if (n <= 0)
+    if ((n = cp_read_small(path, buf, cap)) <= 0)
         n = 0;
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
         n--;

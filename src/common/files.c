@@ -153,3 +153,20 @@ int cp_file_open_trace(const char *path, int *created, char *err, size_t errlen)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
+
+ssize_t cp_read_small(const char *path, char *buf, size_t cap)
+{
+    ssize_t n;
+    int fd;
+
+    if (cap == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+        return -1;
+    do
+        n = read(fd, buf, cap - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #define CP_FILE_MODE 0600            /* every file clrprobe creates */
 
@@ -52,5 +53,9 @@ int cp_file_open_trace(const char *path, int *created, char *err, size_t errlen)
  * descriptor handed over by the command belongs to the command's user).
  * 0, or -1 with a reason in err naming it as what. */
 int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t errlen);
+
+/* Reads a small file (a /proc entry) into buf: at most cap - 1 bytes,
+ * NUL-terminated.  Its length, or -1 (cannot be opened or read). */
+ssize_t cp_read_small(const char *path, char *buf, size_t cap);
 
 #endif

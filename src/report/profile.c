@@ -532,6 +532,30 @@ static size_t gcs_after(const live_gcs *g, uint64_t t)
 
 /* ---- records of each view ---- */
 
+/* A CPU sample record kept in the view (signal: the signal engine's). */
+static int keep_cpu_sample(builder *b, const rp_event *e, const rp_thread *th, uint64_t key, const char *label,
+                           int signal)
+{
+    const rec_sample *r = &e->sample;
+    rp_profile *p = b->p;
+    rp_sample *s;
+
+    if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
+        return -1;
+    s->cpu_ns = r->cpu_ns;
+    if (signal) {
+        s->signal = 1;
+        s->waiting = (r->flags & SAMPLE_FLAG_WAITING) != 0;
+        p->waiting += s->waiting;
+        p->truncated += (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
+    }
+    if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
+        return -1;
+    p->threads[s->thread].cpu_ns += r->cpu_ns;
+    p->cpu_ns += r->cpu_ns;
+    return 0;
+}
+
 static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
 {
     const rec_sample *r = &e->sample;
@@ -540,7 +564,6 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
     const char *label;
     uint64_t key, prev_t = 0;
     int matches, on_cpu;
-    rp_sample *s;
 
     if (r->flags & (SAMPLE_FLAG_CPU_TIMER | SAMPLE_FLAG_WALL)) {
         /* the signal engine: a CPU timer's sample is CPU time (cpu_ns of
@@ -554,18 +577,7 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
             return -1;
         if (!matches)
             return 0;
-        if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
-            return -1;
-        s->cpu_ns = r->cpu_ns;
-        s->signal = 1;
-        s->waiting = (r->flags & SAMPLE_FLAG_WAITING) != 0;
-        p->waiting += s->waiting;
-        p->truncated += (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
-        if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
-            return -1;
-        p->threads[s->thread].cpu_ns += r->cpu_ns;
-        p->cpu_ns += r->cpu_ns;
-        return 0;
+        return keep_cpu_sample(b, e, th, key, label, 1);
     }
     p->total_samples++;
     if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
@@ -584,14 +596,7 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
         p->cpu_unshown_ns += r->cpu_ns;
         return 0;
     }
-    if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
-        return -1;
-    s->cpu_ns = r->cpu_ns;
-    if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
-        return -1;
-    p->threads[s->thread].cpu_ns += r->cpu_ns;
-    p->cpu_ns += r->cpu_ns;
-    return 0;
+    return keep_cpu_sample(b, e, th, key, label, 0);
 }
 
 static void view_record_time(rp_profile *p, uint64_t t, uint64_t end)

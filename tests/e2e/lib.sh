@@ -212,6 +212,31 @@ shares_trace() {
     [[ -s $TRACE ]] || fail "no trace recorded"
 }
 
+# burn_until_exit TRACE ENGINE: records `Sample burn 2 2400000 wait` (two
+# threads busy for ~1.5 s of CPU each, then a wait for a line on stdin)
+# under clrprobe run --sampler ENGINE into TRACE, and sets PROC_CPU to the
+# kernel's count of the target's CPU (utime + stime of /proc/PID/stat, in
+# seconds) read just before it exits.  Returns non-zero (a failure said)
+# when the sample or the recording failed.
+burn_until_exit() {
+    local rpid tpid rc
+    PROC_CPU=
+    mkfifo in.fifo
+    "$CLRPROBE" run --sampler "$2" -o "$1" -- "$SAMPLE" burn 2 2400000 wait <in.fifo >burn.out 2>burn.err &
+    rpid=$!
+    exec 7>in.fifo
+    at_exit "exec 7>&-; kill $rpid 2>/dev/null"
+    wait_for_text burn.out 60 "burn waiting" || { fail "the sample did not get to its wait"; cat burn.err; return 1; }
+    tpid=$(sed -n 's/^burn waiting (pid \([0-9]*\))$/\1/p' burn.out)
+    PROC_CPU=$(sed 's/^.*) //' "/proc/$tpid/stat" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($12 + $13) / hz}')
+    echo >&7
+    exec 7>&-
+    wait "$rpid"
+    rc=$?
+    assert_eq 0 "$rc" "exit code"
+    return "$rc"
+}
+
 # Waits up to $2 seconds for file $1 to contain $3.
 wait_for_text() {
     local i

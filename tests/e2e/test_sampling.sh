@@ -228,19 +228,9 @@ test_cpu_total_matches_the_kernel() {
 # threads, the sampler's own CPU and each thread's CPU before its first
 # sample, a few %.
 test_process_cpu_matches_proc() {
-    local rpid tpid proc rec text share
-    mkfifo in.fifo
-    "$CLRPROBE" run --sampler suspend -o pc.clrp -- "$SAMPLE" burn 2 2400000 wait <in.fifo >pc.out 2>pc.err &
-    rpid=$!
-    exec 7>in.fifo
-    at_exit "exec 7>&-; kill $rpid 2>/dev/null"
-    wait_for_text pc.out 60 "burn waiting" || { fail "the sample did not get to its wait"; cat pc.err; return; }
-    tpid=$(sed -n 's/^burn waiting (pid \([0-9]*\))$/\1/p' pc.out)
-    proc=$(sed 's/^.*) //' "/proc/$tpid/stat" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($12 + $13) / hz}')
-    echo >&7
-    exec 7>&-
-    wait "$rpid"
-    assert_eq 0 "$?" "exit code"
+    local proc rec text share
+    burn_until_exit pc.clrp suspend || return
+    proc=$PROC_CPU
     "$CLRPROBE" report pc.clrp --format jsonl >pc.jsonl
     assert_eq 2 "$(jcount pc.jsonl 'select(.kind=="process_cpu" and .cpu_ns > 0 and .threads > 0)')" "process_cpu records"
     rec=$(jq -s '[.[] | select(.kind=="process_cpu") | .cpu_ns] | (last - first) / 1e9' pc.jsonl)

@@ -192,19 +192,9 @@ test_signal_blocked_thread_in_wall_view_only() {
 # ones too), so the view holds the process's CPU within 10% (less: each
 # thread's CPU after its last sample, the agent's own threads).
 test_signal_cpu_total_matches_proc() {
-    local rpid tpid proc view
-    mkfifo in.fifo
-    "$CLRPROBE" run -o pc.clrp --sampler signal -- "$SAMPLE" burn 2 2400000 wait <in.fifo >pc.out 2>pc.err &
-    rpid=$!
-    exec 7>in.fifo
-    at_exit "exec 7>&-; kill $rpid 2>/dev/null"
-    wait_for_text pc.out 60 "burn waiting" || { fail "the sample did not get to its wait"; return; }
-    tpid=$(sed -n 's/^burn waiting (pid \([0-9]*\))$/\1/p' pc.out)
-    proc=$(sed 's/^.*) //' "/proc/$tpid/stat" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.3f", ($12 + $13) / hz}')
-    echo >&7
-    exec 7>&-
-    wait "$rpid"
-    assert_eq 0 "$?" "exit code"
+    local proc view
+    burn_until_exit pc.clrp signal || return
+    proc=$PROC_CPU
     "$CLRPROBE" report pc.clrp >pc.txt 2>/dev/null
     view=$(grep -o '[0-9.]* s of CPU time in [0-9.]* s' pc.txt | awk '{print $1}')
     echo "CPU view $view s; the process by /proc $proc s"
