@@ -42,7 +42,7 @@
 
 #define SIG_SAMPLER_SIGNAL SIGPROF
 #define SIG_MAX_FRAMES 256        /* deeper stacks are cut (the root side is lost) */
-#define SIG_RING_WORDS 4096       /* 32 KiB per sampled thread */
+#define SIG_RING_WORDS 2048       /* 16 KiB per sampled thread: ~5 samples a drain at most, room for 8 of 256 frames */
 
 /* What a sample is (sig_entry.flags, and the trace's sample flags). */
 #define SIG_SAMPLE_CPU 0x1u       /* the thread's CPU timer: it used cpu_ns of CPU since its previous one */
