@@ -325,3 +325,36 @@ test_signal_collectible_code_named_before_unload() {
     awk -v s="$spin" -v b="$bracket" 'BEGIN {exit !(s >= 80 && b <= 3)}' ||
         fail "Spin $spin% (at least 80) and unnamed leaves $bracket% (at most 3)"
 }
+
+# A process where another component already handles SIGPROF (here a
+# library preloaded into it, as a profiler of another runtime or a Go
+# library would be): the agent does not take the signal from it, says so
+# in the trace and samples with the suspend engine; the other handler stays
+# installed and the program runs as without the agent.
+test_signal_sigprof_taken_falls_back() {
+    command -v cc >/dev/null || skip "no C compiler"
+    cat >sigprof.c <<'C'
+#include <signal.h>
+static void on_prof(int sig) { (void)sig; }
+__attribute__((constructor)) static void take_sigprof(void)
+{
+    struct sigaction sa = { 0 };
+    sa.sa_handler = on_prof;
+    sigaction(SIGPROF, &sa, 0);
+}
+C
+    cc -shared -fPIC -o libsigprof.so sigprof.c || { fail "cannot build the preloaded library"; return; }
+    # (the program alone gets the library, not clrprobe; a sanitized build's
+    # runtime must come first: tests/run.sh)
+    local preload=${SANITIZER_PRELOAD:+$SANITIZER_PRELOAD:}$PWD/libsigprof.so
+    LD_PRELOAD=$preload ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$SAMPLE_BIN" shares 1 >plain.out 2>/dev/null
+    "$CLRPROBE" run -o fb.clrp -- env LD_PRELOAD="$preload" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+        "$SAMPLE_BIN" shares 1 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "output changed"
+    "$CLRPROBE" report fb.clrp --format jsonl >fb.jsonl 2>/dev/null
+    assert_ge 1 "$(jcount fb.jsonl 'select(.kind=="note" and (.text | test("SIGPROF is already handled by another component")))')" \
+        "the note says why"
+    assert_ge 1 "$(jcount fb.jsonl 'select(.kind=="sample" and .engine == null)')" "the suspend engine's samples"
+    assert_eq 0 "$(jcount fb.jsonl 'select(.kind=="sample" and .engine == "signal")')" "no signal sample"
+}
