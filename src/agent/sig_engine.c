@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "unwind/stack_walk.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -281,6 +282,14 @@ void sig_engine_uninstall(sig_engine *e, int unloading)
             nanosleep(&ms, NULL);
         }
         sigaction(SIG_SAMPLER_SIGNAL, &g_old_prof, NULL);
+    } else if (unloading) {
+        /* Someone replaced our handler while we sampled; a handler that
+         * keeps the one it replaced and calls it (as .NET's own
+         * PosixSignalRegistration does) would call into this library after
+         * the runtime unloaded it: keep the library mapped instead. */
+        Dl_info self;
+        if (dladdr((void *)on_signal, &self) && self.dli_fname)
+            dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
     }
     if (g_segv_masked && sigaction(SIGSEGV, NULL, &cur) == 0 && cur.sa_sigaction == g_segv_handler &&
         sigismember(&cur.sa_mask, SIG_SAMPLER_SIGNAL)) {
