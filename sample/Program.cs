@@ -61,6 +61,7 @@ internal static class Program
                             (default 2 s)
           unloadburn [ROUNDS]  each round burns ~50 ms in a collectible copy of this assembly, then unloads
                             it (default 20 rounds)
+          sigprof [SECONDS] burns CPU and handles SIGPROF itself from 1 s on (default 4 s)
           gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC
                             suspensions that hijack return addresses (default 2 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
@@ -160,6 +161,9 @@ internal static class Program
                 return ManyArgs(rest);
             case "unloadburn":
                 return OptionalInt(scenario, rest, 20, out int unloadRounds) ?? SignalScenarios.UnloadBurn(unloadRounds);
+            case "sigprof":
+                return OptionalSeconds(scenario, rest, out double profSeconds) ??
+                       SignalScenarios.SigProf(rest.Length == 0 ? 4 : profSeconds);
             case "gcstress":
                 return OptionalSeconds(scenario, rest, out double gcSeconds) ??
                        SignalScenarios.GcStress(rest.Length == 0 ? 2 : gcSeconds);

@@ -8,11 +8,14 @@
 //   many [THREADS] [SECONDS] THREADS threads (default 200) alternate about 1 ms of work and a 4 ms sleep
 //   unloadburn [ROUNDS]      each round loads a collectible copy of this assembly, burns ~50 ms in its
 //                            HotTargets.Caller, unloads it and waits until it is collected
+//   sigprof [SECONDS]        burns CPU; after 1 s it handles SIGPROF itself (PosixSignalRegistration), then
+//                            prints "sigprof registered"; at the end, how many SIGPROF it handled
 //   gcstress [SECONDS]       two threads call a small method in a loop (code the runtime suspends by hijacking its
 //                            return address) while a third allocates garbage: thousands of GC suspensions
 using System.Diagnostics;
 using System.Net;
 using System.Reflection;
+using System.Runtime.InteropServices;
 using System.Runtime.Loader;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
@@ -345,6 +348,34 @@ internal static class SignalScenarios
         HotTargets.Sink ^= (long)caller.Invoke(null, new object[] { 0.05 })!;
         context.Unload();
         return new WeakReference(context);
+    }
+
+    public static int SigProf(double seconds)
+    {
+        int handled = 0;
+        long until = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        long at = Stopwatch.GetTimestamp() + Stopwatch.Frequency;
+        PosixSignalRegistration? registration = null;
+        long x = 1;
+        while (Stopwatch.GetTimestamp() < until)
+        {
+            x = HotTargets.Spin(100_000, x);
+            if (registration == null && Stopwatch.GetTimestamp() >= at)
+            {
+                registration = PosixSignalRegistration.Create((PosixSignal)27, ctx =>
+                {
+                    Interlocked.Increment(ref handled);
+                    ctx.Cancel = true;
+                });
+                Console.WriteLine("sigprof registered");
+                Console.Out.Flush();
+            }
+        }
+        registration?.Dispose();
+        HotTargets.Sink = x;
+        Console.Error.WriteLine($"sigprof: {handled} SIGPROF handled");
+        Console.WriteLine("sigprof done");
+        return Program.ExitOk;
     }
 
     public static int GcStress(double seconds)

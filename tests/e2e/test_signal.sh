@@ -358,3 +358,32 @@ C
     assert_ge 1 "$(jcount fb.jsonl 'select(.kind=="sample" and .engine == null)')" "the suspend engine's samples"
     assert_eq 0 "$(jcount fb.jsonl 'select(.kind=="sample" and .engine == "signal")')" "no signal sample"
 }
+
+# The program takes SIGPROF for itself while an attached agent samples
+# (`Sample sigprof`: .NET's PosixSignalRegistration from 1 s on, whose
+# handler calls the one it replaced, ours): the agent stops sampling with a
+# note, and at the detach keeps its library mapped, since the program's
+# handler would call into it.  SIGPROF sent afterwards reaches the program,
+# which ends normally (unloaded, the process died of SIGSEGV at the first
+# one).
+test_signal_sigprof_taken_during_attach() {
+    local tpid
+    "$SAMPLE" sigprof 6 >target.out 2>target.err &
+    tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    sleep 0.3
+    "$CLRPROBE" attach "$tpid" -o sp.clrp --sampler signal --duration 2 >a.out 2>a.err
+    assert_eq 0 "$?" "attach exit code"
+    sleep 0.5
+    assert_ge 1 "$(grep -c libclrprobe "/proc/$tpid/maps")" "the library kept mapped"
+    for i in 1 2 3; do
+        kill -PROF "$tpid"
+        sleep 0.2
+    done
+    wait "$tpid"
+    assert_eq 0 "$?" "the program's exit code"
+    assert_contains target.out "sigprof done" "the program ran to its end"
+    "$CLRPROBE" report sp.clrp --format jsonl >sp.jsonl 2>/dev/null
+    assert_ge 1 "$(jcount sp.jsonl 'select(.kind=="note" and (.text | test("replaced the SIGPROF handler")))')" \
+        "the note says sampling stopped"
+}
