@@ -30,6 +30,10 @@ static atomic_int g_installed;              /* our handler is (to be) in place *
 static struct sigaction g_old_prof;
 static void (*g_segv_handler)(int, siginfo_t *, void *);
 static int g_segv_masked;
+/* SIGPROF was put in the SIGSEGV handler's mask at least once: threads may
+ * still leave that handler with it blocked, after the uninstall too, so
+ * ExceptionThrown goes on unblocking it while the library is loaded */
+static atomic_int g_unblock;
 
 uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s)
 {
@@ -223,8 +227,10 @@ int sig_engine_install(sig_engine *e, char *why, size_t why_len)
     if (sigaction(SIGSEGV, NULL, &cur) == 0 && is_handler(&cur) && !sigismember(&cur.sa_mask, SIG_SAMPLER_SIGNAL)) {
         g_segv_handler = cur.sa_sigaction;
         sigaddset(&cur.sa_mask, SIG_SAMPLER_SIGNAL);
-        if (sigaction(SIGSEGV, &cur, NULL) == 0)
+        if (sigaction(SIGSEGV, &cur, NULL) == 0) {
             g_segv_masked = 1;
+            atomic_store(&g_unblock, 1);
+        }
     }
     atomic_store(&g_engine, e);
     memset(&sa, 0, sizeof(sa));
@@ -303,7 +309,11 @@ void sig_engine_uninstall(sig_engine *e, int unloading)
 void sig_engine_thread_unblock(void)
 {
     sigset_t set;
-    if (!atomic_load_explicit(&g_engine, memory_order_relaxed))
+    /* (after the uninstall too: no SIGPROF of ours is pending any more,
+     * the uninstall discarded them, and a thread that entered the SIGSEGV
+     * handler before its mask was put back must not keep SIGPROF blocked
+     * once we are gone) */
+    if (!atomic_load_explicit(&g_unblock, memory_order_relaxed))
         return;
     sigemptyset(&set);
     sigaddset(&set, SIG_SAMPLER_SIGNAL);

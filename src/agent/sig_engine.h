@@ -112,7 +112,10 @@ int sig_engine_quiet(void);
 void sig_engine_uninstall(sig_engine *e, int unloading);
 
 /* Unblocks SIGPROF on the calling thread (after the runtime's SIGSEGV
- * handler left it blocked): one system call. */
+ * handler left it blocked): one system call.  It goes on doing so after
+ * the uninstall, once the engine ever put SIGPROF in that mask: a thread
+ * that was in the runtime's handler then leaves it with SIGPROF blocked,
+ * and must not keep it so after a detach. */
 void sig_engine_thread_unblock(void);
 
 #endif

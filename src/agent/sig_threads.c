@@ -131,21 +131,66 @@ static void own_stack(sig_slot *s)
     pthread_attr_destroy(&a);
 }
 
-/* Does the thread block SIGPROF (the agent's own threads block every
- * signal)?  From its SigBlk line in /proc/self/task/TID/status. */
-static int blocks_signal(uint32_t tid)
+/* Signals a thread that blocks them all blocks on purpose (the agent's own
+ * threads, any thread that wants no signal): SIGPROF alone blocked is not
+ * that, it is most often what the runtime's SIGSEGV handler left behind
+ * (sig_engine.h), until the thread's next ExceptionThrown unblocks it. */
+#define SIG_BIT(n) (1ull << ((n) - 1))
+#define EVERY_SIGNAL_BITS (SIG_BIT(SIG_SAMPLER_SIGNAL) | SIG_BIT(SIGINT) | SIG_BIT(SIGTERM) | \
+                           SIG_BIT(SIGUSR1) | SIG_BIT(SIGUSR2) | SIG_BIT(SIGALRM))
+
+/* A thread's blocked signals, from the SigBlk line of its
+ * /proc/self/task/TID/status; -1 when the thread is gone. */
+static int blocked_mask(uint32_t tid, unsigned long long *mask)
 {
     char path[64], buf[2048];
     const char *line;
-    unsigned long long mask;
 
     snprintf(path, sizeof(path), "/proc/self/task/%u/status", (unsigned)tid);
     if (cp_read_small(path, buf, sizeof(buf)) <= 0)
-        return 1;                               /* gone */
-    if (!(line = strstr(buf, "\nSigBlk:")))
+        return -1;
+    *mask = (line = strstr(buf, "\nSigBlk:")) ? strtoull(line + 8, NULL, 16) : 0;
+    return 0;
+}
+
+static int blocks_every_signal(unsigned long long mask)
+{
+    return (mask & EVERY_SIGNAL_BITS) == EVERY_SIGNAL_BITS;
+}
+
+static unsigned long long own_mask(void)
+{
+    sigset_t cur;
+    unsigned long long mask = 0;
+
+    if (pthread_sigmask(SIG_SETMASK, NULL, &cur) != 0)
         return 0;
-    mask = strtoull(line + 8, NULL, 16);
-    return (mask >> (SIG_SAMPLER_SIGNAL - 1)) & 1;
+    for (int sig = 1; sig <= 64; sig++)
+        if (sigismember(&cur, sig) == 1)
+            mask |= 1ull << (sig - 1);
+    return mask;
+}
+
+unsigned sig_threads_count_blocking(void)
+{
+    DIR *d;
+    struct dirent *de;
+    unsigned n = 0;
+
+    if (!(d = opendir("/proc/self/task")))
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        unsigned long tid = strtoul(de->d_name, &end, 10);
+        unsigned long long mask;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end || tid == 0)
+            continue;
+        if (blocked_mask((uint32_t)tid, &mask) == 0 && (mask & SIG_BIT(SIG_SAMPLER_SIGNAL)) &&
+            !blocks_every_signal(mask))
+            n++;
+    }
+    closedir(d);
+    return n;
 }
 
 /* The stack pointer of a thread blocked in a system call, from
@@ -194,12 +239,10 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     sig_engine *e = t->eng;
     sig_slot *s;
     uint32_t idx;
+    unsigned long long mask = 0;
 
-    if (on_thread) {
-        sigset_t cur;
-        if (pthread_sigmask(SIG_SETMASK, NULL, &cur) == 0 && sigismember(&cur, SIG_SAMPLER_SIGNAL))
-            return NULL;
-    }
+    if (on_thread && blocks_every_signal(own_mask()))
+        return NULL;
     pthread_mutex_lock(&t->lock);
     if (t->stopped) {
         pthread_mutex_unlock(&t->lock);
@@ -213,7 +256,9 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
         pthread_mutex_unlock(&t->lock);
         return s;
     }
-    if (!on_thread && blocks_signal(tid)) {
+    /* (a thread with SIGPROF alone blocked gets its timer: the signal waits
+     * for the thread to unblock it, and the CPU meanwhile goes to that sample) */
+    if (!on_thread && (blocked_mask(tid, &mask) < 0 || blocks_every_signal(mask))) {
         t->blocked++;
         pthread_mutex_unlock(&t->lock);
         return NULL;

@@ -65,4 +65,9 @@ void sig_threads_stop_all(sig_threads *t);
  * draining. */
 void sig_threads_recycle(sig_threads *t, uint64_t now);
 
+/* How many threads of the process have SIGPROF blocked without blocking
+ * every signal (from /proc/self/task): threads inside, or just out of, the
+ * runtime's SIGSEGV handler while SIGPROF is in its mask. */
+unsigned sig_threads_count_blocking(void);
+
 #endif

@@ -42,6 +42,7 @@
 #define MAP_REFRESH_NS 250000000ull  /* a new code map at most this often when walks met unknown code */
 #define MAP_IDLE_REFRESH_NS 10000000000ull  /* and every 10 s anyway */
 #define WALL_PERIOD_MIN_NS 10000000ull /* wall-clock ticks at most 100 a second (a signal per thread each) */
+#define UNBLOCK_WAIT_MS 200          /* before a detach, threads left with SIGPROF blocked are waited for this long */
 
 struct sigsampler {
     profiler *p;
@@ -57,6 +58,7 @@ struct sigsampler {
     uint64_t period_ns, wall_period_ns;
     int wall;                        /* --collect wall: signal every thread at the rate */
     int installed;
+    unsigned blocking_before;        /* threads blocking SIGPROF before the engine was installed */
     pthread_t thread;
     atomic_int stop;
     pthread_mutex_t wait_lock;
@@ -331,6 +333,20 @@ static void drain_served(struct sigsampler *s, uint64_t drain)
     pthread_mutex_unlock(&s->wait_lock);
 }
 
+/* A detach follows: the runtime stops calling us before it unloads the
+ * library.  A thread that entered the runtime's SIGSEGV handler while
+ * SIGPROF was in its mask leaves it with SIGPROF blocked, until its
+ * ExceptionThrown unblocks it (sig_engine_thread_unblock): wait for those
+ * threads, a few microseconds each, so that none keeps SIGPROF blocked
+ * after we are gone (bounded: a thread stopped in a debugger). */
+static void wait_unblocked(const struct sigsampler *s)
+{
+    for (int i = 0; i < UNBLOCK_WAIT_MS && sig_threads_count_blocking() > s->blocking_before; i++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+}
+
 static void *collector_main(void *arg)
 {
     struct sigsampler *s = arg;
@@ -392,6 +408,8 @@ static void *collector_main(void *arg)
     sig_threads_stop_all(&s->threads);
     sig_engine_uninstall(&s->eng, p->attached);    /* (a launched agent is never unloaded) */
     s->installed = 0;
+    if (p->attached)
+        wait_unblocked(s);
     drain_all(s);
     tick(s, cp_monotonic_ns());
     return NULL;
@@ -463,6 +481,7 @@ int sigsampler_start(profiler *p)
         return -1;
     }
     s->res_ok = 1;
+    s->blocking_before = sig_threads_count_blocking();    /* (threads that block SIGPROF themselves) */
     if (sig_engine_install(&s->eng, why, sizeof(why)) < 0) {
         profiler_note(p, "the signal sampler cannot run here: %s; sampling with the suspend engine", why);
         sigsampler_free(s);
@@ -505,6 +524,10 @@ void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid)
 {
     struct sigsampler *s;
 
+    /* (a thread started by one that had SIGPROF blocked, in the runtime's
+     * exception path, inherits that mask: the callback runs on the new thread) */
+    if (tid == cp_gettid())
+        sig_engine_thread_unblock();
     pthread_mutex_lock(&p->sampler.signal_lock);
     s = p->sampler.signal;
     if (s)          /* (before the collector's first scan too: it finds it registered) */

@@ -233,10 +233,13 @@ test_signal_output_unchanged_at_1000hz() {
 # Ten attaches and detaches to one process (threads throwing
 # NullReferenceExceptions all along) with the signal sampler at 1000 Hz:
 # after each detach, no timer left (/proc/PID/timers), SIGPROF not caught
-# any more (SigCgt), the agent's library unmapped; each trace has native
-# frames; the process ends as it would have.
+# any more (SigCgt) nor left blocked on any thread (SigBlk: the runtime's
+# SIGSEGV handler leaves it blocked until the agent's ExceptionThrown
+# unblocks it), the agent's library unmapped; each trace has native frames
+# (a thread found with SIGPROF blocked is sampled all the same); the process
+# ends as it would have.
 test_signal_attach_detach_ten_cycles() {
-    local tpid i maps timers cgt
+    local tpid i maps timers cgt blk
     "$SAMPLE" nre 30 2 >target.out 2>target.err &
     tpid=$!
     at_exit "kill $tpid 2>/dev/null"
@@ -247,10 +250,15 @@ test_signal_attach_detach_ten_cycles() {
         maps=$(grep -c libclrprobe "/proc/$tpid/maps")
         timers=$(grep -c '^ID:' "/proc/$tpid/timers")
         cgt=$(awk '/^SigCgt:/ {print $2}' "/proc/$tpid/status")
-        echo "cycle $i: library mappings $maps, timers $timers, SigCgt $cgt"
+        blk=0
+        while read -r _ mask; do
+            (( (0x$mask >> 26) & 1 )) && blk=$((blk + 1))
+        done < <(cat /proc/"$tpid"/task/*/status 2>/dev/null | grep '^SigBlk:')
+        echo "cycle $i: library mappings $maps, timers $timers, SigCgt $cgt, threads blocking SIGPROF $blk"
         assert_eq 0 "$maps" "attach $i: the agent's library unmapped after the detach"
         assert_eq 0 "$timers" "attach $i: timers left"
         assert_eq 0 "$(( (0x$cgt >> 26) & 1 ))" "attach $i: SIGPROF still caught"
+        assert_eq 0 "$blk" "attach $i: threads left with SIGPROF blocked"
         assert_ge 1 "$(jcount <("$CLRPROBE" report "c$i.clrp" --format jsonl 2>/dev/null) \
             'select(.kind=="sample" and .clock=="cpu" and any(.frames[]; startswith("libcoreclr.so")))')" \
             "attach $i: samples with native frames"
