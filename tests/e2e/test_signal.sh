@@ -270,16 +270,20 @@ test_signal_attach_detach_ten_cycles() {
 
 # --rate with the signal engine: the periods the CPU samples stand for, per
 # second of the sampled threads' CPU (the kernel's count), match the rate
-# asked: 20 within 10% (2 busy threads for 2 s: ~80 periods; a thread's
-# CPU after its last period is not counted, a few %).
+# asked: 50 within 10% (2 busy threads for 2 s: ~200 periods).  The one
+# bias is downward: a thread's CPU after its last whole period is not
+# counted, less than one period (20 ms) per sampled thread, some 8 threads
+# of ~4 s of CPU: 4% at worst, more when the machine is loaded and the
+# runtime's own threads use more CPU in bits shorter than a period (at 20
+# Hz, 50 ms periods, that bias alone reached 10.5% in a loaded ASan run).
 test_signal_rate_is_honoured() {
     local rate
-    "$CLRPROBE" run -o r.clrp --sampler signal --collect cpu --rate 20 -- "$SAMPLE" shares 2 >/dev/null 2>&1
+    "$CLRPROBE" run -o r.clrp --sampler signal --collect cpu --rate 50 -- "$SAMPLE" shares 2 >/dev/null 2>&1
     assert_eq 0 "$?" "exit code"
     "$CLRPROBE" report r.clrp >r.txt 2>r.err
-    rate=$(sed -n 's/.*rate: \([0-9.]*\) samples per CPU-second achieved of 20.0 asked (one every 50.0 ms.*/\1/p' r.txt)
-    echo "rate at 20 asked: $rate"
-    awk -v r="$rate" 'BEGIN {exit !(r >= 18 && r <= 22)}' || fail "--rate 20 gave '$rate' samples per CPU-second"
+    rate=$(sed -n 's/.*rate: \([0-9.]*\) samples per CPU-second achieved of 50.0 asked (one every 20.0 ms.*/\1/p' r.txt)
+    echo "rate at 50 asked: $rate"
+    awk -v r="$rate" 'BEGIN {exit !(r >= 45 && r <= 55)}' || fail "--rate 50 gave '$rate' samples per CPU-second"
     assert_not_contains r.err "warning" "no warning"
 }
 
