@@ -37,9 +37,11 @@ UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.
              $(wildcard src/ipc/*.c) src/cli/run_follow.c src/cli/util.c \
              src/cli/cmd_report.c src/cli/report_many.c src/cli/output.c
 
-AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o)
+# The agent's assembly: the method tracer's enter/leave trampolines.
+AGENT_ASM := $(wildcard src/agent/*.S)
+AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/pic/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o)
-UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/std/%.o)
 
 SAMPLE_SRC := $(wildcard sample/*.cs) sample/Sample.csproj
 SAMPLE_DLL := $(BUILD)/sample/Sample.dll
@@ -52,6 +54,14 @@ all: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so $(SAMPLE_DLL) $(WEB_DLL)
 $(BUILD)/obj/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/obj/pic/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -fPIC -c $< -o $@
+
+$(BUILD)/obj/std/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
 
 $(BUILD)/obj/std/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -65,6 +65,8 @@ internal static class Program
           gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC
                             suspensions that hijack return addresses (default 2 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
+          calls [SCALE] [wait]  methods called a known number of times, for --trace (CallTargets.*)
+          callbench [MILLIONS]  ns per call of a method traced and of one not (bench/trace.sh)
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
@@ -169,6 +171,10 @@ internal static class Program
                        SignalScenarios.GcStress(rest.Length == 0 ? 2 : gcSeconds);
             case "hostile":
                 return NoArgs(scenario, rest) ?? HostileScenario.Run();
+            case "calls":
+                return CallsScenario.Run(rest);
+            case "callbench":
+                return CallBenchScenario.Run(rest);
             case "exit":
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":

@@ -1,9 +1,10 @@
 /* cb_exceptions.c - exceptions thrown (their type) and the function whose
- * catch clause runs. */
+ * catch clause runs; the frames they unwind, for the method tracer. */
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sigsampler.h"
+#include "agent/tracer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,7 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
     ModuleID module;
     emit e;
 
+    tracer_catcher_enter(p, fid);            /* traced calls above the catcher are over */
     if (!atomic_load(&p->recording) || !(p->cfg.collect & CP_COLLECT_EXCEPTIONS))
         return S_OK;
     exception_type(p, obj, type, sizeof(type), &cls);
@@ -53,5 +55,18 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
                                                               .function_name = function });
         emit_end(&e);
     }
+    return S_OK;
+}
+
+/* The frames an exception unwinds: the method tracer's shadow stacks. */
+HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
+{
+    tracer_unwind_enter(profiler_from(This), fid);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This)
+{
+    tracer_unwind_leave(profiler_from(This));
     return S_OK;
 }

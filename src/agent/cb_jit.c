@@ -4,6 +4,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/tracer.h"
 
 HRESULT cb_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID fid, BOOL safe)
 {
@@ -67,9 +68,18 @@ HRESULT cb_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, Functio
     if (result != COR_PRF_CACHED_FUNCTION_FOUND || !atomic_load(&p->recording))
         return S_OK;
     names_function(p->names, fid, name, sizeof(name), &module);
+    tracer_precompiled(p, fid, name, module);
     if (emit_begin(p, &e, TK_PRECOMPILED)) {
         rec_precompiled_put(&e.r, &(rec_precompiled){ .function = fid, .module = module, .name = name });
         emit_end(&e);
     }
+    return S_OK;
+}
+
+/* A method a --trace pattern matches is not inlined (tracer.h). */
+HRESULT cb_JITInlining(ICorProfilerCallback11 *This, FunctionID caller, FunctionID callee, BOOL *inline_it)
+{
+    if (inline_it)
+        *inline_it = tracer_may_inline(profiler_from(This), callee) ? TRUE : FALSE;
     return S_OK;
 }

@@ -107,6 +107,9 @@ static void build_vtable(void)
     v->RuntimeResumeFinished = cb_RuntimeResumeFinished;
     v->ExceptionThrown = cb_ExceptionThrown;
     v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
+    v->ExceptionUnwindFunctionEnter = cb_ExceptionUnwindFunctionEnter;
+    v->JITInlining = cb_JITInlining;
+    v->ExceptionUnwindFunctionLeave = cb_ExceptionUnwindFunctionLeave;
 }
 
 const ICorProfilerCallbackVtbl *profiler_vtable(void)

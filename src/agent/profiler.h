@@ -28,6 +28,7 @@
 #include "agent/runtime.h"
 #include "agent/sampler.h"
 #include "agent/session.h"
+#include "agent/tracer.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -77,6 +78,7 @@ typedef struct profiler {
     live_state live;                     /* live.c: sampled objects followed through GCs */
     eventpipe_state eventpipe;           /* eventpipe.c: allocations and contention */
     alloc_all_state alloc_all;           /* alloc_all.c: every allocation (launch only) */
+    tracer_state tracer;                 /* tracer.c: --trace, calls and latencies of chosen methods */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
 

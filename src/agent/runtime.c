@@ -4,6 +4,7 @@
  * nothing else of the agent but the UTF-16 conversion of names_format.c. */
 #include "agent/runtime.h"
 #include "agent/names_format.h"
+#include "agent/tracer.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -115,6 +116,8 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
         *low |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_STACK_SNAPSHOT;   /* GarbageCollectionFinished */
     if ((cfg->heap_every_ms > 0 || cfg->heap_count > 0) && cfg->heap_method != CP_HEAP_METHOD_ENUMERATE)
         *low |= COR_PRF_MONITOR_GC;          /* heap snapshots (heap.h); after an attach only here */
+    if (cfg->trace[0] && !attach)        /* the method tracer's hooks (tracer.h) */
+        *low |= TRACER_EVENT_MASK;
     if (attach) {
         *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
         *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;

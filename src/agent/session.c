@@ -14,6 +14,7 @@
 #include "agent/heap.h"
 #include "agent/heap_listener.h"
 #include "agent/sampler.h"
+#include "agent/tracer.h"
 #include "common/escape.h"
 #include "common/files.h"
 
@@ -165,6 +166,9 @@ static const service services[] = {
       .stop_before_detach = 1, .failed_note = "allocations and contention could not start (out of memory)" },
     { .name = "alloc-all", .when = AFTER_CATCHUP, .start = alloc_all_start, .stop = alloc_all_stop,
       .stop_before_detach = 1, .failed_note = "alloc-all could not start (out of memory)" },
+    { .name = "tracer", .when = AFTER_CATCHUP, .start = tracer_start, .stop = tracer_stop,
+      .stop_before_detach = 1, .failed_note = "--trace: the tracer's thread could not start: calls are counted, "
+                                             "but written out only at the end" },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -475,6 +479,12 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     if (FAILED(hr))
         return session_fail(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
                             (unsigned)high, (unsigned)hr);
+    /* --trace at launch: the hooks may only be set here, in Initialize */
+    if (!m->attach && p->cfg.trace[0]) {
+        char why[256] = "";
+        if (tracer_install(p, why, sizeof(why)) < 0)
+            snprintf(note, sizeof(note), "--trace: methods are not traced: %s", why);
+    }
 
     /* Last, the steps that create the trace file: a cancelled activation
      * must not leave a trace behind. */

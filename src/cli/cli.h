@@ -30,6 +30,16 @@ void cli_option_error(const char *cmd, char **argv, int optind, int optopt);
 struct cp_config;
 int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
 
+/* The agent options, as long options (their short codes are what
+ * cli_agent_option takes), for a subcommand's getopt table. */
+#define CLI_TRACE_OPTIONS \
+    { "trace", required_argument, NULL, 'T' }, \
+    { "trace-calls", optional_argument, NULL, 'C' }
+
+/* After the options: the ones that need another are refused alone, with a
+ * message.  0, or -1. */
+int cli_agent_options_check(const char *cmd, const struct cp_config *cfg);
+
 /* The pid of the one .NET process named name (ipc_find_by_name: its
  * process name as .NET and 'clrprobe ps' show it, or its main assembly's
  * name), saying on stderr which it is; -1 after a message listing the

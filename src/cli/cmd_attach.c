@@ -70,6 +70,7 @@ int cmd_attach(int argc, char **argv)
         { "rate", required_argument, NULL, 'r' },
         { "sampler", required_argument, NULL, 'S' },
         { "heap-every", required_argument, NULL, 'H' },
+        CLI_TRACE_OPTIONS,
         { "duration", required_argument, NULL, 'd' },
         { "timeout", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
@@ -104,8 +105,16 @@ int cmd_attach(int argc, char **argv)
         case 'r':
         case 'S':
         case 'H':
+        case 'T':
+        case 'C':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
+            if (c == 'T' || c == 'C') {
+                cli_error("attach: --trace in a running process needs its methods' IL rewritten (ReJIT), which "
+                          "this clrprobe cannot do yet; trace from the program's start with 'clrprobe run --trace "
+                          "PATTERNS -- PROGRAM'");
+                return EXIT_USAGE;
+            }
             if (c == 'c' && (cfg.collect & CP_COLLECT_ALLOC_ALL)) {
                 cli_error("attach: alloc-all records every allocation, which the runtime allows only from a "
                           "program's start: use 'clrprobe run --collect alloc-all', or --collect alloc (sampled, "

@@ -25,7 +25,8 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S] [--no-follow] [--] PROGRAM [ARGS...]\n"
+    "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S]\n"
+    "                    [--trace PATTERNS [--trace-calls[=N]]] [--no-follow] [--] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
     "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
@@ -55,6 +56,15 @@ static const char run_usage[] =
     "                        the GC roots ('clrprobe report' shows types by retained size);\n"
     "                        with it every GC of the program walks the heap, and background GC\n"
     "                        is off for the run\n"
+    "      --trace PATTERNS  count and time every call of the methods PATTERNS name, comma-separated:\n"
+    "                        Namespace.Type.Method, Namespace.Type.* or Namespace.* ('*' matches\n"
+    "                        anything; generic arguments are ignored): exact calls and latency\n"
+    "                        percentiles per method ('Traced methods' in 'clrprobe report'), through\n"
+    "                        the runtime's enter/leave hooks; other methods are not slowed, but\n"
+    "                        with the hooks on the runtime uses no precompiled (ReadyToRun) code:\n"
+    "                        every method is JIT-compiled, so startup takes longer (docs/tracing.md)\n"
+    "      --trace-calls[=N] also log each traced call with its start and duration, the first N\n"
+    "                        (default 100000), for the timeline\n"
     "      --no-follow       profile PROGRAM's own process only, not the .NET processes it starts\n"
     "  -h, --help            this help\n"
     "\n"
@@ -153,6 +163,7 @@ int cmd_run(int argc, char **argv)
         { "sampler", required_argument, NULL, 'S' },
         { "no-follow", no_argument, NULL, 'F' },
         { "heap-every", required_argument, NULL, 'H' },
+        CLI_TRACE_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -179,6 +190,8 @@ int cmd_run(int argc, char **argv)
         case 'r':
         case 'S':
         case 'H':
+        case 'T':
+        case 'C':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
             break;
@@ -193,6 +206,8 @@ int cmd_run(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (cli_agent_options_check("run", &cfg) < 0)
+        return EXIT_USAGE;
     if (optind >= argc) {
         cli_error("run: no program given; usage: clrprobe run [-o FILE] -- PROGRAM [ARGS...]");
         return EXIT_USAGE;

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "common/config.h"
 #include "common/duration.h"
+#include "common/method_pattern.h"
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "common/escape.h"
@@ -65,6 +66,25 @@ int cli_agent_option(int c, const char *optarg, cp_config *cfg)
                                CP_HEAP_EVERY_MAX_MS / 1000.0, &s, err, sizeof(err));
         if (rc == 0)
             cfg->heap_every_ms = (long)(s * 1000 + 0.5);
+    } else if (c == 'T') {
+        mp_list l;
+        rc = mp_parse(optarg, &l, err, sizeof(err));
+        if (rc == 0)
+            snprintf(cfg->trace, sizeof(cfg->trace), "%s", optarg);
+    } else if (c == 'C') {
+        char *end;
+        long v = CP_TRACE_CALLS_DEFAULT;
+        rc = 0;
+        if (optarg) {
+            errno = 0;
+            v = strtol(optarg, &end, 10);
+            if (optarg[0] < '1' || optarg[0] > '9' || *end || errno || v > CP_TRACE_CALLS_MAX) {
+                snprintf(err, sizeof(err), "--trace-calls: '%s' is not a number of calls (1..%ld)", optarg,
+                         CP_TRACE_CALLS_MAX);
+                rc = -1;
+            }
+        }
+        cfg->trace_calls = v;
     } else
         return 0;
     if (rc < 0) {
@@ -72,6 +92,15 @@ int cli_agent_option(int c, const char *optarg, cp_config *cfg)
         return -1;
     }
     return 1;
+}
+
+int cli_agent_options_check(const char *cmd, const cp_config *cfg)
+{
+    if (cfg->trace_calls && !cfg->trace[0]) {
+        cli_error("%s: --trace-calls needs --trace PATTERNS (the methods to trace)", cmd);
+        return -1;
+    }
+    return 0;
 }
 
 #define BY_NAME_TIMEOUT_MS 1000      /* per process, as for ps */

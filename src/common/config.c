@@ -201,7 +201,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
-        seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0;
+        seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0, seen_trace = 0, seen_calls = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -337,9 +337,30 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             cfg->heap_count = v;
+        } else if (strcmp(key, "trace") == 0) {
+            mp_list l;
+            if (seen_trace++) goto duplicate;
+            if (strlen(value) > MP_MAX_TEXT || mp_parse(value, &l, err, errlen) < 0) {
+                if (strlen(value) > MP_MAX_TEXT)
+                    config_error(err, errlen, "trace is longer than %d characters", MP_MAX_TEXT);
+                return -1;
+            }
+            memcpy(cfg->trace, value, strlen(value) + 1);
+        } else if (strcmp(key, "trace_calls") == 0) {
+            char *e;
+            long v;
+            if (seen_calls++) goto duplicate;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '1' || value[0] > '9' || *e || errno || v > CP_TRACE_CALLS_MAX) {
+                config_error(err, errlen, "trace_calls '%.32s' is not a number of calls (1..%ld)", value,
+                             CP_TRACE_CALLS_MAX);
+                return -1;
+            }
+            cfg->trace_calls = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, sampler, pid, ctl, "
-                         "run, heap_every, heap_count, heap_method, heap_max_objects)", key);
+                         "run, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)", key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -350,6 +371,10 @@ duplicate:
     }
     if (cfg->heap_count > 1 && cfg->heap_every_ms == 0) {
         config_error(err, errlen, "heap_count %ld needs heap_every (the time between the snapshots)", cfg->heap_count);
+        return -1;
+    }
+    if (cfg->trace_calls && !cfg->trace[0]) {
+        config_error(err, errlen, "trace_calls needs trace (the methods to trace)");
         return -1;
     }
     if (!seen_output && !seen_ctl) {      /* (with ctl, the trace arrives over the control socket) */
@@ -435,6 +460,20 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     }
     if (cfg->heap_count > 0) {
         m = snprintf(buf + n, buflen - (size_t)n, ";heap_count=%ld", cfg->heap_count);
+        if (m < 0 || (size_t)m >= buflen - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (cfg->trace[0]) {
+        if ((size_t)n + 7 >= buflen)
+            return -1;
+        memcpy(buf + n, ";trace=", 8);
+        n = put_encoded(buf, buflen, (size_t)n + 7, cfg->trace);
+        if (n < 0)
+            return -1;
+    }
+    if (cfg->trace_calls > 0) {
+        m = snprintf(buf + n, buflen - (size_t)n, ";trace_calls=%ld", cfg->trace_calls);
         if (m < 0 || (size_t)m >= buflen - (size_t)n)
             return -1;
         n += m;

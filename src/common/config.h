@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/control_protocol.h"   /* CP_HEAP_COUNT_MAX */
+#include "common/method_pattern.h"     /* MP_MAX_TEXT */
 
 #define CP_CONFIG_VERSION 1
 #define CP_CONFIG_MAX_TEXT 8192     /* longest configuration text accepted */
@@ -74,7 +75,13 @@ typedef struct cp_config {
                                     then say "heap-done" (0: every heap_every_ms until the end) */
     int heap_method;             /* CP_HEAP_METHOD_*: how snapshots are taken */
     long heap_max_objects;       /* a snapshot's walk stops after this many objects (0: no limit) */
+    char trace[MP_MAX_TEXT + 1]; /* --trace: the methods whose calls are counted and timed ("" none;
+                                    common/method_pattern.h) */
+    long trace_calls;            /* --trace-calls: log each call, up to this many (0: none) */
 } cp_config;
+
+#define CP_TRACE_CALLS_DEFAULT 100000
+#define CP_TRACE_CALLS_MAX 100000000L
 
 /* heap_method: auto (an induced GC with COR_PRF_MONITOR_GC; the heap
  * enumeration of ICorProfilerInfo15 when the runtime refuses GC monitoring),

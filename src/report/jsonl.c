@@ -8,6 +8,7 @@
 #include "common/idmap.h"
 #include "report/gc_timeline.h"
 #include "report/heap_model.h"
+#include "report/method_stats.h"
 #include "report/json.h"
 #include "trace/heap_codec.h"
 #include "trace/format.h"
@@ -187,6 +188,57 @@ static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
     }
 }
 
+static const char *trace_how_name(uint32_t how)
+{
+    switch (how) {
+    case TRACE_HOW_HOOKS: return "hooks";
+    case TRACE_HOW_IL: return "il";
+    default: return "none";
+    }
+}
+
+static void method_stats_line(const rp_mstat *s, int merged, uint64_t t, FILE *out)
+{
+    json_obj o;
+
+    json_begin(&o, out);
+    json_str(&o, "kind", "method_stats");
+    json_u64(&o, "t", t);
+    json_str(&o, "function", s->name);
+    json_hex(&o, "id", s->function);
+    if (merged) {
+        json_str(&o, "thread", "all");
+        json_u64(&o, "threads", s->threads);
+    } else {
+        json_hex(&o, "thread", s->thread);
+        json_u64(&o, "os_tid", s->os_tid);
+    }
+    json_u64(&o, "calls", s->calls);
+    json_u64(&o, "exceptions", s->exceptions);
+    json_u64(&o, "total_ns", s->total_ns);
+    json_u64(&o, "self_ns", s->self_ns);
+    json_u64(&o, "p50_ns", s->p50_ns);
+    json_u64(&o, "p90_ns", s->p90_ns);
+    json_u64(&o, "p99_ns", s->p99_ns);
+    json_u64(&o, "max_ns", s->max_ns);
+    json_end(&o);
+}
+
+/* The traced methods' final figures: one line per thread and method, then
+ * one per method for all threads ("thread":"all"). */
+static void method_stats_lines(const rp_trace *tr, FILE *out)
+{
+    rp_mstats m;
+
+    if (rp_mstats_build(tr, &m) < 0)
+        return;
+    for (size_t i = 0; i < m.nper_thread; i++)
+        method_stats_line(&m.per_thread[i], 0, tr->end_t, out);
+    for (size_t i = 0; i < m.nmerged; i++)
+        method_stats_line(&m.merged[i], 1, tr->end_t, out);
+    rp_mstats_free(&m);
+}
+
 int rp_write_jsonl(const rp_trace *tr, FILE *out)
 {
     rp_heap heap;
@@ -195,7 +247,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
     json_obj o;
     char gens[32];
     uint64_t gc_start_t = 0;
-    int in_gc = 0;
+    int in_gc = 0, stats_done = 0;
 
     json_begin(&o, out);
     json_str(&o, "kind", "trace");
@@ -224,6 +276,12 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             e->kind == TK_HEAP_FIELD ||
             e->kind == TK_HEAP_OBJECTS || e->kind == TK_HEAP_ROOTS)
             continue;
+        if (e->kind == TK_METHOD_STATS)   /* cumulative: the last of each pair, at the end */
+            continue;
+        if (e->kind == TK_TRACE_END && !stats_done) {
+            method_stats_lines(tr, out);    /* (before the end: it stays the last line) */
+            stats_done = 1;
+        }
         if (e->kind == TK_HEAP_END) {
             for (size_t k = 0; have_heap && k < heap.nsnap; k++)
                 if (heap.snap[k].index == e->heap_end.snapshot && heap.snap[k].t_end == e->t)
@@ -422,6 +480,26 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_u64(&o, "cpu_ns", e->process_cpu.cpu_ns);
             json_u64(&o, "threads", e->process_cpu.threads);
             break;
+        case TK_TRACED_METHOD:
+            json_str(&o, "function", e->traced_method.name);
+            json_hex(&o, "id", e->traced_method.function);
+            json_hex(&o, "module_id", e->traced_method.module);
+            json_str(&o, "how", trace_how_name(e->traced_method.how));
+            json_u64(&o, "pattern", e->traced_method.pattern);
+            if (e->traced_method.how == TRACE_HOW_NONE)
+                json_str(&o, "reason", e->traced_method.reason);
+            break;
+        case TK_CALL: {
+            uint64_t v, id;
+            json_str(&o, "function", idmap_get(&fnames, e->call.function, &v) ?
+                     rp_function_name(&tr->ev[v], &id) : "[unknown]");
+            json_hex(&o, "thread", e->call.thread);
+            json_u64(&o, "os_tid", e->call.os_tid);
+            json_u64(&o, "duration_ns", e->call.duration_ns);
+            json_u64(&o, "depth", e->call.depth);
+            json_bool(&o, "exception", (e->call.flags & CALL_FLAG_EXCEPTION) != 0);
+            break;
+        }
         case TK_ATTACH:
             json_u64(&o, "modules", e->attach.modules);
             json_u64(&o, "assemblies", e->attach.assemblies);
@@ -440,6 +518,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                 idmap_put(&fnames, function, i);
         }
     }
+    if (!stats_done)
+        method_stats_lines(tr, out);
     for (size_t k = 0; have_heap && k < heap.nsnap; k++)
         if (!heap.snap[k].complete)                 /* cut short: what it has */
             heap_snapshot_lines(&heap, &heap.snap[k], out);

@@ -37,6 +37,7 @@ const char *rp_function_name(const rp_event *e, uint64_t *function)
     case TK_FUNC_NAME: *function = e->function_name.function; return e->function_name.name;
     case TK_JIT: *function = e->jit.function; return e->jit.name;
     case TK_PRECOMPILED: *function = e->precompiled.function; return e->precompiled.name;
+    case TK_TRACED_METHOD: *function = e->traced_method.function; return e->traced_method.name;
     default: return NULL;
     }
 }

@@ -7,6 +7,7 @@
 #include "common/escape.h"
 #include "report/gc_timeline.h"
 #include "report/heap_model.h"
+#include "report/method_stats.h"
 #include "report/report.h"
 #include "report/views.h"
 #include "trace/format.h"
@@ -378,6 +379,63 @@ static void print_heap(const rp_trace *tr, FILE *out)
     rp_heap_free(&h);
 }
 
+/* A duration short enough for a table column: "85 ns", "1.23 us", "4.10 ms", "1.20 s". */
+static const char *fmt_dur(char *buf, size_t len, uint64_t ns)
+{
+    if (ns < 1000)
+        snprintf(buf, len, "%" PRIu64 " ns", ns);
+    else if (ns < 1000000)
+        snprintf(buf, len, "%.2f us", (double)ns / 1e3);
+    else if (ns < 1000000000)
+        snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+    return buf;
+}
+
+/* --trace: calls and latencies per traced method (all threads merged),
+ * and the methods a pattern matched that are not traced, with why. */
+static void print_traced(const rp_trace *tr, FILE *out)
+{
+    rp_mstats m;
+    char b[7][24];
+
+    if (rp_mstats_build(tr, &m) < 0 || (m.ntraced == 0 && m.nuntraced == 0 && m.nmerged == 0)) {
+        rp_mstats_free(&m);
+        return;
+    }
+    section(out, "Traced methods (--trace; times per call include callees; self: less the traced callees; "
+                 "wall: share of the recording's span)");
+    if (m.nmerged == 0)
+        fprintf(out, "  no traced method was called (%zu traced)\n", m.ntraced);
+    else
+        fprintf(out, "  %10s %10s %10s %10s %10s %10s %10s %6s %6s  %s\n", "calls", "total", "mean", "p50", "p90",
+                "p99", "max", "wall%", "self%", "method");
+    for (size_t i = 0; i < m.nmerged; i++) {
+        const rp_mstat *s = &m.merged[i];
+        double wall = m.wall_ns ? 100.0 * (double)s->total_ns / (double)m.wall_ns : 0;
+        double self = m.wall_ns ? 100.0 * (double)s->self_ns / (double)m.wall_ns : 0;
+        fprintf(out, "  %10" PRIu64 " %10s %10s %10s %10s %10s %10s %6.1f %6.1f  ", s->calls,
+                fmt_dur(b[0], sizeof(b[0]), s->total_ns),
+                fmt_dur(b[1], sizeof(b[1]), s->calls ? s->total_ns / s->calls : 0),
+                fmt_dur(b[2], sizeof(b[2]), s->p50_ns), fmt_dur(b[3], sizeof(b[3]), s->p90_ns),
+                fmt_dur(b[4], sizeof(b[4]), s->p99_ns), fmt_dur(b[5], sizeof(b[5]), s->max_ns), wall, self);
+        put_esc(out, "", s->name, "");
+        if (s->exceptions)
+            fprintf(out, " (%" PRIu64 " left by an exception)", s->exceptions);
+        if (s->threads > 1)
+            fprintf(out, " [%u threads]", s->threads);
+        fputc('\n', out);
+    }
+    if (m.calls_logged)
+        fprintf(out, "  calls logged one by one: %" PRIu64 " (--trace-calls)\n", m.calls_logged);
+    for (size_t i = 0; i < m.nuntraced; i++) {
+        put_esc(out, "  not traced: ", m.untraced[i]->traced_method.name, "");
+        put_esc(out, " (", m.untraced[i]->traced_method.reason, ")\n");
+    }
+    rp_mstats_free(&m);
+}
+
 int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
 {
     uint64_t counts[TK_KIND_MAX + 1] = { 0 };
@@ -427,6 +485,7 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     print_gcs(tr, out);
     print_heap(tr, out);
     print_exceptions(tr, out);
+    print_traced(tr, out);
     return ferror(out) ? -1 : 0;
 }
 

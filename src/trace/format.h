@@ -77,6 +77,13 @@
 #define ALLOC_METHOD_EXACT 3u     /* ObjectAllocated for every object (--collect alloc-all): exact */
 #define ALLOC_SAMPLING_MEAN_BYTES 102400.0
 
+/* traced_method.how: how a traced method's calls are counted. */
+#define TRACE_HOW_NONE 0u         /* not traced (reason says why: precompiled code, refused...) */
+#define TRACE_HOW_HOOKS 1u        /* the runtime's enter/leave hooks (at launch) */
+#define TRACE_HOW_IL 2u           /* probes in its rewritten IL (after an attach) */
+/* call.flags */
+#define CALL_FLAG_EXCEPTION 0x1u  /* left by an exception */
+
 /* Record kinds: TK_RUNTIME_START = 1 up to TK_KIND_MAX, the highest (raised
  * with each new kind).  Each kind's number, name and fields are in the
  * record catalogue, trace/records.def; trace/records.h makes its struct,
@@ -85,7 +92,7 @@ enum trace_kind {
 #define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
 #include "trace/records.def"
 #undef RECORD
-    TK_KIND_MAX = 40          /* the highest number in records.def */
+    TK_KIND_MAX = 43          /* the highest number in records.def */
 };
 
 /* --- little-endian helpers ------------------------------------------- */

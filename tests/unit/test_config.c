@@ -168,3 +168,22 @@ TEST(collect_list_names)
     CHECK_EQ(m, CP_COLLECT_CPU);
     CHECK(strstr(err, "valid kinds: all, cpu, appdomains") != NULL);
 }
+
+TEST(config_trace_keys_round_trip_and_refusals)
+{
+    cp_config c, d;
+    char err[256], text[2048];
+    CHECK_EQ(parse("output=/tmp/a.clrp;trace=Shop.Cart.*, Shop.Dict<K%3B V>.Get;trace_calls=500",
+                   &c, err), 0);
+    CHECK_STR(c.trace, "Shop.Cart.*, Shop.Dict<K; V>.Get");
+    CHECK_EQ(c.trace_calls, 500);
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_STR(d.trace, c.trace);
+    CHECK_EQ(d.trace_calls, 500);
+    CHECK_EQ(parse("output=/tmp/a.clrp;trace=Method", &c, err), -1);
+    CHECK(strstr(err, "names no type") != NULL);
+    CHECK_EQ(parse("output=/tmp/a.clrp;trace_calls=10", &c, err), -1);
+    CHECK(strstr(err, "trace_calls needs trace") != NULL);
+    CHECK_EQ(parse("output=/tmp/a.clrp;trace=A.B;trace_calls=0", &c, err), -1);
+}
