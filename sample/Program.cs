@@ -66,6 +66,7 @@ internal static class Program
                             suspensions that hijack return addresses (default 2 s)
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           calls [SCALE] [wait]  methods called a known number of times, for --trace (CallTargets.*)
+          ildump TYPE.METHOD  print a method's IL body (header, code, EH sections) as hex
           callbench [MILLIONS]  ns per call of a method traced and of one not (bench/trace.sh)
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
@@ -175,6 +176,8 @@ internal static class Program
                 return CallsScenario.Run(rest);
             case "callbench":
                 return CallBenchScenario.Run(rest);
+            case "ildump":
+                return IlShapes.Dump(rest);
             case "exit":
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":
