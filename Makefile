@@ -43,7 +43,7 @@ AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/std/%.o)
 
-SAMPLE_SRC := $(wildcard sample/*.cs) sample/Sample.csproj
+SAMPLE_SRC := $(wildcard sample/*.cs) sample/Sample.csproj $(wildcard sample/late/*.cs) sample/late/Late.csproj
 SAMPLE_DLL := $(BUILD)/sample/Sample.dll
 WEB_SRC := $(wildcard sample/web/*.cs) sample/web/Web.csproj
 WEB_DLL := $(BUILD)/web/Web.dll

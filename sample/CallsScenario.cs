@@ -4,7 +4,9 @@
 // 1000 x SCALE times (10 calls each: 10,000 x SCALE), Outer 100 x SCALE times (each calls Tiny twice), on the
 // main thread, and Tiny 500,000 x SCALE times more on a second thread. Prints the counts it made and a
 // checksum that does not depend on timing. With "wait" as a last argument it prints "calls waiting (pid N)"
-// first and waits for a line on stdin before it calls anything (so that a profiler can attach).
+// first and waits for a line on stdin before it calls anything (so that a profiler can attach). Then, with "late"
+// (calls [SCALE] late wait), it loads the Late library (a module of its own), prints "calls late loaded", waits for
+// another line, and calls LateTargets.Work 1000 times.
 using System.Runtime.CompilerServices;
 
 namespace ClrProbe.Sample;
@@ -29,10 +31,12 @@ internal static class CallsScenario
     {
         bool wait = rest.Length > 0 && rest[^1] == "wait";
         string[] args = wait ? rest[..^1] : rest;
+        bool late = args.Length > 0 && args[^1] == "late";
+        args = late ? args[..^1] : args;
         int scale = args.Length > 0 ? int.Parse(args[0]) : 1;
         if (scale < 1 || scale > 1000 || args.Length > 1)
         {
-            Console.Error.WriteLine("calls: SCALE must be 1..1000, optionally followed by 'wait'");
+            Console.Error.WriteLine("calls: SCALE must be 1..1000, optionally followed by 'late' and 'wait'");
             return Program.ExitUsage;
         }
         if (wait)
@@ -86,14 +90,42 @@ internal static class CallsScenario
         Console.WriteLine($"calls: Tiny {1_500_000L * scale + 200L * scale}, Slow 5, Thrower {1000 * scale} (caught {caught}), " +
                           $"Recurse {10_000 * scale}, Outer {100 * scale}");
         Console.WriteLine($"calls checksum: {Interlocked.Read(ref sum)}");
+        if (late)
+            return Late(wait);
+        return Program.ExitOk;
+    }
+
+    // Loads the Late library (its module appears now), then calls into it.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int Late(bool wait)
+    {
+        System.Runtime.CompilerServices.RuntimeHelpers.RunClassConstructor(LateType().TypeHandle);
+        Console.WriteLine("calls late loaded");
+        Console.Out.Flush();
+        if (wait)
+            Console.In.ReadLine();
+        return LateCalls();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static Type LateType() => typeof(ClrProbe.Late.LateTargets);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int LateCalls()
+    {
+        long s = 0;
+        for (int i = 0; i < 1000; i++)
+            s += ClrProbe.Late.LateTargets.Work(i);
+        Console.WriteLine($"calls late: Work 1000, checksum {s}");
         return Program.ExitOk;
     }
 }
 
-// "callbench [MILLIONS]": the method tracer's per-call cost. Times MILLIONS million calls (default 50) of
+// "callbench [MILLIONS] [wait]": the method tracer's per-call cost. Times MILLIONS million calls (default 50) of
 // BenchTargets.Traced and as many of BenchTargets.Untraced (the same body, both never inlined), after a warm-up
 // that lets tiered compilation settle, and prints the time of each loop in ns per call. bench/trace.sh runs it
-// unprofiled and with --trace ClrProbe.Sample.BenchTargets.Traced, side by side.
+// unprofiled and with --trace ClrProbe.Sample.BenchTargets.Traced, side by side. With "wait" it prints
+// "callbench waiting (pid N)" first and waits for a line on stdin (for an attach).
 public static class BenchTargets
 {
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -107,11 +139,18 @@ internal static class CallBenchScenario
 {
     public static int Run(string[] rest)
     {
+        bool wait = rest.Length > 0 && rest[^1] == "wait";
+        rest = wait ? rest[..^1] : rest;
         int millions = rest.Length > 0 ? int.Parse(rest[0]) : 50;
         if (millions < 1 || millions > 100_000 || rest.Length > 1)
         {
-            Console.Error.WriteLine("callbench: MILLIONS must be 1..100000");
+            Console.Error.WriteLine("callbench: MILLIONS must be 1..100000, optionally followed by 'wait'");
             return Program.ExitUsage;
+        }
+        if (wait)
+        {
+            Console.Error.WriteLine($"callbench waiting (pid {Environment.ProcessId})");
+            Console.In.ReadLine();
         }
         long n = millions * 1_000_000L, sum = 0;
         for (int round = 0; round < 3; round++)       // warm-up: tier 0, then tier 1 (and OSR) code

@@ -60,6 +60,9 @@ HRESULT cb_RuntimeResumeFinished(ICorProfilerCallback11 *This);
 /* cb_exceptions.c */
 HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj);
 HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, ObjectID obj);
+HRESULT cb_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method,
+                              ICorProfilerFunctionControl *control);
+HRESULT cb_ReJITError(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method, FunctionID fid, HRESULT hr);
 HRESULT cb_JITInlining(ICorProfilerCallback11 *This, FunctionID caller, FunctionID callee, BOOL *inline_it);
 HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid);
 HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This);

@@ -5,6 +5,7 @@
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/tracer.h"
+#include "agent/tracer_rejit.h"
 
 HRESULT cb_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID fid, BOOL safe)
 {
@@ -81,5 +82,18 @@ HRESULT cb_JITInlining(ICorProfilerCallback11 *This, FunctionID caller, Function
 {
     if (inline_it)
         *inline_it = tracer_may_inline(profiler_from(This), callee) ? TRUE : FALSE;
+    return S_OK;
+}
+
+/* --trace after an attach: the new IL of a method asked for (tracer_rejit.h). */
+HRESULT cb_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method,
+                              ICorProfilerFunctionControl *control)
+{
+    return rejit_parameters(profiler_from(This), module, method, control);
+}
+
+HRESULT cb_ReJITError(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method, FunctionID fid, HRESULT hr)
+{
+    rejit_error(profiler_from(This), module, method, hr);
     return S_OK;
 }

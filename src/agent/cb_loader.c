@@ -5,6 +5,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/tracer_rejit.h"
 #include "agent/sigsampler.h"
 
 /* A module's flags go into the trace as the runtime gives them (format.h). */
@@ -80,8 +81,10 @@ HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT
     DWORD flags = 0;
     emit e;
 
-    if (p->attached && SUCCEEDED(hr))
+    if (p->attached && SUCCEEDED(hr)) {
         cu_on_load(p->modules, id);
+        rejit_module_loaded(p, id);          /* --trace: its matching methods too */
+    }
     if (!(p->cfg.collect & CP_COLLECT_MODULES))
         return S_OK;
     path[0] = '\0';

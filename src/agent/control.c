@@ -132,6 +132,14 @@ static void request_detach(profiler *p)
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
     if (SUCCEEDED(hr)) {
         control_send(p, CP_CTL_DETACHING);
+    } else if (hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT && p->cfg.trace[0]) {
+        /* --trace rewrote IL (tracer_rejit.h): expected; the recording ends
+         * whole, and the agent stays, quiet */
+        profiler_note(p, "tracing stopped, the original code restored; the agent stays loaded in the process, "
+                      "quiet: a profiler that rewrote IL cannot be unloaded");
+        if (p->control.hooks && p->control.hooks->detach_refused)
+            p->control.hooks->detach_refused(p);
+        control_send(p, CP_CTL_STAYS);
     } else {
         /* We stay loaded, but nobody can stop us any more: stop recording. */
         profiler_note(p, TRACE_STOP_NOTE "the runtime refused to detach the agent (HRESULT 0x%08x)",
@@ -231,4 +239,21 @@ void control_disconnect(profiler *p)
         c->fd = -1;
         c->connected = 0;
     }
+}
+
+void control_mark_quiet(void)
+{
+    struct sockaddr_un addr;
+    socklen_t len;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), n;
+
+    if (fd < 0)
+        return;
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_QUIET_SOCKET_FMT, (int)getpid());
+    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    if (bind(fd, (struct sockaddr *)&addr, len) < 0)
+        close(fd);
+    /* else kept open for the life of the process: the mark is the socket */
 }

@@ -57,6 +57,12 @@ int control_connect(profiler *p, const char *path, const control_hooks *hooks, c
  * descriptor it carries (close-on-exec), or -1 with a reason in err. */
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen);
 
+/* Binds the abstract socket CP_QUIET_SOCKET_FMT and keeps it for the life
+ * of the process, no thread behind it: the mark of an agent that stays
+ * quiet after an attach --trace (so that `clrprobe attach` knows, and says
+ * why it cannot attach again). */
+void control_mark_quiet(void);
+
 /* Sends one line (no newline in fmt), if connected.  Never raises SIGPIPE. */
 void control_send(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -5,7 +5,7 @@
  * runtime call, no allocation but the body's own.
  *
  * The probes call native functions through an unmanaged `calli` (a
- * StandAloneSig token for `void (native int)` the caller makes with
+ * StandAloneSig token for `void (int64)`, il_sig.h, that the caller makes with
  * GetTokenFromSig):
  *
  *       ldc.i8 ID  ldc.i8 ENTER  calli SIG                    at the start
@@ -41,7 +41,7 @@
 typedef struct il_probes {
     uint64_t id;                  /* the probes' argument */
     uint64_t enter, leave, thrown; /* native addresses: void f(uint64_t id) */
-    uint32_t calli_sig;           /* StandAloneSig token of `void (native int)`, unmanaged cdecl */
+    uint32_t calli_sig;           /* StandAloneSig token of the probes, il_sig_probe: unmanaged C `void (int64)` */
     int returns_value;            /* the method returns something: RET is used */
     uint32_t local_sig;           /* with returns_value: the new LocalVarSig token (original locals + RET) */
     uint16_t ret_local;           /* with returns_value: RET's index */

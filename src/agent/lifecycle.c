@@ -37,6 +37,7 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
  * "exited". */
 HRESULT cb_Shutdown(ICorProfilerCallback11 *This)
 {
+    atomic_store(&profiler_from(This)->session.shutting_down, 1);
     session_close(profiler_from(This), SESSION_SHUTDOWN);
     return S_OK;
 }

@@ -612,6 +612,29 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         remember(n, &n->functions, f, mod, cls, sb.buf, gen);
 }
 
+void names_method_def(names *n, ModuleID m, mdMethodDef md, char *buf, size_t cap)
+{
+    IMetaDataImport *imp = open_import(n, m);
+    WCHAR w[WNAME];
+    char u[WNAME * 3];
+    ULONG len = 0;
+    mdTypeDef td = 0;
+    sbuf sb;
+
+    sb_init(&sb, buf, cap);
+    if (!imp || FAILED(imp->lpVtbl->GetMethodProps(imp, md, &td, w, WNAME, &len, NULL, NULL, NULL, NULL, NULL))) {
+        if (imp)
+            imp->lpVtbl->Release(imp);
+        snprintf(buf, cap, "?(0x%08x)", (unsigned)md);
+        return;
+    }
+    typedef_append(n, &sb, imp, m, td, NULL, 0, 0);
+    imp->lpVtbl->Release(imp);
+    sb_addc(&sb, '.');
+    names_utf16_to_utf8(w, len, u, sizeof(u));
+    sb_add(&sb, u);
+}
+
 void names_module(names *n, ModuleID m, char *buf, size_t cap, AssemblyID *assembly, DWORD *flags)
 {
     WCHAR w[1024];

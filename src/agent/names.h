@@ -33,6 +33,10 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
  * Needs ICorProfilerInfo8 (returns 0 without). */
 int names_dynamic_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module);
 
+/* "Namespace.Outer+Inner<T>.Method" for a method definition of a module
+ * (no FunctionID needed: the method may not be compiled, or generic). */
+void names_method_def(names *n, ModuleID m, mdMethodDef md, char *buf, size_t cap);
+
 /* "Namespace.Outer+Inner<System.Int32>" for a ClassID; its module into
  * *module when not NULL (0 if unknown, e.g. arrays). */
 void names_class(names *n, ClassID c, char *buf, size_t cap, ModuleID *module);

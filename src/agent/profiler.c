@@ -109,6 +109,8 @@ static void build_vtable(void)
     v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
     v->ExceptionUnwindFunctionEnter = cb_ExceptionUnwindFunctionEnter;
     v->JITInlining = cb_JITInlining;
+    v->GetReJITParameters = cb_GetReJITParameters;
+    v->ReJITError = cb_ReJITError;
     v->ExceptionUnwindFunctionLeave = cb_ExceptionUnwindFunctionLeave;
 }
 

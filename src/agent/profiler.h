@@ -29,6 +29,7 @@
 #include "agent/sampler.h"
 #include "agent/session.h"
 #include "agent/tracer.h"
+#include "agent/tracer_rejit.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -79,6 +80,7 @@ typedef struct profiler {
     eventpipe_state eventpipe;           /* eventpipe.c: allocations and contention */
     alloc_all_state alloc_all;           /* alloc_all.c: every allocation (launch only) */
     tracer_state tracer;                 /* tracer.c: --trace, calls and latencies of chosen methods */
+    rejit_state rejit;                   /* tracer_rejit.c: --trace after an attach, by rewriting IL */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
 

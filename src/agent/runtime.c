@@ -5,6 +5,7 @@
 #include "agent/runtime.h"
 #include "agent/names_format.h"
 #include "agent/tracer.h"
+#include "agent/tracer_rejit.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -116,8 +117,8 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
         *low |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_STACK_SNAPSHOT;   /* GarbageCollectionFinished */
     if ((cfg->heap_every_ms > 0 || cfg->heap_count > 0) && cfg->heap_method != CP_HEAP_METHOD_ENUMERATE)
         *low |= COR_PRF_MONITOR_GC;          /* heap snapshots (heap.h); after an attach only here */
-    if (cfg->trace[0] && !attach)        /* the method tracer's hooks (tracer.h) */
-        *low |= TRACER_EVENT_MASK;
+    if (cfg->trace[0])                   /* the method tracer: hooks at launch, IL probes after an attach */
+        *low |= attach ? REJIT_EVENT_MASK : TRACER_EVENT_MASK;
     if (attach) {
         *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
         *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;

@@ -15,6 +15,7 @@
 #include "agent/heap_listener.h"
 #include "agent/sampler.h"
 #include "agent/tracer.h"
+#include "agent/tracer_rejit.h"
 #include "common/escape.h"
 #include "common/files.h"
 
@@ -169,6 +170,8 @@ static const service services[] = {
     { .name = "tracer", .when = AFTER_CATCHUP, .start = tracer_start, .stop = tracer_stop,
       .stop_before_detach = 1, .failed_note = "--trace: the tracer's thread could not start: calls are counted, "
                                              "but written out only at the end" },
+    { .name = "rejit", .when = AFTER_CATCHUP, .start = rejit_start, .stop = rejit_stop,
+      .stop_before_detach = 1, .failed_note = "--trace: the IL rewriting thread could not start: nothing is traced" },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -271,6 +274,17 @@ static void detach_refused(profiler *p)
 {
     atomic_store(&p->recording, 0);
     trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
+    if (p->cfg.trace[0]) {
+        /* --trace rewrote IL: the agent stays for good, so it goes quiet:
+         * no more events (the callbacks return at once anyway while not
+         * recording), and no thread of its own but this one, which ends */
+        HRESULT hr = INFO(p)->SetEventMask2(p->info, 0, 0);
+        if (FAILED(hr)) {
+            /* (the runtime keeps calling us; each callback returns at once) */
+        }
+        service_stop(p, 0);                        /* the flusher: nothing left to write */
+        control_mark_quiet();
+    }
 }
 
 /* A child of the profiled program outlived the run (a build server): a
@@ -479,10 +493,11 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     if (FAILED(hr))
         return session_fail(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
                             (unsigned)high, (unsigned)hr);
-    /* --trace at launch: the hooks may only be set here, in Initialize */
-    if (!m->attach && p->cfg.trace[0]) {
+    /* --trace: at launch the hooks, which may only be set here, in
+     * Initialize; after an attach the IL probes (tracer_rejit.h) */
+    if (p->cfg.trace[0]) {
         char why[256] = "";
-        if (tracer_install(p, why, sizeof(why)) < 0)
+        if ((m->attach ? tracer_create_for_attach(p, why, sizeof(why)) : tracer_install(p, why, sizeof(why))) < 0)
             snprintf(note, sizeof(note), "--trace: methods are not traced: %s", why);
     }
 

@@ -35,7 +35,7 @@ typedef enum session_why {
     SESSION_DESTROY,         /* the runtime released the instance: everything is freed */
 } session_why;
 
-#define SESSION_SERVICES 9   /* entries of the service table in session.c */
+#define SESSION_SERVICES 10   /* entries of the service table in session.c */
 
 /* The session's state in a profiler instance (all zero: never opened). */
 typedef struct session_state {
@@ -45,6 +45,8 @@ typedef struct session_state {
     atomic_int open_done;                     /* session_open succeeded, to its last step */
     int cpu_window_open;                      /* the first process_cpu record is written, not the last
                                                  (under the sampler's service lock) */
+    atomic_int shutting_down;                 /* the runtime called Shutdown: services ask nothing more of it
+                                                 (no ReJIT revert) */
 } session_state;
 
 /* Opens the session on the runtime's Info provider unk; p->cfg holds the

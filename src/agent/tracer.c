@@ -56,6 +56,37 @@ static void emit_traced(profiler *p, FunctionID fid, ModuleID module, uint32_t h
     }
 }
 
+/* A new traced method (under t->lock): its record for the hooks, or NULL
+ * (out of memory, or too many: noted once).  fid 0: the tr_method's own
+ * address stands for it (IL probes). */
+static tr_method *add_method(tracer *t, FunctionID fid)
+{
+    tr_method *m;
+
+    if (t->nmethods >= TR_METHODS_MAX) {
+        if (!t->full_noted++)
+            profiler_note(t->p, "--trace: more than %d methods matched; the others are not traced", TR_METHODS_MAX);
+        return NULL;
+    }
+    if (t->nmethods == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        tr_method **nv = realloc(t->methods, cap * sizeof(*nv));
+        if (!nv)
+            return NULL;
+        t->methods = nv;
+        t->cap = cap;
+    }
+    if (!(m = malloc(sizeof(*m))))
+        return NULL;
+    *m = (tr_method){ .sh = &t->sh, .fid = fid ? fid : (FunctionID)(uintptr_t)m, .index = t->nmethods };
+    if (idmap_put(&t->by_fid, m->fid, (uint64_t)t->nmethods + 1) < 0) {
+        free(m);
+        return NULL;
+    }
+    t->methods[t->nmethods++] = m;
+    return m;
+}
+
 /* The runtime asks, as it compiles fid, whether it gets the hooks; the
  * value returned is what the hooks are given (a tr_method *). */
 static UINT_PTR mapper(FunctionID fid, void *data, BOOL *hook)
@@ -80,28 +111,8 @@ static UINT_PTR mapper(FunctionID fid, void *data, BOOL *hook)
         /* its precompiled code ran untraced: no partial count */
     } else if (idmap_get(&t->by_fid, fid, &v)) {
         m = t->methods[v - 1];
-    } else if (t->nmethods >= TR_METHODS_MAX) {
-        if (!t->full_noted++)
-            profiler_note(p, "--trace: more than %d methods matched; the others are not traced", TR_METHODS_MAX);
     } else {
-        if (t->nmethods == t->cap) {
-            uint32_t cap = t->cap ? t->cap * 2 : 64;
-            tr_method **nv = realloc(t->methods, cap * sizeof(*nv));
-            if (nv) {
-                t->methods = nv;
-                t->cap = cap;
-            }
-        }
-        if (t->nmethods < t->cap && (m = malloc(sizeof(*m)))) {
-            *m = (tr_method){ .sh = &t->sh, .fid = fid, .index = t->nmethods };
-            if (idmap_put(&t->by_fid, fid, (uint64_t)t->nmethods + 1) == 0) {
-                t->methods[t->nmethods++] = m;
-                created = 1;
-            } else {
-                free(m);
-                m = NULL;
-            }
-        }
+        created = (m = add_method(t, fid)) != NULL;
     }
     pthread_mutex_unlock(&t->lock);
     if (created)
@@ -111,6 +122,32 @@ static UINT_PTR mapper(FunctionID fid, void *data, BOOL *hook)
 out:
     atomic_fetch_sub(&t->in_mapper, 1);
     return (UINT_PTR)m;
+}
+
+tr_method *tracer_add_il_method(profiler *p, ModuleID module, int pattern, const char *name)
+{
+    tracer *t = p->tracer.t;
+    tr_method *m;
+
+    if (!t)
+        return NULL;
+    pthread_mutex_lock(&t->lock);
+    m = add_method(t, 0);
+    pthread_mutex_unlock(&t->lock);
+    if (m)
+        emit_traced(p, m->fid, module, TRACE_HOW_IL, pattern, name, "");
+    return m;
+}
+
+void tracer_method_refused(profiler *p, const tr_method *m, ModuleID module, const char *name, const char *why)
+{
+    emit_traced(p, m ? m->fid : 0, module, TRACE_HOW_NONE, 0, name, why);
+}
+
+int tracer_matches(profiler *p, const char *name)
+{
+    tracer *t = p->tracer.t;
+    return t ? mp_match(&t->patterns, name) : 0;
 }
 
 void tracer_precompiled(profiler *p, FunctionID fid, const char *name, ModuleID module)
@@ -153,13 +190,11 @@ int tracer_may_inline(profiler *p, FunctionID callee)
     return !match;
 }
 
-int tracer_install(profiler *p, char *why, size_t why_len)
+/* The tracer's state for p's configuration: 0, or -1 with why. */
+static int create(profiler *p, char *why, size_t why_len)
 {
     tracer *t;
-    HRESULT hr;
 
-    if (!p->cfg.trace[0])
-        return 0;
     if (!(t = calloc(1, sizeof(*t)))) {
         snprintf(why, why_len, "out of memory");
         return -1;
@@ -176,21 +211,43 @@ int tracer_install(profiler *p, char *why, size_t why_len)
     idmap_init(&t->by_fid);
     idmap_init(&t->precompiled);
     idmap_init(&t->matched);
-    atomic_store(&t->mapping, 1);
     atomic_store(&t->sh.active, 1);
+    p->tracer.t = t;
+    return 0;
+}
+
+int tracer_install(profiler *p, char *why, size_t why_len)
+{
+    tracer *t;
+    HRESULT hr;
+
+    if (!p->cfg.trace[0])
+        return 0;
+    if (create(p, why, why_len) < 0)
+        return -1;
+    t = p->tracer.t;
+    atomic_store(&t->mapping, 1);
     hr = INFO(p)->SetFunctionIDMapper2(p->info, mapper, t);
     if (SUCCEEDED(hr))
         hr = INFO(p)->SetEnterLeaveFunctionHooks3(p->info, tr_enter_trampoline, tr_leave_trampoline,
                                                   tr_tailcall_trampoline);
     if (FAILED(hr)) {
-        /* (the mapper may be set: it is never called without hooks) */
+        /* (the mapper may be set: it is never called without hooks; t stays,
+         * the runtime holds it as the mapper's data) */
         snprintf(why, why_len, "the runtime refused the enter/leave hooks (HRESULT 0x%08x)", (unsigned)hr);
         atomic_store(&t->mapping, 0);
         atomic_store(&t->sh.active, 0);
-        return -1;                       /* t stays: the runtime holds it as the mapper's data */
+        p->tracer.t = NULL;
+        return -1;
     }
-    p->tracer.t = t;
     return 0;
+}
+
+int tracer_create_for_attach(profiler *p, char *why, size_t why_len)
+{
+    if (!p->cfg.trace[0])
+        return 0;
+    return create(p, why, why_len);
 }
 
 /* ---- writing out ---- */

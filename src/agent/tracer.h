@@ -39,6 +39,19 @@ typedef struct tracer_state {
  * goes on without tracing). */
 int tracer_install(profiler *p, char *why, size_t why_len);
 
+/* After an attach (InitializeForAttach): the state, without hooks (the
+ * IL probes of tracer_rejit.h count instead).  0, or -1 with why. */
+int tracer_create_for_attach(profiler *p, char *why, size_t why_len);
+
+/* For tracer_rejit.c: is name matched (the pattern's 1-based index, or 0)?
+ * A method traced by IL probes: its record for the probes (the traced_method
+ * record written), or NULL.  A method that cannot be: a traced_method
+ * record saying why (m may be NULL). */
+int tracer_matches(profiler *p, const char *name);
+struct tr_method *tracer_add_il_method(profiler *p, ModuleID module, int pattern, const char *name);
+void tracer_method_refused(profiler *p, const struct tr_method *m, ModuleID module, const char *name,
+                           const char *why);
+
 /* The event mask the tracer needs (added by runtime.c's event_mask). */
 #define TRACER_EVENT_MASK (COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | \
                            COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_JIT_COMPILATION)

@@ -209,6 +209,29 @@ void tr_hook_leave(const tr_method *m)
         }
 }
 
+void tr_hook_thrown(const tr_method *m)
+{
+    tr_shared *s = m->sh;
+    uint64_t now = ticks(&s->clock);
+    tr_thread *t = pthread_getspecific(s->key);
+
+    if (!t)
+        return;
+    if (t->over > 0) {
+        t->over--;
+        return;
+    }
+    for (int i = t->depth - 1; i >= 0; i--)
+        if (t->stack[i].m == m) {
+            while (t->depth > i) {             /* (frames above it were left by the exception too) */
+                tr_frame f = t->stack[--t->depth];
+                if (atomic_load_explicit(&s->active, memory_order_relaxed))
+                    ended(t, &f, now, 1);
+            }
+            return;
+        }
+}
+
 static tr_thread *current(tr_shared *s)
 {
     return pthread_getspecific(s->key);

@@ -36,7 +36,8 @@ typedef struct tr_shared tr_shared;
 /* A traced method: what the runtime hands the hooks (its client ID). */
 typedef struct tr_method {
     tr_shared *sh;
-    FunctionID fid;
+    FunctionID fid;               /* hooks: its FunctionID; IL probes: the tr_method's own address (the
+                                     same code serves every instantiation) */
     uint32_t index;               /* 0, 1, ... in the order they were met */
 } tr_method;
 
@@ -107,9 +108,12 @@ void tr_enter_trampoline(FunctionIDOrClientID id);
 void tr_leave_trampoline(FunctionIDOrClientID id);
 void tr_tailcall_trampoline(FunctionIDOrClientID id);
 
-/* What they call, with the client ID (a tr_method *). */
+/* What they call, with the client ID (a tr_method *); the IL probes call
+ * them too (an unmanaged calli with the tr_method's address), and
+ * tr_hook_thrown from the fault handler: the call ends by an exception. */
 void tr_hook_enter(const tr_method *m);
 void tr_hook_leave(const tr_method *m);
+void tr_hook_thrown(const tr_method *m);
 
 /* Exception callbacks on the unwinding thread (see the top of this file). */
 void tr_unwind_enter(tr_shared *s, FunctionID fid);

@@ -468,8 +468,32 @@ struct IMetaDataAssemblyImport {
     const IMetaDataAssemblyImportVtbl *lpVtbl;
 };
 
+/* IMetaDataEmit: IUnknown + its own methods; only the slots up to
+ * GetTokenFromSig (23) are declared, the method tracer's one need (a
+ * StandAloneSig token for a signature: the probes' calli and the locals of
+ * a rewritten method).  Get it with GetModuleMetaData(ofRead | ofWrite,
+ * &IID_IMetaDataEmit); Release it. */
+typedef struct IMetaDataEmit IMetaDataEmit;
+typedef struct IMetaDataEmitVtbl {
+    /*   0 */ HRESULT (*QueryInterface)(IMetaDataEmit *This, REFIID riid, void **ppvObject);
+    /*   1 */ ULONG (*AddRef)(IMetaDataEmit *This);
+    /*   2 */ ULONG (*Release)(IMetaDataEmit *This);
+    /* 3 SetModuleProps, 4 Save, 5 SaveToStream, 6 GetSaveSize, 7 DefineTypeDef, 8 DefineNestedType,
+     * 9 SetHandler, 10 DefineMethod, 11 DefineMethodImpl, 12 DefineTypeRefByName, 13 DefineImportType,
+     * 14 DefineMemberRef, 15 DefineImportMember, 16 DefineEvent, 17 SetClassLayout, 18 DeleteClassLayout,
+     * 19 SetFieldMarshal, 20 DeleteFieldMarshal, 21 DefinePermissionSet, 22 SetRVA: not used */
+    void *unused_3_22[20];
+    /*  23 */ HRESULT (*GetTokenFromSig)(IMetaDataEmit *This, PCCOR_SIGNATURE pvSig, ULONG cbSig,
+                mdSignature *pmsig);
+} IMetaDataEmitVtbl;
+
+struct IMetaDataEmit {
+    const IMetaDataEmitVtbl *lpVtbl;
+};
+
 extern const GUID IID_IMetaDataImport;
 extern const GUID IID_IMetaDataImport2;
+extern const GUID IID_IMetaDataEmit;
 extern const GUID IID_IMetaDataAssemblyImport;
 
 /* ========================================================================
@@ -638,5 +662,6 @@ METADATA_CHECK_SLOT(IMetaDataAssemblyImportVtbl, FindExportedTypeByName, 13);
 METADATA_CHECK_SLOT(IMetaDataAssemblyImportVtbl, FindManifestResourceByName, 14);
 METADATA_CHECK_SLOT(IMetaDataAssemblyImportVtbl, CloseEnum, 15);
 METADATA_CHECK_SLOT(IMetaDataAssemblyImportVtbl, FindAssembliesByName, 16);
+METADATA_CHECK_SLOT(IMetaDataEmitVtbl, GetTokenFromSig, 23);
 
 #endif /* CLRPROBE_API_CORMETADATA_H */

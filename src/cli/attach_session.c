@@ -143,6 +143,12 @@ void attach_on_line(attach_session *s, const char *line)
             cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
     } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
         snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);
+    } else if ((args = cp_ctl_args(line, CP_CTL_TRACING)) != NULL) {
+        s->traced = (unsigned)strtoul(args, NULL, 10);
+        s->tracing = 1;
+        cli_error("tracing %u methods matching '%s' in process %d: their IL is rewritten with probes, and the "
+                  "original code comes back when tracing stops", s->traced, s->trace_patterns ? s->trace_patterns : "",
+                  s->pid);
     } else if ((args = cp_ctl_args(line, CP_CTL_READY)) != NULL) {
         unsigned long long took_ns;
         sscanf(args, CP_CTL_READY_ARGS_FMT, &s->modules, &s->assemblies, &s->threads, &s->functions, &took_ns);
@@ -323,7 +329,7 @@ int attach_finish(attach_session *s, const char *how)
 int attach_detach(attach_session *s)
 {
     uint64_t t_detach = cp_monotonic_ns();
-    char line[CP_CTL_LINE_MAX], how[128];
+    char line[CP_CTL_LINE_MAX], how[256];
     const char *args;
     int r;
 
@@ -353,6 +359,16 @@ int attach_detach(attach_session *s)
         }
         if (cp_ctl_is(line, CP_CTL_DETACHED) || cp_ctl_is(line, CP_CTL_EXITED))
             break;
+        if ((args = cp_ctl_args(line, CP_CTL_TRACING)) != NULL) {
+            attach_on_line(s, line);
+            continue;
+        }
+        if (cp_ctl_is(line, CP_CTL_STAYS)) {
+            snprintf(how, sizeof(how), "tracing stopped in process %d, its original code restored in %.1f ms; "
+                     "the agent stays loaded, quiet (a profiler that rewrote IL cannot be unloaded)", s->pid,
+                     attach_ms_since(t_detach));
+            return attach_finish(s, how);
+        }
         if ((args = cp_ctl_args(line, CP_CTL_DETACH_FAILED)) != NULL) {
             HRESULT dhr = (HRESULT)strtoul(args, NULL, 16);
             cli_error("process %d refused to detach the agent: %s; the agent stopped recording", s->pid,
@@ -384,6 +400,10 @@ int attach_refuse_if_profiled(int pid)
     if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
         snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
         hint = "; its trace is written when the process exits";
+    } else if (lp.kind == IPC_PROFILER_CLRPROBE_QUIET) {
+        snprintf(what, sizeof(what), "clrprobe's agent %s, staying quiet after an attach --trace: a profiler that "
+                 "rewrote IL cannot be unloaded", lp.path);
+        hint = "; to attach again, restart the process";
     } else if (lp.kind == IPC_PROFILER_STARTUP) {
         snprintf(what, sizeof(what), "%s, its startup profiler (%s)", lp.path, lp.variable);
     } else {

@@ -34,6 +34,10 @@ typedef struct attach_session {
     unsigned modules, assemblies, threads, functions;
     int hello;                    /* "hello" seen: the agent runs and has the trace file */
     int ready;                    /* "ready" seen: the catch-up is done */
+    int trace;                    /* --trace: IL is rewritten, the agent cannot detach */
+    const char *trace_patterns;
+    int tracing;                  /* "tracing N" seen */
+    unsigned traced;              /* its N: methods whose IL is rewritten */
     char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
     char backlog[8][CP_CTL_LINE_MAX];   /* other lines that came during the attach (heap progress) */
     int nbacklog;

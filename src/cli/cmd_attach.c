@@ -13,7 +13,8 @@
 #include <string.h>
 
 static const char attach_usage[] =
-    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S] [--duration TIME]\n"
+    "usage: clrprobe attach PID [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S]\n"
+    "                       [--trace PATTERNS [--trace-calls[=N]]] [--duration TIME]\n"
     "       clrprobe attach -p PID ...\n"
     "       clrprobe attach -n NAME ...\n"
     "\n"
@@ -45,6 +46,12 @@ static const char attach_usage[] =
     "      --heap-every S    also a heap snapshot every S (seconds, or 500ms, 2m...: at least 0.1 s):\n"
     "                        an induced full GC records every live object (clrprobe heap takes\n"
     "                        snapshots alone); background GC is off until the agent detaches\n"
+    "      --trace PATTERNS  count and time every call of the methods PATTERNS name (Namespace.Type.Method,\n"
+    "                        Namespace.Type.*, Namespace.*; comma-separated): their IL is rewritten\n"
+    "                        with probes (ReJIT), those of modules loaded later too, and restored when\n"
+    "                        the recording ends; the agent then stays in the process, quiet, since a\n"
+    "                        profiler that rewrote IL cannot be unloaded (docs/tracing.md)\n"
+    "      --trace-calls[=N] also log each traced call, the first N (default 100000)\n"
     "  -d, --duration TIME   detach after TIME (default: until interrupted); TIME is seconds\n"
     "                        (5, 1.5), a number and a unit (500ms, 5s, 2m, 1h, 1m30s) or\n"
     "                        dotnet-trace's dd:hh:mm:ss (00:00:00:05)\n"
@@ -109,12 +116,6 @@ int cmd_attach(int argc, char **argv)
         case 'C':
             if (cli_agent_option(c, optarg, &cfg) < 0)
                 return EXIT_USAGE;
-            if (c == 'T' || c == 'C') {
-                cli_error("attach: --trace in a running process needs its methods' IL rewritten (ReJIT), which "
-                          "this clrprobe cannot do yet; trace from the program's start with 'clrprobe run --trace "
-                          "PATTERNS -- PROGRAM'");
-                return EXIT_USAGE;
-            }
             if (c == 'c' && (cfg.collect & CP_COLLECT_ALLOC_ALL)) {
                 cli_error("attach: alloc-all records every allocation, which the runtime allows only from a "
                           "program's start: use 'clrprobe run --collect alloc-all', or --collect alloc (sampled, "
@@ -130,6 +131,8 @@ int cmd_attach(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (cli_agent_options_check("attach", &cfg) < 0)
+        return EXIT_USAGE;
     if (!pid_arg && optind < argc)
         pid_arg = argv[optind++];
     if (optind < argc) {
@@ -140,6 +143,8 @@ int cmd_attach(int argc, char **argv)
         return status;
     if (attach_refuse_if_profiled(s.pid) < 0)
         return 1;
+    s.trace = cfg.trace[0] != 0;
+    s.trace_patterns = cfg.trace;
 
     switch (attach_open(&s, &cfg, output, timeout_s)) {
     case ATTACH_READY: break;
@@ -161,6 +166,8 @@ int cmd_attach(int argc, char **argv)
             r = attach_next_line(&s, left, line, sizeof(line));
             if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
                 break;                                     /* (heap snapshot lines need no answer) */
+            if (cp_ctl_args(line, CP_CTL_TRACING))
+                attach_on_line(&s, line);                  /* "tracing N methods ..." */
         }
         if (r == GOT_LINE || r == CLOSED) {  /* "exited": the process is shutting down; the agent closed the trace */
             char how[64];

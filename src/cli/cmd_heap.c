@@ -166,29 +166,6 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
 
 /* ---- a process that already runs clrprobe's agent: its heap listener ---- */
 
-/* The pid process `pid` knows itself by (its innermost pid namespace's),
- * from the NSpid line of /proc/PID/status; pid itself when not there. */
-static int inner_pid(int pid)
-{
-    char path[64], buf[4096];
-    FILE *f;
-    int inner = pid;
-
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-    if (!(f = fopen(path, "re")))
-        return pid;
-    while (fgets(buf, sizeof(buf), f)) {
-        if (strncmp(buf, "NSpid:", 6) == 0) {
-            char *t = strtok(buf + 6, " \t\n");
-            for (; t; t = strtok(NULL, " \t\n"))
-                inner = atoi(t);
-            break;
-        }
-    }
-    fclose(f);
-    return inner > 0 ? inner : pid;
-}
-
 static int listener_connect(int pid)
 {
     struct sockaddr_un addr;
@@ -197,7 +174,7 @@ static int listener_connect(int pid)
 
     memset(&addr, 0, sizeof(addr));
     addr.sun_family = AF_UNIX;
-    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_HEAP_SOCKET_FMT, inner_pid(pid));
+    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_HEAP_SOCKET_FMT, ipc_inner_pid(pid));
     len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
     if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
         return -1;

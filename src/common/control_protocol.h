@@ -56,6 +56,9 @@
 #define CP_CTL_SNAPSHOT       "snapshot"
 #define CP_CTL_HEAP_REFUSED   "heap-refused"
 #define CP_CTL_HEAP_DONE      "heap-done"
+#define CP_CTL_TRACING        "tracing"         /* attach --trace: the probes are asked for */
+#define CP_CTL_STAYS          "stays"           /* the detach was refused as expected (--trace rewrote IL):
+                                                   recording ended, the agent stays loaded, quiet */
 
 /* ... and the lines with arguments, without the newline. */
 #define CP_CTL_HELLO_FMT          CP_CTL_HELLO " %d"                  /* PID */
@@ -70,6 +73,7 @@
 #define CP_CTL_SNAPSHOT_ARGS_FMT  "%u 0x%08x 0x%x %llu %llu %u %llu"
 #define CP_CTL_SNAPSHOT_FMT       CP_CTL_SNAPSHOT " " CP_CTL_SNAPSHOT_ARGS_FMT
 #define CP_CTL_HEAP_REFUSED_FMT   CP_CTL_HEAP_REFUSED " 0x%08x"       /* HR */
+#define CP_CTL_TRACING_FMT        CP_CTL_TRACING " %u"                /* methods */
 
 /* ---- command -> agent ---- */
 /* The message that carries the trace file's descriptor (SCM_RIGHTS). */
@@ -85,6 +89,10 @@
  * agent answers "hello", then the lines "snapshot ...", "heap-refused HR"
  * and "heap-done" above, or "error TEXT". */
 #define CP_HEAP_SOCKET_FMT        "clrprobe-heap-%d"
+/* An agent that stays quiet after an attach --trace (it cannot be unloaded)
+ * keeps this abstract socket bound, and nothing else: how `clrprobe attach`
+ * tells it from a library a refused attach left behind. */
+#define CP_QUIET_SOCKET_FMT       "clrprobe-quiet-%d"
 #define CP_HEAP_REQUEST           "heap"
 #define CP_HEAP_REQUEST_ARGS_FMT  "%u %llu"
 #define CP_HEAP_REQUEST_FMT       CP_HEAP_REQUEST " " CP_HEAP_REQUEST_ARGS_FMT

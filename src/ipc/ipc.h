@@ -317,7 +317,17 @@ typedef enum ipc_profiler_kind {
     IPC_PROFILER_NONE = 0,
     IPC_PROFILER_STARTUP,       /* the startup profiler the environment names, loaded */
     IPC_PROFILER_CLRPROBE,      /* clrprobe's agent, attached and running (its threads are there) */
+    IPC_PROFILER_CLRPROBE_QUIET, /* clrprobe's agent, staying quiet after an attach --trace (no thread; its
+                                   marker socket, CP_QUIET_SOCKET_FMT, is there) */
 } ipc_profiler_kind;
+
+/* The pid process pid knows itself by (its innermost pid namespace's, the
+ * NSpid line of /proc/PID/status); pid itself when not there. */
+int ipc_inner_pid(int pid);
+
+/* Is the abstract Unix socket "@name" bound in pid's network namespace
+ * (/proc/PID/net/unix)? */
+int ipc_has_abstract_socket(int pid, const char *name);
 
 typedef struct ipc_loaded_profiler {
     ipc_profiler_kind kind;

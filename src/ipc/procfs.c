@@ -195,3 +195,41 @@ int ipc_read_file(const char *path, char **buf, size_t *len)
 {
     return read_proc_file(path, buf, len);
 }
+
+int ipc_inner_pid(int pid)
+{
+    char path[64], buf[4096];
+    FILE *f;
+    int inner = pid;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (!(f = fopen(path, "re")))
+        return pid;
+    while (fgets(buf, sizeof(buf), f)) {
+        if (strncmp(buf, "NSpid:", 6) == 0) {
+            char *save = NULL, *t = strtok_r(buf + 6, " \t\n", &save);
+            for (; t; t = strtok_r(NULL, " \t\n", &save))
+                inner = atoi(t);
+            break;
+        }
+    }
+    fclose(f);
+    return inner > 0 ? inner : pid;
+}
+
+int ipc_has_abstract_socket(int pid, const char *name)
+{
+    char path[64], want[128], *text = NULL;
+    size_t len, wl;
+    int found = 0;
+
+    snprintf(path, sizeof(path), "/proc/%d/net/unix", pid);
+    snprintf(want, sizeof(want), " @%s\n", name);
+    wl = strlen(want);
+    if (ipc_read_file(path, &text, &len) < 0)
+        return 0;
+    for (size_t i = 0; !found && i + wl <= len; i++)
+        found = memcmp(text + i, want, wl) == 0;
+    free(text);
+    return found;
+}

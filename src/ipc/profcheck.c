@@ -4,6 +4,7 @@
  * profilinghelper.cpp) and then never unloads it, so an attempt it would
  * refuse must not be made (docs/attach.md, "One profiler per process"). */
 #include "ipc/ipc_internal.h"
+#include "common/control_protocol.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -182,10 +183,16 @@ int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t e
     /* clrprobe's agent, attached: mapped, with its threads running.  Mapped
      * without them, it is a library a refused attach left behind (or one
      * being unloaded after a detach): no profiler. */
-    if (ipc_maps_find(maps, maps_len, NULL, 0, 0, 0, AGENT_FILE, seen, sizeof(seen)) && agent_threads(pid)) {
-        out->kind = IPC_PROFILER_CLRPROBE;
-        out->clrprobe = 1;
-        snprintf(out->path, sizeof(out->path), "%s", seen);
+    if (ipc_maps_find(maps, maps_len, NULL, 0, 0, 0, AGENT_FILE, seen, sizeof(seen))) {
+        char quiet[64];
+        snprintf(quiet, sizeof(quiet), CP_QUIET_SOCKET_FMT, ipc_inner_pid(pid));
+        if (agent_threads(pid))
+            out->kind = IPC_PROFILER_CLRPROBE;
+        else if (ipc_has_abstract_socket(pid, quiet))
+            out->kind = IPC_PROFILER_CLRPROBE_QUIET;
+        out->clrprobe = out->kind != IPC_PROFILER_NONE;
+        if (out->clrprobe)
+            snprintf(out->path, sizeof(out->path), "%s", seen);
     }
 done:
     free(maps);

@@ -97,7 +97,91 @@ test_trace_options_refused_with_a_reason() {
     "$CLRPROBE" run --trace-calls -- "$SAMPLE" exit 0 >o.out 2>o.err
     assert_eq 2 "$?" "--trace-calls alone"
     assert_contains o.err "--trace-calls needs --trace" "the reason"
-    "$CLRPROBE" attach 1 --trace A.B.C >o.out 2>o.err
-    assert_eq 2 "$?" "attach --trace"
-    assert_contains o.err "clrprobe run --trace" "the way that works"
+    "$CLRPROBE" attach 1 --trace Method >o.out 2>o.err
+    assert_eq 2 "$?" "attach --trace with a pattern without a type"
+    assert_contains o.err "names no type" "the reason"
+    "$CLRPROBE" attach 1 --trace-calls=10 >o.out 2>o.err
+    assert_eq 2 "$?" "attach --trace-calls alone"
+    assert_contains o.err "--trace-calls needs --trace" "the reason"
+}
+
+# After an attach: the IL of the matching methods is rewritten with probes
+# (ReJIT).  `Sample calls 1 late wait` waits before it calls anything; the
+# attach rewrites CallTargets.* (loaded) and LateTargets.* (in the Late
+# library, loaded later: rewritten when its module loads, before the
+# program calls it); every count is exact, and the program's output and
+# exit code are those of a run without clrprobe.
+test_trace_after_attach_exact_counts_and_a_late_module() {
+    local tpid apid
+    (echo; echo) | "$SAMPLE" calls 1 late wait >plain.out 2>plain.err
+    assert_eq 0 "$?" "exit code without the agent"
+    mkfifo in.fifo
+    "$SAMPLE" calls 1 late wait <in.fifo >prof.out 2>prof.err &
+    tpid=$!
+    exec 7>in.fifo
+    at_exit "exec 7>&-; kill $tpid 2>/dev/null"
+    wait_for_text prof.out 10 "calls waiting" || fail "the target did not start"
+    "$CLRPROBE" attach "$tpid" -o a.clrp --collect jit --trace 'ClrProbe.Sample.CallTargets.*, ClrProbe.Late.*' \
+        >a.out 2>a.err &
+    apid=$!
+    wait_for_text a.err 20 "clrprobe: tracing" || fail "no 'tracing' line: $(cat a.err)"
+    echo >&7
+    wait_for_text prof.out 20 "calls late loaded" || fail "the target did not load the Late library"
+    sleep 1                                   # the module's methods are rewritten within 200 ms of its load
+    echo >&7
+    exec 7>&-
+    wait "$tpid"
+    assert_eq 0 "$?" "the target's exit code"
+    wait "$apid"
+    assert_eq 0 "$?" "attach exit code"
+    cat a.err
+    assert_eq "$(tail -n +2 plain.out)" "$(tail -n +2 prof.out)" "the target's output (after its pid line)"
+    "$CLRPROBE" report a.clrp --format jsonl >a.jsonl 2>/dev/null
+    "$CLRPROBE" report a.clrp | sed -n '/^Traced methods/,/^$/p'
+    assert_eq 1500200 "$(trace_stat a.jsonl Tiny calls)" "Tiny calls"
+    assert_eq 5 "$(trace_stat a.jsonl Slow calls)" "Slow calls"
+    assert_eq 1000 "$(trace_stat a.jsonl Thrower calls)" "Thrower calls"
+    assert_eq 1000 "$(trace_stat a.jsonl Thrower exceptions)" "Thrower calls left by an exception"
+    assert_eq 10000 "$(trace_stat a.jsonl Recurse calls)" "Recurse calls"
+    assert_eq 100 "$(trace_stat a.jsonl Outer calls)" "Outer calls"
+    assert_eq 1000 "$(jq -r 'select(.kind=="method_stats" and .thread=="all" and
+        .function=="ClrProbe.Late.LateTargets.Work") | .calls' a.jsonl)" "LateTargets.Work calls (a module loaded after the attach)"
+    awk -v v="$(trace_stat a.jsonl Slow p50_ns)" 'BEGIN {exit !(v >= 19500000 && v <= 100000000)}' ||
+        fail "Slow p50 $(trace_stat a.jsonl Slow p50_ns) ns is not about 20 ms"
+    assert_ge 6 "$(jcount a.jsonl 'select(.kind=="traced_method" and .how=="il")')" "methods rewritten"
+}
+
+# Tracing stops (the duration ends): the original code is restored, the
+# agent stays loaded but quiet (no thread of its own), the program's later
+# calls are not counted and its output does not change; a second attach is
+# refused with the reason.
+test_trace_after_attach_stops_restores_and_stays_quiet() {
+    local tpid
+    (echo) | "$SAMPLE" calls 1 wait >plain.out 2>plain.err
+    mkfifo in.fifo
+    "$SAMPLE" calls 1 wait <in.fifo >prof.out 2>prof.err &
+    tpid=$!
+    exec 7>in.fifo
+    at_exit "exec 7>&-; kill $tpid 2>/dev/null"
+    wait_for_text prof.out 10 "calls waiting" || fail "the target did not start"
+    "$CLRPROBE" attach "$tpid" -o s.clrp --collect jit --trace 'ClrProbe.Sample.CallTargets.*' --duration 1 \
+        >s.out 2>s.err
+    assert_eq 0 "$?" "attach exit code"
+    cat s.err
+    assert_contains s.err "the agent stays loaded, quiet" "the command says the agent stays"
+    assert_eq 0 "$(cat /proc/"$tpid"/task/*/comm | grep -c '^clrprobe')" "no thread of the agent left"
+    assert_ge 1 "$(grep -c libclrprobe "/proc/$tpid/maps")" "the agent's library stays mapped"
+    "$CLRPROBE" attach "$tpid" -o s2.clrp --duration 1 >s2.out 2>s2.err
+    assert_eq 1 "$?" "a second attach"
+    assert_contains s2.err "restart the process" "the reason and the way out"
+    echo >&7
+    exec 7>&-
+    wait "$tpid"
+    assert_eq 0 "$?" "the target's exit code"
+    assert_eq "$(tail -n +2 plain.out)" "$(tail -n +2 prof.out)" "the target's output (after its pid line)"
+    "$CLRPROBE" report s.clrp --format jsonl >s.jsonl 2>/dev/null
+    assert_eq 0 "$(jq -s '[.[] | select(.kind=="method_stats") | .calls] | add // 0' s.jsonl)" \
+        "no call counted after tracing stopped"
+    assert_ge 5 "$(jcount s.jsonl 'select(.kind=="traced_method" and .how=="il")')" "methods had been rewritten"
+    assert_eq 1 "$(jcount s.jsonl 'select(.kind=="trace_end")')" "the trace is whole"
 }

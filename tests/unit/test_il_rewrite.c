@@ -352,3 +352,70 @@ TEST(il_rewrite_refusals)
     CHECK(refusal(beyond, sizeof(beyond), "beyond"));
     CHECK_EQ(0u, il_body_size(beyond, sizeof(beyond)));
 }
+
+/* ---- signatures (agent/il_sig.h) ---- */
+
+#include "agent/il_sig.h"
+
+static int ret_of(const uint8_t *sig, size_t len, size_t *off, size_t *n, int *is_void)
+{
+    return il_sig_return_type(sig, len, off, n, is_void);
+}
+
+TEST(il_sig_return_types)
+{
+    size_t off, n;
+    int v;
+    static const uint8_t int_of_int[] = { 0x00, 0x01, 0x08, 0x08 };                 /* static int (int) */
+    static const uint8_t void_this[] = { 0x20, 0x00, 0x01 };                        /* instance void () */
+    static const uint8_t pick[] = { 0x10, 0x01, 0x03, 0x1E, 0x00, 0x02, 0x1E, 0x00, 0x1E, 0x00 }; /* !!0 Pick<T>(bool, !!0, !!0) */
+    static const uint8_t task_int[] = { 0x00, 0x01, 0x15, 0x12, 0x81, 0x23, 0x01, 0x08, 0x08 }; /* Task<int> (int) */
+    static const uint8_t ref_ret[] = { 0x00, 0x00, 0x10, 0x08 };                    /* ref int () */
+    static const uint8_t modreq[] = { 0x00, 0x00, 0x1F, 0x2C, 0x10, 0x08 };         /* modreq(InAttribute) ref int () */
+    static const uint8_t array2[] = { 0x00, 0x00, 0x14, 0x08, 0x02, 0x00, 0x02, 0x00, 0x00 }; /* int[,] () */
+    static const uint8_t fnptr[] = { 0x00, 0x00, 0x1B, 0x00, 0x01, 0x01, 0x08 };    /* delegate*<int, void> () */
+    static const uint8_t cut[] = { 0x00, 0x01, 0x15, 0x12 };
+    static const uint8_t bad[] = { 0x00, 0x00, 0x42 };
+
+    CHECK_EQ(0, ret_of(int_of_int, sizeof(int_of_int), &off, &n, &v));
+    CHECK_EQ(2u, off); CHECK_EQ(1u, n); CHECK_EQ(0, v);
+    CHECK_EQ(0, ret_of(void_this, sizeof(void_this), &off, &n, &v));
+    CHECK_EQ(1, v);
+    CHECK_EQ(0, ret_of(pick, sizeof(pick), &off, &n, &v));
+    CHECK_EQ(3u, off); CHECK_EQ(2u, n); CHECK_EQ(0, v);
+    CHECK_EQ(0, ret_of(task_int, sizeof(task_int), &off, &n, &v));
+    CHECK_EQ(2u, off); CHECK_EQ(6u, n);
+    CHECK_EQ(0, ret_of(ref_ret, sizeof(ref_ret), &off, &n, &v));
+    CHECK_EQ(2u, n);
+    CHECK_EQ(0, ret_of(modreq, sizeof(modreq), &off, &n, &v));
+    CHECK_EQ(4u, n);
+    CHECK_EQ(0, ret_of(array2, sizeof(array2), &off, &n, &v));
+    CHECK_EQ(7u, n);
+    CHECK_EQ(0, ret_of(fnptr, sizeof(fnptr), &off, &n, &v));
+    CHECK_EQ(5u, n);
+    CHECK_EQ(-1, ret_of(cut, sizeof(cut), &off, &n, &v));
+    CHECK_EQ(-1, ret_of(bad, sizeof(bad), &off, &n, &v));
+}
+
+TEST(il_sig_locals_with_one_more)
+{
+    static const uint8_t locals[] = { 0x07, 0x03, 0x08, 0x45, 0x10, 0x08, 0x15, 0x12, 0x10, 0x01, 0x0E };
+    static const uint8_t i4[] = { 0x08 };
+    static const uint8_t want_none[] = { 0x07, 0x01, 0x08 };
+    static const uint8_t want_more[] = { 0x07, 0x04, 0x08, 0x45, 0x10, 0x08, 0x15, 0x12, 0x10, 0x01, 0x0E, 0x08 };
+    static const uint8_t broken[] = { 0x07, 0x02, 0x08 };
+    uint8_t out[IL_SIG_MAX];
+    size_t n;
+    uint32_t idx;
+
+    CHECK_EQ(0, il_sig_add_local(NULL, 0, i4, 1, out, sizeof(out), &n, &idx));
+    CHECK_EQ(sizeof(want_none), n);
+    CHECK(memcmp(out, want_none, n) == 0);
+    CHECK_EQ(0u, idx);
+    CHECK_EQ(0, il_sig_add_local(locals, sizeof(locals), i4, 1, out, sizeof(out), &n, &idx));
+    CHECK_EQ(sizeof(want_more), n);
+    CHECK(memcmp(out, want_more, n) == 0);
+    CHECK_EQ(3u, idx);
+    CHECK_EQ(-1, il_sig_add_local(broken, sizeof(broken), i4, 1, out, sizeof(out), &n, &idx));
+    CHECK_EQ(-1, il_sig_add_local(locals, sizeof(locals), i4, 1, out, 5, &n, &idx));
+}
