@@ -30,6 +30,10 @@
  *                                             report/gc_timeline.h; sizes all 0: unknown)
  *     "heap": {...}                           the last heap snapshot, bounded: only with a trace
  *                                             that has one (rp_write_html_gc; html_heap.c)
+ *     "calls": { "wall_ns", "logged", "names": [method, ...], "tids": [os_tid, ...],
+ *                "calls": [[t, duration_ns, name, tid, depth, exception], ...] }
+ *                                             the traced calls logged (--trace-calls), the first
+ *                                             HTML_CALLS_MAX of them: only with a trace that has them
  *
  * A tree is its nodes in preorder, three numbers each: the frame (an index
  * into frames; -1 for the thread's root), the samples whose stack passes
@@ -154,6 +158,75 @@ static void html_text(FILE *out, const char *s)
         default: putc(*s, out); break;
         }
     }
+}
+
+#define HTML_CALLS_MAX 20000     /* calls drawn on the page at most (the first ones) */
+
+/* The index of s in v (n entries), added when missing; -1 if full. */
+static long intern(const char **v, size_t *n, size_t cap, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(v[i], s) == 0)
+            return (long)i;
+    if (*n == cap)
+        return -1;
+    v[*n] = s;
+    return (long)(*n)++;
+}
+
+/* The data object's "calls" member (see the top of the file), if tr has
+ * call records. */
+static void write_calls(const rp_trace *tr, FILE *out)
+{
+    enum { MAX_NAMES = 256, MAX_TIDS = 256 };
+    const char *names[MAX_NAMES], *fallback = "[unknown]";
+    uint32_t tids[MAX_TIDS];
+    size_t nnames = 0, ntids = 0, logged = 0, shown = 0;
+    idmap fnames;
+    uint64_t v, id;
+
+    for (size_t i = 0; i < tr->nev; i++)
+        logged += tr->ev[i].kind == TK_CALL;
+    if (!logged)
+        return;
+    idmap_init(&fnames);
+    for (size_t i = 0; i < tr->nev; i++) {
+        const char *nm = rp_function_name(&tr->ev[i], &id);
+        if (nm && nm[0])
+            idmap_put(&fnames, id, i);
+    }
+    fprintf(out, ",\n\"calls\":{\"wall_ns\":%" PRIu64 ",\"logged\":%zu,\"calls\":[", tr->end_t, logged);
+    for (size_t i = 0; i < tr->nev && shown < HTML_CALLS_MAX; i++) {
+        const rp_event *e = &tr->ev[i];
+        const char *nm;
+        long ni, ti = -1;
+        if (e->kind != TK_CALL)
+            continue;
+        nm = idmap_get(&fnames, e->call.function, &v) ? rp_function_name(&tr->ev[v], &id) : fallback;
+        for (size_t k = 0; k < ntids; k++)
+            if (tids[k] == e->call.os_tid)
+                ti = (long)k;
+        if (ti < 0 && ntids < MAX_TIDS) {
+            tids[ntids] = e->call.os_tid;
+            ti = (long)ntids++;
+        }
+        if ((ni = intern(names, &nnames, MAX_NAMES, nm)) < 0 || ti < 0)
+            continue;
+        fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%ld,%ld,%" PRIu32 ",%d]", shown ? "," : "", e->t,
+                e->call.duration_ns, ni, ti, e->call.depth, (e->call.flags & CALL_FLAG_EXCEPTION) ? 1 : 0);
+        shown++;
+    }
+    fputs("],\"names\":[", out);
+    for (size_t k = 0; k < nnames; k++) {
+        if (k)
+            putc(',', out);
+        json_string(out, names[k]);
+    }
+    fputs("],\"tids\":[", out);
+    for (size_t k = 0; k < ntids; k++)
+        fprintf(out, "%s%" PRIu32, k ? "," : "", tids[k]);
+    fputs("]}", out);
+    idmap_free(&fnames);
 }
 
 /* The data object's "gc" member (see the top of the file), if tl has GCs. */
@@ -365,6 +438,8 @@ static int write_data(const rp_profile *const *views, size_t nviews, const rp_gc
         fputc(']', out);
     }
     write_gc(tl, out);
+    if (tr)
+        write_calls(tr, out);
     if (tr && rp_html_has_heap(tr)) {
         fputs(",\n", out);
         if (rp_write_html_heap(tr, out) < 0)

@@ -185,3 +185,24 @@ test_trace_after_attach_stops_restores_and_stays_quiet() {
     assert_ge 5 "$(jcount s.jsonl 'select(.kind=="traced_method" and .how=="il")')" "methods had been rewritten"
     assert_eq 1 "$(jcount s.jsonl 'select(.kind=="trace_end")')" "the trace is whole"
 }
+
+# The logged calls on the html page: `Sample calls` with Slow and Thrower
+# traced and the first 100 calls logged (the CPU sampled as by default, for
+# the flame graph), its page rendered in Chromium: 100 calls drawn on the
+# main thread's lane, the title and the legend say which.
+test_trace_calls_on_the_html_timeline_in_chromium() {
+    need_chromium
+    "$CLRPROBE" run -o h.clrp --trace 'ClrProbe.Sample.CallTargets.Slow, ClrProbe.Sample.CallTargets.Thrower' \
+        --trace-calls=100 -- "$SAMPLE" calls >h.out 2>h.err || fail "recording: $(cat h.err)"
+    "$CLRPROBE" report h.clrp --format html -o h.html 2>rep.err || fail "html report: $(cat rep.err)"
+    chrome --virtual-time-budget=5000 --dump-dom "file://$PWD/h.html" >dom.html
+    local sec
+    sec=$(grep -o '<section id="callview"[^>]*>' dom.html)
+    [[ $sec == *'data-calls="100"'* ]] || fail "call section: '$sec' (want 100 calls)"
+    [[ $sec == *'data-lanes="1"'* ]] || fail "call lanes: '$sec' (want the main thread's)"
+    [[ $sec != *hidden* ]] || fail "the call section is hidden"
+    assert_eq 100 "$(grep -o '<rect[^>]*class="call"' dom.html | wc -l | tr -d ' ')" "calls in the SVG"
+    grep -q 'id="calltitle">— 100 calls of 2 methods on 1 thread<' dom.html ||
+        fail "call title: $(grep -o 'id="calltitle">[^<]*' dom.html)"
+    grep -q 'ClrProbe.Sample.CallTargets.Slow' dom.html || fail "Slow in the legend"
+}
