@@ -7,6 +7,7 @@
 #include "common/latency_hist.h"
 #include "trace/format.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,58 @@ static void percentiles(rp_mstat *s, const uint32_t *counts)
     s->p50_ns = lh_quantile(counts, 0.50, s->max_ns);
     s->p90_ns = lh_quantile(counts, 0.90, s->max_ns);
     s->p99_ns = lh_quantile(counts, 0.99, s->max_ns);
+}
+
+static int by_name_order(const void *x, const void *y)
+{
+    const rp_event *a = &g_tr->ev[*(const size_t *)x], *b = &g_tr->ev[*(const size_t *)y];
+    int c = strcmp(a->traced_method.name, b->traced_method.name);
+    return c ? c : a->order < b->order ? -1 : a->order > b->order;
+}
+
+static void rename_rows(rp_mstat *rows, size_t n, uint64_t function, const char *label)
+{
+    for (size_t r = 0; r < n; r++)
+        if (rows[r].function == function)
+            rows[r].name = label;
+}
+
+/* Overloads share a name: number them in the order the agent met them, in
+ * the merged and the per-thread rows alike. */
+static void tell_overloads(const rp_trace *tr, rp_mstats *m)
+{
+    size_t *idx, n = 0;
+
+    for (size_t i = 0; i < tr->nev; i++)
+        n += tr->ev[i].kind == TK_TRACED_METHOD && tr->ev[i].traced_method.how != TRACE_HOW_NONE;
+    if (n < 2 || !(idx = malloc(n * sizeof(*idx))))
+        return;
+    n = 0;
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_TRACED_METHOD && tr->ev[i].traced_method.how != TRACE_HOW_NONE)
+            idx[n++] = i;
+    g_tr = tr;
+    qsort(idx, n, sizeof(*idx), by_name_order);
+    for (size_t i = 0; i < n;) {
+        const char *name = tr->ev[idx[i]].traced_method.name;
+        size_t j = i;
+        while (j < n && strcmp(tr->ev[idx[j]].traced_method.name, name) == 0)
+            j++;
+        for (size_t k = i; j - i > 1 && k < j; k++) {
+            char **grown = realloc(m->owned, (m->nowned + 1) * sizeof(*grown));
+            char *label = NULL;
+            if (!grown)
+                break;
+            m->owned = grown;
+            if (asprintf(&label, "%s [overload %zu of %zu]", name, k - i + 1, j - i) < 0)
+                break;
+            m->owned[m->nowned++] = label;
+            rename_rows(m->merged, m->nmerged, tr->ev[idx[k]].traced_method.function, label);
+            rename_rows(m->per_thread, m->nper_thread, tr->ev[idx[k]].traced_method.function, label);
+        }
+        i = j;
+    }
+    free(idx);
 }
 
 int rp_mstats_build(const rp_trace *tr, rp_mstats *m)
@@ -150,6 +203,7 @@ int rp_mstats_build(const rp_trace *tr, rp_mstats *m)
         i = j;
     }
     idmap_free(&traced);
+    tell_overloads(tr, m);
     qsort(m->merged, m->nmerged, sizeof(*m->merged), by_total);
     qsort(m->per_thread, m->nper_thread, sizeof(*m->per_thread), by_name_thread);
     free(idx);
@@ -160,6 +214,9 @@ int rp_mstats_build(const rp_trace *tr, rp_mstats *m)
 
 void rp_mstats_free(rp_mstats *m)
 {
+    for (size_t i = 0; i < m->nowned; i++)
+        free(m->owned[i]);
+    free(m->owned);
     free(m->per_thread);
     free(m->merged);
     free(m->untraced);

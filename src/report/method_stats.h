@@ -31,9 +31,14 @@ typedef struct rp_mstats {
     size_t ntraced;           /* traced_method records with a way of counting */
     uint64_t calls_logged;    /* call records */
     uint64_t wall_ns;         /* the trace's span: what shares are of */
+    char **owned;             /* names made here (overloads told apart), freed with the rest */
+    size_t nowned;
 } rp_mstats;
 
-/* 0, or -1 when out of memory.  A trace without --trace gives empty lists. */
+/* 0, or -1 when out of memory.  A trace without --trace gives empty lists.
+ * Methods whose names are the same (overloads: names carry no parameters)
+ * are told apart as "NAME [overload K of N]", K in the order the agent met
+ * them. */
 int rp_mstats_build(const rp_trace *tr, rp_mstats *m);
 void rp_mstats_free(rp_mstats *m);
 

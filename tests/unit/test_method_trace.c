@@ -267,3 +267,35 @@ TEST(traced_methods_in_text_and_jsonl)
     }
     synth_done(&s, &tr);
 }
+
+TEST(traced_methods_overloads_told_apart)
+{
+    synth s;
+    rp_trace tr;
+    rp_mstats m;
+    static uint64_t d[2] = { 100, 200 };
+
+    synth_begin(&s, "overloads");
+    synth_put(&s, 1000, TK_TRACED_METHOD, &(rec_any){ .traced_method = {
+        .function = 0xa1, .module = 0x10, .how = TRACE_HOW_IL, .pattern = 1, .name = "App.Run", .reason = "" } });
+    synth_put(&s, 1001, TK_TRACED_METHOD, &(rec_any){ .traced_method = {
+        .function = 0xa2, .module = 0x10, .how = TRACE_HOW_IL, .pattern = 1, .name = "App.Run", .reason = "" } });
+    synth_put(&s, 1002, TK_TRACED_METHOD, &(rec_any){ .traced_method = {
+        .function = 0xa3, .module = 0x10, .how = TRACE_HOW_IL, .pattern = 1, .name = "App.Other", .reason = "" } });
+    put_stats(&s, 3000, 7, 0xa1, d, 2, 0);
+    put_stats(&s, 3000, 7, 0xa2, d, 1, 0);
+    put_stats(&s, 3000, 7, 0xa3, d, 1, 0);
+    CHECK_EQ(TRACE_OK, synth_load(&s, &tr));
+    CHECK_EQ(0, rp_mstats_build(&tr, &m));
+    CHECK_EQ(3u, m.nmerged);
+    for (size_t i = 0; i < m.nmerged; i++) {
+        if (m.merged[i].function == 0xa1)
+            CHECK_STR("App.Run [overload 1 of 2]", m.merged[i].name);
+        else if (m.merged[i].function == 0xa2)
+            CHECK_STR("App.Run [overload 2 of 2]", m.merged[i].name);
+        else
+            CHECK_STR("App.Other", m.merged[i].name);
+    }
+    rp_mstats_free(&m);
+    synth_done(&s, &tr);
+}
