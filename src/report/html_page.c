@@ -714,8 +714,6 @@ const char *const rp_html_page[] = {
     "view.setAttribute('data-pauses', String(pauses));",
     "view.setAttribute('data-areas', String(areas));",
     "})();",
-    "</script>",
-    "<script>",
     "/* The traced calls (D.calls, html.c; --trace-calls): a lane per thread, each call a bar from its start for its",
     " * duration (a nested call lower in the lane), coloured by method, hatched red when an exception left it.",
     " * Writes what it drew into #callview's data-calls and data-lanes (for tests). */",
