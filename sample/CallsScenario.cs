@@ -2,7 +2,7 @@
 // (--trace ClrProbe.Sample.CallTargets.*): Tiny 1,000,000 x SCALE times (a method small enough to be inlined),
 // Slow 5 times (each sleeps 20 ms), Thrower 1000 x SCALE times (always throws; its caller catches), Recurse(9)
 // 1000 x SCALE times (10 calls each: 10,000 x SCALE), Outer 100 x SCALE times (each calls Tiny twice), on the
-// main thread, and Tiny 500,000 x SCALE times more on a second thread. Prints the counts it made and a
+// main thread, IlBig.Huge (more than 64 KB of IL) 3 times, and Tiny 500,000 x SCALE times more on a second thread. Prints the counts it made and a
 // checksum that does not depend on timing. With "wait" as a last argument it prints "calls waiting (pid N)"
 // first and waits for a line on stdin before it calls anything (so that a profiler can attach). Then, with "late"
 // (calls [SCALE] late wait), it loads the Late library (a module of its own), prints "calls late loaded", waits for
@@ -85,10 +85,14 @@ internal static class CallsScenario
         {
             local += CallTargets.Outer(i);
         }
+        for (int i = 0; i < 3; i++)
+        {
+            local += IlBig.Huge(i);               // a method of more than 64 KB of IL
+        }
         other.Join();
         Interlocked.Add(ref sum, local);
         Console.WriteLine($"calls: Tiny {1_500_000L * scale + 200L * scale}, Slow 5, Thrower {1000 * scale} (caught {caught}), " +
-                          $"Recurse {10_000 * scale}, Outer {100 * scale}");
+                          $"Recurse {10_000 * scale}, Outer {100 * scale}, Huge 3");
         Console.WriteLine($"calls checksum: {Interlocked.Read(ref sum)}");
         if (late)
             return Late(wait);

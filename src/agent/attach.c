@@ -33,10 +33,35 @@ static void find_ctl(const char *text, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* A later `clrprobe attach` found this agent quiet (control.h): the same
+ * as an attach, in this instance, then the catch-up the runtime would have
+ * asked for. */
+static int resume(profiler *p, const char *text)
+{
+    IUnknown *unk = (IUnknown *)p->info;
+    cp_config cfg;
+    char err[512];
+
+    if (cp_config_parse(text, &cfg, err, sizeof(err)) < 0) {
+        char ctl[CP_PATH_MAX];
+        find_ctl(text, ctl, sizeof(ctl));
+        session_decline(p, SESSION_ATTACH, ctl, "invalid configuration: %.200s", err);
+        return -1;
+    }
+    session_reset(p);
+    p->cfg = cfg;
+    if (session_open(p, SESSION_ATTACH, unk) != S_OK)
+        return -1;
+    cb_ProfilerAttachComplete(&p->iface);
+    return 0;
+}
+
 HRESULT cb_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *unk, void *data, UINT cb)
 {
     profiler *p = profiler_from(This);
     char text[CP_CONFIG_MAX_TEXT + 1], err[512];
+
+    p->resume = resume;
 
     if (!data || cb == 0 || cb > CP_CONFIG_MAX_TEXT)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;      /* nobody to tell: not our command */

@@ -12,10 +12,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -132,14 +134,17 @@ static void request_detach(profiler *p)
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
     if (SUCCEEDED(hr)) {
         control_send(p, CP_CTL_DETACHING);
-    } else if (hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT && p->cfg.trace[0]) {
-        /* --trace rewrote IL (tracer_rejit.h): expected; the recording ends
-         * whole, and the agent stays, quiet */
-        profiler_note(p, "tracing stopped, the original code restored; the agent stays loaded in the process, "
-                      "quiet: a profiler that rewrote IL cannot be unloaded");
-        if (p->control.hooks && p->control.hooks->detach_refused)
-            p->control.hooks->detach_refused(p);
+    } else if (hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT && p->control.hooks &&
+               p->control.hooks->stay_quiet) {
+        /* IL was rewritten (attach --trace, in this session or an earlier
+         * one): expected; the recording ends whole, and the agent stays,
+         * quiet, until a later attach finds it */
+        profiler_note(p, "%sthe agent stays loaded in the process, quiet: a profiler that rewrote IL cannot be "
+                      "unloaded", p->cfg.trace[0] ? "tracing stopped, the original code restored; " : "");
+        p->control.hooks->stay_quiet(p);           /* the trace is closed, whole */
         control_send(p, CP_CTL_STAYS);
+        control_disconnect(p);
+        control_go_quiet(p);                       /* (this thread ends right after) */
     } else {
         /* We stay loaded, but nobody can stop us any more: stop recording. */
         profiler_note(p, TRACE_STOP_NOTE "the runtime refused to detach the agent (HRESULT 0x%08x)",
@@ -241,19 +246,98 @@ void control_disconnect(profiler *p)
     }
 }
 
-void control_mark_quiet(void)
+#define QUIET_READ_MS 5000          /* a client of the quiet socket sends its line within this */
+
+/* Reads one line (the configuration) from c: its length, or -1. */
+static ssize_t quiet_read_line(int c, char *buf, size_t cap)
 {
+    size_t used = 0;
+    uint64_t until = cp_monotonic_ns() + (uint64_t)QUIET_READ_MS * 1000000u;
+
+    while (used + 1 < cap) {
+        struct pollfd pfd = { c, POLLIN, 0 };
+        uint64_t now = cp_monotonic_ns();
+        ssize_t n;
+        if (now >= until || poll(&pfd, 1, (int)((until - now) / 1000000u) + 1) <= 0)
+            return -1;
+        n = recv(c, buf + used, cap - 1 - used, 0);
+        if (n <= 0)
+            return -1;
+        used += (size_t)n;
+        buf[used] = '\0';
+        if (memchr(buf, '\n', used)) {
+            *strchr(buf, '\n') = '\0';
+            return (ssize_t)strlen(buf);
+        }
+    }
+    return -1;
+}
+
+static void *quiet_main(void *arg)
+{
+    profiler *p = arg;
+    int lfd = p->control.quiet_fd;
+    char text[CP_CONFIG_MAX_TEXT + 2];
+
+    pthread_setname_np(pthread_self(), "clrprobe-quiet");
+    for (;;) {
+        struct ucred cred;
+        socklen_t cl = sizeof(cred);
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno != EINTR && errno != ECONNABORTED) {
+                struct timespec pause = { 1, 0 };            /* (no busy loop on a lasting error) */
+                nanosleep(&pause, NULL);
+            }
+            continue;
+        }
+        /* only the process's user or root, as for attach */
+        if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || (cred.uid != 0 && cred.uid != geteuid()) ||
+            quiet_read_line(c, text, sizeof(text)) <= 0) {
+            close(c);
+            continue;
+        }
+        close(c);                        /* (the session connects to the command's own socket, cfg.ctl) */
+        if (p->resume && p->resume(p, text) == 0)
+            break;
+    }
+    close(lfd);
+    return NULL;
+}
+
+void control_go_quiet(profiler *p)
+{
+    control_state *c = &p->control;
     struct sockaddr_un addr;
     socklen_t len;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), n;
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, old;
+    int fd, n, rc;
 
-    if (fd < 0)
+    /* this thread (the control thread) ends after us: nobody joins it */
+    if (c->running && pthread_equal(c->thread, pthread_self())) {
+        pthread_detach(c->thread);
+        c->running = 0;
+    }
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
         return;
     memset(&addr, 0, sizeof(addr));
     addr.sun_family = AF_UNIX;
     n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_QUIET_SOCKET_FMT, (int)getpid());
     len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-    if (bind(fd, (struct sockaddr *)&addr, len) < 0)
+    if (bind(fd, (struct sockaddr *)&addr, len) < 0 || listen(fd, 4) < 0) {
         close(fd);
-    /* else kept open for the life of the process: the mark is the socket */
+        return;
+    }
+    c->quiet_fd = fd;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&t, &attr, quiet_main, p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+        close(fd);
 }

@@ -34,6 +34,9 @@ typedef struct control_hooks {
      * stream means the run ended; instead of detaching, stop recording and
      * close the trace (then "stopped" is said). */
     void (*run_ended)(profiler *p);
+    /* The runtime refused the detach because the agent rewrote IL (it can
+     * never be unloaded): end recording and go quiet (control_go_quiet). */
+    void (*stay_quiet)(profiler *p);
 } control_hooks;
 
 /* The control connection's state in a profiler instance (all zero: not
@@ -45,6 +48,7 @@ typedef struct control_state {
     pthread_t thread;
     int running;
     atomic_int stop;
+    int quiet_fd;                    /* the quiet socket (control_go_quiet) */
 } control_state;
 
 /* Connects to path (from InitializeForAttach, or Initialize in a child of
@@ -57,11 +61,14 @@ int control_connect(profiler *p, const char *path, const control_hooks *hooks, c
  * descriptor it carries (close-on-exec), or -1 with a reason in err. */
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen);
 
-/* Binds the abstract socket CP_QUIET_SOCKET_FMT and keeps it for the life
- * of the process, no thread behind it: the mark of an agent that stays
- * quiet after an attach --trace (so that `clrprobe attach` knows, and says
- * why it cannot attach again). */
-void control_mark_quiet(void);
+/* The agent stays for good, quiet: listens on the abstract socket
+ * CP_QUIET_SOCKET_FMT (the mark by which `clrprobe attach` knows it is
+ * there), with one thread of its own blocked in accept.  A connection from
+ * the process's user or root that sends a configuration line (as the
+ * attach client data) is handed to p->resume, which opens a new session in
+ * this instance (attach.c); the thread then ends, its socket closed.
+ * Called on the control thread, which ends after it. */
+void control_go_quiet(profiler *p);
 
 /* Sends one line (no newline in fmt), if connected.  Never raises SIGPIPE. */
 void control_send(profiler *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -70,6 +70,10 @@ typedef struct profiler {
     atomic_int gc_started;               /* a GarbageCollectionStarted was seen */
     atomic_int catchup_done;             /* ProfilerAttachComplete has returned (or will not run) */
     atomic_int catchup_abort;            /* the command went away: finish the catch-up quickly */
+    /* Opens a new session in this instance for a later `clrprobe attach`
+     * that found it quiet (control_go_quiet), with that attach's
+     * configuration text: 0, or -1 (said to the command if it can be). */
+    int (*resume)(struct profiler *p, const char *config);
 
     session_state session;               /* session.c */
     flusher_state flusher;               /* flusher.c */

@@ -274,17 +274,22 @@ static void detach_refused(profiler *p)
 {
     atomic_store(&p->recording, 0);
     trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
-    if (p->cfg.trace[0]) {
-        /* --trace rewrote IL: the agent stays for good, so it goes quiet:
-         * no more events (the callbacks return at once anyway while not
-         * recording), and no thread of its own but this one, which ends */
-        HRESULT hr = INFO(p)->SetEventMask2(p->info, 0, 0);
-        if (FAILED(hr)) {
-            /* (the runtime keeps calling us; each callback returns at once) */
-        }
-        service_stop(p, 0);                        /* the flusher: nothing left to write */
-        control_mark_quiet();
+}
+
+/* The detach was refused because IL was rewritten (control.h): the agent
+ * stays for good, so it goes quiet: the trace closed, no more events (the
+ * callbacks return at once anyway while not recording), and no thread of
+ * its own but the quiet listener the control thread starts next. */
+static void stay_quiet(profiler *p)
+{
+    HRESULT hr;
+
+    detach_refused(p);
+    hr = INFO(p)->SetEventMask2(p->info, 0, 0);
+    if (FAILED(hr)) {
+        /* (the runtime keeps calling us; each callback returns at once) */
     }
+    service_stop(p, 0);                        /* the flusher: nothing left to write */
 }
 
 /* A child of the profiled program outlived the run (a build server): a
@@ -310,8 +315,8 @@ static void run_ended(profiler *p)
     trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
 }
 
-static const control_hooks session_hooks = { before_detach, detach_refused, NULL };
-static const control_hooks child_hooks = { NULL, NULL, run_ended };
+static const control_hooks session_hooks = { before_detach, detach_refused, NULL, stay_quiet };
+static const control_hooks child_hooks = { NULL, NULL, run_ended, NULL };
 
 /* ---- refusing ---- */
 
@@ -607,6 +612,19 @@ static void release(profiler *p)
         for (int i = 0; i < SESSION_SERVICES; i++)
             pthread_mutex_destroy(&p->session.service_lock[i]);
     p->session.mode = NULL;
+}
+
+void session_reset(profiler *p)
+{
+    release(p);                                /* (the Info pointer stays valid: the runtime owns it) */
+    memset(&p->control, 0, sizeof(p->control));
+    p->control.fd = -1;
+    memset(&p->session, 0, sizeof(p->session));
+    atomic_store(&p->catchup_done, 0);
+    atomic_store(&p->catchup_abort, 0);
+    atomic_store(&p->gc_started, 0);
+    p->tracer.t = NULL;                        /* (the last ones stay: code may still call their probes) */
+    p->rejit.r = NULL;
 }
 
 /* The one teardown order:

@@ -55,6 +55,13 @@ typedef struct session_state {
  * and undoing everything. */
 HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk);
 
+/* Before a new session in an instance whose session ended quiet (after an
+ * attach --trace, control.h): frees what the last one set up and clears
+ * its state, as if the instance were new, but for what must stay (the
+ * tracer's state, which rewritten code may still reach).  The runtime must
+ * not be calling the agent (the event mask is empty). */
+void session_reset(profiler *p);
+
 /* Declines activation before a session could open (no or bad
  * configuration): says why as session_open does; after attach to the
  * control socket ctl (NULL or "": nobody to tell).  Returns

@@ -16,6 +16,7 @@
 #include "ipc/ipc.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -290,6 +292,71 @@ static int attach_agent(attach_session *s, const char *agent, const char *text, 
     return GOT_LINE;
 }
 
+/* The process's agent is quiet (an earlier attach --trace, which it
+ * survives): instead of the runtime's AttachProfiler, the configuration
+ * goes to the agent's quiet socket, and the agent opens a new session,
+ * calling back on the control socket as an attached agent does. */
+static int resume_agent(attach_session *s, const char *text, int timeout_ms)
+{
+    struct sockaddr_un addr;
+    socklen_t len;
+    uint64_t deadline;
+    int fd, n;
+
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_QUIET_SOCKET_FMT, ipc_inner_pid(s->pid));
+    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, len) < 0 ||
+        send(fd, text, strlen(text), MSG_NOSIGNAL) != (ssize_t)strlen(text) || send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
+        cli_error("cannot reach the agent that stays in process %d (its quiet socket: %s)", s->pid, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return CLOSED;
+    }
+    close(fd);
+    deadline = cp_monotonic_ns() + (uint64_t)(timeout_ms + HELLO_GRACE_MS) * 1000000u;
+    while (!s->ready) {
+        struct pollfd pfd[2] = { { s->sfd, POLLIN, 0 }, { s->ch.fd >= 0 ? s->ch.fd : s->ch.listen_fd, POLLIN, 0 } };
+        uint64_t now = cp_monotonic_ns();
+        int r;
+        if (now >= deadline) {
+            cli_error("the agent that stays in process %d did not answer (%s)", s->pid,
+                      s->hello ? "its catch-up did not finish in time" : "no call back within the attach timeout");
+            return CLOSED;
+        }
+        r = poll(pfd, 2, (int)((deadline - now) / 1000000u) + 1);
+        if (r < 0 && errno != EINTR)
+            return CLOSED;
+        if (r <= 0)
+            continue;
+        if (pfd[0].revents & POLLIN) {
+            attach_take_signal(s->sfd);
+            return INTERRUPTED;
+        }
+        if (pfd[1].revents) {
+            if (s->ch.fd < 0) {
+                ctl_accept(&s->ch);
+                if (s->ch.fd >= 0)
+                    deadline = cp_monotonic_ns() + (uint64_t)READY_TIMEOUT_MS * 1000000u;
+            }
+            if (s->ch.fd >= 0 && drain_agent(s) == CLOSED) {
+                if (s->agent_error[0])
+                    cli_error("the agent in process %d: %s", s->pid, s->agent_error);
+                else
+                    cli_error("the agent in process %d closed the connection during the attach", s->pid);
+                return CLOSED;
+            }
+            if (s->agent_error[0]) {
+                cli_error("the agent in process %d: %s", s->pid, s->agent_error);
+                return CLOSED;
+            }
+        }
+    }
+    return GOT_LINE;
+}
+
 /* Puts the recorded trace in place and says what it holds.  Returns the
  * exit status. */
 int attach_finish(attach_session *s, const char *how)
@@ -364,9 +431,14 @@ int attach_detach(attach_session *s)
             continue;
         }
         if (cp_ctl_is(line, CP_CTL_STAYS)) {
-            snprintf(how, sizeof(how), "tracing stopped in process %d, its original code restored in %.1f ms; "
-                     "the agent stays loaded, quiet (a profiler that rewrote IL cannot be unloaded)", s->pid,
-                     attach_ms_since(t_detach));
+            if (s->trace)
+                snprintf(how, sizeof(how), "tracing stopped in process %d, its original code restored in %.1f ms; "
+                         "the agent stays loaded, quiet (a profiler that rewrote IL cannot be unloaded)", s->pid,
+                         attach_ms_since(t_detach));
+            else
+                snprintf(how, sizeof(how), "recording stopped in process %d in %.1f ms; the agent stays loaded, "
+                         "quiet (it rewrote IL for an earlier attach --trace: it cannot be unloaded)", s->pid,
+                         attach_ms_since(t_detach));
             return attach_finish(s, how);
         }
         if ((args = cp_ctl_args(line, CP_CTL_DETACH_FAILED)) != NULL) {
@@ -395,15 +467,11 @@ int attach_refuse_if_profiled(int pid)
         cli_error("cannot tell whether process %d already has a profiler (%s); attaching anyway", pid, err);
         return 0;
     }
-    if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE)
-        return 0;          /* (a process gone meanwhile: the attach says so) */
+    if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE || lp.kind == IPC_PROFILER_CLRPROBE_QUIET)
+        return 0;          /* (a process gone meanwhile: the attach says so; a quiet agent is talked to) */
     if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
         snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
         hint = "; its trace is written when the process exits";
-    } else if (lp.kind == IPC_PROFILER_CLRPROBE_QUIET) {
-        snprintf(what, sizeof(what), "clrprobe's agent %s, staying quiet after an attach --trace: a profiler that "
-                 "rewrote IL cannot be unloaded", lp.path);
-        hint = "; to attach again, restart the process";
     } else if (lp.kind == IPC_PROFILER_STARTUP) {
         snprintf(what, sizeof(what), "%s, its startup profiler (%s)", lp.path, lp.variable);
     } else {
@@ -414,6 +482,13 @@ int attach_refuse_if_profiled(int pid)
               "runtime refuses another only after loading its library, which then stays in the process until it "
               "exits: no attach was attempted%s", pid, what, hint);
     return -1;
+}
+
+int attach_agent_is_quiet(int pid)
+{
+    ipc_loaded_profiler_t lp;
+    char err[512];
+    return ipc_loaded_profiler(pid, &lp, err, sizeof(err)) == IPC_OK && lp.kind == IPC_PROFILER_CLRPROBE_QUIET;
 }
 
 uid_t attach_process_uid(int pid)
@@ -526,7 +601,7 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
     }
     cli_output_watch(&s->out, s->sfd);       /* (the copy into a FIFO at the end, too) */
 
-    r = attach_agent(s, agent, text, (int)(timeout_s * 1000));
+    r = s->resume ? resume_agent(s, text, (int)(timeout_s * 1000)) : attach_agent(s, agent, text, (int)(timeout_s * 1000));
     if (r == INTERRUPTED && !s->ready && s->ch.fd < 0) {
         cli_error("interrupted: nothing was attached (if the runtime still loads the agent, it finds clrprobe "
                   "gone and unloads)");

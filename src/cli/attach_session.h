@@ -35,6 +35,8 @@ typedef struct attach_session {
     int hello;                    /* "hello" seen: the agent runs and has the trace file */
     int ready;                    /* "ready" seen: the catch-up is done */
     int trace;                    /* --trace: IL is rewritten, the agent cannot detach */
+    int resume;                   /* the process's agent is quiet (an earlier attach --trace): talk to it
+                                     on its quiet socket, not through the runtime */
     const char *trace_patterns;
     int tracing;                  /* "tracing N" seen */
     unsigned traced;              /* its N: methods whose IL is rewritten */
@@ -58,6 +60,9 @@ int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, i
 /* -1 after saying why when the process already has a profiler loaded (the
  * runtime would load our library and then refuse it). */
 int attach_refuse_if_profiled(int pid);
+/* 1 when pid's profiler is clrprobe's agent staying quiet after an attach
+ * --trace (attach_open then talks to it: s->resume), else 0. */
+int attach_agent_is_quiet(int pid);
 
 /* Loads the agent into s->pid with cfg (its ctl= is filled here), the
  * trace going to output (NULL: the default name), and waits for its

@@ -143,6 +143,7 @@ int cmd_attach(int argc, char **argv)
         return status;
     if (attach_refuse_if_profiled(s.pid) < 0)
         return 1;
+    s.resume = attach_agent_is_quiet(s.pid);
     s.trace = cfg.trace[0] != 0;
     s.trace_patterns = cfg.trace;
 

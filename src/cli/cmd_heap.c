@@ -325,7 +325,7 @@ int cmd_heap(int argc, char **argv)
         return status;
 
     rc = ipc_loaded_profiler(s.pid, &lp, err, sizeof(err));
-    if (rc == IPC_OK && lp.clrprobe && lp.kind != IPC_PROFILER_NONE) {
+    if (rc == IPC_OK && lp.clrprobe && (lp.kind == IPC_PROFILER_STARTUP || lp.kind == IPC_PROFILER_CLRPROBE)) {
         if (output) {
             cli_error("heap: process %d already runs under clrprobe (%s): its snapshots go into the trace that "
                       "recording writes, not into %s; run clrprobe heap %d without -o", s.pid,
@@ -336,5 +336,6 @@ int cmd_heap(int argc, char **argv)
     }
     if (attach_refuse_if_profiled(s.pid) < 0)
         return 1;
+    s.resume = rc == IPC_OK && lp.kind == IPC_PROFILER_CLRPROBE_QUIET;
     return heap_by_attach(&s, output, count, interval_s, timeout_s);
 }

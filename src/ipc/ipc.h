@@ -317,8 +317,8 @@ typedef enum ipc_profiler_kind {
     IPC_PROFILER_NONE = 0,
     IPC_PROFILER_STARTUP,       /* the startup profiler the environment names, loaded */
     IPC_PROFILER_CLRPROBE,      /* clrprobe's agent, attached and running (its threads are there) */
-    IPC_PROFILER_CLRPROBE_QUIET, /* clrprobe's agent, staying quiet after an attach --trace (no thread; its
-                                   marker socket, CP_QUIET_SOCKET_FMT, is there) */
+    IPC_PROFILER_CLRPROBE_QUIET, /* clrprobe's agent, staying quiet after an attach --trace: its quiet socket
+                                   (CP_QUIET_SOCKET_FMT) is bound; a later attach talks to it there */
 } ipc_profiler_kind;
 
 /* The pid process pid knows itself by (its innermost pid namespace's, the

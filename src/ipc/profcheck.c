@@ -186,10 +186,10 @@ int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t e
     if (ipc_maps_find(maps, maps_len, NULL, 0, 0, 0, AGENT_FILE, seen, sizeof(seen))) {
         char quiet[64];
         snprintf(quiet, sizeof(quiet), CP_QUIET_SOCKET_FMT, ipc_inner_pid(pid));
-        if (agent_threads(pid))
-            out->kind = IPC_PROFILER_CLRPROBE;
-        else if (ipc_has_abstract_socket(pid, quiet))
+        if (ipc_has_abstract_socket(pid, quiet))   /* (first: its listener is a thread of the agent's) */
             out->kind = IPC_PROFILER_CLRPROBE_QUIET;
+        else if (agent_threads(pid))
+            out->kind = IPC_PROFILER_CLRPROBE;
         out->clrprobe = out->kind != IPC_PROFILER_NONE;
         if (out->clrprobe)
             snprintf(out->path, sizeof(out->path), "%s", seen);

@@ -107,7 +107,8 @@ test_trace_options_refused_with_a_reason() {
 
 # After an attach: the IL of the matching methods is rewritten with probes
 # (ReJIT).  `Sample calls 1 late wait` waits before it calls anything; the
-# attach rewrites CallTargets.* (loaded) and LateTargets.* (in the Late
+# attach rewrites CallTargets.* (loaded), IlBig.Huge (more than 64 KB of
+# IL, which the JIT compiles rewritten) and LateTargets.* (in the Late
 # library, loaded later: rewritten when its module loads, before the
 # program calls it); every count is exact, and the program's output and
 # exit code are those of a run without clrprobe.
@@ -121,8 +122,8 @@ test_trace_after_attach_exact_counts_and_a_late_module() {
     exec 7>in.fifo
     at_exit "exec 7>&-; kill $tpid 2>/dev/null"
     wait_for_text prof.out 10 "calls waiting" || fail "the target did not start"
-    "$CLRPROBE" attach "$tpid" -o a.clrp --collect jit --trace 'ClrProbe.Sample.CallTargets.*, ClrProbe.Late.*' \
-        >a.out 2>a.err &
+    "$CLRPROBE" attach "$tpid" -o a.clrp --collect jit \
+        --trace 'ClrProbe.Sample.CallTargets.*, ClrProbe.Late.*, ClrProbe.Sample.IlBig.*' >a.out 2>a.err &
     apid=$!
     wait_for_text a.err 20 "clrprobe: tracing" || fail "no 'tracing' line: $(cat a.err)"
     echo >&7
@@ -146,44 +147,57 @@ test_trace_after_attach_exact_counts_and_a_late_module() {
     assert_eq 100 "$(trace_stat a.jsonl Outer calls)" "Outer calls"
     assert_eq 1000 "$(jq -r 'select(.kind=="method_stats" and .thread=="all" and
         .function=="ClrProbe.Late.LateTargets.Work") | .calls' a.jsonl)" "LateTargets.Work calls (a module loaded after the attach)"
+    assert_eq 3 "$(jq -r 'select(.kind=="method_stats" and .thread=="all" and
+        .function=="ClrProbe.Sample.IlBig.Huge") | .calls' a.jsonl)" "IlBig.Huge calls (its IL, longer than 64 KB, rewritten)"
     awk -v v="$(trace_stat a.jsonl Slow p50_ns)" 'BEGIN {exit !(v >= 19500000 && v <= 100000000)}' ||
         fail "Slow p50 $(trace_stat a.jsonl Slow p50_ns) ns is not about 20 ms"
     assert_ge 6 "$(jcount a.jsonl 'select(.kind=="traced_method" and .how=="il")')" "methods rewritten"
 }
 
 # Tracing stops (the duration ends): the original code is restored, the
-# agent stays loaded but quiet (no thread of its own), the program's later
-# calls are not counted and its output does not change; a second attach is
-# refused with the reason.
-test_trace_after_attach_stops_restores_and_stays_quiet() {
-    local tpid
-    (echo) | "$SAMPLE" calls 1 wait >plain.out 2>plain.err
+# agent stays loaded but quiet (one thread of its own, blocked in accept on
+# its quiet socket), and the program's calls made meanwhile are not counted;
+# then a second attach --trace reaches that agent (the runtime would refuse
+# a second profiler) and traces again: exact counts of the calls made after
+# it; the program's output and exit code as without clrprobe.
+test_trace_after_attach_stops_restores_and_starts_again() {
+    local tpid apid
+    (echo; echo) | "$SAMPLE" calls 1 late wait >plain.out 2>plain.err
     mkfifo in.fifo
-    "$SAMPLE" calls 1 wait <in.fifo >prof.out 2>prof.err &
+    "$SAMPLE" calls 1 late wait <in.fifo >prof.out 2>prof.err &
     tpid=$!
     exec 7>in.fifo
     at_exit "exec 7>&-; kill $tpid 2>/dev/null"
     wait_for_text prof.out 10 "calls waiting" || fail "the target did not start"
     "$CLRPROBE" attach "$tpid" -o s.clrp --collect jit --trace 'ClrProbe.Sample.CallTargets.*' --duration 1 \
         >s.out 2>s.err
-    assert_eq 0 "$?" "attach exit code"
+    assert_eq 0 "$?" "first attach's exit code"
     cat s.err
     assert_contains s.err "the agent stays loaded, quiet" "the command says the agent stays"
-    assert_eq 0 "$(cat /proc/"$tpid"/task/*/comm | grep -c '^clrprobe')" "no thread of the agent left"
+    assert_eq "clrprobe-quiet" "$(cat /proc/"$tpid"/task/*/comm | grep '^clrprobe' | sort -u | tr '\n' ' ' | sed 's/ $//')" \
+        "the agent's one thread left: its quiet listener"
     assert_ge 1 "$(grep -c libclrprobe "/proc/$tpid/maps")" "the agent's library stays mapped"
-    "$CLRPROBE" attach "$tpid" -o s2.clrp --duration 1 >s2.out 2>s2.err
-    assert_eq 1 "$?" "a second attach"
-    assert_contains s2.err "restart the process" "the reason and the way out"
+    echo >&7                                   # the calls, untraced now
+    wait_for_text prof.out 20 "calls late loaded" || fail "the target did not get to its late library"
+    "$CLRPROBE" attach "$tpid" -o s2.clrp --collect jit --trace 'ClrProbe.Late.*' >s2.out 2>s2.err &
+    apid=$!
+    wait_for_text s2.err 20 "clrprobe: tracing" || fail "the second attach did not trace: $(cat s2.err)"
     echo >&7
     exec 7>&-
     wait "$tpid"
     assert_eq 0 "$?" "the target's exit code"
+    wait "$apid"
+    assert_eq 0 "$?" "second attach's exit code"
+    cat s2.err
     assert_eq "$(tail -n +2 plain.out)" "$(tail -n +2 prof.out)" "the target's output (after its pid line)"
     "$CLRPROBE" report s.clrp --format jsonl >s.jsonl 2>/dev/null
     assert_eq 0 "$(jq -s '[.[] | select(.kind=="method_stats") | .calls] | add // 0' s.jsonl)" \
-        "no call counted after tracing stopped"
+        "no call counted by the first attach (its tracing stopped before the calls)"
     assert_ge 5 "$(jcount s.jsonl 'select(.kind=="traced_method" and .how=="il")')" "methods had been rewritten"
-    assert_eq 1 "$(jcount s.jsonl 'select(.kind=="trace_end")')" "the trace is whole"
+    assert_eq 1 "$(jcount s.jsonl 'select(.kind=="trace_end")')" "the first trace is whole"
+    "$CLRPROBE" report s2.clrp --format jsonl >s2.jsonl 2>/dev/null
+    assert_eq 1000 "$(jq -r 'select(.kind=="method_stats" and .thread=="all" and
+        .function=="ClrProbe.Late.LateTargets.Work") | .calls' s2.jsonl)" "the second attach's count"
 }
 
 # The logged calls on the html page: `Sample calls` with Slow and Thrower
