@@ -254,7 +254,7 @@ int tracer_create_for_attach(profiler *p, char *why, size_t why_len)
 
 static void write_stat(profiler *p, const tr_thread *th, const tr_method *m, tr_stat *st)
 {
-    static _Thread_local uint8_t enc[LH_ENCODED_MAX];
+    uint8_t enc[LH_ENCODED_MAX];                  /* (the agent's own threads: stack to spare) */
     uint32_t counts[LH_BUCKETS];
     uint64_t calls = __atomic_load_n(&st->calls, __ATOMIC_RELAXED);
     size_t n = 0;
@@ -361,7 +361,6 @@ static void write_out(tracer *t, int stats)
                 *link = th->next;
                 th->next = dead;
                 dead = th;
-                atomic_fetch_sub(&t->sh.threads_alive, 1);
             } else {
                 link = &th->next;
             }

@@ -113,7 +113,6 @@ static tr_thread *thread_table(tr_shared *s)
     t->next = s->threads;
     s->threads = t;
     pthread_mutex_unlock(&s->lock);
-    atomic_fetch_add(&s->threads_alive, 1);
     return t;
 failed:
     atomic_fetch_add(&s->tables_failed, 1);
@@ -185,51 +184,61 @@ void tr_hook_enter(const tr_method *m)
     t->stack[t->depth++] = (tr_frame){ .m = m, .t0 = ticks(&s->clock) };
 }
 
+/* Ends the traced calls on t's stack down to index i (kept below): each
+ * counted, as left by an exception or not. */
+static void end_down_to(tr_thread *t, int i, uint64_t now, int exception)
+{
+    int active = atomic_load_explicit(&t->sh->active, memory_order_relaxed);
+    while (t->depth > i) {
+        tr_frame f = t->stack[--t->depth];
+        if (active)
+            ended(t, &f, now, exception);
+    }
+}
+
+/* The calling thread's table at a leave, NULL when there is nothing to
+ * end: no table, or a call deeper than the stack (only counted down). */
+static tr_thread *leaving(tr_shared *s)
+{
+    tr_thread *t = pthread_getspecific(s->key);
+    if (t && t->over > 0) {
+        t->over--;
+        return NULL;
+    }
+    return t;
+}
+
+/* The topmost frame of m on t's stack, or -1. */
+static int frame_of(const tr_thread *t, const tr_method *m)
+{
+    for (int i = t->depth - 1; i >= 0; i--)
+        if (t->stack[i].m == m)
+            return i;
+    return -1;
+}
+
 void tr_hook_leave(const tr_method *m)
 {
-    tr_shared *s = m->sh;
-    uint64_t now = ticks(&s->clock);
-    tr_thread *t = pthread_getspecific(s->key);
+    uint64_t now = ticks(&m->sh->clock);
+    tr_thread *t = leaving(m->sh);
+    int i;
 
-    if (!t)
-        return;
-    if (t->over > 0) {
-        t->over--;
-        return;
-    }
     /* the frame on top is this method's, unless a frame was missed (an
-     * unwind the runtime did not report): drop those above it */
-    for (int i = t->depth - 1; i >= 0; i--)
-        if (t->stack[i].m == m) {
-            tr_frame f = t->stack[i];
-            t->depth = i;
-            if (atomic_load_explicit(&s->active, memory_order_relaxed))
-                ended(t, &f, now, 0);
-            return;
-        }
+     * unwind the runtime did not report): those above it are dropped */
+    if (t && (i = frame_of(t, m)) >= 0) {
+        t->depth = i + 1;
+        end_down_to(t, i, now, 0);
+    }
 }
 
 void tr_hook_thrown(const tr_method *m)
 {
-    tr_shared *s = m->sh;
-    uint64_t now = ticks(&s->clock);
-    tr_thread *t = pthread_getspecific(s->key);
+    uint64_t now = ticks(&m->sh->clock);
+    tr_thread *t = leaving(m->sh);
+    int i;
 
-    if (!t)
-        return;
-    if (t->over > 0) {
-        t->over--;
-        return;
-    }
-    for (int i = t->depth - 1; i >= 0; i--)
-        if (t->stack[i].m == m) {
-            while (t->depth > i) {             /* (frames above it were left by the exception too) */
-                tr_frame f = t->stack[--t->depth];
-                if (atomic_load_explicit(&s->active, memory_order_relaxed))
-                    ended(t, &f, now, 1);
-            }
-            return;
-        }
+    if (t && (i = frame_of(t, m)) >= 0)
+        end_down_to(t, i, now, 1);             /* (frames above it were left by the exception too) */
 }
 
 static tr_thread *current(tr_shared *s)
@@ -249,11 +258,8 @@ void tr_unwind_leave(tr_shared *s)
     tr_thread *t = current(s);
     uint64_t now = ticks(&s->clock);
 
-    if (t && t->depth > 0 && t->stack[t->depth - 1].unwinding) {
-        tr_frame f = t->stack[--t->depth];
-        if (atomic_load_explicit(&s->active, memory_order_relaxed))
-            ended(t, &f, now, 1);
-    }
+    if (t && t->depth > 0 && t->stack[t->depth - 1].unwinding)
+        end_down_to(t, t->depth - 1, now, 1);
 }
 
 void tr_catcher_enter(tr_shared *s, FunctionID fid)
@@ -265,11 +271,7 @@ void tr_catcher_enter(tr_shared *s, FunctionID fid)
         return;
     for (int i = t->depth - 1; i >= 0; i--)
         if (t->stack[i].m->fid == fid) {        /* the catcher's frame: those above it were left */
-            while (t->depth > i + 1) {
-                tr_frame f = t->stack[--t->depth];
-                if (atomic_load_explicit(&s->active, memory_order_relaxed))
-                    ended(t, &f, now, 1);
-            }
+            end_down_to(t, i + 1, now, 1);
             return;
         }
 }

@@ -92,7 +92,6 @@ struct tr_shared {
     pthread_key_t key;            /* the thread's tr_thread; its destructor marks it dead */
     pthread_mutex_t lock;         /* the list of tables */
     tr_thread *threads;
-    atomic_long threads_alive;
     int log_calls;                /* --trace-calls: a ring per thread */
     atomic_long calls_left;       /* calls still to log */
     atomic_ulong calls_dropped;   /* logged calls lost to a full ring */
