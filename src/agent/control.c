@@ -313,7 +313,7 @@ void control_go_quiet(profiler *p)
     pthread_attr_t attr;
     pthread_t t;
     sigset_t all, old;
-    int fd, n, rc;
+    int fd, rc;
 
     /* this thread (the control thread) ends after us: nobody joins it */
     if (c->running && pthread_equal(c->thread, pthread_self())) {
@@ -322,10 +322,7 @@ void control_go_quiet(profiler *p)
     }
     if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
         return;
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_QUIET_SOCKET_FMT, (int)getpid());
-    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    len = cp_abstract_address(&addr, CP_QUIET_SOCKET_FMT, (int)getpid());
     if (bind(fd, (struct sockaddr *)&addr, len) < 0 || listen(fd, 4) < 0) {
         close(fd);
         return;

@@ -162,14 +162,11 @@ int heap_listener_start(profiler *p)
     struct sockaddr_un addr;
     socklen_t len;
     sigset_t all, old;
-    int n, rc;
+    int rc;
 
     if (l->running)
         return 0;
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_HEAP_SOCKET_FMT, (int)getpid());
-    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    len = cp_abstract_address(&addr, CP_HEAP_SOCKET_FMT, (int)getpid());
     l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (l->fd < 0)
         return 0;                /* (no listener: `clrprobe heap` says it cannot reach us) */

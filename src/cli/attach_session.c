@@ -301,12 +301,9 @@ static int resume_agent(attach_session *s, const char *text, int timeout_ms)
     struct sockaddr_un addr;
     socklen_t len;
     uint64_t deadline;
-    int fd, n;
+    int fd;
 
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_QUIET_SOCKET_FMT, ipc_inner_pid(s->pid));
-    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    len = cp_abstract_address(&addr, CP_QUIET_SOCKET_FMT, ipc_inner_pid(s->pid));
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&addr, len) < 0 ||
         send(fd, text, strlen(text), MSG_NOSIGNAL) != (ssize_t)strlen(text) || send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {

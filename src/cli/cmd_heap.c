@@ -170,12 +170,9 @@ static int listener_connect(int pid)
 {
     struct sockaddr_un addr;
     socklen_t len;
-    int fd, n;
+    int fd;
 
-    memset(&addr, 0, sizeof(addr));
-    addr.sun_family = AF_UNIX;
-    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, CP_HEAP_SOCKET_FMT, ipc_inner_pid(pid));
-    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    len = cp_abstract_address(&addr, CP_HEAP_SOCKET_FMT, ipc_inner_pid(pid));
     if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
         return -1;
     if (connect(fd, (struct sockaddr *)&addr, len) < 0) {

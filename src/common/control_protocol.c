@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 int cp_ctl_send_trace(int conn, int fd)
@@ -33,4 +35,16 @@ int cp_ctl_send_trace(int conn, int fd)
     if (n >= 0)
         errno = EIO;
     return -1;
+}
+
+socklen_t cp_abstract_address(struct sockaddr_un *addr, const char *fmt, int pid)
+{
+    int n;
+
+    memset(addr, 0, sizeof(*addr));
+    addr->sun_family = AF_UNIX;
+    n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, fmt, pid);
+    if (n < 0 || (size_t)n >= sizeof(addr->sun_path) - 1)
+        n = (int)sizeof(addr->sun_path) - 2;
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }

@@ -38,6 +38,9 @@
 #ifndef CLRPROBE_COMMON_CONTROL_PROTOCOL_H
 #define CLRPROBE_COMMON_CONTROL_PROTOCOL_H
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <string.h>
 
 /* A buffer that holds any line the agent sends, its newline and a NUL: the
@@ -120,5 +123,10 @@ static inline int cp_ctl_is(const char *line, const char *word)
 {
     return strcmp(line, word) == 0;
 }
+
+/* The abstract Unix socket "@" + fmt with pid (CP_HEAP_SOCKET_FMT,
+ * CP_QUIET_SOCKET_FMT: the pid as the process sees itself) into *addr; the
+ * length to bind or connect with. */
+socklen_t cp_abstract_address(struct sockaddr_un *addr, const char *fmt, int pid);
 
 #endif
