@@ -68,6 +68,9 @@ internal static class Program
           calls [SCALE] [wait]  methods called a known number of times, for --trace (CallTargets.*)
           ildump TYPE.METHOD  print a method's IL body (header, code, EH sections) as hex
           callbench [MILLIONS]  ns per call of a method traced and of one not (bench/trace.sh)
+          ehcases [CASE...] the exception-handling shapes of seed 004 (filters, finally, nested, rethrow,
+                            a type initializer's); "ehcases unhandled" dies of an unhandled exception
+          ehbench [SECONDS] [wait]  throw and catch as fast as one thread can (bench/exceptions.sh)
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
@@ -178,6 +181,10 @@ internal static class Program
                 return CallBenchScenario.Run(rest);
             case "ildump":
                 return IlShapes.Dump(rest);
+            case "ehcases":
+                return EhCasesScenario.Run(rest);
+            case "ehbench":
+                return EhCasesScenario.Bench(rest);
             case "exit":
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":

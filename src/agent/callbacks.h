@@ -66,5 +66,12 @@ HRESULT cb_ReJITError(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef
 HRESULT cb_JITInlining(ICorProfilerCallback11 *This, FunctionID caller, FunctionID callee, BOOL *inline_it);
 HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid);
 HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This);
+HRESULT cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid);
+HRESULT cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID fid);
+HRESULT cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This);
+HRESULT cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID fid);
+HRESULT cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID fid);
+HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This);
+HRESULT cb_ExceptionCatcherLeave(ICorProfilerCallback11 *This);
 
 #endif

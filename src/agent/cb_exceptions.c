@@ -1,6 +1,12 @@
-/* cb_exceptions.c - exceptions thrown (their type) and the function whose
- * catch clause runs; the frames they unwind, for the method tracer. */
+/* cb_exceptions.c - the runtime's exception callbacks, handed to the
+ * services that follow them: the exceptions service (each exception's
+ * processing, exceptions.h), the method tracer (the traced frames an
+ * exception unwinds, tracer.h) and the signal sampler (SIGPROF unblocked
+ * after a hardware fault, sigsampler.h).  Also the exception_catch record
+ * (the catching function and the type, as agents before the exceptions
+ * service wrote it). */
 #include "agent/callbacks.h"
+#include "agent/exceptions.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sigsampler.h"
@@ -9,30 +15,82 @@
 #include <stdio.h>
 #include <string.h>
 
-static void exception_type(profiler *p, ObjectID obj, char *buf, size_t cap, ClassID *cls)
+static int following(profiler *p)
 {
-    *cls = 0;
-    if (obj && SUCCEEDED(INFO(p)->GetClassFromObject(p->info, obj, cls)) && *cls)
-        names_class(p->names, *cls, buf, cap, NULL);
-    else
-        snprintf(buf, cap, "?");
+    return atomic_load(&p->recording) && (p->cfg.collect & CP_COLLECT_EXCEPTIONS);
 }
 
 HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj)
 {
     profiler *p = profiler_from(This);
-    char type[1024];
-    ClassID cls;
-    emit e;
 
     sigsampler_exception_thrown(p);          /* first: SIGPROF may be blocked since a NullReferenceException */
-    if (!atomic_load(&p->recording) || !(p->cfg.collect & CP_COLLECT_EXCEPTIONS))
-        return S_OK;
-    exception_type(p, obj, type, sizeof(type), &cls);
-    if (emit_begin(p, &e, TK_EXCEPTION_THROWN)) {
-        rec_exception_thrown_put(&e.r, &(rec_exception_thrown){ .class_id = cls, .type = type });
-        emit_end(&e);
-    }
+    if (following(p))
+        exceptions_thrown(p, obj);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
+{
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_search_function_enter(p, fid);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID fid)
+{
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_search_filter_enter(p, fid);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This)
+{
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_search_filter_leave(p);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID fid)
+{
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_search_catcher_found(p, fid);
+    return S_OK;
+}
+
+/* The frames an exception unwinds: also the method tracer's shadow stacks. */
+HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
+{
+    profiler *p = profiler_from(This);
+    tracer_unwind_enter(p, fid);
+    if (following(p))
+        exceptions_unwind_function_enter(p, fid);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This)
+{
+    tracer_unwind_leave(profiler_from(This));
+    return S_OK;
+}
+
+HRESULT cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID fid)
+{
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_unwind_finally_enter(p, fid);
+    return S_OK;
+}
+
+HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This)
+{
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_unwind_finally_leave(p);
     return S_OK;
 }
 
@@ -40,14 +98,18 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
 {
     profiler *p = profiler_from(This);
     char type[1024], function[1024];
-    ClassID cls;
+    ClassID cls = 0;
     ModuleID module;
     emit e;
 
     tracer_catcher_enter(p, fid);            /* traced calls above the catcher are over */
-    if (!atomic_load(&p->recording) || !(p->cfg.collect & CP_COLLECT_EXCEPTIONS))
+    if (!following(p))
         return S_OK;
-    exception_type(p, obj, type, sizeof(type), &cls);
+    exceptions_catcher_enter(p, fid, obj);
+    if (obj && SUCCEEDED(INFO(p)->GetClassFromObject(p->info, obj, &cls)) && cls)
+        names_class(p->names, cls, type, sizeof(type), NULL);
+    else
+        snprintf(type, sizeof(type), "?");
     names_function(p->names, fid, function, sizeof(function), &module);
     attach_saw_module(p, module);
     if (emit_begin(p, &e, TK_EXCEPTION_CATCH)) {
@@ -58,15 +120,10 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
     return S_OK;
 }
 
-/* The frames an exception unwinds: the method tracer's shadow stacks. */
-HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
+HRESULT cb_ExceptionCatcherLeave(ICorProfilerCallback11 *This)
 {
-    tracer_unwind_enter(profiler_from(This), fid);
-    return S_OK;
-}
-
-HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This)
-{
-    tracer_unwind_leave(profiler_from(This));
+    profiler *p = profiler_from(This);
+    if (following(p))
+        exceptions_catcher_leave(p);
     return S_OK;
 }

@@ -112,6 +112,13 @@ static void build_vtable(void)
     v->GetReJITParameters = cb_GetReJITParameters;
     v->ReJITError = cb_ReJITError;
     v->ExceptionUnwindFunctionLeave = cb_ExceptionUnwindFunctionLeave;
+    v->ExceptionSearchFunctionEnter = cb_ExceptionSearchFunctionEnter;
+    v->ExceptionSearchFilterEnter = cb_ExceptionSearchFilterEnter;
+    v->ExceptionSearchFilterLeave = cb_ExceptionSearchFilterLeave;
+    v->ExceptionSearchCatcherFound = cb_ExceptionSearchCatcherFound;
+    v->ExceptionUnwindFinallyEnter = cb_ExceptionUnwindFinallyEnter;
+    v->ExceptionUnwindFinallyLeave = cb_ExceptionUnwindFinallyLeave;
+    v->ExceptionCatcherLeave = cb_ExceptionCatcherLeave;
 }
 
 const ICorProfilerCallbackVtbl *profiler_vtable(void)

@@ -21,6 +21,7 @@
 #include "agent/catchup.h"
 #include "agent/control.h"
 #include "agent/eventpipe.h"
+#include "agent/exceptions.h"
 #include "agent/flusher.h"
 #include "agent/heap.h"
 #include "agent/heap_listener.h"
@@ -84,6 +85,7 @@ typedef struct profiler {
     eventpipe_state eventpipe;           /* eventpipe.c: allocations and contention */
     alloc_all_state alloc_all;           /* alloc_all.c: every allocation (launch only) */
     tracer_state tracer;                 /* tracer.c: --trace, calls and latencies of chosen methods */
+    exceptions_state exceptions;         /* exceptions.c: each exception's processing, message and stack */
     rejit_state rejit;                   /* tracer_rejit.c: --trace after an attach, by rewriting IL */
     control_state control;               /* control.c: the attach command's connection */
 } profiler;
@@ -104,6 +106,7 @@ struct thread_state {
     uint32_t suspend_reason;
     int suspend_open;
     ep_thread *ep;                       /* its lock wait under way and caches (eventpipe.c), at its first event */
+    struct exc_agent_thread *exc;        /* its exceptions (exceptions.c), at its first */
 };
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }

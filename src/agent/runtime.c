@@ -100,7 +100,8 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     if (cfg->collect & CP_COLLECT_JIT) *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
     if (cfg->collect & CP_COLLECT_THREADS) *low |= COR_PRF_MONITOR_THREADS;
     if (cfg->collect & CP_COLLECT_SUSPENSIONS) *low |= COR_PRF_MONITOR_SUSPENDS;
-    if (cfg->collect & CP_COLLECT_EXCEPTIONS) *low |= COR_PRF_MONITOR_EXCEPTIONS;
+    if (cfg->collect & CP_COLLECT_EXCEPTIONS)   /* (their throw stacks: exceptions.h) */
+        *low |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
     if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
     if (cfg->collect & CP_COLLECT_CPU) *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
     /* the signal sampler: managed threads as they start (their ThreadIDs, and

@@ -172,6 +172,7 @@ static const service services[] = {
                                              "but written out only at the end" },
     { .name = "rejit", .when = AFTER_CATCHUP, .start = rejit_start, .stop = rejit_stop,
       .stop_before_detach = 1, .failed_note = "--trace: the IL rewriting thread could not start: nothing is traced" },
+    { .name = "exceptions", .when = AT_OPEN, .start = exceptions_start, .stop = exceptions_stop },
     { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
 };
 _Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
@@ -601,6 +602,7 @@ static void release(profiler *p)
     p->modules = p->assemblies = p->appdomains = p->threads_known = NULL;
     heap_release(p);
     eventpipe_free(p);
+    exceptions_free(p);
     alloc_all_free(p);
     if (p->gate_ok)
         cu_gate_destroy(&p->gate);

@@ -35,7 +35,7 @@ typedef enum session_why {
     SESSION_DESTROY,         /* the runtime released the instance: everything is freed */
 } session_why;
 
-#define SESSION_SERVICES 10   /* entries of the service table in session.c */
+#define SESSION_SERVICES 11   /* entries of the service table in session.c */
 
 /* The session's state in a profiler instance (all zero: never opened). */
 typedef struct session_state {

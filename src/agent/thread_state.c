@@ -47,6 +47,7 @@ void thread_state_reap(profiler *p)
         if (ts->buf)
             trace_writer_buffer_put(p->writer, ts->buf);       /* flushes it, keeps it for reuse */
         free(ts->ep);
+        free(ts->exc);
         free(ts);
     }
 }
@@ -87,6 +88,7 @@ void thread_state_free_all(profiler *p)
     for (ts = p->threads; ts; ts = next) {
         next = ts->next;
         free(ts->ep);
+        free(ts->exc);
         free(ts);
     }
     p->threads = NULL;

@@ -33,6 +33,17 @@ const char *rp_suspend_reason(uint32_t reason)
     }
 }
 
+const char *rp_exception_outcome(uint32_t outcome)
+{
+    switch (outcome) {
+    case EXC_OUTCOME_UNHANDLED: return "unhandled";
+    case EXC_OUTCOME_NATIVE: return "native";
+    case EXC_OUTCOME_FILTER: return "filter";
+    case EXC_OUTCOME_SUPERSEDED: return "superseded";
+    default: return "unknown";
+    }
+}
+
 /* "[0,1,2]" for a generation mask. */
 static void gens_json(uint32_t mask, char *buf, size_t len)
 {
@@ -78,25 +89,42 @@ static void thread_fields(json_obj *o, const rp_trace *tr, const rp_event *e)
     }
 }
 
-/* ,"frames":[...]: a stack's FunctionIDs (leaf first) by the names in
- * force (fnames: FunctionID -> the record naming it), 0 as "[native
- * code]", an ID never named as "[unknown]". */
-static void frames_json(FILE *out, const rp_trace *tr, const idmap *fnames, const uint64_t *frames, uint32_t n)
+/* A FunctionID by the names in force (fnames: FunctionID -> the record
+ * naming it): 0 is "[native code]", an ID never named "[unknown]". */
+static const char *function_named(const rp_trace *tr, const idmap *fnames, uint64_t fid)
 {
     uint64_t v, id;
 
-    fputs(",\"frames\":[", out);
+    if (fid == 0)
+        return "[native code]";
+    if (idmap_get(fnames, fid, &v))
+        return rp_function_name(&tr->ev[v], &id);
+    return "[unknown]";
+}
+
+/* ,"KEY":[...]: a stack's FunctionIDs (leaf first) by name. */
+static void stack_json(FILE *out, const rp_trace *tr, const idmap *fnames, const char *key, const uint64_t *frames,
+                       uint32_t n)
+{
+    fprintf(out, ",\"%s\":[", key);
     for (uint32_t k = 0; k < n; k++) {
         if (k)
             putc(',', out);
-        if (frames[k] == 0)
-            json_string(out, "[native code]");
-        else if (idmap_get(fnames, frames[k], &v))
-            json_string(out, rp_function_name(&tr->ev[v], &id));
-        else
-            json_string(out, "[unknown]");
+        json_string(out, function_named(tr, fnames, frames[k]));
     }
     putc(']', out);
+}
+
+static void frames_json(FILE *out, const rp_trace *tr, const idmap *fnames, const uint64_t *frames, uint32_t n)
+{
+    stack_json(out, tr, fnames, "frames", frames, n);
+}
+
+/* The passes of an exception's processing (exception_handled/_unhandled). */
+static void passes_json(FILE *out, uint32_t search, uint32_t filters, uint32_t unwound, uint32_t finallys)
+{
+    fprintf(out, ",\"passes\":{\"search_frames\":%u,\"filters\":%u,\"unwound_frames\":%u,\"finallys\":%u}",
+            search, filters, unwound, finallys);
 }
 
 static const char *alloc_method_name(uint32_t method)
@@ -387,9 +415,43 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_str(&o, "reason", rp_suspend_reason(e->suspend.reason));
             json_u64(&o, "duration_ns", e->suspend.duration_ns);
             break;
-        case TK_EXCEPTION_THROWN:
-            json_str(&o, "type", e->exception_thrown.type);
+        case TK_EXCEPTION_THROWN: {
+            const rec_exception_thrown *r = &e->exception_thrown;
+            json_str(&o, "type", r->type);
+            if (r->exception) {              /* (an agent that follows exceptions through: exceptions.h) */
+                json_u64(&o, "exception", r->exception);
+                json_str(&o, "message", r->message);
+                json_u64(&o, "depth", r->depth);
+                if (r->parent)
+                    json_u64(&o, "parent", r->parent);
+                if (r->rethrow_of)
+                    json_u64(&o, "rethrow_of", r->rethrow_of);
+                stack_json(out, tr, &fnames, "stack", r->stack, r->nstack);
+            }
             break;
+        }
+        case TK_EXCEPTION_HANDLED: {
+            const rec_exception_handled *r = &e->exception_handled;
+            json_u64(&o, "exception", r->exception);
+            json_str(&o, "catcher", function_named(tr, &fnames, r->catcher));
+            if (r->il_offset != EXC_IL_UNKNOWN)
+                json_u64(&o, "il_offset", r->il_offset);
+            json_u64(&o, "duration_ns", r->duration_ns);
+            passes_json(out, r->search_frames, r->filters, r->unwound_frames, r->finallys);
+            if (r->escaped_by)
+                json_u64(&o, "escaped_by", r->escaped_by);
+            break;
+        }
+        case TK_EXCEPTION_UNHANDLED: {
+            const rec_exception_unhandled *r = &e->exception_unhandled;
+            json_u64(&o, "exception", r->exception);
+            json_str(&o, "outcome", rp_exception_outcome(r->outcome));
+            json_u64(&o, "duration_ns", r->duration_ns);
+            passes_json(out, r->search_frames, r->filters, r->unwound_frames, r->finallys);
+            if (r->by)
+                json_u64(&o, "by", r->by);
+            break;
+        }
         case TK_EXCEPTION_CATCH:
             json_str(&o, "type", e->exception_catch.type);
             json_str(&o, "function", e->exception_catch.function_name);

@@ -77,5 +77,7 @@ int rp_write_html_views(const rp_profile *const *views, size_t nviews, const rp_
 
 /* "gc", "gc_prep", ... for a COR_PRF_SUSPEND_REASON. */
 const char *rp_suspend_reason(uint32_t reason);
+/* "unhandled", "native", "filter", "superseded" for an EXC_OUTCOME_*. */
+const char *rp_exception_outcome(uint32_t outcome);
 
 #endif

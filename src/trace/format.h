@@ -84,6 +84,17 @@
 /* call.flags */
 #define CALL_FLAG_EXCEPTION 0x1u  /* left by an exception */
 
+/* exception_unhandled.outcome: why no managed catch clause takes it
+ * (agent/exc_machine.h) */
+#define EXC_OUTCOME_UNHANDLED 1u  /* no catcher on the whole stack: the process is ending */
+#define EXC_OUTCOME_NATIVE 2u     /* left managed code: handled by native code or the runtime */
+#define EXC_OUTCOME_FILTER 3u     /* thrown in a filter and escaped it (the filter counts as false) */
+#define EXC_OUTCOME_SUPERSEDED 4u /* a nested exception escaped the finally running for it */
+/* exception_handled.il_offset when it is not known */
+#define EXC_IL_UNKNOWN 0xFFFFFFFFu
+/* exception_thrown.message: bytes kept (UTF-8, cut at a character boundary) */
+#define EXC_MESSAGE_MAX 512
+
 /* Record kinds: TK_RUNTIME_START = 1 up to TK_KIND_MAX, the highest (raised
  * with each new kind).  Each kind's number, name and fields are in the
  * record catalogue, trace/records.def; trace/records.h makes its struct,
@@ -92,7 +103,7 @@ enum trace_kind {
 #define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
 #include "trace/records.def"
 #undef RECORD
-    TK_KIND_MAX = 43          /* the highest number in records.def */
+    TK_KIND_MAX = 45          /* the highest number in records.def */
 };
 
 /* --- little-endian helpers ------------------------------------------- */

@@ -71,6 +71,8 @@ static const uint8_t *get_bytes(trace_fields *f, const rec_alloc *a, uint16_t *l
 #define F_STR(x) v->x = get_str(&f, a);
 #define F_STRN(x) v->x = get_strn(&f, a, &v->x##_len);
 #define F_FRAMES(n, x) v->x = get_frames(&f, a, &v->n);
+#define F_STR_OPT(x) v->x = f.p == f.end ? "" : get_str(&f, a);
+#define F_FRAMES_OPT(n, x) v->x = f.p == f.end ? NULL : get_frames(&f, a, &v->n);
 #define F_BYTES(x) v->x = get_bytes(&f, a, &v->x##_len);
 #define F_NONE
 #define R_STR(x) v->x = "";

@@ -20,7 +20,8 @@
  * (NULL when empty).  Decoding keeps the reader's rules:
  * a record too short for its fields is decoded as far as it goes (zeros and
  * empty strings after that) and said to be malformed; bytes after the last
- * field are ignored; an F_U64_OPT field missing altogether reads as 0. */
+ * field are ignored; an F_U64_OPT field missing altogether reads as 0 (an
+ * F_STR_OPT as "", an F_FRAMES_OPT as none). */
 #ifndef CLRPROBE_TRACE_RECORDS_H
 #define CLRPROBE_TRACE_RECORDS_H
 
@@ -39,6 +40,8 @@
 #define F_STR(x) const char *x;
 #define F_STRN(x) const char *x; uint16_t x##_len;
 #define F_FRAMES(n, x) uint16_t n; const uint64_t *x;
+#define F_STR_OPT(x) const char *x;
+#define F_FRAMES_OPT(n, x) uint16_t n; const uint64_t *x;
 #define F_BYTES(x) const uint8_t *x; uint16_t x##_len;
 #define F_NONE uint8_t none_;         /* (C wants a member) */
 #define R_STR(x) const char *x;
@@ -84,6 +87,8 @@ static inline void rec_put_bytes(trace_rec *r, const uint8_t *b, uint16_t n)
 #define F_STR(x) trace_rec_str(r, v->x);
 #define F_STRN(x) trace_rec_strn(r, v->x, v->x##_len);
 #define F_FRAMES(n, x) rec_put_frames(r, v->n, v->x);
+#define F_STR_OPT(x) trace_rec_str(r, v->x);
+#define F_FRAMES_OPT(n, x) rec_put_frames(r, v->n, v->x);
 #define F_BYTES(x) rec_put_bytes(r, v->x, v->x##_len);
 #define F_NONE
 #define R_STR(x)

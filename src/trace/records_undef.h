@@ -10,6 +10,8 @@
 #undef F_STR
 #undef F_STRN
 #undef F_FRAMES
+#undef F_STR_OPT
+#undef F_FRAMES_OPT
 #undef F_BYTES
 #undef F_NONE
 #undef R_STR

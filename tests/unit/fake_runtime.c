@@ -289,6 +289,83 @@ void fr_on_call(fake_runtime *rt, fr_kind kind, uint64_t id, fr_hook_fn fn, void
     rt->call_hook.id = id;
 }
 
+/* ---- exceptions ---- */
+
+#define EXC_TYPEDEF_RID 0x800          /* typedef tokens of exception classes: 0x02000800 + index */
+#define EXC_MESSAGE_FIELD 0x04000001   /* System.Exception._message */
+
+void fr_exc_class(fake_runtime *rt, uint64_t module, uint64_t id, const char *name, uint64_t parent)
+{
+    if (rt->nexc_class == FR_MAX_EXC_CLASSES) {
+        violation(rt, "test script: too many exception classes");
+        return;
+    }
+    rt->exc_module = module;
+    rt->exc_class[rt->nexc_class].id = id;
+    rt->exc_class[rt->nexc_class].parent = parent;
+    snprintf(rt->exc_class[rt->nexc_class].name, sizeof(rt->exc_class[0].name), "%s", name);
+    rt->nexc_class++;
+}
+
+static int exc_class_index(const fake_runtime *rt, uint64_t id)
+{
+    for (int i = 0; i < rt->nexc_class; i++)
+        if (rt->exc_class[i].id == id)
+            return i;
+    return -1;
+}
+
+uint64_t fr_exc_object(fake_runtime *rt, uint64_t cls, const char *message)
+{
+    /* [MethodTable*][8 bytes][_message at 16]; a string: [MethodTable*][u32 length at 8][UTF-16 at 12] */
+    uint8_t *obj, *str = NULL;
+
+    if (rt->nexc_objects + 2 > FR_MAX_EXC_OBJECTS || (obj = calloc(1, 64)) == NULL) {
+        violation(rt, "test script: too many exception objects");
+        return 0;
+    }
+    memcpy(obj, &cls, 8);
+    rt->exc_objects[rt->nexc_objects++] = obj;
+    if (message) {
+        uint32_t n = (uint32_t)strlen(message);
+        str = calloc(1, 12 + 2 * (size_t)n + 2);
+        memcpy(str + 8, &n, 4);
+        for (uint32_t i = 0; i < n; i++) {
+            uint16_t u = (uint8_t)message[i];       /* (ASCII in these tests) */
+            memcpy(str + 12 + 2 * i, &u, 2);
+        }
+        rt->exc_objects[rt->nexc_objects++] = str;
+    }
+    memcpy(obj + 16, &str, sizeof(str));
+    return (uint64_t)(uintptr_t)obj;
+}
+
+void fr_exc_stack(fake_runtime *rt, const uint64_t *fids, int n)
+{
+    rt->nstack = n < FR_MAX_STACK ? n : FR_MAX_STACK;
+    memcpy(rt->stack, fids, sizeof(uint64_t) * (size_t)rt->nstack);
+}
+
+void fr_exc(fake_runtime *rt, fr_exc_event ev, uint64_t a, uint64_t b)
+{
+    if (!deliver(rt, COR_PRF_MONITOR_EXCEPTIONS, 0))
+        return;
+    switch (ev) {
+    case FR_THROWN: CB(rt)->ExceptionThrown(rt->cb, a); break;
+    case FR_SEARCH_ENTER: CB(rt)->ExceptionSearchFunctionEnter(rt->cb, a); break;
+    case FR_SEARCH_LEAVE: CB(rt)->ExceptionSearchFunctionLeave(rt->cb); break;
+    case FR_FILTER_ENTER: CB(rt)->ExceptionSearchFilterEnter(rt->cb, a); break;
+    case FR_FILTER_LEAVE: CB(rt)->ExceptionSearchFilterLeave(rt->cb); break;
+    case FR_CATCHER_FOUND: CB(rt)->ExceptionSearchCatcherFound(rt->cb, a); break;
+    case FR_UNWIND_ENTER: CB(rt)->ExceptionUnwindFunctionEnter(rt->cb, a); break;
+    case FR_UNWIND_LEAVE: CB(rt)->ExceptionUnwindFunctionLeave(rt->cb); break;
+    case FR_FINALLY_ENTER: CB(rt)->ExceptionUnwindFinallyEnter(rt->cb, a); break;
+    case FR_FINALLY_LEAVE: CB(rt)->ExceptionUnwindFinallyLeave(rt->cb); break;
+    case FR_CATCH_ENTER: CB(rt)->ExceptionCatcherEnter(rt->cb, a, b); break;
+    case FR_CATCH_LEAVE: CB(rt)->ExceptionCatcherLeave(rt->cb); break;
+    }
+}
+
 void fr_gc_started(fake_runtime *rt)
 {
     BOOL collected[3] = { TRUE, TRUE, FALSE };
@@ -551,6 +628,15 @@ static HRESULT imp_GetScopeProps(IMetaDataImport *This, LPWSTR szName, ULONG cch
 static HRESULT imp_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td, LPWSTR szTypeDef, ULONG cchTypeDef,
                                    ULONG *pchTypeDef, DWORD *pdwTypeDefFlags, mdToken *ptkExtends)
 {
+    fake_runtime *rt = imp_of(This)->rt;
+    unsigned rid = RidFromToken(td);
+    if (TypeFromToken(td) == mdtTypeDef && rid >= EXC_TYPEDEF_RID && rid < EXC_TYPEDEF_RID + (unsigned)rt->nexc_class &&
+        imp_of(This)->module == rt->exc_module) {
+        wcopy(rt->exc_class[rid - EXC_TYPEDEF_RID].name, szTypeDef, cchTypeDef, pchTypeDef);
+        if (pdwTypeDefFlags) *pdwTypeDefFlags = tdPublic;
+        if (ptkExtends) *ptkExtends = mdTypeRefNil;
+        return S_OK;
+    }
     fr_obj *f = imp_function(This, td, "IMetaDataImport::GetTypeDefProps");
     if (!f || TypeFromToken(td) != mdtTypeDef)
         return CLDB_E_RECORD_NOTFOUND;
@@ -577,6 +663,23 @@ static HRESULT imp_GetMethodProps(IMetaDataImport *This, mdMethodDef mb, mdTypeD
     if (pcbSigBlob) *pcbSigBlob = 0;
     if (pulCodeRVA) *pulCodeRVA = 0;
     if (pdwImplFlags) *pdwImplFlags = 0;
+    return S_OK;
+}
+
+static HRESULT imp_GetFieldProps(IMetaDataImport *This, mdFieldDef mb, mdTypeDef *pClass, LPWSTR szField,
+                                 ULONG cchField, ULONG *pchField, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob,
+                                 ULONG *pcbSigBlob, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue)
+{
+    if (mb != EXC_MESSAGE_FIELD || imp_of(This)->module != imp_of(This)->rt->exc_module)
+        return CLDB_E_RECORD_NOTFOUND;
+    wcopy("_message", szField, cchField, pchField);
+    if (pClass) *pClass = TokenFromRid(EXC_TYPEDEF_RID, mdtTypeDef);
+    if (pdwAttr) *pdwAttr = 0;
+    if (ppvSigBlob) *ppvSigBlob = NULL;
+    if (pcbSigBlob) *pcbSigBlob = 0;
+    if (pdwCPlusTypeFlag) *pdwCPlusTypeFlag = 0;
+    if (ppValue) *ppValue = NULL;
+    if (pcchValue) *pcchValue = 0;
     return S_OK;
 }
 
@@ -803,6 +906,17 @@ static HRESULT info_GetClassIDInfo2(ICorProfilerInfo15 *This, ClassID classId, M
                                     ULONG32 *pcNumTypeArgs, ClassID *typeArgs)
 {
     after_detach(rt_of(This), "GetClassIDInfo2");
+    {
+        fake_runtime *rt = rt_of(This);
+        int i = exc_class_index(rt, classId);
+        if (i >= 0) {
+            if (pModuleId) *pModuleId = rt->exc_module;
+            if (pTypeDefToken) *pTypeDefToken = TokenFromRid(EXC_TYPEDEF_RID + (unsigned)i, mdtTypeDef);
+            if (pParentClassId) *pParentClassId = rt->exc_class[i].parent;
+            if (pcNumTypeArgs) *pcNumTypeArgs = 0;
+            return S_OK;
+        }
+    }
     if (heap_class(rt_of(This), classId))
         return CORPROF_E_DATAINCOMPLETE;
     violation(rt_of(This), "GetClassIDInfo2(0x%llx): no such class", (unsigned long long)classId);
@@ -822,6 +936,11 @@ static HRESULT info_GetClassIDInfo(ICorProfilerInfo15 *This, ClassID classId, Mo
 static HRESULT info_GetClassFromObject(ICorProfilerInfo15 *This, ObjectID objectId, ClassID *pClassId)
 {
     after_detach(rt_of(This), "GetClassFromObject");
+    for (int i = 0; i < rt_of(This)->nexc_objects; i++)
+        if ((uint64_t)(uintptr_t)rt_of(This)->exc_objects[i] == objectId) {
+            memcpy(pClassId, (void *)(uintptr_t)objectId, 8);
+            return S_OK;
+        }
     violation(rt_of(This), "GetClassFromObject(0x%llx): no such object", (unsigned long long)objectId);
     return E_INVALIDARG;
 }
@@ -1037,6 +1156,86 @@ static HRESULT info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low, DWORD *h
 
 /* The fake heap's objects are arrays to the agent: it then reads no
  * object's memory (their addresses are not memory), as for a real array. */
+static HRESULT info_GetClassLayout(ICorProfilerInfo15 *This, ClassID classID, COR_FIELD_OFFSET rFieldOffset[],
+                                   ULONG cFieldOffset, ULONG *pcFieldOffset, ULONG *pulClassSize)
+{
+    fake_runtime *rt = rt_of(This);
+    int i = exc_class_index(rt, classID);
+
+    after_detach(rt, "GetClassLayout");
+    if (i < 0) {
+        violation(rt, "GetClassLayout(0x%llx): no such class", (unsigned long long)classID);
+        return E_INVALIDARG;
+    }
+    *pcFieldOffset = rt->exc_class[i].parent == 0 ? 1 : 0;      /* System.Exception: _message */
+    if (*pcFieldOffset && cFieldOffset >= 1) {
+        rFieldOffset[0].ridOfField = EXC_MESSAGE_FIELD;
+        rFieldOffset[0].ulOffset = 16;
+    }
+    if (pulClassSize) *pulClassSize = 24;
+    return S_OK;
+}
+
+static HRESULT info_GetStringLayout2(ICorProfilerInfo15 *This, ULONG *pStringLengthOffset, ULONG *pBufferOffset)
+{
+    after_detach(rt_of(This), "GetStringLayout2");
+    *pStringLengthOffset = 8;
+    *pBufferOffset = 12;
+    return S_OK;
+}
+
+static HRESULT info_DoStackSnapshot(ICorProfilerInfo15 *This, ThreadID thread, StackSnapshotCallback *callback,
+                                    ULONG32 infoFlags, void *clientData, BYTE context[], ULONG32 contextSize)
+{
+    fake_runtime *rt = rt_of(This);
+
+    after_detach(rt, "DoStackSnapshot");
+    if (thread != 0)
+        violation(rt, "DoStackSnapshot of another thread (0x%llx)", (unsigned long long)thread);
+    rt->snapshots++;
+    for (int i = 0; i < rt->nstack; i++)
+        if (callback(rt->stack[i], 0x1000 + (UINT_PTR)i, 0, 0, NULL, clientData) != S_OK)
+            break;
+    return S_OK;
+}
+
+/* The catch handler about to run: at offset 0x40 of its function's code,
+ * which the IL map places at IL 0x1c. */
+static HRESULT info_GetNotifiedExceptionClauseInfo(ICorProfilerInfo15 *This, COR_PRF_EX_CLAUSE_INFO *pinfo)
+{
+    after_detach(rt_of(This), "GetNotifiedExceptionClauseInfo");
+    memset(pinfo, 0, sizeof(*pinfo));
+    pinfo->clauseType = COR_PRF_CLAUSE_CATCH;
+    pinfo->programCounter = 0x500040;
+    return S_OK;
+}
+
+static HRESULT info_GetCodeInfo2(ICorProfilerInfo15 *This, FunctionID functionID, ULONG32 cCodeInfos,
+                                 ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO codeInfos[])
+{
+    if (!touch(rt_of(This), FR_FUNCTION, functionID, "GetCodeInfo2"))
+        return E_INVALIDARG;
+    *pcCodeInfos = 1;
+    if (cCodeInfos >= 1) {
+        codeInfos[0].startAddress = 0x500000;
+        codeInfos[0].size = 0x100;
+    }
+    return S_OK;
+}
+
+static HRESULT info_GetILToNativeMapping(ICorProfilerInfo15 *This, FunctionID functionId, ULONG32 cMap,
+                                         ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP map[])
+{
+    static const COR_DEBUG_IL_TO_NATIVE_MAP m[] = { { 0xFFFFFFFEu, 0, 0x10 }, { 0, 0x10, 0x40 }, { 0x1c, 0x40, 0x60 },
+                                                    { 0xFFFFFFFDu, 0x60, 0x100 } };
+    if (!touch(rt_of(This), FR_FUNCTION, functionId, "GetILToNativeMapping"))
+        return E_INVALIDARG;
+    *pcMap = 4;
+    for (ULONG32 i = 0; i < cMap && i < 4; i++)
+        map[i] = m[i];
+    return S_OK;
+}
+
 static HRESULT info_IsArrayClass(ICorProfilerInfo15 *This, ClassID classId, CorElementType *pBaseElemType,
                                  ClassID *pBaseClassId, ULONG *pcRank)
 {
@@ -1164,9 +1363,6 @@ static HRESULT info_GetObjectSize2(ICorProfilerInfo15 *This, ObjectID obj, SIZE_
         ULONG cchMember, ULONG *pchMember, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, \
         ULONG *pulCodeRVA, DWORD *pdwImplFlags, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, \
         ULONG *pcchValue)) \
-    X(GetFieldProps, (IMetaDataImport *This, mdFieldDef mb, mdTypeDef *pClass, LPWSTR szField, \
-        ULONG cchField, ULONG *pchField, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, \
-        DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue)) \
     X(GetPropertyProps, (IMetaDataImport *This, mdProperty prop, mdTypeDef *pClass, LPCWSTR szProperty, \
         ULONG cchProperty, ULONG *pchProperty, DWORD *pdwPropFlags, PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, \
         DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppDefaultValue, ULONG *pcchDefaultValue, \
@@ -1235,6 +1431,12 @@ static void fill_info_vtbl(void)
     info_vtbl.GetEventMask2 = info_GetEventMask2;
     info_vtbl.GetObjectSize2 = info_GetObjectSize2;
     info_vtbl.IsArrayClass = info_IsArrayClass;
+    info_vtbl.GetClassLayout = info_GetClassLayout;
+    info_vtbl.GetStringLayout2 = info_GetStringLayout2;
+    info_vtbl.DoStackSnapshot = info_DoStackSnapshot;
+    info_vtbl.GetNotifiedExceptionClauseInfo = info_GetNotifiedExceptionClauseInfo;
+    info_vtbl.GetCodeInfo2 = info_GetCodeInfo2;
+    info_vtbl.GetILToNativeMapping = info_GetILToNativeMapping;
 }
 
 static const IMetaDataImportVtbl import_vtbl = {
@@ -1247,6 +1449,7 @@ static const IMetaDataImportVtbl import_vtbl = {
     .GetMethodProps = imp_GetMethodProps,
     .IsValidToken = imp_IsValidToken,
     .GetNestedClassProps = imp_GetNestedClassProps,
+    .GetFieldProps = imp_GetFieldProps,
     FR_IMPORT_NOT_IMPLEMENTED(IMPORT_STUB_ENTRY)
 };
 
@@ -1286,6 +1489,8 @@ static void output_path(char *buf, size_t cap, int attach_no)
 void fr_cleanup(fake_runtime *rt)
 {
     char path[256];
+    while (rt->nexc_objects > 0)
+        free(rt->exc_objects[--rt->nexc_objects]);
     if (rt->ctl_fd >= 0)
         close(rt->ctl_fd);
     if (rt->ctl_listen_fd >= 0)

@@ -40,6 +40,9 @@ typedef enum fr_kind { FR_APPDOMAIN, FR_ASSEMBLY, FR_MODULE, FR_THREAD, FR_FUNCT
 #define FR_MAX_OBJECTS 64
 #define FR_MAX_NOTES 16
 #define FR_MAX_HEAP 64
+#define FR_MAX_EXC_CLASSES 8
+#define FR_MAX_EXC_OBJECTS 32
+#define FR_MAX_STACK 16
 
 typedef struct fake_runtime fake_runtime;
 
@@ -103,6 +106,18 @@ struct fake_runtime {
     int force_gcs;                  /* ForceGC calls that ran a GC (atomic: the agent's thread) */
     int walks_stopped;              /* heap walks an ObjectReferences failure ended */
     struct { fr_hook_fn fn; void *arg; int before; } heap_hook;   /* fr_heap_hook */
+
+    /* Exceptions (fr_exc_*): classes (System.Exception first), objects the
+     * agent reads the message of, the stack DoStackSnapshot shows, and the
+     * catch handler GetNotifiedExceptionClauseInfo places. */
+    struct { uint64_t id, parent; char name[64]; } exc_class[FR_MAX_EXC_CLASSES];
+    int nexc_class;
+    uint64_t exc_module;            /* the module of their metadata */
+    void *exc_objects[FR_MAX_EXC_OBJECTS];   /* malloc'd: object, then its message string */
+    int nexc_objects;
+    uint64_t stack[FR_MAX_STACK];   /* FunctionIDs, leaf first */
+    int nstack;
+    int snapshots;                  /* DoStackSnapshot calls */
 
     /* The command's end of the control connection (fr_attach_ctl); -1: none. */
     int ctl_listen_fd, ctl_fd;
@@ -197,6 +212,28 @@ void fr_suspend_started(fake_runtime *rt);
 void fr_resume_finished(fake_runtime *rt);
 /* The bytes of generations 0, 1, 2, LOH, POH GetGenerationBounds reports. */
 void fr_generation_sizes(uint64_t bytes[5]);
+
+/* ---- exceptions ---- */
+
+/* An exception class (parent 0: it is System.Exception) whose metadata is
+ * in module (a loaded one).  The first class declared with parent 0 is
+ * System.Exception: its layout has _message at offset 16. */
+void fr_exc_class(fake_runtime *rt, uint64_t module, uint64_t id, const char *name, uint64_t parent);
+/* A new exception object of class cls with message (NULL: _message null).
+ * Returns its ObjectID (real memory, laid out as the runtime's). */
+uint64_t fr_exc_object(fake_runtime *rt, uint64_t cls, const char *message);
+/* The managed stack DoStackSnapshot of the current thread walks from now on
+ * (FunctionIDs, leaf first). */
+void fr_exc_stack(fake_runtime *rt, const uint64_t *fids, int n);
+
+/* One exception callback, delivered when events are on and the mask has
+ * COR_PRF_MONITOR_EXCEPTIONS: a = the ObjectID (THROWN, CATCH_ENTER's
+ * object as b) or the FunctionID (the *_ENTER and CATCHER_FOUND ones). */
+typedef enum fr_exc_event {
+    FR_THROWN, FR_SEARCH_ENTER, FR_SEARCH_LEAVE, FR_FILTER_ENTER, FR_FILTER_LEAVE, FR_CATCHER_FOUND,
+    FR_UNWIND_ENTER, FR_UNWIND_LEAVE, FR_FINALLY_ENTER, FR_FINALLY_LEAVE, FR_CATCH_ENTER, FR_CATCH_LEAVE
+} fr_exc_event;
+void fr_exc(fake_runtime *rt, fr_exc_event ev, uint64_t a, uint64_t b);
 
 /* Prints the recorded violations (for a failing test). */
 void fr_print_violations(const fake_runtime *rt);

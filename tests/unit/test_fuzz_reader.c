@@ -445,6 +445,8 @@ static const char *shape_of(int kind)
 #define F_STR(x) "s"
 #define F_STRN(x) "s"
 #define F_FRAMES(n, x) "F"
+#define F_STR_OPT(x) "s"
+#define F_FRAMES_OPT(n, x) "F"
 #define F_BYTES(x) "s"
 #define F_NONE
 #define R_STR(x)
@@ -468,6 +470,8 @@ static int strings_sane(const rp_event *e)
 #define F_STR(x) if (!v->x) return 0;
 #define F_STRN(x) if (!v->x) return 0;
 #define F_FRAMES(n, x) if (v->n && !v->x) return 0;
+#define F_STR_OPT(x) if (!v->x) return 0;
+#define F_FRAMES_OPT(n, x) if (v->n && !v->x) return 0;
 #define F_BYTES(x) if (v->x##_len && !v->x) return 0;
 #define F_NONE
 #define R_STR(x) if (!v->x) return 0;

@@ -1,0 +1,62 @@
+/* exceptions.h - the "exceptions" service (--collect exceptions): every
+ * exception's life on its thread, from ExceptionThrown to the end of its
+ * catch clause or to its leaving managed code (exc_machine.h), recorded as
+ * exception_thrown (type, message, throw stack, nesting), exception_catch,
+ * exception_handled and exception_unhandled.
+ *
+ * The message is read from the exception object inside ExceptionThrown,
+ * where the object is valid and cannot move: System.Exception._message at
+ * the offset GetClassLayout gives (found once per session from the first
+ * exception's class and its bases), the string through GetStringLayout2;
+ * at most EXC_MESSAGE_MAX bytes of UTF-8.  A message the runtime builds
+ * lazily (_message null: many runtime exceptions fill in a resource string
+ * only when Message is read) is recorded as empty.  The throw stack is a
+ * DoStackSnapshot of the thread in the same callback.
+ *
+ * An exception that reaches no managed catch clause is written out (the
+ * thread's buffer flushed) at once: the process may be about to die of it. */
+#ifndef CLRPROBE_AGENT_EXCEPTIONS_H
+#define CLRPROBE_AGENT_EXCEPTIONS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "agent/ip_functions.h"
+#include "api/corprof.h"
+
+typedef struct profiler profiler;
+
+#define EXC_STACK_MAX 128              /* throw stack frames kept (the root side is lost) */
+
+typedef struct exceptions_state {
+    atomic_int on;                     /* started: the callbacks follow exceptions */
+    atomic_uint_fast64_t next_id;      /* the last exception's number */
+    ip_functions ipf;                  /* the throw stacks' function names; lives until the instance is freed */
+    int ipf_ok;
+    /* where a message is (once per session: 0 not looked for, 1 found, -1 not to be had) */
+    pthread_mutex_t layout_lock;
+    int layout_lock_ok;
+    atomic_int layout;
+    uint32_t message_offset;           /* of Exception._message in the object */
+    ULONG string_length_offset, string_buffer_offset;
+} exceptions_state;
+
+int exceptions_start(profiler *p);
+void exceptions_stop(profiler *p);
+/* At the instance's end (a late callback may still use the names cache). */
+void exceptions_free(profiler *p);
+
+/* The exception callbacks (cb_exceptions.c), on the thread of the exception. */
+void exceptions_thrown(profiler *p, ObjectID obj);
+void exceptions_search_function_enter(profiler *p, FunctionID fid);
+void exceptions_search_filter_enter(profiler *p, FunctionID fid);
+void exceptions_search_filter_leave(profiler *p);
+void exceptions_search_catcher_found(profiler *p, FunctionID fid);
+void exceptions_unwind_function_enter(profiler *p, FunctionID fid);
+void exceptions_unwind_finally_enter(profiler *p, FunctionID fid);
+void exceptions_unwind_finally_leave(profiler *p);
+void exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj);
+void exceptions_catcher_leave(profiler *p);
+
+#endif
