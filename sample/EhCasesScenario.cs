@@ -22,7 +22,8 @@
 //               runtime catches and wraps: TypeInitializationException caught in RuntimeOuter
 // No CASE: all of them, in this order. "ehcases unhandled": Doomed throws InvalidOperationException "clrprobe
 // unhandled" on the main thread and nothing catches it (the process dies as .NET makes it). Nothing else throws.
-// "ehbench [SECONDS] [wait]": one thread throws and catches (two frames between) as fast as it can; prints the count.
+// "ehbench COUNT SPIN": one thread throws and catches COUNT exceptions (two frames between), each after SPIN rounds
+// of arithmetic; "ehbench calibrate RATE" prints the SPIN that makes RATE exceptions a second here.
 using System.Runtime.CompilerServices;
 
 namespace ClrProbe.Sample;
@@ -258,35 +259,65 @@ internal static class EhCasesScenario
         return failures == 0 ? Program.ExitOk : Program.ExitFailure;
     }
 
+    // ehbench COUNT SPIN: COUNT exceptions, each after SPIN rounds of arithmetic; ehbench calibrate RATE: the SPIN
+    // that makes this machine throw RATE exceptions a second (bench/exceptions.sh).
     public static int Bench(string[] args)
     {
-        double seconds = 2;
-        bool wait = args.Length > 0 && args[^1] == "wait";
-        if (wait)
-            args = args[..^1];
-        if (args.Length > 1 || (args.Length == 1 && (!double.TryParse(args[0], System.Globalization.CultureInfo.InvariantCulture, out seconds) || seconds <= 0)))
+        if (args.Length == 2 && args[0] == "calibrate" && int.TryParse(args[1], out int rate) && rate > 0)
         {
-            Console.Error.WriteLine("ehbench: usage: ehbench [SECONDS] [wait]");
+            RunBench(20000, 0);                               // (JIT and warm up)
+            double exceptionNs = RunBench(50000, 0) / 50000;
+            const int probe = 20000;
+            SpinTime(probe);                                  // (tiered up first)
+            Thread.Sleep(200);
+            SpinTime(probe);
+            double spinNs = SpinTime(probe) / probe;
+            double wantNs = 1e9 / rate - exceptionNs;
+            Console.WriteLine($"spin {Math.Max(0, (long)(wantNs / spinNs))}");
+            return Program.ExitOk;
+        }
+        if (args.Length != 2 || !int.TryParse(args[0], out int count) || count <= 0 ||
+            !int.TryParse(args[1], out int spin) || spin < 0)
+        {
+            Console.Error.WriteLine("ehbench: usage: ehbench COUNT SPIN | ehbench calibrate RATE");
             return Program.ExitUsage;
         }
-        if (wait)
-        {
-            Console.WriteLine("ready");
-            Console.Out.Flush();
-            Console.In.ReadLine();
-        }
-        var clock = System.Diagnostics.Stopwatch.StartNew();
-        long count = 0;
-        while (clock.Elapsed.TotalSeconds < seconds)
-        {
-            for (int i = 0; i < 1000; i++)
-            {
-                if (EhCases.BenchCatcher(i))
-                    count++;
-            }
-        }
-        double elapsed = clock.Elapsed.TotalSeconds;
-        Console.WriteLine($"ehbench: {count} exceptions in {elapsed:F3} s ({count / elapsed:F0}/s)");
+        double ns = RunBench(count, spin);
+        Console.WriteLine($"ehbench: {count} exceptions in {ns / 1e9:F3} s ({count / (ns / 1e9):F0}/s)");
         return Program.ExitOk;
+    }
+
+    private static long s_sink;
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static void Spin(int rounds)
+    {
+        long x = s_sink;
+        for (int i = 0; i < rounds; i++)
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        s_sink = x;
+    }
+
+    private static double SpinTime(int times)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        for (int i = 0; i < times; i++)
+            Spin(1000);
+        return clock.Elapsed.TotalNanoseconds / 1000;
+    }
+
+    private static double RunBench(int count, long spin)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        int caught = 0;
+        for (int i = 0; i < count; i++)
+        {
+            Spin((int)spin);
+            if (EhCases.BenchCatcher(i))
+                caught++;
+        }
+        if (caught != count)
+            throw new InvalidOperationException("ehbench: an exception was not caught");
+        return clock.Elapsed.TotalNanoseconds;
     }
 }

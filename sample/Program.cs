@@ -70,7 +70,8 @@ internal static class Program
           callbench [MILLIONS]  ns per call of a method traced and of one not (bench/trace.sh)
           ehcases [CASE...] the exception-handling shapes of seed 004 (filters, finally, nested, rethrow,
                             a type initializer's); "ehcases unhandled" dies of an unhandled exception
-          ehbench [SECONDS] [wait]  throw and catch as fast as one thread can (bench/exceptions.sh)
+          ehbench COUNT SPIN  COUNT exceptions thrown and caught, SPIN rounds of work before each;
+                            "ehbench calibrate RATE" prints the SPIN for RATE a second (bench/exceptions.sh)
           exit CODE         print "exiting with CODE" and exit with CODE
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)

@@ -2,18 +2,13 @@
  * services that follow them: the exceptions service (each exception's
  * processing, exceptions.h), the method tracer (the traced frames an
  * exception unwinds, tracer.h) and the signal sampler (SIGPROF unblocked
- * after a hardware fault, sigsampler.h).  Also the exception_catch record
- * (the catching function and the type, as agents before the exceptions
- * service wrote it). */
+ * after a hardware fault, sigsampler.h). */
 #include "agent/callbacks.h"
 #include "agent/exceptions.h"
-#include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sigsampler.h"
 #include "agent/tracer.h"
 
-#include <stdio.h>
-#include <string.h>
 
 static int following(profiler *p)
 {
@@ -97,26 +92,10 @@ HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This)
 HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, ObjectID obj)
 {
     profiler *p = profiler_from(This);
-    char type[1024], function[1024];
-    ClassID cls = 0;
-    ModuleID module;
-    emit e;
 
     tracer_catcher_enter(p, fid);            /* traced calls above the catcher are over */
-    if (!following(p))
-        return S_OK;
-    exceptions_catcher_enter(p, fid, obj);
-    if (obj && SUCCEEDED(INFO(p)->GetClassFromObject(p->info, obj, &cls)) && cls)
-        names_class(p->names, cls, type, sizeof(type), NULL);
-    else
-        snprintf(type, sizeof(type), "?");
-    names_function(p->names, fid, function, sizeof(function), &module);
-    attach_saw_module(p, module);
-    if (emit_begin(p, &e, TK_EXCEPTION_CATCH)) {
-        rec_exception_catch_put(&e.r, &(rec_exception_catch){ .function = fid, .type = type,
-                                                              .function_name = function });
-        emit_end(&e);
-    }
+    if (following(p))
+        exceptions_catcher_enter(p, fid, obj);
     return S_OK;
 }
 

@@ -8,10 +8,16 @@ static exc_state *top_of(exc_thread *th)
     return th->n > 0 ? &th->ex[th->n - 1] : NULL;
 }
 
+static uint64_t when(const exc_sink *s, uint64_t t)
+{
+    return t || !s || !s->now ? t : s->now(s->ctx);
+}
+
 static void end(const exc_sink *s, exc_state *e, uint64_t t, int outcome, uint64_t by)
 {
     if (e->closed)
         return;
+    t = when(s, t);
     e->closed = 1;
     if (s && s->ended)
         s->ended(s->ctx, e, t, outcome, by);
@@ -21,6 +27,7 @@ static void handled(const exc_sink *s, exc_state *e, uint64_t t, uint64_t escape
 {
     if (e->closed)
         return;
+    t = when(s, t);
     e->closed = 1;
     if (s && s->handled)
         s->handled(s->ctx, e, t, escaped_by);
@@ -43,6 +50,11 @@ static int innermost_in(const exc_thread *th, int in)
         if (th->ex[k].in == in)
             return k;
     return -1;
+}
+
+exc_state *exc_current(exc_thread *th)
+{
+    return top_of(th);
 }
 
 exc_state *exc_thrown(exc_thread *th, const exc_sink *s, uint64_t id, uint64_t object, uint64_t t)
@@ -87,6 +99,8 @@ void exc_search_function_enter(exc_thread *th, uint64_t fid)
 
     if (!e || e->phase != EXC_PHASE_SEARCH)
         return;
+    if (!e->search_frames)
+        e->thrower = fid;
     idx = (int32_t)e->search_frames++;
     for (int k = 0; k < th->n - 1; k++)
         if (e->handler_index[k] < 0 && th->ex[k].in != EXC_IN_NONE && th->ex[k].handler_fn == fid)

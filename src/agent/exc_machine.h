@@ -50,6 +50,7 @@ typedef struct exc_state {
     uint64_t id;                 /* the agent's number for it (exc_thrown's caller gives it) */
     uint64_t t0;                 /* thrown at */
     uint64_t object;             /* its ObjectID when thrown (a rethrow throws the same) */
+    uint64_t class_id;           /* the caller's note: its ClassID */
     uint64_t parent;             /* the exception whose handler it was thrown in (0: none) */
     uint64_t rethrow_of;         /* the exception whose catch rethrew this object (0: none) */
     uint32_t depth;              /* 1 + the exceptions it is nested in */
@@ -57,6 +58,7 @@ typedef struct exc_state {
     uint8_t phase, in;           /* EXC_PHASE_*, EXC_IN_*: the handler of it that runs now */
     uint8_t catcher_found, closed;
     uint64_t handler_fn;         /* the function of that handler */
+    uint64_t thrower;            /* the first frame its first pass searched: where it was thrown */
     uint64_t catcher;            /* the function whose catch clause takes it */
     uint32_t catcher_il;         /* the caller's note on where in it (exc_catcher_enter) */
     uint32_t search_frames, filters, unwound_frames, finallys;
@@ -65,9 +67,12 @@ typedef struct exc_state {
                                                 frame in that one's handler function (-1) */
 } exc_state;
 
+/* Where the machine's conclusions go.  The functions below take the event's
+ * time t, or 0: then now() is asked, only if something ends. */
 typedef struct exc_sink {
     void (*handled)(void *ctx, const exc_state *e, uint64_t t, uint64_t escaped_by);
     void (*ended)(void *ctx, const exc_state *e, uint64_t t, int outcome, uint64_t by);
+    uint64_t (*now)(void *ctx);
     void *ctx;
 } exc_sink;
 
@@ -83,6 +88,9 @@ typedef struct exc_thread {
  * or NULL when nested too deep to follow.  Exceptions it finds over first
  * (left managed code without a catcher and never closed) are ended. */
 exc_state *exc_thrown(exc_thread *th, const exc_sink *s, uint64_t id, uint64_t object, uint64_t t);
+
+/* The innermost exception (NULL: none). */
+exc_state *exc_current(exc_thread *th);
 
 void exc_search_function_enter(exc_thread *th, uint64_t fid);
 void exc_search_filter_enter(exc_thread *th, uint64_t fid);

@@ -19,7 +19,47 @@ struct exc_agent_thread {
     exc_thread m;
     uint64_t il_fid, il_pc;
     uint32_t il_offset;
+    struct { uint64_t cls, last_t; } types[EXC_STACK_TYPES];   /* stack sampling per type */
+    /* the names it used last (a loop throws one type, catches in one place),
+     * valid for one module unload count (IDs are reused after unloads) */
+    uint64_t unloads;
+    ClassID name_cls;
+    char type[256];
+    FunctionID name_fid;
+    ModuleID name_module;
+    char function[512];
 };
+
+/* The name of class cls (its exception type) and of function fid, through
+ * the thread's last ones. */
+static const char *type_name(profiler *p, struct exc_agent_thread *th, ClassID cls)
+{
+    uint64_t u = ip_functions_unloads(p);
+
+    if (th->unloads != u) {
+        th->unloads = u;
+        th->name_cls = 0;
+        th->name_fid = 0;
+    }
+    if (!cls)
+        return "?";
+    if (th->name_cls != cls) {
+        names_class(p->names, cls, th->type, sizeof(th->type), NULL);
+        th->name_cls = strcmp(th->type, "?") != 0 ? cls : 0;     /* (not cached: may resolve later) */
+    }
+    return th->type;
+}
+
+static const char *function_name(profiler *p, struct exc_agent_thread *th, FunctionID fid, ModuleID *module)
+{
+    type_name(p, th, 0);                     /* (the unload check) */
+    if (th->name_fid != fid) {
+        names_function(p->names, fid, th->function, sizeof(th->function), &th->name_module);
+        th->name_fid = th->function[0] != '?' ? fid : 0;
+    }
+    *module = th->name_module;
+    return th->function;
+}
 
 int exceptions_start(profiler *p)
 {
@@ -68,7 +108,7 @@ static void on_handled(void *ctx, const exc_state *x, uint64_t t, uint64_t escap
 
     if (emit_begin_at(p, &e, TK_EXCEPTION_HANDLED, t)) {
         rec_exception_handled_put(&e.r, &(rec_exception_handled){
-            .exception = x->id, .catcher = x->catcher, .il_offset = x->catcher_il, .duration_ns = t - x->t0,
+            .exception = x->id, .thrower = x->thrower, .catcher = x->catcher, .il_offset = x->catcher_il, .duration_ns = t - x->t0,
             .search_frames = x->search_frames, .filters = x->filters, .unwound_frames = x->unwound_frames,
             .finallys = x->finallys, .escaped_by = escaped_by });
         emit_end(&e);
@@ -82,11 +122,17 @@ static void on_ended(void *ctx, const exc_state *x, uint64_t t, int outcome, uin
 
     if (emit_begin_at(p, &e, TK_EXCEPTION_UNHANDLED, t)) {
         rec_exception_unhandled_put(&e.r, &(rec_exception_unhandled){
-            .exception = x->id, .outcome = (uint32_t)outcome, .duration_ns = t - x->t0,
+            .exception = x->id, .thrower = x->thrower, .outcome = (uint32_t)outcome, .duration_ns = t - x->t0,
             .search_frames = x->search_frames, .filters = x->filters, .unwound_frames = x->unwound_frames,
             .finallys = x->finallys, .by = by });
         emit_end(&e);
     }
+}
+
+static uint64_t now(void *ctx)
+{
+    (void)ctx;
+    return cp_monotonic_ns();
 }
 
 /* The calling thread's machine and the sink into its records; NULL when
@@ -102,7 +148,7 @@ static struct exc_agent_thread *machine(profiler *p, exc_sink *sink)
         return NULL;
     if (!ts->exc && (ts->exc = calloc(1, sizeof(*ts->exc))) == NULL)
         return NULL;
-    *sink = (exc_sink){ .handled = on_handled, .ended = on_ended, .ctx = p };
+    *sink = (exc_sink){ .handled = on_handled, .ended = on_ended, .now = now, .ctx = p };
     return ts->exc;
 }
 
@@ -191,15 +237,37 @@ static void read_message(profiler *p, ObjectID obj, ClassID c, char *buf, size_t
 
 /* ---- the callbacks ---- */
 
+/* Whether this exception of class cls takes its stack: the first of its
+ * type on the thread, then at most one each EXC_STACK_INTERVAL_NS. */
+static int take_stack(struct exc_agent_thread *th, uint64_t cls, uint64_t t)
+{
+    int slot = 0;
+
+    for (int i = 0; i < EXC_STACK_TYPES; i++) {
+        if (th->types[i].cls == cls && th->types[i].last_t) {
+            if (t - th->types[i].last_t < EXC_STACK_INTERVAL_NS)
+                return 0;
+            th->types[i].last_t = t;
+            return 1;
+        }
+        if (th->types[i].last_t < th->types[slot].last_t)
+            slot = i;                   /* (else the least recently sampled) */
+    }
+    th->types[slot].cls = cls;
+    th->types[slot].last_t = t;
+    return 1;
+}
+
 void exceptions_thrown(profiler *p, ObjectID obj)
 {
     exceptions_state *s = &p->exceptions;
     struct exc_agent_thread *th;
     exc_sink sink;
     exc_state *x;
-    char type[512], message[EXC_MESSAGE_MAX + 1];
+    char message[EXC_MESSAGE_MAX + 1];
+    const char *type;
     uint64_t stack[EXC_STACK_MAX], t;
-    size_t n;
+    size_t n = 0;
     ClassID cls = 0;
     emit e;
 
@@ -207,14 +275,17 @@ void exceptions_thrown(profiler *p, ObjectID obj)
         return;
     t = cp_monotonic_ns();
     x = exc_thrown(&th->m, &sink, atomic_fetch_add(&s->next_id, 1) + 1, obj, t);
-    if (obj && SUCCEEDED(INFO(p)->GetClassFromObject(p->info, obj, &cls)) && cls)
-        names_class(p->names, cls, type, sizeof(type), NULL);
-    else
-        strcpy(type, "?");
-    read_message(p, obj, cls, message, sizeof(message));
-    n = ip_functions_own_stack(p, &s->ipf, stack, EXC_STACK_MAX, t);
+    if (!obj || FAILED(INFO(p)->GetClassFromObject(p->info, obj, &cls)))
+        cls = 0;
+    type = type_name(p, th, cls);
     if (x)
-        x->stack_depth = (uint32_t)n;
+        x->class_id = cls;
+    read_message(p, obj, cls, message, sizeof(message));
+    if (take_stack(th, cls, t)) {
+        n = ip_functions_own_stack(p, &s->ipf, stack, EXC_STACK_MAX, t);
+        if (x)
+            x->stack_depth = (uint32_t)n;
+    }
     if (emit_begin_at(p, &e, TK_EXCEPTION_THROWN, t)) {
         rec_exception_thrown_put(&e.r, &(rec_exception_thrown){
             .class_id = cls, .type = type, .exception = x ? x->id : 0, .depth = x ? x->depth : 0,
@@ -245,7 +316,7 @@ void exceptions_search_filter_leave(profiler *p)
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
     if (th)
-        exc_search_filter_leave(&th->m, &sink, cp_monotonic_ns());
+        exc_search_filter_leave(&th->m, &sink, 0);
 }
 
 void exceptions_search_catcher_found(profiler *p, FunctionID fid)
@@ -260,7 +331,17 @@ void exceptions_unwind_function_enter(profiler *p, FunctionID fid)
 {
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
-    if (th && exc_unwind_function_enter(&th->m, &sink, fid, cp_monotonic_ns()))
+    exc_state *x;
+
+    if (!th)
+        return;
+    /* a second pass without a catcher, of an exception not given a stack:
+     * how deep the stack is tells unhandled from handled natively (rare) */
+    if ((x = exc_current(&th->m)) != NULL && x->phase == EXC_PHASE_SEARCH && !x->catcher_found && !x->stack_depth) {
+        uint64_t frames[EXC_STACK_MAX];
+        x->stack_depth = (uint32_t)ip_functions_walk_own(p, frames, EXC_STACK_MAX);
+    }
+    if (exc_unwind_function_enter(&th->m, &sink, fid, 0))
         trace_writer_flush(p->writer);   /* no managed catch: the process may be about to end */
 }
 
@@ -277,7 +358,7 @@ void exceptions_unwind_finally_leave(profiler *p)
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
     if (th)
-        exc_unwind_finally_leave(&th->m, &sink, cp_monotonic_ns());
+        exc_unwind_finally_leave(&th->m, &sink, 0);
 }
 
 /* The IL offset of the catch handler about to run in fid (EXC_IL_UNKNOWN):
@@ -299,11 +380,24 @@ static uint32_t catcher_il_offset(profiler *p, struct exc_agent_thread *th, Func
         clause.programCounter >= code[0].startAddress &&
         (off = clause.programCounter - code[0].startAddress) < code[0].size &&
         SUCCEEDED(INFO(p)->GetILToNativeMapping(p->info, fid, IL_MAP_MAX, &nmap, map))) {
-        for (ULONG32 i = 0; i < nmap && i < IL_MAP_MAX; i++)
-            if (map[i].ilOffset < 0xFFFFFFF0u && map[i].nativeStartOffset <= off && off < map[i].nativeEndOffset) {
-                il = map[i].ilOffset;
+        /* the entry the handler's address is in; in its funclet's prolog
+         * (no IL), the entry right after the prolog */
+        uint64_t at = off;
+        for (int pass = 0; pass < 2 && il == EXC_IL_UNKNOWN; pass++) {
+            uint64_t prolog_end = 0;
+            for (ULONG32 i = 0; i < nmap && i < IL_MAP_MAX; i++) {
+                if (map[i].nativeStartOffset > at || at >= map[i].nativeEndOffset)
+                    continue;
+                if (map[i].ilOffset < 0xFFFFFFF0u)
+                    il = map[i].ilOffset;
+                else if (map[i].ilOffset == 0xFFFFFFFEu)       /* (PROLOG) */
+                    prolog_end = map[i].nativeEndOffset;
                 break;
             }
+            if (!prolog_end)
+                break;
+            at = prolog_end;
+        }
     }
     th->il_fid = fid;
     th->il_pc = clause.programCounter;
@@ -311,15 +405,42 @@ static uint32_t catcher_il_offset(profiler *p, struct exc_agent_thread *th, Func
     return il;
 }
 
+/* The catch clause about to run: the machine, and the exception_catch
+ * record (its type known since the throw). */
 void exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj)
 {
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
+    exc_state *x;
+    char type_buf[512], function_buf[1024];
+    const char *type = type_buf, *function = function_buf;
+    ClassID cls = 0;
+    ModuleID module = 0;
+    uint64_t t = cp_monotonic_ns();
+    emit e;
 
-    (void)obj;
-    if (!th)
-        return;
-    exc_catcher_enter(&th->m, &sink, fid, catcher_il_offset(p, th, fid), cp_monotonic_ns());
+    if (th && (x = exc_current(&th->m)) != NULL && x->object == obj)
+        cls = x->class_id;
+    else if (obj && FAILED(INFO(p)->GetClassFromObject(p->info, obj, &cls)))
+        cls = 0;
+    if (th)
+        exc_catcher_enter(&th->m, &sink, fid, catcher_il_offset(p, th, fid), t);
+    if (th) {
+        type = type_name(p, th, cls);
+        function = function_name(p, th, fid, &module);
+    } else {
+        if (cls)
+            names_class(p->names, cls, type_buf, sizeof(type_buf), NULL);
+        else
+            strcpy(type_buf, "?");
+        names_function(p->names, fid, function_buf, sizeof(function_buf), &module);
+    }
+    attach_saw_module(p, module);
+    if (emit_begin_at(p, &e, TK_EXCEPTION_CATCH, t)) {
+        rec_exception_catch_put(&e.r, &(rec_exception_catch){ .function = fid, .type = type,
+                                                              .function_name = function });
+        emit_end(&e);
+    }
 }
 
 void exceptions_catcher_leave(profiler *p)
@@ -327,5 +448,5 @@ void exceptions_catcher_leave(profiler *p)
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
     if (th)
-        exc_catcher_leave(&th->m, &sink, cp_monotonic_ns());
+        exc_catcher_leave(&th->m, &sink, 0);
 }

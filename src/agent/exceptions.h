@@ -1,7 +1,8 @@
 /* exceptions.h - the "exceptions" service (--collect exceptions): every
  * exception's life on its thread, from ExceptionThrown to the end of its
  * catch clause or to its leaving managed code (exc_machine.h), recorded as
- * exception_thrown (type, message, throw stack, nesting), exception_catch,
+ * exception_thrown (type, message, throw stack, nesting), exception_catch
+ * (the catching function and the type, as agents before wrote it),
  * exception_handled and exception_unhandled.
  *
  * The message is read from the exception object inside ExceptionThrown,
@@ -11,7 +12,17 @@
  * at most EXC_MESSAGE_MAX bytes of UTF-8.  A message the runtime builds
  * lazily (_message null: many runtime exceptions fill in a resource string
  * only when Message is read) is recorded as empty.  The throw stack is a
- * DoStackSnapshot of the thread in the same callback.
+ * DoStackSnapshot of the thread in the same callback, sampled: a thread
+ * takes the stack of an exception of a given type at most once every
+ * EXC_STACK_INTERVAL_NS (a walk costs more than a throw: a program throwing
+ * 100,000 a second would pay a third more); the first of each type on a
+ * thread always has one.  Every exception is recorded, with its type,
+ * message and thrower (the first frame its first pass searched, in
+ * exception_handled/_unhandled); only the stacks are sampled, and the
+ * report gives each stack the exceptions of its type on its thread that
+ * came after it without one (report/profile.c).  An exception whose second pass begins without a
+ * catcher and that was not given a stack has its stack's depth counted
+ * then (a walk without names), to tell unhandled from handled natively.
  *
  * An exception that reaches no managed catch clause is written out (the
  * thread's buffer flushed) at once: the process may be about to die of it. */
@@ -28,6 +39,8 @@
 typedef struct profiler profiler;
 
 #define EXC_STACK_MAX 128              /* throw stack frames kept (the root side is lost) */
+#define EXC_STACK_INTERVAL_NS 1000000  /* a thread's stacks of one exception type: at most one a millisecond */
+#define EXC_STACK_TYPES 8              /* exception types a thread samples the stacks of apart */
 
 typedef struct exceptions_state {
     atomic_int on;                     /* started: the callbacks follow exceptions */

@@ -112,7 +112,10 @@ static void print_usage(FILE *out)
     for (int v = 0; v < RP_VIEW_COUNT; v++)
         fprintf(out, "                        %-12s %-12s %s%s\n", rp_views[v].name, rp_views[v].unit,
                 rp_views[v].counts, v == RP_VIEW_CPU ? " (default)" : "");
-    fputs("                        (an allocation's leaf frame is its type; a wait's, 'lock TYPE')\n"
+    fputs("                        (an allocation's leaf frame is its type; a wait's, 'lock TYPE'; an\n"
+          "                        exception's, its type: the agent samples throw stacks, at most one\n"
+          "                        a millisecond per type and thread, and each stands for the exceptions\n"
+          "                        of its type on its thread that followed it without one)\n"
           "      --thread T        only the thread(s) that T names: a label as the reports show it\n"
           "                        ('NAME (TID)'), a managed or kernel name, an OS thread id, or a\n"
           "                        managed thread id (0x...); no match is an error\n", out);

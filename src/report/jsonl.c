@@ -426,13 +426,15 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                     json_u64(&o, "parent", r->parent);
                 if (r->rethrow_of)
                     json_u64(&o, "rethrow_of", r->rethrow_of);
-                stack_json(out, tr, &fnames, "stack", r->stack, r->nstack);
+                if (r->nstack)
+                    stack_json(out, tr, &fnames, "stack", r->stack, r->nstack);
             }
             break;
         }
         case TK_EXCEPTION_HANDLED: {
             const rec_exception_handled *r = &e->exception_handled;
             json_u64(&o, "exception", r->exception);
+            json_str(&o, "thrower", function_named(tr, &fnames, r->thrower));
             json_str(&o, "catcher", function_named(tr, &fnames, r->catcher));
             if (r->il_offset != EXC_IL_UNKNOWN)
                 json_u64(&o, "il_offset", r->il_offset);
@@ -445,6 +447,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         case TK_EXCEPTION_UNHANDLED: {
             const rec_exception_unhandled *r = &e->exception_unhandled;
             json_u64(&o, "exception", r->exception);
+            json_str(&o, "thrower", function_named(tr, &fnames, r->thrower));
             json_str(&o, "outcome", rp_exception_outcome(r->outcome));
             json_u64(&o, "duration_ns", r->duration_ns);
             passes_json(out, r->search_frames, r->filters, r->unwound_frames, r->finallys);

@@ -321,6 +321,16 @@ static void layout_of(const rp_profile *shown, const char *title, const char *to
         l->period_type[0] = str(l, "space");
         l->period_type[1] = bytes;
         l->period = shown->alloc_methods == (1u << ALLOC_METHOD_EXACT) ? 1 : (uint64_t)ALLOC_SAMPLING_MEAN_BYTES;
+    } else if (vi->family == RP_FAMILY_EXCEPTIONS) {
+        /* Datadog's .NET exception profile: exception/count */
+        int kind = str(l, vi->pprof_type), count = str(l, "count");
+        l->type[0][0] = kind;
+        l->type[0][1] = count;
+        l->ntypes = 1;
+        l->period_type[0] = kind;
+        l->period_type[1] = count;
+        l->period = 1;
+        l->default_type = kind;
     } else {
         /* (the CPU views' strings in the order earlier versions wrote them) */
         int count_type = str(l, vi->family == RP_FAMILY_CONTENTION ? "contentions" : "samples");
@@ -435,6 +445,8 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
             v[1] = rp_carry_round(&carry[1], aggs[i].alloc[1]);
             v[2] = rp_carry_round(&carry[2], aggs[i].inuse[0]);
             v[3] = rp_carry_round(&carry[3], aggs[i].inuse[1]);
+        } else if (l.ntypes == 1) {          /* exceptions: the exceptions the stacks stand for */
+            v[0] = aggs[i].weight;
         } else {
             v[0] = aggs[i].count;
             v[1] = aggs[i].weight;

@@ -689,6 +689,51 @@ static int waits_in_lock_type(const builder *b, const uint64_t *frames, uint32_t
     return n > 0 && idmap_get(&b->names, frames[0], &f) && strncmp(b->in.names[f], prefix, sizeof(prefix) - 1) == 0;
 }
 
+/* An exception's throw stack, its type as the leaf.  The agent samples the
+ * stacks (exceptions.h: the first of a type on a thread always has one):
+ * one stands for itself and the exceptions of its type on its thread that
+ * follow it without a stack (by_type: thread and class -> the sample's
+ * index + 1).  The record names its thread by the OS thread id only:
+ * os_threads maps those to managed threads (their last thread_os record). */
+static int add_exception(builder *b, const rp_event *e, idmap *os_threads, idmap *by_type)
+{
+    const rec_exception_thrown *r = &e->exception_thrown;
+    rp_profile *p = b->p;
+    const rp_thread *th;
+    const char *label;
+    uint64_t key, managed = 0, at = 0;
+    uint64_t type_key = r->class_id;
+    for (const char *c = r->type; !type_key && *c; c++)
+        type_key = type_key * 31 + (unsigned char)*c;       /* (no ClassID: by its name) */
+    type_key = type_key * 0x9E3779B97F4A7C15ull ^ e->tid;
+    int matches;
+    rp_sample *s;
+
+    view_record_time(p, e->t, e->t);
+    if (!r->nstack) {                        /* one whose stack was not taken: the last one's */
+        if (idmap_get(by_type, type_key, &at) && at) {
+            p->samples[at - 1].weight++;
+            p->threads[p->samples[at - 1].thread].weight++;
+            p->weight_total++;
+        }
+        return 0;
+    }
+    idmap_put(by_type, type_key, 0);
+    idmap_get(os_threads, e->tid, &managed);
+    if ((matches = thread_of(b, managed, e->tid, &th, &key, &label)) < 0)
+        return -1;
+    if (!matches)
+        return 0;
+    if (!(s = new_sample(b, e->t, th, key, label, managed, e->tid)))
+        return -1;
+    if (set_stack(b, s, r->stack, r->nstack, r->type[0] ? r->type : RP_UNKNOWN_TYPE) < 0)
+        return -1;
+    s->weight = 1;
+    p->threads[s->thread].weight += s->weight;
+    p->weight_total += s->weight;
+    return idmap_put(by_type, type_key, (uint64_t)(s - p->samples) + 1) < 0 ? -1 : 0;
+}
+
 static int add_contention(builder *b, const rp_event *e)
 {
     const rec_contention *r = &e->contention;
@@ -731,7 +776,7 @@ static int add_contention(builder *b, const rp_event *e)
 int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *filter, unsigned options, rp_profile *p)
 {
     builder b;
-    idmap last_sample;
+    idmap last_sample, os_threads, by_type;
     live_gcs gcs = { 0 };
     rp_carry carry = { 0 };
     const rp_view_info *vi = rp_view_of(view);
@@ -752,6 +797,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     idmap_init(&b.thread_slots);
     idmap_init(&b.labelled);
     idmap_init(&last_sample);
+    idmap_init(&os_threads);
+    idmap_init(&by_type);
     idmap_init(&gcs.dead);
     b.native = rp_intern(&b.in, p, "[native code]");
     b.unknown = rp_intern(&b.in, p, "[unknown]");
@@ -781,6 +828,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         case TK_THREAD_CREATE: case TK_THREAD_OS: case TK_THREAD_NAME: case TK_THREAD_DESTROY:
             if (e->thread >= 0)
                 idmap_put(&b.threads_by_id, rp_thread_id(e), (uint64_t)e->thread);
+            if (e->kind == TK_THREAD_OS && e->thread_os.os_tid)
+                idmap_put(&os_threads, e->thread_os.os_tid, e->thread_os.thread);
             break;
         case TK_SAMPLER_TICK: {                 /* (the sampler's: the CPU sampler's views only) */
             const rec_sampler_tick *k = &e->sampler_tick;
@@ -828,6 +877,10 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             break;
         case TK_CONTENTION:
             if (vi->family == RP_FAMILY_CONTENTION && add_contention(&b, e) < 0)
+                goto out;
+            break;
+        case TK_EXCEPTION_THROWN:
+            if (vi->family == RP_FAMILY_EXCEPTIONS && add_exception(&b, e, &os_threads, &by_type) < 0)
                 goto out;
             break;
         }
@@ -895,6 +948,8 @@ out:
     idmap_free(&b.thread_slots);
     idmap_free(&b.labelled);
     idmap_free(&last_sample);
+    idmap_free(&os_threads);
+    idmap_free(&by_type);
     idmap_free(&gcs.dead);
     free(gcs.t);
     free(gcs.num);

@@ -179,6 +179,10 @@ static void view_totals(const rp_profile *p, const char *indent, FILE *out)
                 p->live_last_gc, t, p->live_gcs, indent, p->nsamples, p->followed);
         fprintf(out, "%s\n", rp_alloc_scaling(p->alloc_methods, 1));
         return;
+    case RP_VIEW_EXCEPTIONS:
+        fprintf(out, "%s%s thrown over %s, from %zu sampled throw stacks (each stands for the exceptions of its "
+                "type on its thread since the one before)\n", indent, total, dur, p->nsamples);
+        return;
     default:
         fprintf(out, "%s%s waited in %zu lock waits on %zu thread%s, over %s\n", indent, total, p->nsamples,
                 p->nthreads, p->nthreads == 1 ? "" : "s", dur);
@@ -256,10 +260,12 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
         if ((st = frame_stats(p, -1, &n)) == NULL)
             return;
         snprintf(self, sizeof(self), "Top frames by self %s (the leaf of %s):",
-                 vi->family == RP_FAMILY_MEMORY ? vi->unit : "time",
-                 vi->family == RP_FAMILY_MEMORY ? "an allocation is its type" : "a wait is the lock's type, if known");
+                 vi->family == RP_FAMILY_CONTENTION ? "time" : vi->unit,
+                 vi->family == RP_FAMILY_MEMORY       ? "an allocation is its type"
+                 : vi->family == RP_FAMILY_EXCEPTIONS ? "an exception is its type"
+                                                      : "a wait is the lock's type, if known");
         snprintf(total, sizeof(total), "Top frames by total %s (self + callees):",
-                 vi->family == RP_FAMILY_MEMORY ? vi->unit : "time");
+                 vi->family == RP_FAMILY_CONTENTION ? "time" : vi->unit);
         top_list(p, st, n, by_self, self, -1, 20, out);
         top_list(p, st, n, by_total, total, -1, 20, out);
         free(st);

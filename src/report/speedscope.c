@@ -4,7 +4,8 @@
  * samples are stacks of frame indices (root first), each weighing its
  * measured CPU time in nanoseconds (the CPU view: its cpu_ns) or one
  * sampling period (the wall view), or its weight in the other views
- * (unit "bytes" in alloc and live, "none" for alloc-count's objects,
+ * (unit "bytes" in alloc and live, "none" for alloc-count's objects and
+ * the exceptions view's exceptions,
  * "nanoseconds" waited in contention): rp_sample_weight.  A profile's endValue
  * is the sum of its weights, so the profiles add up to the report's total.  Written as it goes, never built in
  * memory. */
@@ -34,6 +35,9 @@ static const char *view_name(const rp_profile *p, const char *title, char *buf, 
     rp_view_format(RP_VIEW_CONTENTION, p->duration_ns, dur, sizeof(dur));
     if (vi->family == RP_FAMILY_CONTENTION)
         n = (size_t)snprintf(buf, len, "%s: %s view: %s waited in %zu lock waits", title, vi->name, total,
+                             p->nsamples);
+    else if (vi->family == RP_FAMILY_EXCEPTIONS)
+        n = (size_t)snprintf(buf, len, "%s: %s view: %s thrown (%zu sampled throw stacks)", title, vi->name, total,
                              p->nsamples);
     else if (p->view == RP_VIEW_LIVE)
         n = (size_t)snprintf(buf, len, "%s: %s view: %s in %.0f objects alive after GC %" PRIu32 " (%s)", title,
@@ -89,8 +93,10 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
     char namebuf[4200];
     size_t *start, *order;
     int empty_stacks = 0;
-    /* speedscope's units: nanoseconds and bytes are its own, objects are "none" */
-    const char *unit = strcmp(rp_view_of(p->view)->unit, "objects") == 0 ? "none" : rp_view_of(p->view)->unit;
+    /* speedscope's units: nanoseconds and bytes are its own, objects and exceptions are "none" */
+    const char *unit = strcmp(rp_view_of(p->view)->unit, "nanoseconds") == 0 || strcmp(rp_view_of(p->view)->unit, "bytes") == 0
+                           ? rp_view_of(p->view)->unit
+                           : "none";
 
     /* The samples grouped by thread, each group in time order (a counting sort). */
     start = calloc(p->nthreads + 1, sizeof(*start));

@@ -5,6 +5,7 @@
  * Every string from the trace (or the command line) is escaped as it is
  * printed (common/escape.h), never cut. */
 #include "common/escape.h"
+#include "report/exception_stats.h"
 #include "report/gc_timeline.h"
 #include "report/heap_model.h"
 #include "report/method_stats.h"
@@ -226,40 +227,90 @@ out:
     rp_gc_timeline_free(&tl);
 }
 
+/* Exceptions by type and throw site (exception_stats.h): the counts, the
+ * share of the time spent handling them, a message, where they were
+ * caught; what became of those no managed catch clause took; the ones the
+ * process died of.  An earlier agent's trace: the types, and where they
+ * were caught. */
+#define EXC_ROWS_SHOWN 20
+
 static void print_exceptions(const rp_trace *tr, FILE *out)
 {
-    tally *types = NULL, *catches = NULL;
-    size_t nt = 0, ct = 0, nc = 0, cc = 0;
-    uint64_t thrown = 0;
+    static const char *const outcome_words[] = { "ended otherwise", "unhandled", "handled outside managed code",
+                                                  "escaped a filter", "superseded by a nested exception" };
+    rp_exc_stats st;
+    char dur[32];
 
-    for (size_t i = 0; i < tr->nev; i++) {
-        const rp_event *e = &tr->ev[i];
-        if (e->kind == TK_EXCEPTION_THROWN) {
-            thrown++;
-            tally_add(&types, &nt, &ct, e->exception_thrown.type, "");
-        } else if (e->kind == TK_EXCEPTION_CATCH) {
-            tally_add(&catches, &nc, &cc, e->exception_catch.type, e->exception_catch.function_name);
+    if (rp_exc_stats_build(tr, &st) < 0) {
+        fprintf(out, "\nExceptions: (out of memory)\n");
+        return;
+    }
+    fprintf(out, "\nExceptions: %" PRIu64 " thrown", st.thrown);
+    if (st.followed) {
+        fmt_ms(dur, sizeof(dur), st.handling_ns);
+        fprintf(out, ": %" PRIu64 " handled", st.handled);
+        for (int o = 1; o <= 4; o++)
+            if (st.outcomes[o])
+                fprintf(out, ", %" PRIu64 " %s", st.outcomes[o], outcome_words[o]);
+        if (st.open)
+            fprintf(out, ", %" PRIu64 " still in flight when the trace ends", st.open);
+        fprintf(out, "; %" PRIu64 " nested, %" PRIu64 " rethrown; %s from their throws to their ends", st.nested,
+                st.rethrows, dur);
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < st.nrows && i < EXC_ROWS_SHOWN; i++) {
+        const rp_exc_row *r = &st.rows[i];
+        fprintf(out, "  %8" PRIu64 "  ", r->count);
+        put_esc(out, "", r->type, "");
+        if (r->site[0])
+            put_esc(out, " in ", r->site, "");
+        if (st.followed && st.handling_ns)
+            fprintf(out, ", %.1f%% of the handling time", 100.0 * (double)r->handling_ns / (double)st.handling_ns);
+        if (r->message[0])
+            put_esc(out, ": \"", r->message, "\"");
+        fputc('\n', out);
+        if (r->catcher[0] || r->not_caught) {
+            fputs("            ", out);
+            if (r->catcher[0])
+                put_esc(out, r->handled > 1 ? "last caught in " : "caught in ", r->catcher, r->not_caught ? "; " : "");
+            if (r->not_caught)
+                fprintf(out, "%" PRIu64 " not caught in managed code", r->not_caught);
+            fputc('\n', out);
         }
     }
-    fprintf(out, "\nExceptions: %" PRIu64 " thrown\n", thrown);
-    if (nt)                               /* qsort's array must not be NULL, even when empty */
-        qsort(types, nt, sizeof(*types), tally_cmp);
-    if (nc)
-        qsort(catches, nc, sizeof(*catches), tally_cmp);
-    for (size_t i = 0; i < nt; i++) {
-        fprintf(out, "  %8" PRIu64 "  ", types[i].n);
-        put_esc(out, "", types[i].a, "\n");
-    }
-    if (nc) {
-        fprintf(out, "  Caught:\n");
-        for (size_t i = 0; i < nc && i < 20; i++) {
-            fprintf(out, "  %8" PRIu64 "  ", catches[i].n);
-            put_esc(out, "", catches[i].a, " in ");
-            put_esc(out, "", catches[i].b, "\n");
+    if (st.nrows > EXC_ROWS_SHOWN)
+        fprintf(out, "  ... and %zu more types and throw sites\n", st.nrows - EXC_ROWS_SHOWN);
+    if (st.nunhandled) {
+        fprintf(out, "  Unhandled (no catch clause on the whole stack: the process ended of it, at %s):\n",
+                st.nunhandled == 1 ? "this one" : "the first of these");
+        for (size_t i = 0; i < st.nunhandled; i++) {
+            const rec_exception_thrown *x = &st.unhandled[i]->exception_thrown;
+            fmt_ms(dur, sizeof(dur), st.unhandled[i]->t);
+            fprintf(out, "    at %s, thread %" PRIu32 ": ", dur, st.unhandled[i]->tid);
+            put_esc(out, "", x->type, "");
+            if (x->message[0])
+                put_esc(out, ": \"", x->message, "\"");
+            fputc('\n', out);
         }
     }
-    free(types);
-    free(catches);
+    if (!st.followed) {                   /* an earlier agent's trace: where they were caught */
+        tally *catches = NULL;
+        size_t nc = 0, cc = 0;
+        for (size_t i = 0; i < tr->nev; i++)
+            if (tr->ev[i].kind == TK_EXCEPTION_CATCH)
+                tally_add(&catches, &nc, &cc, tr->ev[i].exception_catch.type, tr->ev[i].exception_catch.function_name);
+        if (nc) {
+            qsort(catches, nc, sizeof(*catches), tally_cmp);
+            fprintf(out, "  Caught:\n");
+            for (size_t i = 0; i < nc && i < 20; i++) {
+                fprintf(out, "  %8" PRIu64 "  ", catches[i].n);
+                put_esc(out, "", catches[i].a, " in ");
+                put_esc(out, "", catches[i].b, "\n");
+            }
+        }
+        free(catches);
+    }
+    rp_exc_stats_free(&st);
 }
 
 /* Per heap snapshot: what it holds and how it was taken, the types that

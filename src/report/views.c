@@ -32,6 +32,10 @@ const rp_view_info rp_views[RP_VIEW_COUNT] = {
       "time threads waited for locks",
       "lock waits", "--collect contention",
       TK_CONTENTION, RP_FAMILY_CONTENTION, 0, "contention" },
+    { RP_VIEW_EXCEPTIONS, "exceptions", "exceptions", "exceptions",
+      "exceptions thrown, by throw stack",
+      "exception stacks", "--collect exceptions",
+      TK_EXCEPTION_THROWN, RP_FAMILY_EXCEPTIONS, 0, "exception" },
 };
 
 const rp_view_info *rp_view_find(const char *name)
@@ -77,6 +81,8 @@ void rp_view_format(enum rp_view v, uint64_t value, char *buf, size_t len)
         rp_format_bytes(value, buf, len);
     else if (strcmp(unit, "objects") == 0)
         snprintf(buf, len, "%" PRIu64 " object%s", value, value == 1 ? "" : "s");
+    else if (strcmp(unit, "exceptions") == 0)
+        snprintf(buf, len, "%" PRIu64 " exception%s", value, value == 1 ? "" : "s");
     else if (value >= 10000000000ull)
         snprintf(buf, len, "%.1f s", (double)value / 1e9);
     else if (value >= 1000000000ull)

@@ -17,7 +17,8 @@ enum rp_view {
     RP_VIEW_ALLOC_COUNT = 3,  /* allocation samples: objects allocated (upscaled) */
     RP_VIEW_LIVE = 4,         /* followed allocation samples alive after the last GC: bytes */
     RP_VIEW_CONTENTION = 5,   /* lock waits: nanoseconds waited */
-    RP_VIEW_COUNT = 6
+    RP_VIEW_EXCEPTIONS = 6,   /* exceptions thrown, by throw stack (sampled stacks, weighted) */
+    RP_VIEW_COUNT = 7
 };
 
 /* Views that show the same records (and so the same pprof profile). */
@@ -25,12 +26,13 @@ enum rp_view_family {
     RP_FAMILY_TIME,           /* cpu, wall: the sampler's samples */
     RP_FAMILY_MEMORY,         /* alloc, alloc-count, live: alloc_sample records */
     RP_FAMILY_CONTENTION,     /* contention: contention records */
+    RP_FAMILY_EXCEPTIONS,     /* exceptions: exception_thrown records with a stack */
 };
 
 typedef struct rp_view_info {
     enum rp_view view;
     const char *name;         /* on the command line: cpu, wall, alloc, alloc-count, live, contention */
-    const char *unit;         /* what its weights count: nanoseconds, bytes or objects */
+    const char *unit;         /* what its weights count: nanoseconds, bytes, objects or exceptions */
     const char *title;        /* in headers and messages, "the TITLE view": CPU, wall-clock, allocation... */
     const char *counts;       /* what it counts, one short phrase for --help and headers */
     const char *records;      /* its records, for messages: "CPU samples", "allocation samples" */

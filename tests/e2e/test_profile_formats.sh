@@ -240,7 +240,7 @@ test_profile_formats_errors() {
     for f in speedscope pprof; do
         "$CLRPROBE" report "$TRACE" --format "$f" --view foo >o 2>e
         assert_eq 2 "$?" "$f --view foo exit code"
-        assert_contains e "unknown view 'foo' (valid views: cpu, wall, alloc, alloc-count, live, contention)" "$f --view foo message"
+        assert_contains e "unknown view 'foo' (valid views: cpu, wall, alloc, alloc-count, live, contention, exceptions)" "$f --view foo message"
     done
     # one outcome for a thread that matches none, in every format that filters by thread
     for f in text collapsed speedscope pprof html; do

@@ -20,8 +20,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_runtime.h"
+#include "report/profile.h"
 #include "trace/format.h"
 
 #define DOMAIN    0x7f00aa000010ull
@@ -427,6 +429,8 @@ static void catch_then_throw(int rethrow)
     ev(&rt, FR_UNWIND_LEAVE, 0);
     ev(&rt, FR_UNWIND_ENTER, MID);
     fr_exc(&rt, FR_CATCH_ENTER, MID, a);
+    if (rethrow)
+        usleep(2000);         /* (a stack for the same type again: exceptions.h samples them per millisecond) */
     throw_from(&rt, b, MID, OUTER, MAIN, 0, 0, 0);
     ev(&rt, FR_SEARCH_ENTER, MID);
     ev(&rt, FR_SEARCH_LEAVE, 0);
@@ -527,4 +531,64 @@ TEST(exc_conformance_unhandled_is_in_the_file_before_the_end)
     ev(&rt, FR_UNWIND_ENTER, MAIN);
     expect(&rt, "thrown #1 System.InvalidOperationException 'clrprobe unhandled' d1 @ Thrower<Outer<Main\n"
                 "ended #1 unhandled 3/0/0/0\n");
+}
+
+/* Stacks are sampled per type and thread (at most one a millisecond; the
+ * first always): every exception is recorded, and the exceptions view
+ * counts each one, its stack standing for those that had none. */
+TEST(exc_conformance_stacks_sampled_every_exception_counted)
+{
+    fake_runtime rt;
+    rp_trace tr;
+    rp_profile prof;
+    uint64_t objs[6];
+    int stacked = 0, thrown = 0, first_stacked = 0;
+
+    world(&rt);
+    for (int i = 0; i < 6; i++)
+        objs[i] = fr_exc_object(&rt, IOE, "again");
+    for (int i = 0; i < 6; i++) {
+        if (i == 5)
+            usleep(2000);                     /* the last one: surely a millisecond after the first */
+        throw_from(&rt, objs[i], THROWER, OUTER, MAIN, 0, 0, 0);
+        ev(&rt, FR_SEARCH_ENTER, THROWER);
+        ev(&rt, FR_SEARCH_LEAVE, 0);
+        ev(&rt, FR_SEARCH_ENTER, OUTER);
+        ev(&rt, FR_CATCHER_FOUND, OUTER);
+        ev(&rt, FR_SEARCH_LEAVE, 0);
+        ev(&rt, FR_UNWIND_ENTER, THROWER);
+        ev(&rt, FR_UNWIND_LEAVE, 0);
+        ev(&rt, FR_UNWIND_ENTER, OUTER);
+        fr_exc(&rt, FR_CATCH_ENTER, OUTER, objs[i]);
+        ev(&rt, FR_CATCH_LEAVE, 0);
+    }
+    CHECK_EQ(fr_detach(&rt), 0);
+    CHECK_EQ(rt.violations, 0);
+    CHECK(rt.snapshots >= 2 && rt.snapshots <= 6);
+    if (fr_load_trace(&rt, &tr) == 0) {
+        for (size_t i = 0; i < tr.nev; i++) {
+            const rec_exception_thrown *r = &tr.ev[i].exception_thrown;
+            if (tr.ev[i].kind != TK_EXCEPTION_THROWN)
+                continue;
+            CHECK_STR(r->message, "again");                 /* every one recorded, with its message */
+            if (r->nstack) {
+                CHECK_EQ(r->nstack, 3);
+                if (thrown == 0)
+                    first_stacked = 1;
+                stacked++;
+            }
+            thrown++;
+        }
+        CHECK_EQ(thrown, 6);
+        CHECK(first_stacked);
+        CHECK_EQ(stacked, rt.snapshots);
+        CHECK_EQ(fr_count(&tr, TK_EXCEPTION_HANDLED, 0), 6);
+        if (rp_profile_build(&tr, RP_VIEW_EXCEPTIONS, NULL, &prof) == 0) {
+            CHECK_EQ(prof.nsamples, (size_t)stacked);
+            CHECK_EQ(prof.weight_total, 6);                 /* each exception once */
+            rp_profile_free(&prof);
+        }
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
 }

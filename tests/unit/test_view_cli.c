@@ -114,7 +114,8 @@ TEST(view_cli_names_and_help)
 
     make(&s, "cli-names", T_CPU | T_WAITS);
     CHECK_EQ(report(&s, "--view", "heap", NULL, NULL, &out, &err), 2);
-    CHECK(strstr(err, "unknown view 'heap' (valid views: cpu, wall, alloc, alloc-count, live, contention)") != NULL);
+    CHECK(strstr(err, "unknown view 'heap' (valid views: cpu, wall, alloc, alloc-count, live, contention, exceptions)") !=
+          NULL);
     free(out);
     free(err);
     CHECK_EQ(report(&s, "--view", "contention", "--thread", "nosuch", &out, &err), 1);
@@ -128,6 +129,7 @@ TEST(view_cli_names_and_help)
     CHECK(strstr(out, "alloc-count  objects      objects allocated, from sampled allocations") != NULL);
     CHECK(strstr(out, "live         bytes") != NULL);
     CHECK(strstr(out, "contention   nanoseconds") != NULL);
+    CHECK(strstr(out, "exceptions   exceptions   exceptions thrown, by throw stack") != NULL);
     CHECK(strstr(out, "lock waits (contention: --collect contention)") != NULL);
     for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *nl = strchr(l, '\n');

@@ -389,7 +389,8 @@ TEST(views_table)
     }
     CHECK(rp_view_find("nosuch") == NULL);
     rp_view_names(names_buf, sizeof(names_buf), ", ");
-    CHECK_STR(names_buf, "cpu, wall, alloc, alloc-count, live, contention");
+    CHECK_STR(names_buf, "cpu, wall, alloc, alloc-count, live, contention, exceptions");
+    CHECK_STR(rp_view_of(RP_VIEW_EXCEPTIONS)->unit, "exceptions");
     CHECK_STR(rp_view_of(RP_VIEW_ALLOC)->unit, "bytes");
     CHECK_STR(rp_view_of(RP_VIEW_ALLOC_COUNT)->unit, "objects");
     CHECK_STR(rp_view_of(RP_VIEW_CONTENTION)->unit, "nanoseconds");
