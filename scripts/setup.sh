@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # setup.sh - installs what clrprobe needs to build and test, idempotently:
 # Debian packages (compiler, make, zlib headers, jq for the tests), a check
-# that the .NET SDK is present, and the tests' reader of .heapsnapshot files
-# (Chrome DevTools' heap snapshot code from the npm registry, pinned by
-# tests/tools/heapsnapshot/package-lock.json, into build/tools).  Safe to run
+# that the .NET SDK is present, and the tests' readers of .heapsnapshot and
+# Trace Event Format files (Chrome DevTools' own code from the npm registry,
+# pinned by tests/tools/*/package-lock.json, into build/tools).  Safe to run
 # again; does nothing when all is already there.
 set -euo pipefail
 
@@ -40,19 +40,24 @@ if ! dotnet --list-sdks 2>/dev/null | grep -q .; then
     exit 1
 fi
 
-# The heap snapshot test's independent reader (tests/e2e/test_heap_formats.sh).
+# The tests' independent readers, from the npm registry, each pinned by its
+# package-lock.json, into build/tools/NAME: Chrome DevTools' heap snapshot
+# code (tests/e2e/test_heap_formats.sh) and the trace model of DevTools'
+# Performance panel (tests/e2e/test_timeline.sh).
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-HS_SRC=$ROOT/tests/tools/heapsnapshot
-HS_DIR=$ROOT/build/tools/heapsnapshot
-if ! cmp -s "$HS_SRC/package-lock.json" "$HS_DIR/package-lock.json" ||
-   [[ ! -d $HS_DIR/node_modules/heap-snapshot-toolkit ]]; then
-    echo "setup: installing the heap snapshot reader for the tests (npm: heap-snapshot-toolkit)"
-    mkdir -p "$HS_DIR"
-    cp "$HS_SRC/package.json" "$HS_SRC/package-lock.json" "$HS_DIR/"
-    if ! (cd "$HS_DIR" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
-        rm -f "$HS_DIR/package-lock.json"
-        echo "setup: npm could not install heap-snapshot-toolkit (see above)" >&2
-        exit 1
+install_reader() {   # NAME PACKAGE-DIR-IN-node_modules SCRIPT
+    local src=$ROOT/tests/tools/$1 dir=$ROOT/build/tools/$1
+    if ! cmp -s "$src/package-lock.json" "$dir/package-lock.json" || [[ ! -d $dir/node_modules/$2 ]]; then
+        echo "setup: installing a reader for the tests (npm: $2)"
+        mkdir -p "$dir"
+        cp "$src/package.json" "$src/package-lock.json" "$dir/"
+        if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+            rm -f "$dir/package-lock.json"
+            echo "setup: npm could not install $2 (see above)" >&2
+            exit 1
+        fi
     fi
-fi
-cp "$HS_SRC/summary.mjs" "$HS_DIR/"
+    cp "$src/$3" "$dir/"
+}
+install_reader heapsnapshot heap-snapshot-toolkit summary.mjs
+install_reader timeline @paulirish/trace_engine summary.mjs

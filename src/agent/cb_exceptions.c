@@ -95,7 +95,7 @@ HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, O
 
     tracer_catcher_enter(p, fid);            /* traced calls above the catcher are over */
     if (following(p))
-        exceptions_catcher_enter(p, fid, obj);
+        attach_saw_module(p, exceptions_catcher_enter(p, fid, obj));
     return S_OK;
 }
 

@@ -406,8 +406,8 @@ static uint32_t catcher_il_offset(profiler *p, struct exc_agent_thread *th, Func
 }
 
 /* The catch clause about to run: the machine, and the exception_catch
- * record (its type known since the throw). */
-void exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj)
+ * record (its type known since the throw).  Returns the catcher's module. */
+ModuleID exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj)
 {
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
@@ -435,12 +435,12 @@ void exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj)
             strcpy(type_buf, "?");
         names_function(p->names, fid, function_buf, sizeof(function_buf), &module);
     }
-    attach_saw_module(p, module);
     if (emit_begin_at(p, &e, TK_EXCEPTION_CATCH, t)) {
         rec_exception_catch_put(&e.r, &(rec_exception_catch){ .function = fid, .type = type,
                                                               .function_name = function });
         emit_end(&e);
     }
+    return module;
 }
 
 void exceptions_catcher_leave(profiler *p)

@@ -69,7 +69,8 @@ void exceptions_search_catcher_found(profiler *p, FunctionID fid);
 void exceptions_unwind_function_enter(profiler *p, FunctionID fid);
 void exceptions_unwind_finally_enter(profiler *p, FunctionID fid);
 void exceptions_unwind_finally_leave(profiler *p);
-void exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj);
+/* Returns the catcher's module (for the attach catch-up: attach_saw_module). */
+ModuleID exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj);
 void exceptions_catcher_leave(profiler *p);
 
 #endif

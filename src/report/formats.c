@@ -127,6 +127,11 @@ static int write_html(const rp_report_input *in, FILE *out)
     return rc;
 }
 
+static int write_chrome(const rp_report_input *in, FILE *out)
+{
+    return rp_write_chrome(in->trace, out);
+}
+
 const rp_format rp_formats[] = {
     { .name = "text",
       .description = "a readable summary (default): runtime, duration, events by kind, modules,\n"
@@ -154,6 +159,12 @@ const rp_format rp_formats[] = {
       .description = "one self-contained interactive flame graph (no network needed) with a view\n"
                      "picker, the heap per generation over time and the GC pauses beside it",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_ONLY_VIEW, .write = write_html },
+    { .name = "chrome",
+      .description = "the trace as one timeline (Trace Event Format JSON) for Perfetto's UI and\n"
+                     "chrome://tracing: a lane per thread with its CPU samples, JIT compilations,\n"
+                     "exceptions, GCs, suspensions, heap snapshots and traced calls; the heap per\n"
+                     "generation and the samples per second as counters (docs/timeline.md)",
+      .needs = RP_NEED_EVENTS, .write = write_chrome },
     { .name = "heapsnapshot",
       .description = "the last heap snapshot as a V8 .heapsnapshot, for the Memory panel of Chrome\n"
                      "DevTools (summary by type, retainers, dominators, comparison)",

@@ -75,6 +75,9 @@ int rp_write_html_gc(const rp_profile *p, const rp_trace *tr, const char *title,
 int rp_write_html_views(const rp_profile *const *views, size_t nviews, const rp_trace *tr, const char *title,
                         FILE *out);
 
+/* The trace as one timeline in the Trace Event Format (chrome.c: Perfetto, chrome://tracing, DevTools). */
+int rp_write_chrome(const rp_trace *tr, FILE *out);
+
 /* "gc", "gc_prep", ... for a COR_PRF_SUSPEND_REASON. */
 const char *rp_suspend_reason(uint32_t reason);
 /* "unhandled", "native", "filter", "superseded" for an EXC_OUTCOME_*. */
