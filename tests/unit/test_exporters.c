@@ -583,7 +583,7 @@ TEST(exporters_report_io_errors)
 
 TEST(exporters_registry_lists_every_format_once)
 {
-    static const char *const names[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html", "heapsnapshot" };
+    static const char *const names[] = { "text", "jsonl", "collapsed", "speedscope", "pprof", "html", "chrome", "heapsnapshot" };
     size_t n = 0;
 
     for (const rp_format *f = rp_formats; f->name; f++, n++) {
