@@ -64,6 +64,7 @@ internal static class Program
           sigprof [SECONDS] burns CPU and handles SIGPROF itself from 1 s on (default 4 s)
           gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC
                             suspensions that hijack return addresses (default 2 s)
+          phases [SECONDS]  burn in PhaseTargets.PhaseOne for half of SECONDS (default 1), then in PhaseTwo
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU
           calls [SCALE] [wait]  methods called a known number of times, for --trace (CallTargets.*)
           ildump TYPE.METHOD  print a method's IL body (header, code, EH sections) as hex
@@ -162,6 +163,9 @@ internal static class Program
             case "hotloop":
                 return OptionalSeconds(scenario, rest, out double hotSeconds) ??
                        SignalScenarios.HotLoop(rest.Length == 0 ? 2 : hotSeconds);
+            case "phases":
+                return OptionalSeconds(scenario, rest, out double phaseSeconds) ??
+                       PhasesScenario.Run(rest.Length == 0 ? 1 : phaseSeconds);
             case "io":
                 return OptionalInt(scenario, rest, 20, out int ioRounds) ?? SignalScenarios.Io(ioRounds);
             case "many":

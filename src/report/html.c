@@ -20,7 +20,16 @@
  *                                             text's line about it: only when the trace has it
  *     "frames": [name, ...],                  only the names some sample uses
  *     "threads": [{ "name" (the label), "mname", "kname", "id" ("0x..."), "tid", "samples", "cpu_ns",
- *                   "weight" (the views that weigh samples), "tree": [frame, samples, children, ...] }],
+ *                   "weight" (the views that weigh samples), "tree": [frame, samples, children, ...],
+ *                   "times": [bucket, node, count, ...] }],
+ *     "t0_ns", "bucket_ns", "buckets",        the overview strip (with samples at two times or more):
+ *                                             the samples' span cut in `buckets` buckets of
+ *                                             bucket_ns from t0_ns (ns since the trace's start);
+ *                                             a thread's "times" say how much of each tree node's
+ *                                             own count (the samples whose stack ends there: node is
+ *                                             the node's number in the tree's preorder) falls in
+ *                                             each bucket, so the page can show the flame graph of
+ *                                             any range of buckets
  *     "views": [{ the members above, for another view }, ...]
  *                                             the other views the trace has, for the page's
  *                                             view picker (rp_write_html_views)
@@ -255,7 +264,7 @@ static void write_gc(const rp_gc_timeline *tl, FILE *out)
  * use (used), and each frame's number among them (remap, p->nframes: the
  * frame of samples without one).  Returns 0, or -1 (out of memory). */
 static int build_forest(const rp_profile *p, forest *fo, uint32_t *roots, uint32_t *remap, uint32_t *used,
-                        size_t *nused)
+                        size_t *nused, uint32_t *leaf)
 {
     for (size_t t = 0; t < p->nthreads; t++)
         roots[t] = NONE;
@@ -290,8 +299,56 @@ static int build_forest(const rp_profile *p, forest *fo, uint32_t *roots, uint32
                 return -1;
             fo->n[node].samples += c;
         }
+        leaf[i] = (uint32_t)node;
     }
     return 0;
+}
+
+/* ---- the overview strip: each sample's count by (thread, time bucket, leaf node) ---- */
+
+#define HTML_BUCKETS 200
+
+typedef struct when { uint32_t thread, bucket, node; uint64_t count; } when;
+
+static int by_when(const void *x, const void *y)
+{
+    const when *a = x, *b = y;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    if (a->bucket != b->bucket)
+        return a->bucket < b->bucket ? -1 : 1;
+    return a->node < b->node ? -1 : a->node > b->node;
+}
+
+/* The samples' (thread, bucket, preorder node) counts, merged and sorted;
+ * NULL with *n 0 when the samples do not span two times. */
+static when *times_of(const rp_profile *p, const uint32_t *leaf, const uint32_t *pre, uint64_t *t0,
+                      uint64_t *width, size_t *n)
+{
+    when *w;
+    size_t k = 0;
+
+    *n = 0;
+    if (p->nsamples < 2 || p->samples[p->nsamples - 1].t <= p->samples[0].t)
+        return NULL;
+    *t0 = p->samples[0].t;
+    *width = (p->samples[p->nsamples - 1].t - *t0) / HTML_BUCKETS + 1;
+    if ((w = malloc(p->nsamples * sizeof(*w))) == NULL)
+        return NULL;
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const rp_sample *s = &p->samples[i];
+        if (s->thread >= p->nthreads)
+            continue;
+        w[k++] = (when){ s->thread, (uint32_t)((s->t - *t0) / *width), pre[leaf[i]], rp_sample_count(p, s) };
+    }
+    qsort(w, k, sizeof(*w), by_when);
+    for (size_t i = 0; i < k; i++) {
+        if (*n && by_when(&w[*n - 1], &w[i]) == 0)
+            w[*n - 1].count += w[i].count;
+        else
+            w[(*n)++] = w[i];
+    }
+    return w;
 }
 
 /* The totals lines of the text report (rp_write_profile_totals) as a JSON
@@ -335,14 +392,33 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
     uint32_t *roots = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*roots));
     uint32_t *remap = malloc((p->nframes + 1) * sizeof(*remap));
     uint32_t *used = malloc((p->nframes + 1) * sizeof(*used));
-    uint32_t *stack = NULL;
-    size_t nused = 0;
+    uint32_t *stack = NULL, *leaf = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*leaf)), *pre = NULL;
+    when *times = NULL;
+    size_t nused = 0, ntimes = 0, at = 0;
+    uint64_t t0 = 0, width = 0;
     char process[512];
     int rc = -1;
 
-    if (!roots || !remap || !used || build_forest(p, &fo, roots, remap, used, &nused) < 0 ||
-        !(stack = malloc((fo.len ? fo.len : 1) * sizeof(*stack))))
+    if (!roots || !remap || !used || !leaf || build_forest(p, &fo, roots, remap, used, &nused, leaf) < 0 ||
+        !(stack = malloc((fo.len ? fo.len : 1) * sizeof(*stack))) ||
+        !(pre = malloc((fo.len ? fo.len : 1) * sizeof(*pre))))
         goto out;
+    /* each node's number in its thread's preorder (the order the trees are written in) */
+    for (size_t t = 0; t < p->nthreads; t++) {
+        size_t sp = 0;
+        uint32_t k = 0;
+        if (roots[t] != NONE)
+            stack[sp++] = roots[t];
+        while (sp) {
+            uint32_t i = stack[--sp];
+            pre[i] = k++;
+            for (uint32_t c = fo.n[i].kid; c != NONE; c = fo.n[c].next)
+                stack[sp++] = c;
+        }
+    }
+    times = times_of(p, leaf, pre, &t0, &width, &ntimes);
+    if (ntimes)
+        fprintf(out, "\"t0_ns\":%" PRIu64 ",\"bucket_ns\":%" PRIu64 ",\"buckets\":%d,\n", t0, width, HTML_BUCKETS);
     fputs("\"title\":", out);
     json_string(out, title ? title : "clrprobe profile");
     fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%zu,\"total_samples\":%" PRIu64
@@ -406,12 +482,23 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
             for (uint32_t k = n->kid; k != NONE; k = fo.n[k].next)
                 stack[sp++] = k;
         }
-        fputs("]}", out);
+        putc(']', out);
+        if (ntimes) {
+            fputs(",\"times\":[", out);
+            for (size_t w = 0; at < ntimes && times[at].thread == t; at++, w++)
+                fprintf(out, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64, w ? (w % 16 ? "," : ",\n") : "", times[at].bucket,
+                        times[at].node, times[at].count);
+            putc(']', out);
+        }
+        putc('}', out);
     }
     fputc(']', out);
     rc = ferror(out) ? -1 : 0;
 out:
     free(stack);
+    free(leaf);
+    free(pre);
+    free(times);
     free(fo.n);
     idindex_free(fo.kids);
     free(roots);

@@ -336,3 +336,37 @@ test_html_gc_timeline_in_chromium() {
     n2=$("$CLRPROBE" report "$TRACE" --format jsonl | jq -c 'select(.kind=="gc_start")' | wc -l | tr -d ' ')
     grep -q "<section id=\"gcview\"[^>]*data-gcs=\"$n2\"" dom2.html || fail "shares page: GC section for $n2 GCs"
 }
+
+# The overview strip: a time range chosen on it (#range=START-END, ms since the recording began, as a drag sets it)
+# shows only the samples of that range.  Sample phases burns in PhaseOne for the first half, PhaseTwo for the second.
+test_html_time_range_filters_the_flame_graph() {
+    need_chromium
+    mkdir -p html_range && cd html_range || fail "work directory"
+    "$CLRPROBE" run -o ph.clrp --rate 1000 -- "$SAMPLE" phases 1.2 >out 2>err || fail "recording: $(cat err)"
+    "$CLRPROBE" report ph.clrp --format html -o ph.html 2>rep.err || fail "html report: $(cat rep.err)"
+    PAGE=$PWD/ph.html
+    local t0 w first_half second_half whole s1 s2 sall n1 n2 nall
+    t0=$(grep -o '"t0_ns":[0-9]*' ph.html | head -1 | cut -d: -f2)
+    w=$(grep -o '"bucket_ns":[0-9]*' ph.html | head -1 | cut -d: -f2)
+    [[ -n $t0 && -n $w ]] || fail "no strip data in the page"
+    # bucket boundaries, at ns precision: [0, 80) and [120, 200) buckets, and the whole
+    first_half=$(awk -v t="$t0" -v w="$w" 'BEGIN { printf "%.6f-%.6f", t / 1e6, (t + 80 * w) / 1e6 }')
+    second_half=$(awk -v t="$t0" -v w="$w" 'BEGIN { printf "%.6f-%.6f", (t + 120 * w) / 1e6, (t + 200 * w) / 1e6 }')
+    whole=$(awk -v t="$t0" -v w="$w" 'BEGIN { printf "%.6f-%.6f", t / 1e6, (t + 200 * w) / 1e6 }')
+    s1=$(status "search=PhaseTwo&range=$first_half")
+    s2=$(status "search=PhaseOne&range=$second_half")
+    sall=$(status "search=PhaseTwo&range=$whole")
+    [[ $s1 == *"range "* && $s1 != *"range all"* ]] || fail "the range was not applied: $s1"
+    assert_eq 0.0 "$(matched "$s1")" "PhaseTwo in the first 40% of the time"
+    assert_eq 0.0 "$(matched "$s2")" "PhaseOne in the last 40% of the time"
+    n1=$(matched_of "$s1"); n2=$(matched_of "$s2"); nall=$(matched_of "$sall")
+    assert_ge 50 "$n1" "samples in the first range"
+    assert_ge 50 "$n2" "samples in the second range"
+    assert_ge $((n1 + n2 + 1)) "$nall" "the whole range holds more than the two"
+    # the whole range is every sample: the same as no range
+    assert_eq "$(matched_of "$(status "search=PhaseTwo")")" "$nall" "the whole range and no range"
+    # the strip is drawn, and says what it shows
+    chrome --virtual-time-budget=5000 --dump-dom "file://$PAGE#range=$first_half" >dom.html
+    grep -q '<div id="stripview">' dom.html || fail "the strip is hidden"
+    grep -q 'id="rangeinfo">Showing ' dom.html || fail "range text: $(grep -o 'id="rangeinfo">[^<]*' dom.html)"
+}
