@@ -200,6 +200,7 @@ void exc_catcher_enter(exc_thread *th, const exc_sink *s, uint64_t fid, uint32_t
     e->handler_fn = fid;
     e->catcher = fid;
     e->catcher_il = il;
+    e->catch_t = when(s, t);
     /* The exceptions it was nested in whose finally or catch it escaped
      * (its catcher lies past the handler's frame) never resume. */
     for (int k = th->n - 2; k >= 0; k--) {

@@ -61,6 +61,7 @@ typedef struct exc_state {
     uint64_t thrower;            /* the first frame its first pass searched: where it was thrown */
     uint64_t catcher;            /* the function whose catch clause takes it */
     uint32_t catcher_il;         /* the caller's note on where in it (exc_catcher_enter) */
+    uint64_t catch_t;            /* its catch clause was entered at (0: not yet) */
     uint32_t search_frames, filters, unwound_frames, finallys;
     int32_t catcher_index;       /* the search frame (0-based) where its catcher was found */
     int32_t handler_index[EXC_MAX_DEPTH];   /* nested: per exception below, the first search

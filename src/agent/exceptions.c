@@ -110,7 +110,7 @@ static void on_handled(void *ctx, const exc_state *x, uint64_t t, uint64_t escap
         rec_exception_handled_put(&e.r, &(rec_exception_handled){
             .exception = x->id, .thrower = x->thrower, .catcher = x->catcher, .il_offset = x->catcher_il, .duration_ns = t - x->t0,
             .search_frames = x->search_frames, .filters = x->filters, .unwound_frames = x->unwound_frames,
-            .finallys = x->finallys, .escaped_by = escaped_by });
+            .finallys = x->finallys, .escaped_by = escaped_by, .catch_ns = x->catch_t > x->t0 ? x->catch_t - x->t0 : 0 });
         emit_end(&e);
     }
 }
@@ -405,37 +405,32 @@ static uint32_t catcher_il_offset(profiler *p, struct exc_agent_thread *th, Func
     return il;
 }
 
-/* The catch clause about to run: the machine, and the exception_catch
- * record (its type known since the throw).  Returns the catcher's module. */
+/* The catch clause about to run.  Its exception_catch record is written
+ * only when the thread's machine is missing (out of memory): otherwise the
+ * exception_handled record says when the catch began (catch_ns), and the
+ * report shows the exception_catch from there (report/model.c), which saves
+ * a record and two names per exception.  Returns the catcher's module. */
 ModuleID exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj)
 {
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
-    exc_state *x;
-    char type_buf[512], function_buf[1024];
-    const char *type = type_buf, *function = function_buf;
+    char type[512], function[1024];
     ClassID cls = 0;
     ModuleID module = 0;
-    uint64_t t = cp_monotonic_ns();
     emit e;
 
-    if (th && (x = exc_current(&th->m)) != NULL && x->object == obj)
-        cls = x->class_id;
-    else if (obj && FAILED(INFO(p)->GetClassFromObject(p->info, obj, &cls)))
-        cls = 0;
-    if (th)
-        exc_catcher_enter(&th->m, &sink, fid, catcher_il_offset(p, th, fid), t);
     if (th) {
-        type = type_name(p, th, cls);
-        function = function_name(p, th, fid, &module);
-    } else {
-        if (cls)
-            names_class(p->names, cls, type_buf, sizeof(type_buf), NULL);
-        else
-            strcpy(type_buf, "?");
-        names_function(p->names, fid, function_buf, sizeof(function_buf), &module);
+        exc_catcher_enter(&th->m, &sink, fid, catcher_il_offset(p, th, fid), 0);
+        return th->name_fid == fid ? th->name_module : (function_name(p, th, fid, &module), module);
     }
-    if (emit_begin_at(p, &e, TK_EXCEPTION_CATCH, t)) {
+    if (obj && FAILED(INFO(p)->GetClassFromObject(p->info, obj, &cls)))
+        cls = 0;
+    if (cls)
+        names_class(p->names, cls, type, sizeof(type), NULL);
+    else
+        strcpy(type, "?");
+    names_function(p->names, fid, function, sizeof(function), &module);
+    if (emit_begin(p, &e, TK_EXCEPTION_CATCH)) {
         rec_exception_catch_put(&e.r, &(rec_exception_catch){ .function = fid, .type = type,
                                                               .function_name = function });
         emit_end(&e);

@@ -65,6 +65,64 @@ static int decode(rp_trace *tr, const trace_record *r, rp_event *e)
     return 0;
 }
 
+/* The exception_catch events of a trace whose agent follows exceptions
+ * through: it writes when each catch clause began into exception_handled
+ * (catch_ns after the throw) instead of an exception_catch record; the
+ * report shows them as older agents wrote them: the catching function and
+ * its name (in force at the catch), the exception's type.  Returns 0, or -1
+ * out of memory. */
+static int by_time(const void *a, const void *b);
+
+static int derive_catches(rp_trace *tr)
+{
+    idmap thrown, names;
+    size_t n = 0, have = tr->nev;
+    rp_event *nev;
+    int rc = -1;
+
+    for (size_t i = 0; i < tr->nev; i++)
+        n += tr->ev[i].kind == TK_EXCEPTION_HANDLED && tr->ev[i].exception_handled.catch_ns;
+    if (!n)
+        return 0;
+    if ((nev = realloc(tr->ev, (tr->nev + n) * sizeof(*nev))) == NULL)
+        return -1;
+    tr->ev = nev;
+    idmap_init(&thrown);
+    idmap_init(&names);
+    for (size_t i = 0; i < have; i++) {
+        const rp_event *e = &tr->ev[i];
+        uint64_t v, fid;
+        if (rp_function_name(e, &fid) && rp_function_name(e, &fid)[0]) {
+            if (idmap_put(&names, fid, i) < 0)
+                goto out;
+        } else if (e->kind == TK_EXCEPTION_THROWN && e->exception_thrown.exception) {
+            if (idmap_put(&thrown, e->exception_thrown.exception, i) < 0)
+                goto out;
+        } else if (e->kind == TK_EXCEPTION_HANDLED && e->exception_handled.catch_ns &&
+                   idmap_get(&thrown, e->exception_handled.exception, &v)) {
+            const rp_event *x = &tr->ev[v];
+            rp_event *c = &tr->ev[tr->nev++];
+            uint64_t f;
+            memset(c, 0, sizeof(*c));
+            c->kind = TK_EXCEPTION_CATCH;
+            c->tid = e->tid;
+            c->t = x->t + e->exception_handled.catch_ns;
+            c->order = e->order;
+            c->thread = -1;
+            c->exception_catch.function = e->exception_handled.catcher;
+            c->exception_catch.type = x->exception_thrown.type;
+            c->exception_catch.function_name =
+                idmap_get(&names, e->exception_handled.catcher, &f) ? rp_function_name(&tr->ev[f], &fid) : "";
+        }
+    }
+    qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
+    rc = 0;
+out:
+    idmap_free(&thrown);
+    idmap_free(&names);
+    return rc;
+}
+
 static int by_time(const void *a, const void *b)
 {
     const rp_event *x = a, *y = b;
@@ -334,6 +392,11 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
             if (!tr->ev[i].dropped)
                 tr->ev[kept++] = tr->ev[i];
         tr->nev = kept;
+    }
+    if (derive_catches(tr) < 0) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        rp_free(tr);
+        return TRACE_E_IO;
     }
     build_threads(tr);
     resolve_names(tr);
