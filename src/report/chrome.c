@@ -504,7 +504,7 @@ int rp_write_chrome(const rp_trace *tr, FILE *out)
     idmap_init(&tl.lanes);
     if (gather(&tl, &period) < 0 || nest(&tl) < 0)
         goto out;
-    snprintf(pname, sizeof(pname), "%.260s (pid %" PRIu32 ")", prog, pid);
+    snprintf(pname, sizeof(pname), "%.290s", prog[0] ? prog : "clrprobe trace");     /* (viewers add the pid) */
     fprintf(out, "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu32 ",\"tid\":0,"
                  "\"args\":{\"name\":", pid);
     json_string(out, pname);
@@ -530,7 +530,8 @@ int rp_write_chrome(const rp_trace *tr, FILE *out)
         ts(out, "ts", s->t0);
         if (!(s->kind == S_EXCEPTION && !s->end))
             ts(out, "dur", s->t1 - s->t0);
-        write_args(&tl, s, out);
+        if (s->clipped || (s->kind != S_JIT && s->kind != S_SUSPEND && s->kind != S_HEAP))   /* (those: none) */
+            write_args(&tl, s, out);
         putc('}', out);
     }
     counters(&tl, pid, period, out);
