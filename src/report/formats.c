@@ -157,7 +157,8 @@ const rp_format rp_formats[] = {
       .write = write_pprof },
     { .name = "html",
       .description = "one self-contained interactive flame graph (no network needed) with a view\n"
-                     "picker, the heap per generation over time and the GC pauses beside it",
+                     "picker, a strip of the samples over time to show one time range, and the heap\n"
+                     "per generation over time and the GC pauses beside it",
       .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_ONLY_VIEW, .write = write_html },
     { .name = "chrome",
       .description = "the trace as one timeline (Trace Event Format JSON) for Perfetto's UI and\n"
