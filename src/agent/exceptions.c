@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define MAX_BASES 64                   /* classes walked up to System.Exception */
+#define EXC_LAYOUT_TRIES 16           /* exceptions at which _message is looked for before giving up */
 #define IL_MAP_MAX 96                  /* IL-to-native map entries looked through for a catch handler */
 
 /* A thread's exceptions (thread_state.exc, made at its first exception) and
@@ -78,6 +79,7 @@ int exceptions_start(profiler *p)
         s->layout_lock_ok = 1;
     }
     atomic_store(&s->layout, 0);       /* a new session may have a new runtime's layout: look again */
+    s->layout_tries = 0;
     atomic_store(&s->on, 1);
     return 0;
 }
@@ -215,6 +217,9 @@ static void read_message(profiler *p, ObjectID obj, ClassID c, char *buf, size_t
         pthread_mutex_lock(&s->layout_lock);
         if ((layout = atomic_load(&s->layout)) == 0) {
             layout = find_layout(p, c);
+            /* the runtime may not say yet (CORPROF_E_DATAINCOMPLETE): ask again at later exceptions */
+            if (layout < 0 && ++s->layout_tries < EXC_LAYOUT_TRIES)
+                layout = 0;
             atomic_store(&s->layout, layout);
         }
         pthread_mutex_unlock(&s->layout_lock);

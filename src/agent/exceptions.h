@@ -51,6 +51,7 @@ typedef struct exceptions_state {
     pthread_mutex_t layout_lock;
     int layout_lock_ok;
     atomic_int layout;
+    int layout_tries;                  /* lookups that failed (a class not fully loaded yet): -1 after a few */
     uint32_t message_offset;           /* of Exception._message in the object */
     ULONG string_length_offset, string_buffer_offset;
 } exceptions_state;
