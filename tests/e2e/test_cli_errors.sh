@@ -67,7 +67,7 @@ test_report_errors() {
     echo "not a trace at all" >notrace.txt
     expect_error 1 "not a clrprobe trace" "$CLRPROBE" report notrace.txt
     expect_error 1 "No such file" "$CLRPROBE" report /no/such/trace.clrp
-    expect_error 2 "unknown format 'xml' (valid formats: text, jsonl, collapsed, speedscope, pprof, html, heapsnapshot)" "$CLRPROBE" report notrace.txt --format xml
+    expect_error 2 "unknown format 'xml' (valid formats: text, jsonl, collapsed, speedscope, pprof, html, chrome, heapsnapshot)" "$CLRPROBE" report notrace.txt --format xml
     expect_error 2 "no trace file given" "$CLRPROBE" report
     expect_error 2 "unknown option" "$CLRPROBE" report --frob x
     fixture all all
