@@ -38,20 +38,20 @@ test_views_html_picker_in_chromium() {
     assert_eq 6000000 "$contention" "the contention view's total in collapsed (ns)"
     "$CLRPROBE" report "$TRACE" --view alloc --format html -o page.html 2>err || fail "html: $(cat err)"
     st=$(page_status '')
-    assert_eq "view alloc; thread all; bytes $alloc of $alloc; search none; matched 0.0% of $alloc bytes; zoom all; frames drawn 6" \
+    assert_eq "view alloc; thread all; bytes $alloc of $alloc; search none; matched 0.0% of $alloc bytes; zoom all; frames drawn 6; range all" \
         "$st" "the alloc view first, in bytes"
     assert_eq 6 "$(sed -n 's|.*<select id="view">\(.*\)</select>.*|\1|p' dom.html | grep -o '<option' | wc -l | tr -d ' ')" \
         "the view picker offers the six views the trace has"
     assert_contains dom.html '<b>alloc view</b> (bytes allocated, from sampled allocations, in bytes)' "the header"
     assert_contains dom.html 'upscaled estimates (AllocationSampled' "how the figures are read"
     st=$(page_status 'view=live')
-    assert_eq "view live; thread all; bytes $live of $live; search none; matched 0.0% of $live bytes; zoom all; frames drawn 4" \
+    assert_eq "view live; thread all; bytes $live of $live; search none; matched 0.0% of $live bytes; zoom all; frames drawn 4; range all" \
         "$st" "the live view from the fragment"
     st=$(page_status 'view=contention&thread=cache&search=lock')
-    assert_eq "view contention; thread cache (102); nanoseconds 3000000 of 6000000; search \"lock\"; matched 33.3% of 3000000 nanoseconds; zoom all; frames drawn 4" \
+    assert_eq "view contention; thread cache (102); nanoseconds 3000000 of 6000000; search \"lock\"; matched 33.3% of 3000000 nanoseconds; zoom all; frames drawn 4; range all" \
         "$st" "the contention view of one thread, searched"
     st=$(page_status 'view=cpu')
-    assert_eq "view cpu; thread all; samples 1 of 1; search none; matched 0.0% of 1 samples; zoom all; frames drawn 3" \
+    assert_eq "view cpu; thread all; samples 1 of 1; search none; matched 0.0% of 1 samples; zoom all; frames drawn 3; range all" \
         "$st" "the CPU view, counted in samples as before"
 }
 
