@@ -80,14 +80,15 @@ typedef struct exc_sink {
 typedef struct exc_thread {
     exc_state ex[EXC_MAX_DEPTH];
     int n;                       /* exceptions on the stack (the last one is the innermost) */
-    int untracked;               /* nested deeper than EXC_MAX_DEPTH: their callbacks are ignored */
-    uint64_t too_deep;           /* how many were not followed */
+    uint64_t too_deep;           /* times a throw found EXC_MAX_DEPTH open: the stack was forgotten */
 } exc_thread;
 
 /* A thrown object.  Returns the new exception's state (id, t0, object,
- * parent, rethrow_of and depth filled in; the caller may set stack_depth),
- * or NULL when nested too deep to follow.  Exceptions it finds over first
- * (left managed code without a catcher and never closed) are ended. */
+ * parent, rethrow_of and depth filled in; the caller may set stack_depth
+ * and class_id).  Exceptions it finds over first (left managed code
+ * without a catcher and never closed) are ended.  Nested deeper than
+ * EXC_MAX_DEPTH, the thread's stack is forgotten (too_deep) and this one
+ * starts a new one. */
 exc_state *exc_thrown(exc_thread *th, const exc_sink *s, uint64_t id, uint64_t object, uint64_t t);
 
 /* The innermost exception (NULL: none). */
