@@ -59,6 +59,8 @@ HRESULT cb_RuntimeResumeFinished(ICorProfilerCallback11 *This);
 
 /* cb_exceptions.c */
 HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj);
+/* lifecycle.c */
+HRESULT cb_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *only);
 HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, ObjectID obj);
 HRESULT cb_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method,
                               ICorProfilerFunctionControl *control);

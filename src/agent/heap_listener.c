@@ -164,8 +164,8 @@ int heap_listener_start(profiler *p)
     sigset_t all, old;
     int rc;
 
-    if (l->running)
-        return 0;
+    if (l->running || p->notification)
+        return 0;                        /* (beside a main instance of ours: that one answers clrprobe heap) */
     len = cp_abstract_address(&addr, CP_HEAP_SOCKET_FMT, (int)getpid());
     l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (l->fd < 0)

@@ -1,7 +1,8 @@
 /* lifecycle.c - Initialize and Shutdown, the two ends of a profiler
  * instance's life in the runtime: at launch, read the configuration from
  * the environment and open the session (session.c); at Shutdown, in either
- * mode, close it.  Any problem before recording starts cancels activation
+ * mode, close it.  Before either, LoadAsNotificationOnly: the role asked
+ * for.  Any problem before recording starts cancels activation
  * with one line on stderr; the program then runs on unprofiled. */
 #include "agent/callbacks.h"
 #include "agent/profiler.h"
@@ -9,6 +10,24 @@
 
 #include <stdlib.h>
 #include <unistd.h>
+
+/* The runtime asks this right after creating the instance, before
+ * Initialize or InitializeForAttach (so before the attach's configuration
+ * is known).  A notification profiler when the process's main profiler is
+ * another instance of ours (clrprobe run, or an earlier clrprobe attach):
+ * the runtime would refuse a second main profiler only after loading the
+ * library, which then stays for good.  Otherwise the main role, with all
+ * it allows. */
+HRESULT cb_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *only)
+{
+    profiler *p = profiler_from(This);
+
+    if (!only)
+        return E_POINTER;
+    p->notification = p->main_elsewhere && p->main_elsewhere(p);
+    *only = p->notification ? TRUE : FALSE;
+    return S_OK;
+}
 
 HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
 {

@@ -24,6 +24,19 @@ void manager_add(profiler *p)
     pthread_mutex_unlock(&manager.lock);
 }
 
+/* Whether another live instance is the process's main profiler (an instance
+ * that did not load as a notification profiler and has a session open). */
+static int main_elsewhere(const profiler *self)
+{
+    int found = 0;
+
+    pthread_mutex_lock(&manager.lock);
+    for (const profiler *q = manager.instances; q && !found; q = q->next)
+        found = q != self && !q->notification && q->info != NULL;
+    pthread_mutex_unlock(&manager.lock);
+    return found;
+}
+
 void manager_remove(profiler *p)
 {
     pthread_mutex_lock(&manager.lock);
@@ -64,6 +77,8 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFI
     if (outer)
         return CLASS_E_NOAGGREGATION;
     p = profiler_create(manager_remove);
+    if (p)
+        p->main_elsewhere = main_elsewhere;
     if (!p)
         return E_OUTOFMEMORY;
     manager_add(p);

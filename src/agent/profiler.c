@@ -106,6 +106,7 @@ static void build_vtable(void)
     v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
     v->RuntimeResumeFinished = cb_RuntimeResumeFinished;
     v->ExceptionThrown = cb_ExceptionThrown;
+    v->LoadAsNotificationOnly = cb_LoadAsNotificationOnly;
     v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
     v->ExceptionUnwindFunctionEnter = cb_ExceptionUnwindFunctionEnter;
     v->JITInlining = cb_JITInlining;

@@ -65,6 +65,11 @@ typedef struct profiler {
     /* Attach mode (InitializeForAttach): what we know about IDs, so that the
      * catch-up and live events merge without holes (catchup.h). */
     int attached;
+    /* LoadAsNotificationOnly said TRUE: a notification profiler beside the
+     * process's main one (which is another instance of ours: main_elsewhere,
+     * set by the manager, tells) */
+    int notification;
+    int (*main_elsewhere)(const struct profiler *self);
     cu_gate gate;
     int gate_ok;
     cu_table *modules, *assemblies, *appdomains, *threads_known;

@@ -88,7 +88,7 @@ void read_runtime_version(ICorProfilerInfo15 *info, runtime_version *v)
  * attach only COR_PRF_ALLOWABLE_AFTER_ATTACH may be asked for: no cache
  * searches (precompiled code is then not reported), and nothing that would
  * make the agent impossible to detach. */
-void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+void event_mask(const cp_config *cfg, int attach, int notification, DWORD *low, DWORD *high)
 {
     /* Module loads are always watched: their unloads keep the name cache
      * honest (records are written only when modules are collected). */
@@ -123,5 +123,9 @@ void event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
     if (attach) {
         *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
         *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
+    }
+    if (notification) {                  /* beside a main profiler: no GC monitoring, hooks, ReJIT */
+        *low &= COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER;
+        *high &= COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER;
     }
 }

@@ -477,7 +477,13 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     /* After an attach the mask is set here, inside InitializeForAttach: the
      * only place the runtime accepts every after-attach flag.  If the GC
      * events are refused then, go on without them and say so in the trace. */
-    event_mask(&p->cfg, m->attach, &low, &high);
+    /* A notification profiler (lifecycle.c) cannot trace methods: enter/leave
+     * hooks and ReJIT belong to the main profiler. */
+    if (p->notification && p->cfg.trace[0])
+        return session_fail(p, "--trace needs the main profiler's role (enter/leave hooks or ReJIT), and this "
+                               "process's main profiler is another instance of clrprobe's agent: trace from that "
+                               "one (or once it has detached)");
+    event_mask(&p->cfg, m->attach, p->notification, &low, &high);
     hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr) && (low & COR_PRF_MONITOR_GC) && m->attach) {
         /* Heap snapshots: the runtime may refuse GC monitoring here (a
@@ -511,7 +517,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
      * must not leave a trace behind. */
     read_command_line(cmdline, sizeof(cmdline));
     hdr.pid = (uint32_t)getpid();
-    hdr.flags = m->header_flags;
+    hdr.flags = m->header_flags | (p->notification ? TRACE_FLAG_NOTIFICATION : 0);
     hdr.start_realtime_ns = cp_realtime_ns();
     hdr.start_monotonic_ns = cp_monotonic_ns();
     hdr.runtime_version = p->runtime_version;
@@ -530,6 +536,10 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
 
     atomic_store(&p->recording, 1);
     emit_runtime_start(p, &v);
+    if (p->notification)
+        profiler_note(p, "loaded as a notification profiler, beside the process's main profiler (another instance "
+                         "of clrprobe's agent): no method tracing; heap snapshots by heap enumeration (roots "
+                         "approximate); CPU samples by the suspend engine when the main one samples with signals");
     if (note[0])
         profiler_note(p, "%s", note);
     if (!m->catchup)

@@ -449,11 +449,30 @@ int attach_detach(attach_session *s)
     return attach_finish(s, how);
 }
 
+/* Whether the library mapped in process pid at path is the very file this
+ * command attaches (its agent's instances know each other: only then does
+ * the new one see the main one and load beside it, lifecycle.c). */
+static int same_agent(int pid, const char *path)
+{
+    char ours[PATH_MAX], theirs[PATH_MAX + 64];
+    struct stat a, b;
+
+    if (cli_find_agent(ours, sizeof(ours)) < 0 || stat(ours, &a) != 0)
+        return 0;
+    snprintf(theirs, sizeof(theirs), "/proc/%d/root%s", pid, path);
+    if (stat(theirs, &b) != 0 && stat(path, &b) != 0)
+        return 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* The runtime has one main profiler, and refuses a second only after it
  * has loaded the library, which then stays in the process until it exits
  * (docs/attach.md, "One profiler per process"): such an attempt is not
- * made.  -1 after saying why when the process already has one. */
-int attach_refuse_if_profiled(int pid)
+ * made.  When the main profiler is clrprobe's own agent, the new one loads
+ * beside it as a notification profiler (the agent decides so in
+ * LoadAsNotificationOnly), unless what is asked needs the main role
+ * (needs_main: --trace).  -1 after saying why when it cannot attach. */
+int attach_refuse_if_profiled(int pid, const char *needs_main)
 {
     ipc_loaded_profiler_t lp;
     char err[512], what[4200];
@@ -466,6 +485,20 @@ int attach_refuse_if_profiled(int pid)
     }
     if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE || lp.kind == IPC_PROFILER_CLRPROBE_QUIET)
         return 0;          /* (a process gone meanwhile: the attach says so; a quiet agent is talked to) */
+    if (lp.clrprobe && (lp.kind == IPC_PROFILER_STARTUP || lp.kind == IPC_PROFILER_CLRPROBE) &&
+        same_agent(pid, lp.path)) {
+        const char *whose = lp.kind == IPC_PROFILER_STARTUP ? "clrprobe run" : "another clrprobe attach";
+        if (needs_main) {
+            cli_error("cannot attach with %s: process %d's main profiler is clrprobe's agent (%s), and %s needs "
+                      "the main profiler's role (enter/leave hooks or ReJIT); a notification profiler beside it "
+                      "cannot: no attach was attempted; trace with that one (or once it has detached)", needs_main,
+                      pid, whose, needs_main);
+            return -1;
+        }
+        cli_error("process %d's main profiler is clrprobe's agent (%s): attaching beside it as a notification "
+                  "profiler", pid, whose);
+        return 0;
+    }
     if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
         snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
         hint = "; its trace is written when the process exits";

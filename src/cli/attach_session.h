@@ -57,9 +57,12 @@ void attach_session_init(attach_session *s);
  * message, with *status the exit status to return. */
 int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status);
 
-/* -1 after saying why when the process already has a profiler loaded (the
- * runtime would load our library and then refuse it). */
-int attach_refuse_if_profiled(int pid);
+/* -1 after saying why when the process already has a profiler loaded that
+ * the attach cannot go beside (the runtime would load our library and then
+ * refuse it): a foreign one, or clrprobe's agent when needs_main names an
+ * option that needs the main profiler's role (e.g. "--trace").  Beside
+ * clrprobe's agent the new one loads as a notification profiler. */
+int attach_refuse_if_profiled(int pid, const char *needs_main);
 /* 1 when pid's profiler is clrprobe's agent staying quiet after an attach
  * --trace (attach_open then talks to it: s->resume), else 0. */
 int attach_agent_is_quiet(int pid);

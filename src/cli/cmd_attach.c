@@ -143,7 +143,7 @@ int cmd_attach(int argc, char **argv)
     }
     if ((s.pid = attach_resolve_pid("attach", pid_arg, name, &status)) < 0)
         return status;
-    if (attach_refuse_if_profiled(s.pid) < 0)
+    if (attach_refuse_if_profiled(s.pid, cfg.trace[0] ? "--trace" : NULL) < 0)
         return 1;
     s.resume = attach_agent_is_quiet(s.pid);
     s.trace = cfg.trace[0] != 0;

@@ -331,7 +331,7 @@ int cmd_heap(int argc, char **argv)
         }
         return heap_by_listener(s.pid, &lp, count, interval_s);
     }
-    if (attach_refuse_if_profiled(s.pid) < 0)
+    if (attach_refuse_if_profiled(s.pid, NULL) < 0)
         return 1;
     s.resume = rc == IPC_OK && lp.kind == IPC_PROFILER_CLRPROBE_QUIET;
     return heap_by_attach(&s, output, count, interval_s, timeout_s);

@@ -287,6 +287,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
     json_str(&o, "command_line", tr->file.command_line);
     json_u64(&o, "start_unix_ns", tr->file.start_realtime_ns);
     json_bool(&o, "attached", (tr->file.flags & TRACE_FLAG_ATTACHED) != 0);
+    if (tr->file.flags & TRACE_FLAG_NOTIFICATION)     /* (only when set: traces of the main role read as before) */
+        json_bool(&o, "notification", 1);
     json_bool(&o, "complete", tr->complete);
     json_u64(&o, "corrupt_chunks", tr->scan.corrupt_chunks);
     json_u64(&o, "malformed_records", tr->bad_records);

@@ -39,6 +39,7 @@
 
 /* Header flags. */
 #define TRACE_FLAG_ATTACHED 0x1u             /* the agent attached to a running process */
+#define TRACE_FLAG_NOTIFICATION 0x2u         /* ... as a notification profiler, beside the process's main one */
 
 /* Record flags (the byte after the kind). */
 #define TRACE_REC_CATCHUP 0x1u               /* learned by the attach catch-up, not from a live event */

@@ -144,34 +144,81 @@ test_attach_errors() {
     wait_for_text nodiag.out 30 "spin started"
     expect_attach_error "DOTNET_EnableDiagnostics=0" "$CLRPROBE" attach "$nodiag"
     kill "$nodiag"
-    # a startup profiler already active: clrprobe run's own agent
+    # clrprobe run's own agent is the main profiler: --trace needs that role, so no attempt is made
     "$CLRPROBE" run -o run.clrp -- "$SAMPLE" spin 20 >run.out 2>run.err &
     local runner=$!
     wait_for_text run.out 30 "spin started"
     local child
     child=$(pgrep -P "$runner" | head -1)
-    expect_attach_error "process $child already has a profiler loaded (clrprobe's agent $AGENT, started with the process by clrprobe run)" \
-        "$CLRPROBE" attach "$child"
+    local maps_before
+    maps_before=$(grep libclrprobe.so /proc/$child/maps | awk '{print $6}' | sort -u | wc -l)
+    expect_attach_error "cannot attach with --trace: process $child's main profiler is clrprobe's agent (clrprobe run)" \
+        "$CLRPROBE" attach "$child" --trace 'ClrProbe.Sample.*'
     assert_contains e.err "no attach was attempted" "the refusal says nothing was tried"
+    assert_eq 1 "$maps_before" "one agent library in the process before (the main one's)"
+    assert_eq 1 "$(grep libclrprobe.so /proc/$child/maps | awk '{print $6}' | sort -u | wc -l)" "and after"
+    assert_eq 1 "$(cat /proc/$child/task/*/comm 2>/dev/null | grep -c '^clrprobe-flush$')" \
+        "one agent instance (one flusher thread): no second one started"
     kill "$child"
     wait "$runner" 2>/dev/null
     return 0
 }
 
-test_attach_twice_at_once() {
+# Beside ourselves: a process under clrprobe run (our agent its main
+# profiler) attached to by clrprobe attach, which loads as a notification
+# profiler: both traces complete, the target's output unchanged, the
+# attached instance gone after its detach while the main one records on.
+test_attach_beside_clrprobe_run_as_notification_profiler() {
+    "$SAMPLE" churn 120 >plain.out
+    local plain_rc=$?
+    "$CLRPROBE" run -o main.clrp --collect jit,threads,exceptions -- "$SAMPLE" churn 120 >run.out 2>run.err &
+    local runner=$!
+    at_exit "kill $runner 2>/dev/null"
+    wait_for_text run.out 30 "started" || fail "the sample did not start"
+    local child i
+    child=$(pgrep -P "$runner" | head -1)
+    for i in 1 2 3; do
+        "$CLRPROBE" attach "$child" -o side$i.clrp --duration 0.6 >side$i.out 2>side$i.err
+        assert_eq 0 "$?" "attach $i beside clrprobe run: exit status ($(tail -1 side$i.err))"
+        assert_contains side$i.err "main profiler is clrprobe's agent (clrprobe run): attaching beside it as a notification profiler" \
+            "attach $i says how it loads"
+        assert_contains side$i.err "detached from process $child in" "attach $i detached"
+    done
+    wait "$runner"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out run.out || fail "the target's output changed: $(diff plain.out run.out | head -3)"
+    "$CLRPROBE" report main.clrp --format jsonl >main.jsonl || fail "main report"
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' main.jsonl)" "the main trace complete"
+    assert_eq false "$(jq -r 'select(.kind=="trace") | (.notification // false)' main.jsonl)" "the main trace: main role"
+    assert_ge 50 "$(jcount main.jsonl 'select(.kind=="exception_thrown")')" "the main agent recorded all along"
+    for i in 1 2 3; do
+        "$CLRPROBE" report side$i.clrp --format jsonl >side$i.jsonl || fail "side report $i"
+        assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' side$i.jsonl)" "side trace $i complete"
+        assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' side$i.jsonl)" "side trace $i: notification role"
+        assert_eq 1 "$(jcount side$i.jsonl 'select(.kind=="attach")')" "side trace $i: catch-up"
+        assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="sample")')" "side trace $i: CPU samples"
+        assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="note" and (.text|startswith("loaded as a notification profiler")))')" \
+            "side trace $i says its role"
+    done
+    "$CLRPROBE" report side1.clrp >side1.txt 2>/dev/null
+    assert_contains side1.txt "mode       attached, as a notification profiler beside the process's main one" "the text report"
+}
+
+test_attach_twice_at_once() {     # (the second as a notification profiler beside the first)
     start_target spin2.out spin 30
     # the first records until told to stop (no time window the second must hit)
     "$CLRPROBE" attach "$TPID" -o first.clrp --duration 25 >first.out 2>first.err &
     local first=$!
     at_exit "kill $first 2>/dev/null"
     wait_for_text first.err 20 "attached to process" || fail "the first attach did not attach"
-    "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.1 >second.out 2>second.err
+    # the second loads beside the first, as a notification profiler
+    "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.3 >second.out 2>second.err
     local rc=$?
-    assert_eq 1 "$rc" "exit status of the second attach"
-    assert_contains second.err "process $TPID already has a profiler loaded (clrprobe's agent $AGENT, attached by another clrprobe attach)" \
-        "second attach message names the cause"
-    assert_eq 1 "$(wc -l <second.err | tr -d ' ')" "one line of message"
-    [[ ! -e second.clrp ]] || fail "the refused attach left a trace file"
+    assert_eq 0 "$rc" "exit status of the second attach ($(tail -1 second.err))"
+    assert_contains second.err "process $TPID's main profiler is clrprobe's agent (another clrprobe attach): attaching beside it as a notification profiler" \
+        "the second attach says how it loads"
+    assert_contains second.err "detached from process $TPID in" "the second detaches"
+    [[ -s second.clrp ]] || fail "the second attach wrote no trace"
     kill -TERM "$first"
     wait "$first"
     rc=$?
@@ -179,8 +226,8 @@ test_attach_twice_at_once() {
     assert_eq 0 "$rc" "exit status of the attach ended by SIGTERM"
     assert_contains first.err "detached from process $TPID in" "the first attach still detaches cleanly"
     [[ -s first.clrp ]] || fail "the first attach wrote no trace"
-    # no attempt was made, so nothing holds the library: it leaves with the
-    # first session (the runtime unloads it just after the detach)
+    # both detached: nothing holds the library, it leaves with the first
+    # session (the runtime unloads it just after the detach)
     local lib i
     for i in $(seq 200); do
         lib=$(grep -c libclrprobe.so /proc/$TPID/maps)
