@@ -169,9 +169,10 @@ test_attach_errors() {
 # profiler: both traces complete, the target's output unchanged, the
 # attached instance gone after its detach while the main one records on.
 test_attach_beside_clrprobe_run_as_notification_profiler() {
-    "$SAMPLE" churn 120 >plain.out
+    "$SAMPLE" spin 5 >plain.out
     local plain_rc=$?
-    "$CLRPROBE" run -o main.clrp --collect jit,threads,exceptions -- "$SAMPLE" churn 120 >run.out 2>run.err &
+    # the main agent samples with signals: the ones beside it fall back to the suspend engine
+    "$CLRPROBE" run -o main.clrp -- "$SAMPLE" spin 5 >run.out 2>run.err &
     local runner=$!
     at_exit "kill $runner 2>/dev/null"
     wait_for_text run.out 30 "started" || fail "the sample did not start"
@@ -190,16 +191,22 @@ test_attach_beside_clrprobe_run_as_notification_profiler() {
     "$CLRPROBE" report main.clrp --format jsonl >main.jsonl || fail "main report"
     assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' main.jsonl)" "the main trace complete"
     assert_eq false "$(jq -r 'select(.kind=="trace") | (.notification // false)' main.jsonl)" "the main trace: main role"
-    assert_ge 50 "$(jcount main.jsonl 'select(.kind=="exception_thrown")')" "the main agent recorded all along"
+    assert_ge 50 "$(jcount main.jsonl 'select(.kind=="sample")')" "the main agent sampled all along"
     for i in 1 2 3; do
         "$CLRPROBE" report side$i.clrp --format jsonl >side$i.jsonl || fail "side report $i"
         assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' side$i.jsonl)" "side trace $i complete"
         assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' side$i.jsonl)" "side trace $i: notification role"
         assert_eq 1 "$(jcount side$i.jsonl 'select(.kind=="attach")')" "side trace $i: catch-up"
-        assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="sample")')" "side trace $i: CPU samples"
+        assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="jit" and .catchup and .function=="ClrProbe.Sample.Program.Main")')" \
+            "side trace $i: Main caught up"
+        assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="sampler_tick")')" "side trace $i: the sampler ticked"
         assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="note" and (.text|startswith("loaded as a notification profiler")))')" \
             "side trace $i says its role"
+        assert_ge 1 "$(jcount side$i.jsonl 'select(.kind=="note" and (.text|contains("sampling with the suspend engine")))')" \
+            "side trace $i: the suspend engine, beside the main one's signals"
     done
+    # samples: a thread spinning on a CPU is sampled in at least one of the three windows, whatever the load
+    assert_ge 1 "$(cat side1.jsonl side2.jsonl side3.jsonl | jcount - 'select(.kind=="sample")')" "CPU samples beside"
     "$CLRPROBE" report side1.clrp >side1.txt 2>/dev/null
     assert_contains side1.txt "mode       attached, as a notification profiler beside the process's main one" "the text report"
 }
