@@ -4,6 +4,7 @@
  * exception unwinds, tracer.h) and the signal sampler (SIGPROF unblocked
  * after a hardware fault, sigsampler.h). */
 #include "agent/callbacks.h"
+#include "agent/exc_machine.h"
 #include "agent/exceptions.h"
 #include "agent/profiler.h"
 #include "agent/sigsampler.h"
@@ -29,7 +30,7 @@ HRESULT cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_search_function_enter(p, fid);
+        exceptions_step(p, EXC_EV_SEARCH_ENTER, fid);
     return S_OK;
 }
 
@@ -37,7 +38,7 @@ HRESULT cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID f
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_search_filter_enter(p, fid);
+        exceptions_step(p, EXC_EV_FILTER_ENTER, fid);
     return S_OK;
 }
 
@@ -45,7 +46,7 @@ HRESULT cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_search_filter_leave(p);
+        exceptions_step(p, EXC_EV_FILTER_LEAVE, 0);
     return S_OK;
 }
 
@@ -53,7 +54,7 @@ HRESULT cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID 
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_search_catcher_found(p, fid);
+        exceptions_step(p, EXC_EV_CATCHER_FOUND, fid);
     return S_OK;
 }
 
@@ -63,7 +64,7 @@ HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID
     profiler *p = profiler_from(This);
     tracer_unwind_enter(p, fid);
     if (following(p))
-        exceptions_unwind_function_enter(p, fid);
+        exceptions_step(p, EXC_EV_UNWIND_ENTER, fid);
     return S_OK;
 }
 
@@ -77,7 +78,7 @@ HRESULT cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID 
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_unwind_finally_enter(p, fid);
+        exceptions_step(p, EXC_EV_FINALLY_ENTER, fid);
     return S_OK;
 }
 
@@ -85,7 +86,7 @@ HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_unwind_finally_leave(p);
+        exceptions_step(p, EXC_EV_FINALLY_LEAVE, 0);
     return S_OK;
 }
 
@@ -103,6 +104,6 @@ HRESULT cb_ExceptionCatcherLeave(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     if (following(p))
-        exceptions_catcher_leave(p);
+        exceptions_step(p, EXC_EV_CATCH_LEAVE, 0);
     return S_OK;
 }

@@ -236,6 +236,22 @@ void exc_catcher_leave(exc_thread *th, const exc_sink *s, uint64_t t)
     th->n = k;
 }
 
+int exc_step(exc_thread *th, const exc_sink *s, int ev, uint64_t fid)
+{
+    switch (ev) {
+    case EXC_EV_SEARCH_ENTER: exc_search_function_enter(th, fid); break;
+    case EXC_EV_FILTER_ENTER: exc_search_filter_enter(th, fid); break;
+    case EXC_EV_FILTER_LEAVE: exc_search_filter_leave(th, s, 0); break;
+    case EXC_EV_CATCHER_FOUND: exc_search_catcher_found(th, fid); break;
+    case EXC_EV_UNWIND_ENTER: return exc_unwind_function_enter(th, s, fid, 0);
+    case EXC_EV_FINALLY_ENTER: exc_unwind_finally_enter(th, fid); break;
+    case EXC_EV_FINALLY_LEAVE: exc_unwind_finally_leave(th, s, 0); break;
+    case EXC_EV_CATCH_LEAVE: exc_catcher_leave(th, s, 0); break;
+    default: break;
+    }
+    return 0;
+}
+
 const char *exc_outcome_name(int outcome)
 {
     switch (outcome) {

@@ -107,6 +107,14 @@ void exc_unwind_finally_leave(exc_thread *th, const exc_sink *s, uint64_t t);
 void exc_catcher_enter(exc_thread *th, const exc_sink *s, uint64_t fid, uint32_t il, uint64_t t);
 void exc_catcher_leave(exc_thread *th, const exc_sink *s, uint64_t t);
 
+/* The callbacks after ExceptionThrown and the catch, as one entry point
+ * (exceptions.c): ev one of these, fid the callback's FunctionID (0 for the
+ * Leave ones).  Returns exc_unwind_function_enter's result for
+ * EXC_EV_UNWIND_ENTER, else 0. */
+enum { EXC_EV_SEARCH_ENTER, EXC_EV_FILTER_ENTER, EXC_EV_FILTER_LEAVE, EXC_EV_CATCHER_FOUND, EXC_EV_UNWIND_ENTER,
+       EXC_EV_FINALLY_ENTER, EXC_EV_FINALLY_LEAVE, EXC_EV_CATCH_LEAVE };
+int exc_step(exc_thread *th, const exc_sink *s, int ev, uint64_t fid);
+
 /* The name of an EXC_* outcome ("unhandled", "native", "filter", "superseded"). */
 const char *exc_outcome_name(int outcome);
 

@@ -300,39 +300,7 @@ void exceptions_thrown(profiler *p, ObjectID obj)
     }
 }
 
-void exceptions_search_function_enter(profiler *p, FunctionID fid)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_search_function_enter(&th->m, fid);
-}
-
-void exceptions_search_filter_enter(profiler *p, FunctionID fid)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_search_filter_enter(&th->m, fid);
-}
-
-void exceptions_search_filter_leave(profiler *p)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_search_filter_leave(&th->m, &sink, 0);
-}
-
-void exceptions_search_catcher_found(profiler *p, FunctionID fid)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_search_catcher_found(&th->m, fid);
-}
-
-void exceptions_unwind_function_enter(profiler *p, FunctionID fid)
+void exceptions_step(profiler *p, int ev, FunctionID fid)
 {
     exc_sink sink;
     struct exc_agent_thread *th = machine(p, &sink);
@@ -342,28 +310,13 @@ void exceptions_unwind_function_enter(profiler *p, FunctionID fid)
         return;
     /* a second pass without a catcher, of an exception not given a stack:
      * how deep the stack is tells unhandled from handled natively (rare) */
-    if ((x = exc_current(&th->m)) != NULL && x->phase == EXC_PHASE_SEARCH && !x->catcher_found && !x->stack_depth) {
+    if (ev == EXC_EV_UNWIND_ENTER && (x = exc_current(&th->m)) != NULL && x->phase == EXC_PHASE_SEARCH &&
+        !x->catcher_found && !x->stack_depth) {
         uint64_t frames[EXC_STACK_MAX];
         x->stack_depth = (uint32_t)ip_functions_walk_own(p, frames, EXC_STACK_MAX);
     }
-    if (exc_unwind_function_enter(&th->m, &sink, fid, 0))
+    if (exc_step(&th->m, &sink, ev, fid))
         trace_writer_flush(p->writer);   /* no managed catch: the process may be about to end */
-}
-
-void exceptions_unwind_finally_enter(profiler *p, FunctionID fid)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_unwind_finally_enter(&th->m, fid);
-}
-
-void exceptions_unwind_finally_leave(profiler *p)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_unwind_finally_leave(&th->m, &sink, 0);
 }
 
 /* The IL offset of the catch handler about to run in fid (EXC_IL_UNKNOWN):
@@ -441,12 +394,4 @@ ModuleID exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj)
         emit_end(&e);
     }
     return module;
-}
-
-void exceptions_catcher_leave(profiler *p)
-{
-    exc_sink sink;
-    struct exc_agent_thread *th = machine(p, &sink);
-    if (th)
-        exc_catcher_leave(&th->m, &sink, 0);
 }

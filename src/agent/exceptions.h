@@ -63,15 +63,10 @@ void exceptions_free(profiler *p);
 
 /* The exception callbacks (cb_exceptions.c), on the thread of the exception. */
 void exceptions_thrown(profiler *p, ObjectID obj);
-void exceptions_search_function_enter(profiler *p, FunctionID fid);
-void exceptions_search_filter_enter(profiler *p, FunctionID fid);
-void exceptions_search_filter_leave(profiler *p);
-void exceptions_search_catcher_found(profiler *p, FunctionID fid);
-void exceptions_unwind_function_enter(profiler *p, FunctionID fid);
-void exceptions_unwind_finally_enter(profiler *p, FunctionID fid);
-void exceptions_unwind_finally_leave(profiler *p);
+/* Every other exception callback (exc_machine.h's EXC_EV_*; fid 0 for the
+ * Leave ones). */
+void exceptions_step(profiler *p, int ev, FunctionID fid);
 /* Returns the catcher's module (for the attach catch-up: attach_saw_module). */
 ModuleID exceptions_catcher_enter(profiler *p, FunctionID fid, ObjectID obj);
-void exceptions_catcher_leave(profiler *p);
 
 #endif

@@ -144,6 +144,13 @@ static int lane(timeline *tl, uint32_t tid)
 
 /* ---- gathering ---- */
 
+/* A CPU sample (not a wall one, nor the suspend engine's of a thread that
+ * was waiting: the CPU view's rule, profile.c). */
+static int cpu_sample(const rec_sample *r, uint64_t period)
+{
+    return !(r->flags & SAMPLE_FLAG_WALL) && ((r->flags & SAMPLE_FLAG_CPU_TIMER) || r->cpu_ns >= period / 4);
+}
+
 static const char *gc_name(timeline *tl, const rec_gc_start *g)
 {
     char buf[64];
@@ -211,11 +218,7 @@ static int gather(timeline *tl, uint64_t *period)
         case TK_SAMPLE: {
             const rec_sample *r = &e->sample;
             uint64_t d, t0, prev = 0;
-            if (r->flags & SAMPLE_FLAG_WALL)
-                break;                     /* (wall samples: not CPU) */
-            if (!(r->flags & SAMPLE_FLAG_CPU_TIMER) && r->cpu_ns < *period / 4)
-                break;                     /* (the suspend engine's sample of a waiting thread) */
-            if (!r->nframes)
+            if (!cpu_sample(r, *period) || !r->nframes)
                 break;
             d = r->cpu_ns && r->cpu_ns < *period ? r->cpu_ns : *period;
             t0 = e->t > d ? e->t - d : 0;
@@ -468,8 +471,7 @@ static void counters(const timeline *tl, uint32_t pid, uint64_t period, FILE *ou
             fprintf(out, ",\"args\":{\"gen0\":%" PRIu64 ",\"gen1\":%" PRIu64 ",\"gen2\":%" PRIu64 ",\"loh\":%" PRIu64
                          ",\"poh\":%" PRIu64 "}}", b[0], b[1], b[2], b[3], b[4]);
         }
-        if (e->kind == TK_SAMPLE && !(e->sample.flags & SAMPLE_FLAG_WALL) &&
-            ((e->sample.flags & SAMPLE_FLAG_CPU_TIMER) || e->sample.cpu_ns >= period / 4)) {
+        if (e->kind == TK_SAMPLE && cpu_sample(&e->sample, period)) {
             if (!any) {
                 start = e->t - e->t % bucket;
                 any = 1;
