@@ -4,6 +4,7 @@
 #   build/sample/         the bundled C# sample program
 #   build/web/            the bundled ASP.NET Core sample
 #   build/unit_tests      unit tests of the pure parts
+#   build/tests/libstandin_agent.so  a stand-in APM agent the tests load beside ours
 # Targets: all (default), demo, check, test, unit, asan, bench, setup, clean.
 #
 # CFLAGS (default -O2 -g), CPPFLAGS and LDFLAGS are the user's: they come after
@@ -80,6 +81,13 @@ $(SAMPLE_DLL): $(SAMPLE_SRC)
 	dotnet build sample/Sample.csproj -c Release -o $(BUILD)/sample --nologo -v q -clp:ErrorsOnly
 	@touch $@
 
+# The stand-in APM agent (tests/apm/): a main profiler for the tests to attach beside.
+STANDIN := $(BUILD)/tests/libstandin_agent.so
+$(STANDIN): tests/apm/standin_agent.c src/api/guids.c src/api/corprof.h src/api/corprof_callbacks.def
+	@mkdir -p $(dir $@)
+	$(CC) $(PROJECT_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-z,defs -o $@ \
+	    tests/apm/standin_agent.c src/api/guids.c
+
 # The ASP.NET Core sample (the request loop of bench/sampling.sh, the SHA-256 endpoint).
 $(WEB_DLL): $(WEB_SRC)
 	dotnet build sample/web/Web.csproj -c Release -o $(BUILD)/web --nologo -v q -clp:ErrorsOnly
@@ -91,10 +99,10 @@ demo: setup all
 
 # The README's second command (and .ci/run): set up, build, run every test.
 check: setup
-	$(MAKE) all $(BUILD)/unit_tests
+	$(MAKE) all $(BUILD)/unit_tests $(STANDIN)
 	./tests/run.sh
 
-test: all $(BUILD)/unit_tests
+test: all $(BUILD)/unit_tests $(STANDIN)
 	./tests/run.sh
 
 unit: $(BUILD)/unit_tests
@@ -112,7 +120,7 @@ ASAN_BUILD := build-asan
 ASAN_CC    := gcc
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-stringop-overflow
 asan: setup
-	$(MAKE) all
+	$(MAKE) all $(STANDIN)
 	$(MAKE) CC=$(ASAN_CC) BUILD=$(ASAN_BUILD) SANITIZE="$(ASAN_FLAGS)" \
 	    SANITIZE_EXE="-static-libasan -static-libubsan" \
 	    $(ASAN_BUILD)/clrprobe $(ASAN_BUILD)/libclrprobe.so $(ASAN_BUILD)/unit_tests

@@ -2,6 +2,8 @@
 // named methods of JitTargets (so an attached profiler must find them by catch-up), prints "churn started",
 // then for ROUNDS rounds (default 60, ~50 ms each) loads and unloads a collectible copy of this assembly,
 // starts and joins two named threads, and throws and catches exceptions. Its output does not depend on timing.
+// "churn until FILE": rounds until FILE exists, then 5 more (so each kind of event also comes after it);
+// its output does not depend on how many rounds that made.
 using System.Runtime.CompilerServices;
 
 namespace ClrProbe.Sample;
@@ -37,7 +39,13 @@ internal static class ChurnScenario
 {
     public const int DefaultRounds = 60;
 
-    public static int Run(int rounds)
+    public const int RoundsAfterStop = 5;
+
+    public static int Run(int rounds) => Run(rounds, null);
+
+    public static int RunUntil(string stopFile) => Run(int.MaxValue, stopFile);
+
+    private static int Run(int rounds, string? stopFile)
     {
         // Compiled before any attach can happen.
         long warm = JitTargets.ComputeFibonacci(20) + JitTargets.SumSquares(100);
@@ -49,8 +57,13 @@ internal static class ChurnScenario
         int caught = 0, loaded = 0;
         long threadSum = 0;
         var pending = new List<WeakReference>();
-        for (int round = 0; round < rounds; round++)
+        int last = rounds;
+        for (int round = 0; round < last; round++)
         {
+            if (stopFile != null && last == int.MaxValue && File.Exists(stopFile))
+            {
+                last = round + RoundsAfterStop;
+            }
             pending.AddRange(CollectibleTargets.LoadAndRunPlugin(path, out string result));
             if (result.StartsWith("plugin ran", StringComparison.Ordinal))
             {
@@ -87,10 +100,19 @@ internal static class ChurnScenario
             Thread.Sleep(40);
         }
         bool unloaded = CollectibleTargets.WaitUntilCollected([.. pending]);
-        Console.WriteLine($"churn rounds: {rounds}");
-        Console.WriteLine($"plugins loaded: {loaded}");
-        Console.WriteLine($"exceptions caught: {caught}");
-        Console.WriteLine($"thread checksum: {threadSum}");
+        if (stopFile == null)
+        {
+            Console.WriteLine($"churn rounds: {rounds}");
+            Console.WriteLine($"plugins loaded: {loaded}");
+            Console.WriteLine($"exceptions caught: {caught}");
+            Console.WriteLine($"thread checksum: {threadSum}");
+        }
+        else
+        {
+            Console.WriteLine("churn rounds: until stopped");
+            Console.WriteLine($"a plugin loaded every round: {loaded == last}");
+            Console.WriteLine($"3 exceptions caught every round: {caught == 3 * last}");
+        }
         Console.WriteLine($"collectible unloaded: {unloaded}");
         return unloaded ? Program.ExitOk : Program.ExitFailure;
     }

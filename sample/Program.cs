@@ -30,6 +30,7 @@ internal static class Program
           burn [T] [UNITS] [wait]  fixed CPU work split over T threads (default 2), for the sampling
                             benchmark; with wait, then waits for a line on stdin (prints its pid)
           churn [ROUNDS]    attach target: collectible loads/unloads, threads, exceptions, ~50 ms per round
+          churn until FILE  the same until FILE exists, then 5 more rounds
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
           pool [SECONDS]    attach target: 4 thread-pool work items burn CPU for SECONDS (default 5)
@@ -124,6 +125,8 @@ internal static class Program
                 return NoArgs(scenario, rest) ?? RunAll();
             case "work":
                 return OptionalInt(scenario, rest, WorkScenario.DefaultRounds, out int rounds) ?? WorkScenario.Run(rounds);
+            case "churn" when rest.Length == 2 && rest[0] == "until":
+                return ChurnScenario.RunUntil(rest[1]);
             case "churn":
                 return OptionalInt(scenario, rest, ChurnScenario.DefaultRounds, out int churnRounds) ?? ChurnScenario.Run(churnRounds);
             case "spin":

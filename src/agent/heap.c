@@ -879,6 +879,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
     while (plan->count == 0 || taken < plan->count) {
         heap_result r;
         HRESULT hr;
+        int enumerate;
 
         if (!wait_until(h, next, stop)) {
             rc = HEAP_RUN_STOPPED;
@@ -889,9 +890,12 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
             break;
         }
         pthread_mutex_lock(&h->snap_lock);
+        /* (a notification profiler may not monitor GCs: the enumeration
+         * always, as its session's note says) */
+        enumerate = p->cfg.heap_method == CP_HEAP_METHOD_ENUMERATE || p->notification;
         if (p->cfg.heap_method != CP_HEAP_METHOD_GC && INFO_HAS(p, EnumerateGCHeapObjects) &&
-            (p->cfg.heap_method == CP_HEAP_METHOD_ENUMERATE || FAILED(monitor_gc_on(p, h)))) {
-            if (p->cfg.heap_method != CP_HEAP_METHOD_ENUMERATE && !h->told_enumerate) {
+            (enumerate || FAILED(monitor_gc_on(p, h)))) {
+            if (!enumerate && !h->told_enumerate) {
                 h->told_enumerate = 1;
                 profiler_note(p, "heap snapshots by enumeration (ICorProfilerInfo15): the runtime refused GC "
                               "monitoring (background GC is on); roots are approximate: no stack or handle roots");

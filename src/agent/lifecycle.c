@@ -13,18 +13,22 @@
 
 /* The runtime asks this right after creating the instance, before
  * Initialize or InitializeForAttach (so before the attach's configuration
- * is known).  A notification profiler when the process's main profiler is
- * another instance of ours (clrprobe run, or an earlier clrprobe attach):
- * the runtime would refuse a second main profiler only after loading the
- * library, which then stays for good.  Otherwise the main role, with all
- * it allows. */
+ * is known).  A notification profiler when the command asked for one (the
+ * CLSID it named: common/identity.h), or when the process's main profiler
+ * is another (another instance of ours, or the startup profiler the
+ * environment names): the runtime would refuse a second main profiler only
+ * after loading the library, which then stays for good.  Otherwise the
+ * main role, with all it allows. */
 HRESULT cb_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *only)
 {
     profiler *p = profiler_from(This);
+    int elsewhere;
 
     if (!only)
         return E_POINTER;
-    p->notification = p->main_elsewhere && p->main_elsewhere(p);
+    p->main_profiler[0] = '\0';
+    elsewhere = p->main_elsewhere && p->main_elsewhere(p, p->main_profiler, sizeof(p->main_profiler));
+    p->notification = p->notification_asked || elsewhere;
     *only = p->notification ? TRUE : FALSE;
     return S_OK;
 }

@@ -1,11 +1,14 @@
 /* manager.c - the agent's entry point and its one piece of process-wide
  * state.  The runtime dlopens libclrprobe.so, calls DllGetClassObject for
- * our CLSID and asks the class factory for an instance.  Every runtime in
- * the process gets its own profiler instance; the manager only keeps the
- * list of live instances (for teardown) and never holds per-runtime data.
+ * one of our two CLSIDs (the main role, or the notification role:
+ * common/identity.h) and asks that class's factory for an instance.  Every
+ * runtime in the process gets its own profiler instance; the manager only
+ * keeps the list of live instances (for teardown, and to tell an instance
+ * that another one is the main profiler) and never holds per-runtime data.
  * The top of the agent: calls profiler.c (profiler_create), which unlinks
  * an instance through the on_free hook given to it here. */
 #include "agent/manager.h"
+#include "agent/main_profiler.h"
 #include "agent/profiler.h"
 
 #include <stdlib.h>
@@ -24,9 +27,11 @@ void manager_add(profiler *p)
     pthread_mutex_unlock(&manager.lock);
 }
 
-/* Whether another live instance is the process's main profiler (an instance
- * that did not load as a notification profiler and has a session open). */
-static int main_elsewhere(const profiler *self)
+/* Whether the process's main profiler is another one: another live
+ * instance of ours that did not load as a notification profiler and has a
+ * session open (its library: this one), or the startup profiler the
+ * environment names, loaded (main_profiler.h).  Its library in path. */
+static int main_elsewhere(const profiler *self, char *path, size_t cap)
 {
     int found = 0;
 
@@ -34,7 +39,11 @@ static int main_elsewhere(const profiler *self)
     for (const profiler *q = manager.instances; q && !found; q = q->next)
         found = q != self && !q->notification && q->info != NULL;
     pthread_mutex_unlock(&manager.lock);
-    return found;
+    if (found) {
+        main_profiler_self(path, cap);
+        return 1;
+    }
+    return main_profiler_foreign(path, cap);
 }
 
 void manager_remove(profiler *p)
@@ -49,7 +58,12 @@ void manager_remove(profiler *p)
     pthread_mutex_unlock(&manager.lock);
 }
 
-/* ---- the class factory (a static object: it holds no state) ---- */
+/* ---- the class factories (static objects: each holds only its role) ---- */
+
+typedef struct role_factory {
+    IClassFactory iface;                 /* first: the runtime's pointer is to it */
+    int notification;                    /* instances ask to load as notification profilers */
+} role_factory;
 
 static HRESULT factory_QueryInterface(IClassFactory *This, REFIID riid, void **ppv)
 {
@@ -77,10 +91,10 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFI
     if (outer)
         return CLASS_E_NOAGGREGATION;
     p = profiler_create(manager_remove);
-    if (p)
-        p->main_elsewhere = main_elsewhere;
     if (!p)
         return E_OUTOFMEMORY;
+    p->main_elsewhere = main_elsewhere;
+    p->notification_asked = ((role_factory *)This)->notification;
     manager_add(p);
     hr = p->iface.lpVtbl->QueryInterface(&p->iface, riid, ppv);
     p->iface.lpVtbl->Release(&p->iface);     /* drop the creation reference */
@@ -92,15 +106,22 @@ static HRESULT factory_LockServer(IClassFactory *This, BOOL lock) { return S_OK;
 static const IClassFactoryVtbl factory_vtbl = {
     factory_QueryInterface, factory_AddRef, factory_Release, factory_CreateInstance, factory_LockServer,
 };
-static IClassFactory factory = { &factory_vtbl };
+static role_factory main_factory = { { &factory_vtbl }, 0 };
+static role_factory notification_factory = { { &factory_vtbl }, 1 };
 
 __attribute__((visibility("default")))
 HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {
+    role_factory *f;
+
     if (!ppv || !rclsid || !riid)
         return E_POINTER;
     *ppv = NULL;
-    if (!guid_equal(rclsid, &CLSID_clrprobe))
+    if (guid_equal(rclsid, &CLSID_clrprobe))
+        f = &main_factory;
+    else if (guid_equal(rclsid, &CLSID_clrprobe_notification))
+        f = &notification_factory;
+    else
         return CLASS_E_CLASSNOTAVAILABLE;
-    return factory.lpVtbl->QueryInterface(&factory, riid, ppv);
+    return f->iface.lpVtbl->QueryInterface(&f->iface, riid, ppv);
 }

@@ -66,10 +66,14 @@ typedef struct profiler {
      * catch-up and live events merge without holes (catchup.h). */
     int attached;
     /* LoadAsNotificationOnly said TRUE: a notification profiler beside the
-     * process's main one (which is another instance of ours: main_elsewhere,
-     * set by the manager, tells) */
+     * process's main one.  Asked for by the CLSID the runtime created us
+     * for (notification_asked), or because the main profiler is another:
+     * main_elsewhere, set by the manager, tells, with its library (which
+     * main_profiler holds; "" when not known) */
     int notification;
-    int (*main_elsewhere)(const struct profiler *self);
+    int notification_asked;
+    int (*main_elsewhere)(const struct profiler *self, char *path, size_t cap);
+    char main_profiler[4096];
     cu_gate gate;
     int gate_ok;
     cu_table *modules, *assemblies, *appdomains, *threads_known;

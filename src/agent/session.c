@@ -424,7 +424,9 @@ static void emit_runtime_start(profiler *p, const runtime_version *v)
                                                           .runtime_type = (uint16_t)v->type,
                                                           .major = v->major, .minor = v->minor,
                                                           .build = v->build, .qfe = v->qfe,
-                                                          .version = p->runtime_version });
+                                                          .version = p->runtime_version,
+                                                          .main_profiler = p->notification ? p->main_profiler
+                                                                                           : "" });
         emit_end(&e);
     }
 }
@@ -477,12 +479,17 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     /* After an attach the mask is set here, inside InitializeForAttach: the
      * only place the runtime accepts every after-attach flag.  If the GC
      * events are refused then, go on without them and say so in the trace. */
-    /* A notification profiler (lifecycle.c) cannot trace methods: enter/leave
-     * hooks and ReJIT belong to the main profiler. */
-    if (p->notification && p->cfg.trace[0])
-        return session_fail(p, "--trace needs the main profiler's role (enter/leave hooks or ReJIT), and this "
-                               "process's main profiler is another instance of clrprobe's agent: trace from that "
-                               "one (or once it has detached)");
+    /* A notification profiler (lifecycle.c) cannot trace methods (enter/leave
+     * hooks and ReJIT belong to the main profiler) nor monitor GCs (heap
+     * snapshots are then taken by enumeration, heap.c). */
+    if (p->notification && p->cfg.main_profiler[0])
+        snprintf(p->main_profiler, sizeof(p->main_profiler), "%s", p->cfg.main_profiler);
+    if (p->notification && (p->cfg.trace[0] || p->cfg.heap_method == CP_HEAP_METHOD_GC))
+        return session_fail(p, "%s needs the main profiler's role, and this process's main profiler is %s: "
+                            "%s from that one (or once it has gone)",
+                            p->cfg.trace[0] ? "--trace (enter/leave hooks or ReJIT)" : "heap_method=gc (GC monitoring)",
+                            p->main_profiler[0] ? p->main_profiler : "another profiler",
+                            p->cfg.trace[0] ? "trace" : "take heap snapshots");
     event_mask(&p->cfg, m->attach, p->notification, &low, &high);
     hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr) && (low & COR_PRF_MONITOR_GC) && m->attach) {
@@ -537,9 +544,11 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     atomic_store(&p->recording, 1);
     emit_runtime_start(p, &v);
     if (p->notification)
-        profiler_note(p, "loaded as a notification profiler, beside the process's main profiler (another instance "
-                         "of clrprobe's agent): no method tracing; heap snapshots by heap enumeration (roots "
-                         "approximate); CPU samples by the suspend engine when the main one samples with signals");
+        profiler_note(p, "loaded as a notification profiler%s%s%s: no method tracing; heap snapshots by heap "
+                         "enumeration (roots approximate); CPU samples by the suspend engine if another component "
+                         "samples with SIGPROF",
+                      p->main_profiler[0] ? ", beside the process's main profiler (" : " (no main profiler known)",
+                      p->main_profiler, p->main_profiler[0] ? ")" : "");
     if (note[0])
         profiler_note(p, "%s", note);
     if (!m->catchup)

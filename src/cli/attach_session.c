@@ -197,7 +197,7 @@ static int attach_agent(attach_session *s, const char *agent, const char *text, 
     HRESULT hr = E_FAIL;
     int ipc_fd, rc = IPC_ERR_TIMEOUT, hello = 0, agent_gone = 0;
 
-    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, &CLSID_clrprobe, agent, text, (uint32_t)strlen(text),
+    ipc_fd = ipc_attach_profiler_send(s->pid, timeout_ms, s->notification ? &CLSID_clrprobe_notification : &CLSID_clrprobe, agent, text, (uint32_t)strlen(text),
                                       s->sfd, err, sizeof(err));
     if (ipc_fd == IPC_ERR_CANCELLED) {
         attach_take_signal(s->sfd);
@@ -449,69 +449,47 @@ int attach_detach(attach_session *s)
     return attach_finish(s, how);
 }
 
-/* Whether the library mapped in process pid at path is the very file this
- * command attaches (its agent's instances know each other: only then does
- * the new one see the main one and load beside it, lifecycle.c). */
-static int same_agent(int pid, const char *path)
-{
-    char ours[PATH_MAX], theirs[PATH_MAX + 64];
-    struct stat a, b;
-
-    if (cli_find_agent(ours, sizeof(ours)) < 0 || stat(ours, &a) != 0)
-        return 0;
-    snprintf(theirs, sizeof(theirs), "/proc/%d/root%s", pid, path);
-    if (stat(theirs, &b) != 0 && stat(path, &b) != 0)
-        return 0;
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 /* The runtime has one main profiler, and refuses a second only after it
  * has loaded the library, which then stays in the process until it exits
  * (docs/attach.md, "One profiler per process"): such an attempt is not
- * made.  When the main profiler is clrprobe's own agent, the new one loads
- * beside it as a notification profiler (the agent decides so in
- * LoadAsNotificationOnly), unless what is asked needs the main role
- * (needs_main: --trace).  -1 after saying why when it cannot attach. */
-int attach_refuse_if_profiled(int pid, const char *needs_main)
+ * made.  Beside a main profiler, ours asks to load as a notification
+ * profiler (the CLSID it names, common/identity.h), unless what is asked
+ * needs the main role. */
+int attach_choose_role(attach_session *s, const char *needs_main)
 {
     ipc_loaded_profiler_t lp;
-    char err[512], what[4200];
-    const char *hint = "";
-    int rc = ipc_loaded_profiler(pid, &lp, err, sizeof(err));
+    char err[512], what[4300];
+    const char *hint;
+    int rc = ipc_loaded_profiler(s->pid, &lp, err, sizeof(err));
 
+    s->notification = 0;
+    s->main_profiler[0] = '\0';
     if (rc == IPC_ERR_PERMISSION) {
-        cli_error("cannot tell whether process %d already has a profiler (%s); attaching anyway", pid, err);
+        cli_error("cannot tell whether process %d already has a profiler (%s); attaching anyway", s->pid, err);
         return 0;
     }
     if (rc != IPC_OK || lp.kind == IPC_PROFILER_NONE || lp.kind == IPC_PROFILER_CLRPROBE_QUIET)
         return 0;          /* (a process gone meanwhile: the attach says so; a quiet agent is talked to) */
-    if (lp.clrprobe && (lp.kind == IPC_PROFILER_STARTUP || lp.kind == IPC_PROFILER_CLRPROBE) &&
-        same_agent(pid, lp.path)) {
-        const char *whose = lp.kind == IPC_PROFILER_STARTUP ? "clrprobe run" : "another clrprobe attach";
-        if (needs_main) {
-            cli_error("cannot attach with %s: process %d's main profiler is clrprobe's agent (%s), and %s needs "
-                      "the main profiler's role (enter/leave hooks or ReJIT); a notification profiler beside it "
-                      "cannot: no attach was attempted; trace with that one (or once it has detached)", needs_main,
-                      pid, whose, needs_main);
-            return -1;
-        }
-        cli_error("process %d's main profiler is clrprobe's agent (%s): attaching beside it as a notification "
-                  "profiler", pid, whose);
-        return 0;
-    }
     if (lp.kind == IPC_PROFILER_STARTUP && lp.clrprobe) {
-        snprintf(what, sizeof(what), "clrprobe's agent %s, started with the process by clrprobe run", lp.path);
-        hint = "; its trace is written when the process exits";
+        snprintf(what, sizeof(what), "clrprobe's agent (clrprobe run, %s)", lp.path);
+        hint = "trace with clrprobe run --trace instead";
     } else if (lp.kind == IPC_PROFILER_STARTUP) {
         snprintf(what, sizeof(what), "%s, its startup profiler (%s)", lp.path, lp.variable);
+        hint = "tracing needs a process started without it";
     } else {
-        snprintf(what, sizeof(what), "clrprobe's agent %s, attached by another clrprobe attach", lp.path);
-        hint = "; attach again once that one has detached";
+        snprintf(what, sizeof(what), "clrprobe's agent (another clrprobe attach, %s)", lp.path);
+        hint = "trace once that one has detached";
     }
-    cli_error("cannot attach: process %d already has a profiler loaded (%s); only one can be, and the "
-              "runtime refuses another only after loading its library, which then stays in the process until it "
-              "exits: no attach was attempted%s", pid, what, hint);
-    return -1;
+    if (needs_main) {
+        cli_error("cannot attach with %s: process %d's main profiler is %s, and %s needs the main profiler's "
+                  "role (enter/leave hooks or ReJIT), which a notification profiler beside it does not have: no "
+                  "attach was attempted; %s", needs_main, s->pid, what, needs_main, hint);
+        return -1;
+    }
+    cli_error("process %d's main profiler is %s: attaching beside it as a notification profiler", s->pid, what);
+    s->notification = 1;
+    snprintf(s->main_profiler, sizeof(s->main_profiler), "%s", lp.path);
+    return 0;
 }
 
 int attach_agent_is_quiet(int pid)
@@ -610,6 +588,7 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
     if (ctl_listen(&s->ch, attach_process_uid(s->pid)) < 0)
         return ATTACH_FAILED;
     snprintf(cfg->ctl, sizeof(cfg->ctl), "%s", s->ch.path);
+    snprintf(cfg->main_profiler, sizeof(cfg->main_profiler), "%s", s->notification ? s->main_profiler : "");
     if (cp_config_format(cfg, text, sizeof(text)) < 0) {
         cli_error("the configuration is too long to pass to the agent");
         return ATTACH_FAILED;

@@ -38,6 +38,8 @@ typedef struct attach_session {
     int resume;                   /* the process's agent is quiet (an earlier attach --trace): talk to it
                                      on its quiet socket, not through the runtime */
     const char *trace_patterns;
+    int notification;             /* load as a notification profiler, beside the process's main one */
+    char main_profiler[4096];     /* that one's library, as mapped in the process */
     int tracing;                  /* "tracing N" seen */
     unsigned traced;              /* its N: methods whose IL is rewritten */
     char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
@@ -57,12 +59,15 @@ void attach_session_init(attach_session *s);
  * message, with *status the exit status to return. */
 int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status);
 
-/* -1 after saying why when the process already has a profiler loaded that
- * the attach cannot go beside (the runtime would load our library and then
- * refuse it): a foreign one, or clrprobe's agent when needs_main names an
- * option that needs the main profiler's role (e.g. "--trace").  Beside
- * clrprobe's agent the new one loads as a notification profiler. */
-int attach_refuse_if_profiled(int pid, const char *needs_main);
+/* The role the agent asks for in s->pid: the main profiler's, or, when
+ * the process already has a main profiler (its startup profiler, or
+ * clrprobe's agent attached), a notification profiler's beside it
+ * (s->notification, with that profiler's library in s->main_profiler; said
+ * on stderr).  -1 after saying why when needs_main names an option that
+ * needs the main role (e.g. "--trace") and the process has a main profiler:
+ * no attach is attempted then (the runtime would load our library and then
+ * refuse it, leaving it loaded). */
+int attach_choose_role(attach_session *s, const char *needs_main);
 /* 1 when pid's profiler is clrprobe's agent staying quiet after an attach
  * --trace (attach_open then talks to it: s->resume), else 0. */
 int attach_agent_is_quiet(int pid);

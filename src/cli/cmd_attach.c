@@ -61,10 +61,11 @@ static const char attach_usage[] =
     "  -h, --help            this help\n"
     "\n"
     "Ctrl-C stops the recording and detaches; a second Ctrl-C stops waiting for the detach.\n"
-    "A process that already has a profiler (clrprobe run's, another attach's, or a startup\n"
-    "profiler such as an APM agent) is refused before anything is tried: the runtime takes\n"
-    "one, and a refused attempt would leave the agent's library in the process; but an agent\n"
-    "that stays quiet after an attach --trace is reached on its own socket and records again.\n"
+    "A process that already has a main profiler (a startup profiler such as an APM agent,\n"
+    "clrprobe run's, another attach's) gets the agent as a notification profiler beside it:\n"
+    "everything but --trace (refused before anything is tried) and heap snapshots' exact\n"
+    "roots; the trace and its reports say so and name that profiler.  An agent that stays\n"
+    "quiet after an attach --trace is reached on its own socket and records again.\n"
     "Run clrprobe as the same user as the process, or as root.  Precompiled (ReadyToRun)\n"
     "code is not reported after an attach (the runtime allows that only at startup).\n"
     "'clrprobe ps' lists the processes you can attach to.\n";
@@ -143,7 +144,7 @@ int cmd_attach(int argc, char **argv)
     }
     if ((s.pid = attach_resolve_pid("attach", pid_arg, name, &status)) < 0)
         return status;
-    if (attach_refuse_if_profiled(s.pid, cfg.trace[0] ? "--trace" : NULL) < 0)
+    if (attach_choose_role(&s, cfg.trace[0] ? "--trace" : NULL) < 0)
         return 1;
     s.resume = attach_agent_is_quiet(s.pid);
     s.trace = cfg.trace[0] != 0;

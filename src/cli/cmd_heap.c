@@ -45,7 +45,9 @@ static const char heap_usage[] =
     "without --heap-every and background GC is on, the runtime refuses GC monitoring: on .NET 9\n"
     "and later the agent then enumerates the heap without it (no stack or handle roots: roots\n"
     "approximate; said so, with what gives exact roots), else the snapshot needs\n"
-    "DOTNET_gcConcurrent=0.\n"
+    "DOTNET_gcConcurrent=0.  Beside another main profiler (an APM agent) the agent loads as a\n"
+    "notification profiler, which may not monitor GCs: the snapshots are enumerations, roots\n"
+    "approximate.\n"
     "\n"
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
@@ -68,6 +70,9 @@ static const char heap_usage[] =
 static const char approx_after_attach[] =
     "roots approximate: the runtime refused GC monitoring when the agent attached (a background GC did not end in "
     "time); run clrprobe heap again for exact roots";
+static const char approx_beside[] =
+    "roots approximate: the process has another main profiler, so the agent loaded beside it as a notification "
+    "profiler, which may not monitor GCs; exact roots need the main profiler's role (a process without it)";
 static const char approx_under_attach[] =
     "roots approximate: the recording was started without --heap-every, so GC monitoring is off (while background "
     "GC is on, the runtime allows it only as an agent attaches, and it then turns background GC off); for exact "
@@ -138,7 +143,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
-            if (print_snapshot(args, count, approx_after_attach, &told) < 0)
+            if (print_snapshot(args, count, s->notification ? approx_beside : approx_after_attach, &told) < 0)
                 failed = 1;
             else
                 taken++;
@@ -331,7 +336,7 @@ int cmd_heap(int argc, char **argv)
         }
         return heap_by_listener(s.pid, &lp, count, interval_s);
     }
-    if (attach_refuse_if_profiled(s.pid, NULL) < 0)
+    if (attach_choose_role(&s, NULL) < 0)
         return 1;
     s.resume = rc == IPC_OK && lp.kind == IPC_PROFILER_CLRPROBE_QUIET;
     return heap_by_attach(&s, output, count, interval_s, timeout_s);

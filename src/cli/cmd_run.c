@@ -10,6 +10,7 @@
 #include "cli/run_follow.h"
 #include "common/config.h"
 #include "common/identity.h"
+#include "common/profiler_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,8 @@
 
 static const char run_usage[] =
     "usage: clrprobe run [-o FILE] [--collect LIST] [--rate HZ] [--sampler ENGINE] [--heap-every S]\n"
-    "                    [--trace PATTERNS [--trace-calls[=N]]] [--no-follow] [--] PROGRAM [ARGS...]\n"
+    "                    [--trace PATTERNS [--trace-calls[=N]]] [--notification] [--no-follow]\n"
+    "                    [--] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM (a .NET program: an apphost executable, or 'dotnet app.dll') with the\n"
     "clrprobe agent loaded at startup, and records a trace.  PROGRAM's input, output,\n"
@@ -65,6 +67,11 @@ static const char run_usage[] =
     "                        every method is JIT-compiled, so startup takes longer (docs/tracing.md)\n"
     "      --trace-calls[=N] also log each traced call with its start and duration, the first N\n"
     "                        (default 100000), for the timeline\n"
+    "      --notification    load as a notification profiler (CORECLR_NOTIFICATION_PROFILERS), not\n"
+    "                        as the startup profiler: the one the environment names (an APM agent)\n"
+    "                        stays the main profiler; everything but --trace works, heap snapshots\n"
+    "                        by enumeration (roots approximate).  Chosen by itself when the\n"
+    "                        environment enables another startup profiler (CORECLR_ENABLE_PROFILING)\n"
     "      --no-follow       profile PROGRAM's own process only, not the .NET processes it starts\n"
     "  -h, --help            this help\n"
     "\n"
@@ -110,9 +117,18 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
     kill(child_pid, sig);
 }
 
+/* How the agent is loaded: as the startup (main) profiler, or listed
+ * among the notification profilers (list_var set to list_value), the
+ * environment's own startup profiler left as it is. */
+typedef struct run_role {
+    int notification;
+    char list_var[64];
+    char list_value[CP_CONFIG_MAX_TEXT];
+} run_role;
+
 /* In the child: set the profiling variables and exec.  On failure writes
  * errno to the pipe and exits 127. */
-static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd)
+static void exec_child(char **argv, const char *agent, cp_config *cfg, const run_role *role, int errfd)
 {
     char text[CP_CONFIG_MAX_TEXT + 1], clsid[CP_GUID_STRING_SIZE];
     int e;
@@ -122,10 +138,29 @@ static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd
         e = ENAMETOOLONG;
         goto fail;
     }
+    if (setenv("CLRPROBE_CONFIG", text, 1)) {
+        e = errno;
+        goto fail;
+    }
+    if (role->notification) {
+        /* (.NET 11's DOTNET_ aliases kept consistent, as below) */
+        if (setenv(CP_NOTIFICATION_ENABLE_VAR, "1", 1) || setenv("DOTNET_ENABLE_NOTIFICATION_PROFILERS", "1", 1) ||
+            setenv(role->list_var, role->list_value, 1)) {
+            e = errno;
+            goto fail;
+        }
+        if (strncmp(role->list_var, "CORECLR_", 8) == 0) {
+            char alias[80];
+            snprintf(alias, sizeof(alias), "DOTNET_%s", role->list_var + 8);
+            setenv(alias, role->list_value, 1);
+        }
+        execvp(argv[0], argv);
+        e = errno;
+        goto fail;
+    }
     cp_guid_format(&CLSID_clrprobe, clsid);
     if (setenv("CORECLR_ENABLE_PROFILING", "1", 1) || setenv("CORECLR_PROFILER", clsid, 1) ||
-        setenv("CORECLR_PROFILER_PATH", agent, 1) || setenv("CORECLR_PROFILER_PATH_64", agent, 1) ||
-        setenv("CLRPROBE_CONFIG", text, 1)) {
+        setenv("CORECLR_PROFILER_PATH", agent, 1) || setenv("CORECLR_PROFILER_PATH_64", agent, 1)) {
         e = errno;
         goto fail;
     }
@@ -139,6 +174,64 @@ static void exec_child(char **argv, const char *agent, cp_config *cfg, int errfd
 fail:
     if (write(errfd, &e, sizeof(e)) < 0) { /* nothing more we can do */ }
     _exit(127);
+}
+
+/* Whether path names the very file agent is (device and inode). */
+static int same_file(const char *path, const char *agent)
+{
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat(agent, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Chooses the role: the notification one when asked (--notification) or
+ * when the environment already names another startup profiler (an APM
+ * agent), which then stays the main one; the list of notification
+ * profilers gets the agent appended.  -1 after a message when the role
+ * cannot serve what is asked (--trace needs the main one) or the agent's
+ * path cannot be listed. */
+static int choose_role(run_role *role, int asked, const char *agent, cp_config *cfg)
+{
+    char main_lib[PATH_MAX], var[64], clsid[CP_GUID_STRING_SIZE];
+    int foreign = cp_startup_profiler(NULL, main_lib, sizeof(main_lib), var, sizeof(var)) &&
+                  !same_file(main_lib, agent);
+    size_t len;
+
+    memset(role, 0, sizeof(*role));
+    role->notification = asked || foreign;
+    if (!role->notification)
+        return 0;
+    if (cfg->trace[0]) {
+        if (foreign)
+            cli_error("run: --trace needs the main profiler's role (enter/leave hooks), and the environment names "
+                      "another startup profiler, %s (%s), which keeps it: unset CORECLR_ENABLE_PROFILING for this "
+                      "run to trace (that profiler then does not load)", main_lib, var);
+        else
+            cli_error("run: --trace needs the main profiler's role (enter/leave hooks); a notification profiler "
+                      "(--notification) does not have it");
+        return -1;
+    }
+    if (strpbrk(agent, ";=")) {
+        cli_error("run: the agent's path %s holds ';' or '=', which the runtime's list of notification profilers "
+                  "cannot hold; install clrprobe elsewhere", agent);
+        return -1;
+    }
+    if (foreign) {
+        cli_error("run: the environment names a startup profiler, %s (%s), which stays the process's main "
+                  "profiler: the agent loads beside it as a notification profiler", main_lib, var);
+        snprintf(cfg->main_profiler, sizeof(cfg->main_profiler), "%s", main_lib);
+    }
+    /* the list the runtime reads, with ours added; a ';' ends every entry
+     * (runtimes before dotnet/runtime#130584 drop a last one without it) */
+    cp_notification_list(NULL, role->list_var, sizeof(role->list_var), role->list_value, sizeof(role->list_value));
+    len = strlen(role->list_value);
+    cp_guid_format(&CLSID_clrprobe_notification, clsid);
+    if (len + strlen(agent) + sizeof(clsid) + 3 >= sizeof(role->list_value)) {
+        cli_error("run: %s is too long to add the agent to", role->list_var);
+        return -1;
+    }
+    snprintf(role->list_value + len, sizeof(role->list_value) - len, "%s%s=%s;",
+             len && role->list_value[len - 1] != ';' ? ";" : "", agent, clsid);
+    return 0;
 }
 
 static void reraise(int sig)
@@ -163,6 +256,7 @@ int cmd_run(int argc, char **argv)
         { "sampler", required_argument, NULL, 'S' },
         { "no-follow", no_argument, NULL, 'F' },
         { "heap-every", required_argument, NULL, 'H' },
+        { "notification", no_argument, NULL, 'N' },
         CLI_TRACE_OPTIONS,
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -174,7 +268,8 @@ int cmd_run(int argc, char **argv)
     cli_output out;
     cp_config cfg;
     run_follow follow;
-    int c, pipefd[2], status, e, follow_children = 1, following = 0, interrupted = 0;
+    int c, pipefd[2], status, e, follow_children = 1, following = 0, interrupted = 0, notification = 0;
+    run_role role;
     ssize_t n;
     pid_t pid;
 
@@ -198,6 +293,9 @@ int cmd_run(int argc, char **argv)
         case 'F':
             follow_children = 0;
             break;
+        case 'N':
+            notification = 1;
+            break;
         case 'h':
             fputs(run_usage, stdout);
             return 0;
@@ -216,6 +314,8 @@ int cmd_run(int argc, char **argv)
 
     if (cli_find_agent(agent, sizeof(agent)) < 0)
         return 1;
+    if (choose_role(&role, notification, agent, &cfg) < 0)
+        return EXIT_USAGE;
     if (output && strcmp(output, "-") == 0) {
         cli_error("run: the trace cannot go to standard output, which is the program's; give a file with -o");
         return EXIT_USAGE;
@@ -282,7 +382,7 @@ int cmd_run(int argc, char **argv)
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         close(pipefd[0]);
-        exec_child(argv, agent, &cfg, pipefd[1]);
+        exec_child(argv, agent, &cfg, &role, pipefd[1]);
     }
     child_pid = pid;
     /* Our own messages must not turn into a SIGPIPE death that would hide

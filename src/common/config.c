@@ -201,7 +201,8 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
-        seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0, seen_trace = 0, seen_calls = 0;
+        seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0, seen_trace = 0, seen_calls = 0,
+        seen_main = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -289,6 +290,13 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             memcpy(cfg->run, value, strlen(value) + 1);
+        } else if (strcmp(key, "main_profiler") == 0) {
+            if (seen_main++) goto duplicate;
+            if (!value[0]) {
+                config_error(err, errlen, "main_profiler is empty (expected the main profiler's library)");
+                return -1;
+            }
+            memcpy(cfg->main_profiler, value, strlen(value) + 1);
         } else if (strcmp(key, "heap_every") == 0) {
             char *e;
             long v;
@@ -360,7 +368,8 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             cfg->trace_calls = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, sampler, pid, ctl, "
-                         "run, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)", key);
+                         "run, main_profiler, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)",
+                         key);
             return -1;
         }
         p = end ? end + 1 : p + n;
@@ -497,6 +506,14 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
             return -1;
         memcpy(buf + n, ";run=", 6);
         n = put_encoded(buf, buflen, (size_t)n + 5, cfg->run);
+        if (n < 0)
+            return -1;
+    }
+    if (cfg->main_profiler[0]) {
+        if ((size_t)n + 15 >= buflen)
+            return -1;
+        memcpy(buf + n, ";main_profiler=", 16);
+        n = put_encoded(buf, buflen, (size_t)n + 15, cfg->main_profiler);
     }
     return n;
 }

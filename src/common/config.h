@@ -78,6 +78,8 @@ typedef struct cp_config {
     char trace[MP_MAX_TEXT + 1]; /* --trace: the methods whose calls are counted and timed ("" none;
                                     common/method_pattern.h) */
     long trace_calls;            /* --trace-calls: log each call, up to this many (0: none) */
+    char main_profiler[CP_PATH_MAX];  /* attach beside another profiler: its library, as the command saw it
+                                         mapped, for the trace to name ("" : none, or not known) */
 } cp_config;
 
 #define CP_TRACE_CALLS_DEFAULT 100000

@@ -1,8 +1,11 @@
-/* identity.c - the profiler's CLSID and its string form (identity.h). */
+/* identity.c - the profiler's CLSIDs and their string form (identity.h). */
 #include "common/identity.h"
 
 /* {8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53} */
 const GUID CLSID_clrprobe = { 0x8C5F2C71, 0x3A9E, 0x4E1B, { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
+/* {8C5F2C72-3A9E-4E1B-9F4D-2B7A6C1D0E53} */
+const GUID CLSID_clrprobe_notification = { 0x8C5F2C72, 0x3A9E, 0x4E1B,
+                                           { 0x9F, 0x4D, 0x2B, 0x7A, 0x6C, 0x1D, 0x0E, 0x53 } };
 
 /* Writes the low 4*digits bits of v as that many upper-case hex digits. */
 static char *put_hex(char *p, uint32_t v, int digits)

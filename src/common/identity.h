@@ -21,6 +21,20 @@
 /* The profiler's CLSID. */
 extern const GUID CLSID_clrprobe;
 
+/* The same agent asked to load as a notification profiler, beside the
+ * process's main profiler:
+ *
+ *     {8C5F2C72-3A9E-4E1B-9F4D-2B7A6C1D0E53}
+ *
+ * The runtime asks LoadAsNotificationOnly before it hands over any
+ * configuration (before Initialize or InitializeForAttach), so the role
+ * travels in the one thing it has then: which class it was asked for.
+ * `clrprobe attach` asks for it when the process already has a main
+ * profiler, `clrprobe run --notification` lists it in
+ * CORECLR_NOTIFICATION_PROFILERS (docs/attach.md, "Beside another
+ * profiler"). */
+extern const GUID CLSID_clrprobe_notification;
+
 /* "{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}" and its NUL. */
 #define CP_GUID_STRING_SIZE 39
 

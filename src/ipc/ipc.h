@@ -192,10 +192,6 @@ const char *ipc_hresult_message(HRESULT hr);
  * 0 on success, -1 when the text is malformed. */
 int ipc_parse_stat_starttime(const char *stat_text, uint64_t *out);
 
-/* Looks NAME up in the NUL-separated NAME=VALUE list of /proc/PID/environ:
- * 1 and the value in out (truncated to cap-1) when found, 0 when not. */
-int ipc_environ_lookup(const char *env, size_t len, const char *name, char *out, size_t cap);
-
 /* Reads the starttime of pid: IPC_OK, IPC_ERR_NO_PROCESS, IPC_ERR_SYSTEM. */
 int ipc_process_starttime(int pid, uint64_t *out);
 
@@ -346,16 +342,12 @@ typedef struct ipc_loaded_profiler {
  * to trace the process: its user, or root) or IPC_ERR_SYSTEM, with err set. */
 int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t errlen);
 
-/* The parsers it uses (pure).  ipc_startup_profiler: 1 when the
- * environment block env[0..len) enables a startup profiler and names its
- * library (lookup order of the runtime on this architecture, CORECLR_ names
- * first, then .NET 11's DOTNET_ aliases), with the path in out and the
- * variable's name in var; 0 when not.  ipc_maps_find: 1 when the maps text
+/* The parser it uses (pure; the environment's reading is
+ * common/profiler_env.h's).  ipc_maps_find: 1 when the maps text
  * has a file mapping whose path is path (when not NULL), whose device and
  * inode are dev_major:dev_minor and ino (when ino is not 0), or whose file
  * name is base (when not NULL), with the mapped path in out (without a
  * " (deleted)" suffix); 0 when none. */
-int ipc_startup_profiler(const char *env, size_t len, char *out, size_t cap, char *var, size_t varcap);
 int ipc_maps_find(const char *maps, size_t len, const char *path, unsigned dev_major, unsigned dev_minor,
                   uint64_t ino, const char *base, char *out, size_t cap);
 

@@ -3,6 +3,7 @@
  * the socket is).  The text parsers are pure and unit-tested; the readers
  * map errno to ipc_status. */
 #include "ipc/ipc_internal.h"
+#include "common/profiler_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,30 +39,6 @@ int ipc_parse_stat_starttime(const char *stat_text, uint64_t *out)
             p++;
     }
     return -1;
-}
-
-int ipc_environ_lookup(const char *env, size_t len, const char *name, char *out, size_t cap)
-{
-    size_t nlen = strlen(name), i = 0;
-
-    while (i < len) {
-        const char *entry = env + i;
-        const char *nul = memchr(entry, '\0', len - i);
-        size_t elen = nul ? (size_t)(nul - entry) : len - i;
-
-        if (elen > nlen && memcmp(entry, name, nlen) == 0 && entry[nlen] == '=') {
-            size_t vlen = elen - nlen - 1;
-            if (cap) {
-                if (vlen > cap - 1)
-                    vlen = cap - 1;
-                memcpy(out, entry + nlen + 1, vlen);
-                out[vlen] = '\0';
-            }
-            return 1;
-        }
-        i += elen + 1;
-    }
-    return 0;
 }
 
 /* Reads a whole /proc file into a malloc'd NUL-terminated buffer: 0, or
@@ -146,7 +123,7 @@ int ipc_process_tmpdir(int pid, char *out, size_t cap, char *err, size_t errlen)
             return ipc_permission_error(pid, err, errlen);
         return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot read %s: %s", path, strerror(errno));
     }
-    found = ipc_environ_lookup(env, len, "TMPDIR", value, sizeof(value));
+    found = cp_env_lookup(&(cp_env){ env, len }, "TMPDIR", value, sizeof(value));
     free(env);
     if (!found || !value[0])
         strcpy(value, "/tmp");

@@ -5,6 +5,7 @@
  * refuse must not be made (docs/attach.md, "One profiler per process"). */
 #include "ipc/ipc_internal.h"
 #include "common/control_protocol.h"
+#include "common/profiler_env.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,46 +17,6 @@
 
 #define AGENT_FILE "libclrprobe.so"
 #define AGENT_THREAD_PREFIX "clrprobe-"
-
-/* The runtime's lookup order for the startup profiler's path on this
- * architecture (ProfilingAPIUtility::AttemptLoadProfilerForStartup). */
-static const char *const path_suffixes[] = {
-#if defined(__aarch64__)
-    "_ARM64", "_64", "",
-#elif defined(__arm__)
-    "_ARM32", "_32", "",
-#elif defined(__x86_64__)
-    "_64", "",
-#else
-    "_32", "",
-#endif
-};
-
-int ipc_startup_profiler(const char *env, size_t len, char *out, size_t cap, char *var, size_t varcap)
-{
-    static const char *const prefixes[] = { "CORECLR_", "DOTNET_" };
-    char value[64], name[64];
-    int enabled = 0;
-
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(name, sizeof(name), "%sENABLE_PROFILING", prefixes[i]);
-        /* a DWORD, read as hexadecimal by the runtime's configuration */
-        if (ipc_environ_lookup(env, len, name, value, sizeof(value)) && strtoul(value, NULL, 16) != 0)
-            enabled = 1;
-    }
-    if (!enabled)
-        return 0;
-    for (size_t i = 0; i < 2; i++) {
-        for (size_t k = 0; k < sizeof(path_suffixes) / sizeof(path_suffixes[0]); k++) {
-            snprintf(name, sizeof(name), "%sPROFILER_PATH%s", prefixes[i], path_suffixes[k]);
-            if (ipc_environ_lookup(env, len, name, out, cap) && out[0]) {
-                snprintf(var, varcap, "%s", name);
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
 
 int ipc_maps_find(const char *maps, size_t len, const char *path, unsigned dev_major, unsigned dev_minor,
                   uint64_t ino, const char *base, char *out, size_t cap)
@@ -158,7 +119,7 @@ int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t e
      * mapped (it may have failed to load, cancelled or detached).  The name
      * is the process's own: looked up under its root and working
      * directory, and compared by path and by device and inode. */
-    if (ipc_startup_profiler(env, env_len, lib, sizeof(lib), out->variable, sizeof(out->variable))) {
+    if (cp_startup_profiler(&(cp_env){ env, env_len }, lib, sizeof(lib), out->variable, sizeof(out->variable))) {
         char where[PATH_MAX + 64];
         struct stat st;
         int found;

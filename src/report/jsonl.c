@@ -287,8 +287,11 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
     json_str(&o, "command_line", tr->file.command_line);
     json_u64(&o, "start_unix_ns", tr->file.start_realtime_ns);
     json_bool(&o, "attached", (tr->file.flags & TRACE_FLAG_ATTACHED) != 0);
-    if (tr->file.flags & TRACE_FLAG_NOTIFICATION)     /* (only when set: traces of the main role read as before) */
+    if (tr->file.flags & TRACE_FLAG_NOTIFICATION) {   /* (only when set: traces of the main role read as before) */
         json_bool(&o, "notification", 1);
+        if (rp_main_profiler(tr)[0])
+            json_str(&o, "main_profiler", rp_main_profiler(tr));
+    }
     json_bool(&o, "complete", tr->complete);
     json_u64(&o, "corrupt_chunks", tr->scan.corrupt_chunks);
     json_u64(&o, "malformed_records", tr->bad_records);
@@ -330,6 +333,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_str(&o, "version", r->version);
             json_str(&o, "runtime", r->runtime_type == 2 ? "CoreCLR" : r->runtime_type == 1 ? "Desktop CLR" : "unknown");
             json_u64(&o, "instance", r->clr_instance);
+            if (r->main_profiler[0])
+                json_str(&o, "main_profiler", r->main_profiler);
             break;
         }
         case TK_APPDOMAIN_CREATE:

@@ -20,6 +20,14 @@ const char *rp_kind_name(int kind)
     return rec_kind_name(kind);
 }
 
+const char *rp_main_profiler(const rp_trace *tr)
+{
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_RUNTIME_START)
+            return tr->ev[i].runtime_start.main_profiler;
+    return "";
+}
+
 uint64_t rp_thread_id(const rp_event *e)
 {
     switch (e->kind) {

@@ -76,6 +76,10 @@ void rp_merge_catchup(rp_event *ev, size_t n);
 /* Name of a kind as used in jsonl ("jit", "module_load", ...). */
 const char *rp_kind_name(int kind);
 
+/* The library of the process's main profiler that a notification profiler
+ * loaded beside (its runtime_start says), or "". */
+const char *rp_main_profiler(const rp_trace *tr);
+
 /* The managed ThreadID of a thread_create, thread_destroy, thread_os or
  * thread_name record (0 for other kinds). */
 uint64_t rp_thread_id(const rp_event *e);

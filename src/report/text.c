@@ -505,9 +505,12 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     put_esc(out, "  runtime    .NET ", tr->file.runtime_version, " (CoreCLR)\n");
     fprintf(out, "  process    pid %" PRIu32 ": ", tr->file.pid);
     put_esc(out, "", tr->file.command_line, "\n");
-    fprintf(out, "  mode       %s%s\n", (tr->file.flags & TRACE_FLAG_ATTACHED) ? "attached" : "launched",
-            (tr->file.flags & TRACE_FLAG_NOTIFICATION) ? ", as a notification profiler beside the process's main one"
-                                                        : "");
+    fprintf(out, "  mode       %s", (tr->file.flags & TRACE_FLAG_ATTACHED) ? "attached" : "launched");
+    if ((tr->file.flags & TRACE_FLAG_NOTIFICATION) && rp_main_profiler(tr)[0])
+        put_esc(out, ", as a notification profiler beside the process's main profiler, ", rp_main_profiler(tr), "");
+    else if (tr->file.flags & TRACE_FLAG_NOTIFICATION)
+        fputs(", as a notification profiler", out);
+    fputc('\n', out);
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
         if (e->kind == TK_ATTACH) {

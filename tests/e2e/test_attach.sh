@@ -152,7 +152,7 @@ test_attach_errors() {
     child=$(pgrep -P "$runner" | head -1)
     local maps_before
     maps_before=$(grep libclrprobe.so /proc/$child/maps | awk '{print $6}' | sort -u | wc -l)
-    expect_attach_error "cannot attach with --trace: process $child's main profiler is clrprobe's agent (clrprobe run)" \
+    expect_attach_error "cannot attach with --trace: process $child's main profiler is clrprobe's agent (clrprobe run, " \
         "$CLRPROBE" attach "$child" --trace 'ClrProbe.Sample.*'
     assert_contains e.err "no attach was attempted" "the refusal says nothing was tried"
     assert_eq 1 "$maps_before" "one agent library in the process before (the main one's)"
@@ -181,7 +181,8 @@ test_attach_beside_clrprobe_run_as_notification_profiler() {
     for i in 1 2 3; do
         "$CLRPROBE" attach "$child" -o side$i.clrp --duration 0.6 >side$i.out 2>side$i.err
         assert_eq 0 "$?" "attach $i beside clrprobe run: exit status ($(tail -1 side$i.err))"
-        assert_contains side$i.err "main profiler is clrprobe's agent (clrprobe run): attaching beside it as a notification profiler" \
+        assert_contains side$i.err "main profiler is clrprobe's agent (clrprobe run, " "attach $i names the main profiler"
+        assert_contains side$i.err "libclrprobe.so): attaching beside it as a notification profiler" \
             "attach $i says how it loads"
         assert_contains side$i.err "detached from process $child in" "attach $i detached"
     done
@@ -208,7 +209,10 @@ test_attach_beside_clrprobe_run_as_notification_profiler() {
     # samples: a thread spinning on a CPU is sampled in at least one of the three windows, whatever the load
     assert_ge 1 "$(cat side1.jsonl side2.jsonl side3.jsonl | jcount - 'select(.kind=="sample")')" "CPU samples beside"
     "$CLRPROBE" report side1.clrp >side1.txt 2>/dev/null
-    assert_contains side1.txt "mode       attached, as a notification profiler beside the process's main one" "the text report"
+    assert_contains side1.txt "mode       attached, as a notification profiler beside the process's main profiler, /" \
+        "the text report"
+    assert_eq libclrprobe.so "$(jq -r 'select(.kind=="trace") | .main_profiler | split("/") | last' side1.jsonl)" \
+        "the main profiler named in the trace"
 }
 
 test_attach_twice_at_once() {     # (the second as a notification profiler beside the first)
@@ -222,7 +226,9 @@ test_attach_twice_at_once() {     # (the second as a notification profiler besid
     "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.3 >second.out 2>second.err
     local rc=$?
     assert_eq 0 "$rc" "exit status of the second attach ($(tail -1 second.err))"
-    assert_contains second.err "process $TPID's main profiler is clrprobe's agent (another clrprobe attach): attaching beside it as a notification profiler" \
+    assert_contains second.err "process $TPID's main profiler is clrprobe's agent (another clrprobe attach, " \
+        "the second attach names the main profiler"
+    assert_contains second.err "libclrprobe.so): attaching beside it as a notification profiler" \
         "the second attach says how it loads"
     assert_contains second.err "detached from process $TPID in" "the second detaches"
     [[ -s second.clrp ]] || fail "the second attach wrote no trace"
@@ -351,10 +357,12 @@ test_attach_by_name() {
     assert_contains u.err "--duration '5sec' is not a duration: give seconds (5, 1.5), a number and a unit (500ms, 5s, 2m, 1h, 1m30s) or dd:hh:mm:ss (00:00:00:05)" "message names the accepted forms"
 }
 
-# Another startup profiler (here clrprobe's agent under another name, given
-# by a relative path, as an APM agent would be configured): found from the
-# environment and the mapped libraries, named in the message, no attempt.
-test_attach_refused_beside_another_startup_profiler() {
+# A copy of clrprobe's agent under another name, loaded at launch by a
+# relative path (as an APM agent may be configured), is another main
+# profiler (its instances do not know ours): found from the environment and
+# the mapped libraries, named in the message; the attach loads beside it,
+# and leaves no library behind.
+test_attach_beside_a_copy_of_the_agent_at_startup() {
     mkdir -p apm
     cp "$AGENT" apm/libapm.so
     (cd apm && exec env CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$CLSID" \
@@ -363,10 +371,18 @@ test_attach_refused_beside_another_startup_profiler() {
     local pid=$!
     at_exit "kill $pid 2>/dev/null"
     wait_for_text apm.out 30 "spin started" || fail "the sample did not start"
-    grep -q "$PWD/apm/libapm.so" /proc/$pid/maps || fail "the stand-in profiler is not loaded"
-    "$CLRPROBE" attach "$pid" -o x.clrp --duration 0.1 >out 2>err
-    assert_eq 1 "$?" "exit status"
-    assert_contains err "cannot attach: process $pid already has a profiler loaded ($PWD/apm/libapm.so, its startup profiler (CORECLR_PROFILER_PATH_64))" \
+    grep -q "$PWD/apm/libapm.so" /proc/$pid/maps || fail "the copy is not loaded"
+    "$CLRPROBE" attach "$pid" -o x.clrp --duration 0.2 >out 2>err
+    assert_eq 0 "$?" "exit status ($(tail -1 err))"
+    assert_contains err "process $pid's main profiler is $PWD/apm/libapm.so, its startup profiler (CORECLR_PROFILER_PATH_64): attaching beside it as a notification profiler" \
         "message names the other profiler"
-    assert_eq 0 "$(grep -c libclrprobe.so /proc/$pid/maps)" "libclrprobe.so mapped in the process"
+    "$CLRPROBE" report x.clrp --format jsonl >x.jsonl || fail "report"
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' x.jsonl)" "the notification role"
+    local lib i
+    for i in $(seq 200); do
+        lib=$(grep -c libclrprobe.so /proc/$pid/maps)
+        [[ $lib -eq 0 ]] && break
+        sleep 0.05
+    done
+    assert_eq 0 "$lib" "libclrprobe.so mapped in the process after the detach"
 }

@@ -54,6 +54,13 @@ TEST(config_full_and_roundtrip)
     CHECK(strstr(text, ";heap_method=enumerate") != NULL);
     CHECK_EQ(parse(text, &d, err), 0);
     CHECK_EQ(d.heap_method, CP_HEAP_METHOD_ENUMERATE);
+    snprintf(c.main_profiler, sizeof(c.main_profiler), "/opt/apm agent/libapm;1.so");
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK(strstr(text, ";main_profiler=/opt/apm%20agent/libapm%3B1.so") != NULL);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_STR(d.main_profiler, "/opt/apm agent/libapm;1.so");
+    CHECK_EQ(parse("v=1;output=/x;main_profiler=", &d, err), -1);
+    CHECK(strstr(err, "main_profiler is empty") != NULL);
 }
 
 TEST(config_format_escapes)

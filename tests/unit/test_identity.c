@@ -15,6 +15,8 @@ TEST(identity_clsid_string_matches_guid)
     CHECK_STR(s, "{8C5F2C71-3A9E-4E1B-9F4D-2B7A6C1D0E53}");
     CHECK_EQ(strlen(s), CP_GUID_STRING_SIZE - 1);
     CHECK_EQ(s[CP_GUID_STRING_SIZE], 'x');          /* nothing written past the NUL */
+    cp_guid_format(&CLSID_clrprobe_notification, s);
+    CHECK_STR(s, "{8C5F2C72-3A9E-4E1B-9F4D-2B7A6C1D0E53}");
 }
 
 TEST(identity_guid_format)

@@ -437,9 +437,7 @@ TEST(ipc_utf_invalid_and_truncation)
 TEST(ipc_proc_parsers)
 {
     uint64_t st = 0, key;
-    char v[32];
     int pid;
-    static const char env[] = "A=1\0TMPDIRX=no\0TMPDIR=/x/y\0LAST=z";
 
     CHECK_EQ(ipc_parse_stat_starttime("4242 (Sample) S 1 4242 4242 0 -1 4194560 10 0 0 0 5 1 0 0 20 0 9 0 "
                                       "236339 300000 5000 18446744073709551615 1 1 0 0 0\n", &st), 0);
@@ -450,14 +448,6 @@ TEST(ipc_proc_parsers)
     CHECK_EQ(ipc_parse_stat_starttime("no parenthesis", &st), -1);
     CHECK_EQ(ipc_parse_stat_starttime("7 (x) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 -5 1", &st), -1);
 
-    CHECK_EQ(ipc_environ_lookup(env, sizeof(env) - 1, "TMPDIR", v, sizeof(v)), 1);
-    CHECK_STR(v, "/x/y");
-    CHECK_EQ(ipc_environ_lookup(env, sizeof(env) - 1, "LAST", v, sizeof(v)), 1);   /* no final NUL */
-    CHECK_STR(v, "z");
-    CHECK_EQ(ipc_environ_lookup(env, sizeof(env) - 1, "TMP", v, sizeof(v)), 0);
-    CHECK_EQ(ipc_environ_lookup(env, sizeof(env) - 1, "TMPDIR", v, 3), 1);         /* truncated */
-    CHECK_STR(v, "/x");
-    CHECK_EQ(ipc_environ_lookup("", 0, "TMPDIR", v, sizeof(v)), 0);
 
     CHECK_EQ(ipc_parse_socket_name("dotnet-diagnostic-3632-236339-socket", &pid, &key), 0);
     CHECK_EQ(pid, 3632);
@@ -872,35 +862,6 @@ TEST(ipc_status_names)
 /* ---- a profiler already loaded (profcheck.c) ---- */
 
 #define ENVB(s) s, sizeof(s) - 1
-
-TEST(ipc_startup_profiler_from_environment)
-{
-    char path[256], var[64];
-
-    CHECK_EQ(0, ipc_startup_profiler(ENVB("A=1\0CORECLR_PROFILER_PATH_64=/x.so\0"), path, sizeof(path), var,
-                                     sizeof(var)));          /* not enabled */
-    CHECK_EQ(0, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=0\0CORECLR_PROFILER_PATH=/x.so\0"), path,
-                                     sizeof(path), var, sizeof(var)));
-    CHECK_EQ(0, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=1\0"), path, sizeof(path), var, sizeof(var)));
-    CHECK_EQ(1, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=1\0CORECLR_PROFILER_PATH=/a.so\0"), path,
-                                     sizeof(path), var, sizeof(var)));
-    CHECK_STR(path, "/a.so");
-    CHECK_STR(var, "CORECLR_PROFILER_PATH");
-#if defined(__x86_64__)
-    /* the bitness-specific name first */
-    CHECK_EQ(1, ipc_startup_profiler(ENVB("CORECLR_PROFILER_PATH=/a.so\0CORECLR_ENABLE_PROFILING=1\0"
-                                          "CORECLR_PROFILER_PATH_64=/b.so\0"), path, sizeof(path), var, sizeof(var)));
-    CHECK_STR(path, "/b.so");
-    CHECK_STR(var, "CORECLR_PROFILER_PATH_64");
-#endif
-    /* .NET 11's aliases */
-    CHECK_EQ(1, ipc_startup_profiler(ENVB("DOTNET_ENABLE_PROFILING=1\0DOTNET_PROFILER_PATH=/c.so\0"), path,
-                                     sizeof(path), var, sizeof(var)));
-    CHECK_STR(path, "/c.so");
-    /* an empty path names nothing */
-    CHECK_EQ(0, ipc_startup_profiler(ENVB("CORECLR_ENABLE_PROFILING=1\0CORECLR_PROFILER_PATH=\0"), path,
-                                     sizeof(path), var, sizeof(var)));
-}
 
 TEST(ipc_maps_find_by_path_inode_and_name)
 {
