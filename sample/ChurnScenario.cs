@@ -2,8 +2,9 @@
 // named methods of JitTargets (so an attached profiler must find them by catch-up), prints "churn started",
 // then for ROUNDS rounds (default 60, ~50 ms each) loads and unloads a collectible copy of this assembly,
 // starts and joins two named threads, and throws and catches exceptions. Its output does not depend on timing.
-// "churn until FILE": rounds until FILE exists, then 5 more (so each kind of event also comes after it);
-// its output does not depend on how many rounds that made.
+// "churn until FILE": rounds until FILE exists, then 5 more (so each kind of event also comes after it),
+// with a thread spinning on the CPU all along (so that every moment has CPU samples to take); its output
+// does not depend on how many rounds that made.
 using System.Runtime.CompilerServices;
 
 namespace ClrProbe.Sample;
@@ -21,6 +22,20 @@ public static class ChurnTargets
         {
             return 1;
         }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Spin(StrongBox<bool> running)
+    {
+        long sum = 0;
+        while (Volatile.Read(ref running.Value))
+        {
+            for (int i = 0; i < 100_000; i++)
+            {
+                sum += (i ^ sum) % 7;
+            }
+        }
+        return sum;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -52,6 +67,13 @@ internal static class ChurnScenario
         Console.WriteLine($"churn warm-up: {warm}");
         Console.WriteLine("churn started");
         Console.Out.Flush();
+
+        var spinning = new StrongBox<bool>(stopFile != null);
+        var spinner = new Thread(() => ChurnTargets.Spin(spinning)) { Name = "clrprobe-churn-spin", IsBackground = true };
+        if (spinning.Value)
+        {
+            spinner.Start();
+        }
 
         string path = typeof(Program).Assembly.Location;
         int caught = 0, loaded = 0;
@@ -98,6 +120,11 @@ internal static class ChurnScenario
                 pending.RemoveAll(r => !r.IsAlive);
             }
             Thread.Sleep(40);
+        }
+        if (spinning.Value)
+        {
+            Volatile.Write(ref spinning.Value, false);
+            spinner.Join();
         }
         bool unloaded = CollectibleTargets.WaitUntilCollected([.. pending]);
         if (stopFile == null)

@@ -289,3 +289,38 @@ chrome() {
     rm -rf "$profile"
     return $rc
 }
+
+# ---- A stand-in APM agent ----------------------------------------------------
+# tests/apm/standin_agent.c, built by make into build/tests/: a minimal main
+# profiler loaded at launch that logs each callback it gets, with the time
+# (realtime ns), to $PWD/apm.log.
+STANDIN="$ROOT/build/tests/libstandin_agent.so"
+STANDIN_CLSID='{A11CE0DE-5EED-4A9E-8C7B-0123456789AB}'
+
+# with_standin COMMAND...: runs COMMAND with the stand-in as the startup
+# profiler, logging to $PWD/apm.log.  In the background, `with_standin ... &`
+# would give the pid of a subshell: start_with_standin OUT COMMAND... runs it
+# there itself, output to OUT, and sets TPID to the program's own pid.
+standin_env() {
+    [[ -f $STANDIN ]] || { fail "the stand-in agent is not built (make $STANDIN)"; exit 1; }
+    STANDIN_ENV=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="$STANDIN_CLSID" CORECLR_PROFILER_PATH="$STANDIN"
+                 APM_STANDIN_LOG="$PWD/apm.log")
+}
+with_standin() {
+    standin_env
+    env "${STANDIN_ENV[@]}" "$@"
+}
+start_with_standin() {
+    local out=$1
+    shift
+    standin_env
+    env "${STANDIN_ENV[@]}" "$@" >"$out" 2>"$out.err" &
+    TPID=$!
+    at_exit "kill $TPID 2>/dev/null"
+}
+
+# standin_events KIND [AFTER_NS]: how many callbacks of KIND the stand-in
+# logged (after the realtime AFTER_NS).
+standin_events() {
+    awk -v k="$1" -v after="${2:-0}" '$2 == k && $1 > after { n++ } END { print n + 0 }' apm.log
+}

@@ -76,6 +76,26 @@ test_alloc_shares_and_totals_at_launch() {
     assert_contains top.txt "Type: inuse_space" "pprof live sample type"
 }
 
+# The same beside another main profiler (the stand-in APM agent, lib.sh):
+# EventPipe serves a notification profiler as it serves the main one.
+test_alloc_and_contention_beside_an_apm_agent() {
+    "$SAMPLE" alloc 1 >plain.out 2>/dev/null
+    with_standin "$CLRPROBE" run --notification -o a.clrp --collect alloc,contention -- "$SAMPLE" alloc 1 \
+        >prof.out 2>truth.txt
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "output changed under allocation sampling beside the stand-in"
+    assert_eq 1 "$(standin_events initialize)" "the stand-in is the main profiler"
+    "$CLRPROBE" report a.clrp --format jsonl >a.jsonl
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' a.jsonl)" "the notification role"
+    check_alloc a.clrp truth.txt "beside"
+    "$SAMPLE" contention 1 >plain.out 2>/dev/null
+    with_standin "$CLRPROBE" run --notification -o c.clrp --collect contention -- "$SAMPLE" contention 1 \
+        >prof.out 2>truth.txt
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "output changed under contention recording beside the stand-in"
+    check_contention c.clrp truth.txt "beside"
+}
+
 test_live_view_is_what_stays_alive() {
     "$SAMPLE" live 2 >plain.out 2>/dev/null
     "$CLRPROBE" run -o l.clrp --collect live -- "$SAMPLE" live 2 >prof.out 2>truth.txt

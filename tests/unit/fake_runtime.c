@@ -748,6 +748,14 @@ static HRESULT info_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, D
                   (unsigned)(dwEventsHigh & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH));
         return CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER;
     }
+    if (rt->notification && ((dwEventsLow & ~COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER) ||
+                             (dwEventsHigh & ~COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER))) {
+        violation(rt, "SetEventMask2(0x%x, 0x%x) asks a notification profiler's for flags it may not have "
+                  "(0x%x, 0x%x)", (unsigned)dwEventsLow, (unsigned)dwEventsHigh,
+                  (unsigned)(dwEventsLow & ~COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER),
+                  (unsigned)(dwEventsHigh & ~COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER));
+        return E_INVALIDARG;
+    }
     rt->mask_low = dwEventsLow;
     rt->mask_high = dwEventsHigh;
     return S_OK;
@@ -1514,7 +1522,8 @@ static HRESULT attach_with(fake_runtime *rt, const char *ctl, const char *collec
     output_path(rt->output, sizeof(rt->output), ++rt->attach_no);
     rt->events_on = rt->init_returned = 0;
     rt->mask_low = rt->mask_high = 0;
-    hr = DllGetClassObject(&CLSID_clrprobe, &IID_IClassFactory, (void **)&factory);
+    hr = DllGetClassObject(rt->ask_notification ? &CLSID_clrprobe_notification : &CLSID_clrprobe,
+                           &IID_IClassFactory, (void **)&factory);
     if (FAILED(hr))
         return hr;
     hr = factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11, &obj);
@@ -1522,6 +1531,13 @@ static HRESULT attach_with(fake_runtime *rt, const char *ctl, const char *collec
     if (FAILED(hr))
         return hr;
     rt->cb = obj;
+    {
+        /* the runtime asks right after creating it, before InitializeForAttach */
+        BOOL only = 2;
+        if (FAILED(CB(rt)->LoadAsNotificationOnly(rt->cb, &only)) || (only != TRUE && only != FALSE))
+            violation(rt, "LoadAsNotificationOnly did not answer TRUE or FALSE");
+        rt->notification = only == TRUE;
+    }
     snprintf(config, sizeof(config), "v=1;output=%s;%s%s%scollect=%s", rt->output, ctl ? "ctl=" : "", ctl ? ctl : "",
              ctl ? ";" : "", collect);
     hr = CB(rt)->InitializeForAttach(rt->cb, (IUnknown *)&rt->info, config, (UINT)strlen(config));

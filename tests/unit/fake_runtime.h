@@ -77,6 +77,9 @@ struct fake_runtime {
     int nobj;
 
     ICorProfilerCallback11 *cb;     /* the agent instance while attached */
+    int ask_notification;           /* fr_attach asks for the notification CLSID (identity.h) */
+    int notification;               /* the instance answered LoadAsNotificationOnly TRUE: the runtime
+                                       then holds it to the notification profiler's mask */
     int events_on;
     DWORD mask_low, mask_high;
     int init_returned;              /* InitializeForAttach has returned */
@@ -165,9 +168,11 @@ void fr_on_call(fake_runtime *rt, fr_kind kind, uint64_t id, fr_hook_fn fn, void
 
 /* ---- the agent ---- */
 
-/* Creates an agent instance the way the runtime does (DllGetClassObject,
- * CreateInstance) and calls InitializeForAttach with
- * "v=1;output=<temp file>;collect=<collect>".  Returns its HRESULT. */
+/* Creates an agent instance the way the runtime does (DllGetClassObject
+ * for CLSID_clrprobe, or CLSID_clrprobe_notification when
+ * rt->ask_notification, CreateInstance, LoadAsNotificationOnly) and calls
+ * InitializeForAttach with "v=1;output=<temp file>;collect=<collect>".
+ * Returns its HRESULT. */
 HRESULT fr_attach(fake_runtime *rt, const char *collect);
 /* fr_attach with a control connection: the test plays `clrprobe attach`
  * (common/control_protocol.h), listening on a socket whose path goes into

@@ -872,6 +872,63 @@ TEST(conformance_runtime_start_after_attach)
     fr_cleanup(&rt);
 }
 
+/* The role travels in the CLSID: asked for the notification one, the agent
+ * answers LoadAsNotificationOnly TRUE and asks only for what a notification
+ * profiler may have (the fake refuses anything else, as the runtime), for
+ * every kind it records; it names the main profiler the command saw; it
+ * refuses what needs the main role.  Asked for the main one, FALSE. */
+TEST(conformance_notification_role_from_the_clsid)
+{
+    static const char *const configs[] = {
+        COLLECT ";main_profiler=/opt/apm/libapm.so",
+        COLLECT ";heap_every=100000",
+    };
+    fake_runtime rt;
+    rp_trace tr;
+
+    base_world(&rt);
+    attach(&rt);
+    CHECK_EQ(rt.notification, 0);               /* the main CLSID: the main role */
+    CHECK(rt.mask_low & COR_PRF_MONITOR_JIT_COMPILATION);
+    CHECK_EQ(fr_attach_complete(&rt), S_OK);
+    if (detach_and_read(&rt, &tr) == 0) {
+        CHECK_EQ(tr.file.flags & TRACE_FLAG_NOTIFICATION, 0);
+        CHECK_STR(rp_main_profiler(&tr), "");
+        rp_free(&tr);
+    }
+    fr_cleanup(&rt);
+
+    for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+        base_world(&rt);
+        rt.ask_notification = 1;
+        CHECK_EQ(fr_attach(&rt, configs[i]), S_OK);
+        CHECK_EQ(rt.notification, 1);
+        CHECK(rt.mask_low & COR_PRF_MONITOR_JIT_COMPILATION);
+        CHECK_EQ(rt.mask_low & ~COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER, 0);
+        CHECK_EQ(rt.mask_high & ~COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER, 0);
+        fr_enable_events(&rt);
+        CHECK_EQ(fr_attach_complete(&rt), S_OK);
+        if (detach_and_read(&rt, &tr) == 0) {
+            CHECK_EQ(tr.file.flags & TRACE_FLAG_NOTIFICATION, TRACE_FLAG_NOTIFICATION);
+            CHECK_STR(rp_main_profiler(&tr), i == 0 ? "/opt/apm/libapm.so" : "");
+            rp_free(&tr);
+        }
+        fr_cleanup(&rt);
+    }
+
+    /* method tracing and GC-monitored heap snapshots need the main role */
+    base_world(&rt);
+    rt.ask_notification = 1;
+    CHECK(FAILED(fr_attach(&rt, "jit;trace=ClrProbe.*")));
+    CHECK_EQ(rt.violations, 0);
+    fr_cleanup(&rt);
+    base_world(&rt);
+    rt.ask_notification = 1;
+    CHECK(FAILED(fr_attach(&rt, "jit;heap_every=100000;heap_method=gc")));
+    CHECK_EQ(rt.violations, 0);
+    fr_cleanup(&rt);
+}
+
 /* Dynamic methods (no metadata: a compiled expression's lambda_method, IL
  * stubs) are named as the runtime names them, marked "[dynamic]", and never
  * from the cache: the runtime gives a collected one's FunctionID to the next. */
