@@ -909,6 +909,14 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
             next = cp_monotonic_ns() + (uint64_t)plan->interval_ms * 1000000u;
             continue;
         }
+        if (p->notification) {               /* (no enumeration in this runtime, and no GC monitoring) */
+            pthread_mutex_unlock(&h->snap_lock);
+            profiler_note(p, "no heap snapshot: a notification profiler may not monitor GCs, and this runtime has "
+                          "no heap enumeration (ICorProfilerInfo15, .NET 9 and later)");
+            tell(sink, CP_CTL_HEAP_REFUSED_FMT, (unsigned)CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
+            rc = HEAP_RUN_FAILED;
+            break;
+        }
         if (FAILED(hr = monitor_gc_on(p, h))) {
             pthread_mutex_unlock(&h->snap_lock);
             profiler_note(p, "no heap snapshot: the runtime refused COR_PRF_MONITOR_GC (HRESULT 0x%08x): "

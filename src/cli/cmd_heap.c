@@ -107,9 +107,14 @@ static int print_snapshot(const char *args, unsigned count, const char *approx_w
     return 0;
 }
 
-static void print_refused(const char *args)
+static void print_refused(const char *args, int notification)
 {
     unsigned long hr = strtoul(args, NULL, 16);
+    if (notification) {
+        cli_error("no snapshot: beside the process's main profiler the agent may not monitor GCs, and this "
+                  "runtime has no heap enumeration (ICorProfilerInfo15, .NET 9 and later)");
+        return;
+    }
     cli_error("no snapshot: the runtime refused the GC monitoring a heap snapshot needs (HRESULT 0x%08lx): "
               "background GC is on in this process, which was started without --heap-every; start it with "
               "DOTNET_gcConcurrent=0, or under clrprobe run --heap-every S", hr);
@@ -148,7 +153,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
             else
                 taken++;
         } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
-            print_refused(args);
+            print_refused(args, s->notification);
             failed = 1;
             break;                            /* (no more snapshots come) */
         } else if (cp_ctl_is(line, CP_CTL_HEAP_DONE) || cp_ctl_is(line, CP_CTL_EXITED)) {
@@ -231,7 +236,7 @@ static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned c
                                &told) == 0)
                 taken++;
         } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
-            print_refused(args);
+            print_refused(args, 0);
             break;
         } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
             cli_error("the agent in process %d: %s", pid, args);

@@ -203,7 +203,7 @@ int cmd_report(int argc, char **argv)
     int by_thread = 0, need_profile, need_samples;
     rp_profile prof;
     rp_report_input rin;
-    char err[512], problem[512];
+    char err[512], problem[512], role[4200], titled[8400];
     rp_trace tr;
     cli_output out;
     FILE *stream = stdout;
@@ -321,6 +321,10 @@ int cmd_report(int argc, char **argv)
     rin.path = input;
     rin.title = strrchr(input, '/');
     rin.title = rin.title ? rin.title + 1 : input;
+    if (rp_role_label(&tr, role, sizeof(role))[0]) {    /* (the profiles, html and pprof say the role too) */
+        snprintf(titled, sizeof(titled), "%s (%s)", rin.title, role);
+        rin.title = titled;
+    }
     rin.by_thread = by_thread;
     rin.ntraces = 0;
     rin.traces = NULL;

@@ -499,14 +499,16 @@ int rp_write_chrome(const rp_trace *tr, FILE *out)
     uint32_t pid = tr->file.pid;
     uint64_t period;
     const char *prog = tr->file.command_line ? tr->file.command_line : "";
-    char pname[300];
+    char pname[512], role[256];
     int rc = -1;
 
     idmap_init(&tl.names);
     idmap_init(&tl.lanes);
     if (gather(&tl, &period) < 0 || nest(&tl) < 0)
         goto out;
-    snprintf(pname, sizeof(pname), "%.290s", prog[0] ? prog : "clrprobe trace");     /* (viewers add the pid) */
+    rp_role_label(tr, role, sizeof(role));
+    snprintf(pname, sizeof(pname), "%.290s%s%.200s%s", prog[0] ? prog : "clrprobe trace", role[0] ? " (" : "", role,
+             role[0] ? ")" : "");     /* (viewers add the pid) */
     fprintf(out, "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu32 ",\"tid\":0,"
                  "\"args\":{\"name\":", pid);
     json_string(out, pname);

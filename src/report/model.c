@@ -28,6 +28,17 @@ const char *rp_main_profiler(const rp_trace *tr)
     return "";
 }
 
+const char *rp_role_label(const rp_trace *tr, char *buf, size_t len)
+{
+    const char *lib = rp_main_profiler(tr);
+
+    if (!(tr->file.flags & TRACE_FLAG_NOTIFICATION))
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "notification profiler%s%s", lib[0] ? " beside " : "", lib);
+    return buf;
+}
+
 uint64_t rp_thread_id(const rp_event *e)
 {
     switch (e->kind) {

@@ -80,6 +80,10 @@ const char *rp_kind_name(int kind);
  * loaded beside (its runtime_start says), or "". */
 const char *rp_main_profiler(const rp_trace *tr);
 
+/* The agent's role, for a title: "" in the main role, else "notification
+ * profiler beside LIB" (or "notification profiler" when LIB is not known). */
+const char *rp_role_label(const rp_trace *tr, char *buf, size_t len);
+
 /* The managed ThreadID of a thread_create, thread_destroy, thread_os or
  * thread_name record (0 for other kinds). */
 uint64_t rp_thread_id(const rp_event *e);

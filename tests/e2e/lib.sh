@@ -290,6 +290,19 @@ chrome() {
     return $rc
 }
 
+# wait_unmapped PID: waits (up to 10 s) until libclrprobe.so is gone from
+# the process's maps (the runtime unloads it just after a detach); prints
+# how many mappings are left.
+wait_unmapped() {
+    local i lib
+    for i in $(seq 200); do
+        lib=$(grep -c libclrprobe.so "/proc/$1/maps")
+        [[ $lib -eq 0 ]] && break
+        sleep 0.05
+    done
+    echo "$lib"
+}
+
 # ---- A stand-in APM agent ----------------------------------------------------
 # tests/apm/standin_agent.c, built by make into build/tests/: a minimal main
 # profiler loaded at launch that logs each callback it gets, with the time

@@ -105,12 +105,7 @@ test_ten_attach_detach_cycles() {
         [[ $i -eq 1 ]] && threads_after_first=$(ls /proc/$TPID/task | wc -l)
     done
     # the runtime unloads the library just after the detach: wait for it (up to 10 s)
-    for i in $(seq 200); do
-        lib=$(grep -c libclrprobe.so /proc/$TPID/maps)
-        [[ $lib -eq 0 ]] && break
-        sleep 0.05
-    done
-    assert_eq 0 "$lib" "the agent library is unloaded after the last detach"
+    assert_eq 0 "$(wait_unmapped "$TPID")" "the agent library is unloaded after the last detach"
     # (the runtime starts a thread of its own the first time it is sampled; ours are all gone)
     assert_eq 0 "$(cat /proc/$TPID/task/*/comm | grep -c '^clrprobe-')" "agent threads left in the target"
     # (no more than after the first cycle: a thread of the runtime's that the
@@ -241,13 +236,7 @@ test_attach_twice_at_once() {     # (the second as a notification profiler besid
     [[ -s first.clrp ]] || fail "the first attach wrote no trace"
     # both detached: nothing holds the library, it leaves with the first
     # session (the runtime unloads it just after the detach)
-    local lib i
-    for i in $(seq 200); do
-        lib=$(grep -c libclrprobe.so /proc/$TPID/maps)
-        [[ $lib -eq 0 ]] && break
-        sleep 0.05
-    done
-    assert_eq 0 "$lib" "libclrprobe.so mappings left in the target after the first session ended"
+    assert_eq 0 "$(wait_unmapped "$TPID")" "libclrprobe.so mappings left in the target after the first session ended"
     # and a new attach works
     "$CLRPROBE" attach "$TPID" -o third.clrp --duration 0.1 >third.out 2>third.err
     assert_eq 0 "$?" "an attach after the first session ended"
@@ -378,11 +367,5 @@ test_attach_beside_a_copy_of_the_agent_at_startup() {
         "message names the other profiler"
     "$CLRPROBE" report x.clrp --format jsonl >x.jsonl || fail "report"
     assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' x.jsonl)" "the notification role"
-    local lib i
-    for i in $(seq 200); do
-        lib=$(grep -c libclrprobe.so /proc/$pid/maps)
-        [[ $lib -eq 0 ]] && break
-        sleep 0.05
-    done
-    assert_eq 0 "$lib" "libclrprobe.so mapped in the process after the detach"
+    assert_eq 0 "$(wait_unmapped "$pid")" "libclrprobe.so mapped in the process after the detach"
 }

@@ -8,19 +8,6 @@
 # and exit code must be those of a run without clrprobe.  (The stand-in's
 # helpers are in lib.sh: test_alloc.sh uses them too.)
 
-# wait_unmapped PID: waits (up to 10 s) until libclrprobe.so is gone from
-# the process's maps (the runtime unloads it just after a detach); prints
-# how many mappings are left.
-wait_unmapped() {
-    local i lib
-    for i in $(seq 200); do
-        lib=$(grep -c libclrprobe.so "/proc/$1/maps")
-        [[ $lib -eq 0 ]] && break
-        sleep 0.05
-    done
-    echo "$lib"
-}
-
 test_attach_beside_an_apm_agent_ten_times() {
     "$SAMPLE" churn until "$PWD/never" >plain.out 2>&1 &
     local plain=$!
@@ -59,6 +46,17 @@ test_attach_beside_an_apm_agent_ten_times() {
         assert_ge 1 "$(jcount a$i.jsonl 'select(.kind=="exception_thrown" and .type=="ClrProbe.Sample.SampleException")')" \
             "trace $i: exceptions"
     done
+    # every report says the role: text, jsonl (above), and the titles of the others
+    "$CLRPROBE" report a1.clrp >a1.txt 2>/dev/null
+    assert_contains a1.txt "mode       attached, as a notification profiler beside the process's main profiler, $STANDIN" \
+        "the text report's mode"
+    "$CLRPROBE" report a1.clrp --format speedscope -o a1.speedscope.json 2>/dev/null
+    assert_contains "$(jq -r .name a1.speedscope.json)" "a1.clrp (notification profiler beside $STANDIN)" "speedscope's name"
+    "$CLRPROBE" report a1.clrp --format chrome -o a1.chrome.json 2>/dev/null
+    assert_contains "$(jq -r '.traceEvents[] | select(.name=="process_name") | .args.name' a1.chrome.json)" \
+        "(notification profiler beside $STANDIN)" "the timeline's process name"
+    "$CLRPROBE" report a1.clrp --format html -o a1.html 2>/dev/null
+    assert_contains a1.html "\"title\":\"a1.clrp (notification profiler beside $STANDIN)\"" "the html page's title"
     # after the last detach, the stand-in's callbacks still come: the target
     # runs 5 more rounds (threads, exceptions, a plugin loaded, a GC) once told
     local t_last kind
