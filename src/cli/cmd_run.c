@@ -194,7 +194,6 @@ static int choose_role(run_role *role, int asked, const char *agent, cp_config *
     char main_lib[PATH_MAX], var[64], clsid[CP_GUID_STRING_SIZE];
     int foreign = cp_startup_profiler(NULL, main_lib, sizeof(main_lib), var, sizeof(var)) &&
                   !same_file(main_lib, agent);
-    size_t len;
 
     memset(role, 0, sizeof(*role));
     role->notification = asked || foreign;
@@ -210,27 +209,19 @@ static int choose_role(run_role *role, int asked, const char *agent, cp_config *
                       "(--notification) does not have it");
         return -1;
     }
-    if (strpbrk(agent, ";=")) {
-        cli_error("run: the agent's path %s holds ';' or '=', which the runtime's list of notification profilers "
-                  "cannot hold; install clrprobe elsewhere", agent);
-        return -1;
-    }
     if (foreign) {
         cli_error("run: the environment names a startup profiler, %s (%s), which stays the process's main "
                   "profiler: the agent loads beside it as a notification profiler", main_lib, var);
         snprintf(cfg->main_profiler, sizeof(cfg->main_profiler), "%s", main_lib);
     }
-    /* the list the runtime reads, with ours added; a ';' ends every entry
-     * (runtimes before dotnet/runtime#130584 drop a last one without it) */
+    /* the list the runtime reads, with ours added */
     cp_notification_list(NULL, role->list_var, sizeof(role->list_var), role->list_value, sizeof(role->list_value));
-    len = strlen(role->list_value);
     cp_guid_format(&CLSID_clrprobe_notification, clsid);
-    if (len + strlen(agent) + sizeof(clsid) + 3 >= sizeof(role->list_value)) {
-        cli_error("run: %s is too long to add the agent to", role->list_var);
+    if (cp_notification_list_append(role->list_value, sizeof(role->list_value), agent, clsid) < 0) {
+        cli_error("run: cannot add the agent %s to %s (a path holding ';' or '=', which the list cannot hold, or "
+                  "a list too long); install clrprobe elsewhere, or shorten the list", agent, role->list_var);
         return -1;
     }
-    snprintf(role->list_value + len, sizeof(role->list_value) - len, "%s%s=%s;",
-             len && role->list_value[len - 1] != ';' ? ";" : "", agent, clsid);
     return 0;
 }
 

@@ -97,3 +97,19 @@ int cp_notification_list(const cp_env *env, char *var, size_t varcap, char *valu
         value[0] = '\0';
     return 0;
 }
+
+int cp_notification_list_append(char *value, size_t cap, const char *path, const char *clsid)
+{
+    size_t len = strlen(value);
+    const char *sep = len && value[len - 1] != ';' ? ";" : "";
+    int n;
+
+    if (strpbrk(path, ";="))
+        return -1;
+    n = snprintf(value + len, cap - len, "%s%s=%s;", sep, path, clsid);
+    if (n < 0 || (size_t)n >= cap - len) {
+        value[len] = '\0';
+        return -1;
+    }
+    return 0;
+}

@@ -38,6 +38,12 @@ int cp_startup_profiler(const cp_env *env, char *path, size_t cap, char *var, si
  * Returns 1 when one was set, 0 when not. */
 int cp_notification_list(const cp_env *env, char *var, size_t varcap, char *value, size_t cap);
 
+/* Appends "path={CLSID};" to the list in value (cap bytes), after a ';'
+ * when its last entry lacks one (runtimes before dotnet/runtime#130584
+ * drop a last entry without it).  0, or -1 when it does not fit or when
+ * path holds ';' or '=', which the list cannot hold. */
+int cp_notification_list_append(char *value, size_t cap, const char *path, const char *clsid);
+
 #define CP_NOTIFICATION_ENABLE_VAR "CORECLR_ENABLE_NOTIFICATION_PROFILERS"
 
 #endif

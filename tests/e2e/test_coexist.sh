@@ -159,6 +159,20 @@ test_run_notification_beside_an_apm_agent() {
     [[ -s tr.out ]] && fail "the program ran: $(cat tr.out)"
     [[ -e tr.clrp ]] && fail "a trace file was left"
 
+    # the user's own list of notification profilers is kept: the stand-in listed there (its entry without
+    # the trailing ';' that runtimes before dotnet/runtime#130584 need: added) loads too, as ours does
+    rm -f apm.log
+    env CORECLR_ENABLE_NOTIFICATION_PROFILERS=1 CORECLR_NOTIFICATION_PROFILERS="$STANDIN=$STANDIN_CLSID" \
+        APM_STANDIN_LOG="$PWD/apm.log" "$CLRPROBE" run --notification -o list.clrp -- "$SAMPLE" churn 20 >list.out 2>list.err
+    assert_eq "$plain_rc" "$?" "run --notification beside a listed profiler"
+    cmp -s plain.out list.out || fail "the program's output changed: $(diff plain.out list.out | head -3)"
+    assert_eq 1 "$(standin_events initialize)" "the listed stand-in loaded"
+    assert_eq 60 "$(standin_events exception)" "the listed stand-in's exception callbacks"
+    "$CLRPROBE" report list.clrp --format jsonl >list.jsonl || fail "report"
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' list.jsonl)" "our notification role"
+    assert_eq 60 "$(jcount list.jsonl 'select(.kind=="exception_thrown" and .type=="ClrProbe.Sample.SampleException")')" \
+        "our exception records beside the listed stand-in"
+
     # --notification with no main profiler: the role, and nothing named
     "$CLRPROBE" run --notification -o alone.clrp -- "$SAMPLE" churn 2 >alone.out 2>alone.err
     assert_eq 0 "$?" "run --notification alone"

@@ -88,3 +88,24 @@ TEST(profiler_env_notification_list)
     CHECK_EQ(1, cp_notification_list(ENV("DOTNET_NOTIFICATION_PROFILERS=\0"), var, sizeof(var), value, sizeof(value)));
     CHECK_STR(var, "DOTNET_NOTIFICATION_PROFILERS");
 }
+
+TEST(profiler_env_notification_list_append)
+{
+    char v[64];
+
+    v[0] = '\0';
+    CHECK_EQ(cp_notification_list_append(v, sizeof(v), "/a.so", "{1}"), 0);
+    CHECK_STR(v, "/a.so={1};");
+    CHECK_EQ(cp_notification_list_append(v, sizeof(v), "/b.so", "{2}"), 0);
+    CHECK_STR(v, "/a.so={1};/b.so={2};");
+    /* a list whose last entry has no ';' gets one first (runtimes before #130584 would drop that entry) */
+    snprintf(v, sizeof(v), "/x.so={9}");
+    CHECK_EQ(cp_notification_list_append(v, sizeof(v), "/a.so", "{1}"), 0);
+    CHECK_STR(v, "/x.so={9};/a.so={1};");
+    /* what the list cannot hold, or what does not fit: the list unchanged */
+    snprintf(v, sizeof(v), "/x.so={9};");
+    CHECK_EQ(cp_notification_list_append(v, sizeof(v), "/a;b.so", "{1}"), -1);
+    CHECK_EQ(cp_notification_list_append(v, sizeof(v), "/a=b.so", "{1}"), -1);
+    CHECK_EQ(cp_notification_list_append(v, 16, "/a.so", "{1}"), -1);
+    CHECK_STR(v, "/x.so={9};");
+}
