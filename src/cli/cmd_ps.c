@@ -23,6 +23,9 @@ static const char ps_usage[] =
     "           file name when comm is cut short), what 'clrprobe attach -n NAME' matches\n"
     "  RUNTIME  the .NET runtime version, or '?' when the process did not say\n"
     "           (it did not answer within 1 second, or its runtime is too old)\n"
+    "  PROFILER its main profiler: the file name of the startup profiler's library (an APM\n"
+    "           agent), 'clrprobe' for clrprobe's agent, '-' for none seen; 'clrprobe attach'\n"
+    "           loads beside one as a notification profiler\n"
     "  COMMAND  its command line (/proc/PID/cmdline)\n"
     "\n"
     "Processes are found by their diagnostics sockets in $TMPDIR and /tmp, so a process\n"
@@ -36,6 +39,24 @@ static const char ps_usage[] =
     "\n"
     "options:\n"
     "  -h, --help   this help\n";
+
+/* The PROFILER column: the process's main profiler, as attach would find
+ * it (ipc/profcheck.c). */
+static void main_profiler_of(int pid, char *out, size_t cap)
+{
+    ipc_loaded_profiler_t lp;
+    char err[512];
+    const char *slash;
+
+    if (ipc_loaded_profiler(pid, &lp, err, sizeof(err)) != IPC_OK)
+        snprintf(out, cap, "?");
+    else if (lp.kind == IPC_PROFILER_NONE)
+        snprintf(out, cap, "-");
+    else if (lp.clrprobe)
+        snprintf(out, cap, "clrprobe");
+    else
+        snprintf(out, cap, "%.200s", (slash = strrchr(lp.path, '/')) ? slash + 1 : lp.path);
+}
 
 /* Reads /proc/PID/FILE (at most cap-1 bytes); NULs become spaces when
  * join is set (cmdline), a trailing newline or space is dropped. */
@@ -98,6 +119,7 @@ int cmd_ps(int argc, char **argv)
     for (i = 0; i < count; i++) {
         ipc_process_info_t info;
         char name[256], cmdline[4096], version[128], shown_name[4 * sizeof(name)], shown_runtime[4 * sizeof(version)];
+        char prof[256], shown_prof[4 * sizeof(prof)];
         char *shown_cmd;
         const char *runtime = "?", *command;
         int rc = ipc_process_info(eps[i].pid, PS_TIMEOUT_MS, &info, err, sizeof(err));
@@ -128,10 +150,13 @@ int cmd_ps(int argc, char **argv)
          * forge a line of this list. */
         esc_buf(shown_name, sizeof(shown_name), name[0] ? name : "?", name[0] ? strlen(name) : 1, NULL);
         esc_buf(shown_runtime, sizeof(shown_runtime), runtime, strlen(runtime), NULL);
+        main_profiler_of(eps[i].pid, prof, sizeof(prof));
+        esc_buf(shown_prof, sizeof(shown_prof), prof, strlen(prof), NULL);
         shown_cmd = esc_dup(command);
         if (!shown)
-            printf("%-8s %-16s %-10s %s\n", "PID", "NAME", "RUNTIME", "COMMAND");
-        printf("%-8d %-16s %-10s %s\n", eps[i].pid, shown_name, shown_runtime, shown_cmd ? shown_cmd : "?");
+            printf("%-8s %-16s %-10s %-20s %s\n", "PID", "NAME", "RUNTIME", "PROFILER", "COMMAND");
+        printf("%-8d %-16s %-10s %-20s %s\n", eps[i].pid, shown_name, shown_runtime, shown_prof,
+               shown_cmd ? shown_cmd : "?");
         free(shown_cmd);
         shown++;
         if (rc == IPC_OK)

@@ -173,6 +173,7 @@ test_attach_beside_clrprobe_run_as_notification_profiler() {
     wait_for_text run.out 30 "started" || fail "the sample did not start"
     local child i
     child=$(pgrep -P "$runner" | head -1)
+    assert_eq clrprobe "$("$CLRPROBE" ps | awk -v p="$child" '$1 == p {print $4}')" "clrprobe ps: the main profiler"
     for i in 1 2 3; do
         "$CLRPROBE" attach "$child" -o side$i.clrp --duration 0.6 >side$i.out 2>side$i.err
         assert_eq 0 "$?" "attach $i beside clrprobe run: exit status ($(tail -1 side$i.err))"

@@ -21,6 +21,8 @@ test_attach_beside_an_apm_agent_ten_times() {
     wait_for_text churn.out 30 "churn started" || fail "the sample did not start: $(cat churn.out.err)"
     grep -q "$STANDIN" /proc/$tpid/maps || fail "the stand-in agent is not loaded"
     assert_eq 1 "$(standin_events initialize)" "the stand-in initialized, as the main profiler"
+    assert_eq libstandin_agent.so "$("$CLRPROBE" ps | awk -v p="$tpid" '$1 == p {print $4}')" \
+        "clrprobe ps names the main profiler"
     local i before after
     for i in $(seq 10); do
         before=$(standin_events exception)
