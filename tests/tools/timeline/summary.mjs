@@ -4,7 +4,7 @@
 // show for a trace that is not a browser's: each thread (pid, tid, the name its
 // metadata gives) with the slices of its track as the panel nests them (how many,
 // by name, the deepest nesting), and the exception slices found inside other
-// exception slices (parent name > child name).  A slice that does not nest on its
+// exception slices (the innermost such ancestor's name > the slice's name).  A slice that does not nest on its
 // track is left out of the tree by the model, so a caller that compares these
 // counts with the file's own finds them.
 import { analyzeTrace } from '@paulirish/trace_engine/analyze-trace.mjs'
@@ -14,14 +14,17 @@ const out = { generic: parsedTrace.data.Meta.traceIsGeneric, threads: [], nested
 for (const [pid, proc] of parsedTrace.data.Renderer.processes) {
   for (const [tid, thread] of proc.threads) {
     const t = { pid, tid, name: thread.name, nodes: 0, depth: 0, names: {} }
-    const walk = (node, depth, parent) => {
+    // (exc: the innermost exception slice the node lies in, whatever slices
+    // lie between: a CPU sample or a JIT slice may cover the nested one)
+    const walk = (node, depth, exc) => {
       t.nodes++
       t.depth = Math.max(t.depth, depth)
       const name = node.entry.name
       t.names[name] = (t.names[name] ?? 0) + 1
-      if (parent && parent.startsWith('Exception: ') && name.startsWith('Exception: '))
-        out.nested.push(`${parent} > ${name}`)
-      for (const child of node.children) walk(child, depth + 1, name)
+      const isExc = name.startsWith('Exception: ')
+      if (exc && isExc)
+        out.nested.push(`${exc} > ${name}`)
+      for (const child of node.children) walk(child, depth + 1, isExc ? name : exc)
     }
     for (const root of thread.tree?.roots ?? []) walk(root, 1, null)
     out.threads.push(t)
