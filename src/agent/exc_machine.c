@@ -107,26 +107,43 @@ void exc_search_function_enter(exc_thread *th, uint64_t fid)
             e->handler_index[k] = idx;
 }
 
-void exc_search_filter_enter(exc_thread *th, uint64_t fid)
+/* A filter (first pass) or finally (second pass) of the innermost
+ * exception starts, in fid: that exception, or NULL when none is in that
+ * pass. */
+static exc_state *handler_enter(exc_thread *th, int phase, int in, uint64_t fid)
 {
     exc_state *e = top_of(th);
 
-    if (!e || e->phase != EXC_PHASE_SEARCH)
-        return;
-    e->in = EXC_IN_FILTER;
+    if (!e || e->phase != phase)
+        return NULL;
+    e->in = in;
     e->handler_fn = fid;
-    e->filters++;
+    return e;
+}
+
+/* The innermost filter or finally running ends: the exceptions thrown in
+ * it and not caught there end with `outcome`. */
+static void handler_leave(exc_thread *th, const exc_sink *s, uint64_t t, int in, int outcome)
+{
+    int k = innermost_in(th, in);
+
+    if (k < 0)
+        return;
+    pop_above(th, s, k, t, outcome);
+    th->ex[k].in = EXC_IN_NONE;
+    th->ex[k].handler_fn = 0;
+}
+
+void exc_search_filter_enter(exc_thread *th, uint64_t fid)
+{
+    exc_state *e = handler_enter(th, EXC_PHASE_SEARCH, EXC_IN_FILTER, fid);
+    if (e)
+        e->filters++;
 }
 
 void exc_search_filter_leave(exc_thread *th, const exc_sink *s, uint64_t t)
 {
-    int k = innermost_in(th, EXC_IN_FILTER);
-
-    if (k < 0)
-        return;
-    pop_above(th, s, k, t, EXC_FILTER);      /* escaped the filter: it counts as false */
-    th->ex[k].in = EXC_IN_NONE;
-    th->ex[k].handler_fn = 0;
+    handler_leave(th, s, t, EXC_IN_FILTER, EXC_FILTER);      /* escaped the filter: it counts as false */
 }
 
 void exc_search_catcher_found(exc_thread *th, uint64_t fid)
@@ -168,24 +185,14 @@ int exc_unwind_function_enter(exc_thread *th, const exc_sink *s, uint64_t fid, u
 
 void exc_unwind_finally_enter(exc_thread *th, uint64_t fid)
 {
-    exc_state *e = top_of(th);
-
-    if (!e || e->phase != EXC_PHASE_UNWIND)
-        return;
-    e->in = EXC_IN_FINALLY;
-    e->handler_fn = fid;
-    e->finallys++;
+    exc_state *e = handler_enter(th, EXC_PHASE_UNWIND, EXC_IN_FINALLY, fid);
+    if (e)
+        e->finallys++;
 }
 
 void exc_unwind_finally_leave(exc_thread *th, const exc_sink *s, uint64_t t)
 {
-    int k = innermost_in(th, EXC_IN_FINALLY);
-
-    if (k < 0)
-        return;
-    pop_above(th, s, k, t, EXC_NATIVE);      /* (caught in it by no managed catch clause) */
-    th->ex[k].in = EXC_IN_NONE;
-    th->ex[k].handler_fn = 0;
+    handler_leave(th, s, t, EXC_IN_FINALLY, EXC_NATIVE);     /* (caught in it by no managed catch clause) */
 }
 
 void exc_catcher_enter(exc_thread *th, const exc_sink *s, uint64_t fid, uint32_t il, uint64_t t)
