@@ -59,6 +59,7 @@ void cp_config_init(cp_config *cfg)
     cfg->collect = CP_COLLECT_ALL;
     cfg->rate = CP_RATE_DEFAULT;
     cfg->sampler = CP_SAMPLER_DEFAULT;
+    cfg->output_fd = -1;
 }
 
 int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
@@ -197,12 +198,27 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
     return 0;
 }
 
+/* "DEV:INO", two unsigned decimal numbers: 0, or -1. */
+static int parse_file_id(const char *value, unsigned long long *dev, unsigned long long *ino)
+{
+    char *e;
+
+    if (value[0] < '0' || value[0] > '9')
+        return -1;
+    errno = 0;
+    *dev = strtoull(value, &e, 10);
+    if (errno || *e != ':' || e[1] < '0' || e[1] > '9')
+        return -1;
+    *ino = strtoull(e + 1, &e, 10);
+    return errno || *e ? -1 : 0;
+}
+
 int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
 {
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
         seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0, seen_trace = 0, seen_calls = 0,
-        seen_main = 0;
+        seen_main = 0, seen_fd = 0, seen_id = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -253,6 +269,24 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             memcpy(cfg->output, value, strlen(value) + 1);
+        } else if (strcmp(key, "output_fd") == 0) {
+            char *e;
+            long v;
+            if (seen_fd++) goto duplicate;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '0' || value[0] > '9' || *e || errno || v > CP_OUTPUT_FD_MAX) {
+                config_error(err, errlen, "output_fd '%.32s' is not a descriptor number (0..%d)", value,
+                             CP_OUTPUT_FD_MAX);
+                return -1;
+            }
+            cfg->output_fd = (int)v;
+        } else if (strcmp(key, "output_id") == 0) {
+            if (seen_id++) goto duplicate;
+            if (parse_file_id(value, &cfg->output_dev, &cfg->output_ino) < 0) {
+                config_error(err, errlen, "output_id '%.64s' is not DEVICE:INODE (two decimal numbers)", value);
+                return -1;
+            }
         } else if (strcmp(key, "collect") == 0) {
             if (seen_collect++) goto duplicate;
             if (cp_collect_parse(value, &cfg->collect, err, errlen) < 0)
@@ -367,7 +401,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             }
             cfg->trace_calls = v;
         } else {
-            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, collect, rate, sampler, pid, ctl, "
+            config_error(err, errlen, "unknown key '%s' (valid keys: v, output, output_fd, output_id, collect, rate, sampler, pid, ctl, "
                          "run, main_profiler, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)",
                          key);
             return -1;
@@ -386,7 +420,16 @@ duplicate:
         config_error(err, errlen, "trace_calls needs trace (the methods to trace)");
         return -1;
     }
-    if (!seen_output && !seen_ctl) {      /* (with ctl, the trace arrives over the control socket) */
+    if (seen_fd != seen_id) {
+        config_error(err, errlen, "%s needs %s (the descriptor and the identity of its file go together)",
+                     seen_fd ? "output_fd" : "output_id", seen_fd ? "output_id" : "output_fd");
+        return -1;
+    }
+    if (seen_fd && seen_output) {
+        config_error(err, errlen, "output and output_fd both given: the trace file is one or the other");
+        return -1;
+    }
+    if (!seen_output && !seen_ctl && !seen_fd) {  /* (with ctl, the trace arrives over the control socket) */
         config_error(err, errlen, "no output path (expected 'output=/absolute/path')");
         return -1;
     }
@@ -430,6 +473,13 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
         n = put_encoded(buf, buflen, (size_t)n + 8, cfg->output);
         if (n < 0)
             return -1;
+    }
+    if (cfg->output_fd >= 0) {
+        int k = snprintf(buf + n, buflen - (size_t)n, ";output_fd=%d;output_id=%llu:%llu", cfg->output_fd,
+                         cfg->output_dev, cfg->output_ino);
+        if (k < 0 || (size_t)k >= buflen - (size_t)n)
+            return -1;
+        n += k;
     }
     cp_collect_format(cfg->collect, collect, sizeof(collect));
     int m = snprintf(buf + n, buflen - (size_t)n, ";collect=%s", collect);

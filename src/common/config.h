@@ -4,6 +4,10 @@
  * docs/config.md):
  *
  *     v=1;output=/tmp/app.clrp;collect=jit,gc,threads;pid=1234
+ *     v=1;output_fd=3;output_id=2049:1234;...;pid=1234   (`clrprobe run`: the trace
+ *                                                   file is its descriptor 3, left open
+ *                                                   across exec, whose device and inode
+ *                                                   are 2049 and 1234)
  *     ...;pid=1234;run=/tmp/clrprobe-run-x/run      (children follow: they get their
  *                                                   trace file from the run's socket)
  *     v=1;collect=all;ctl=/tmp/clrprobe-ctl-x/ctl      (attach: the trace file's
@@ -25,6 +29,7 @@
 #define CP_CONFIG_VERSION 1
 #define CP_CONFIG_MAX_TEXT 8192     /* longest configuration text accepted */
 #define CP_PATH_MAX 4096
+#define CP_OUTPUT_FD_MAX 1048576    /* highest output_fd accepted (the kernel's nr_open) */
 
 /* What the agent records; chosen with --collect. */
 enum cp_collect {
@@ -62,7 +67,11 @@ enum cp_sampler {
 
 typedef struct cp_config {
     int version;                 /* format version of the text, 1 */
-    char output[CP_PATH_MAX];    /* absolute path of the trace file; "" when it comes over ctl */
+    char output[CP_PATH_MAX];    /* absolute path of the trace file; "" when it comes over ctl or
+                                    as output_fd */
+    int output_fd;               /* `clrprobe run`: the trace file is this inherited descriptor, in the
+                                    process pid only (-1: none; never with output) */
+    unsigned long long output_dev, output_ino;   /* output_fd's file: its device and inode (output_id) */
     uint32_t collect;            /* CP_COLLECT_* mask */
     long pid;                    /* profile only this pid (0: any) */
     char ctl[CP_PATH_MAX];       /* attach: the command's control socket ("" if none) */

@@ -18,6 +18,33 @@ TEST(config_minimal_defaults)
     CHECK_EQ(c.pid, 0);
 }
 
+/* `clrprobe run`'s trace file as a descriptor: the number and its file's
+ * identity travel together, and stand for output. */
+TEST(config_output_fd_roundtrip)
+{
+    cp_config c, d;
+    char err[256], text[1024];
+
+    cp_config_init(&c);
+    CHECK_EQ(c.output_fd, -1);
+    CHECK_EQ(parse("output=/a", &d, err), 0);
+    CHECK_EQ(d.output_fd, -1);
+    c.output_fd = 7;
+    c.output_dev = 2049;
+    c.output_ino = 18446744073709551615ull;
+    c.pid = 42;
+    CHECK(cp_config_format(&c, text, sizeof(text)) > 0);
+    CHECK(strstr(text, ";output_fd=7;output_id=2049:18446744073709551615") != NULL);
+    CHECK(strstr(text, "output=") == NULL);
+    CHECK_EQ(parse(text, &d, err), 0);
+    CHECK_EQ(d.output_fd, 7);
+    CHECK(d.output_dev == 2049);
+    CHECK(d.output_ino == 18446744073709551615ull);
+    CHECK_STR(d.output, "");
+    CHECK_EQ(parse("output_fd=0;output_id=0:0", &d, err), 0);
+    CHECK_EQ(d.output_fd, 0);
+}
+
 TEST(config_full_and_roundtrip)
 {
     cp_config c, d;
@@ -110,6 +137,16 @@ TEST(config_rejects_bad_input)
         { "output=/a;heap_count=2", "needs heap_every" },
         { "output=/a;heap_count=1;heap_count=1", "twice" },
         { "output=/a;heap_method=walk", "heap_method 'walk' is not auto, gc or enumerate" },
+        { "output_fd=3", "output_fd needs output_id" },
+        { "output_id=1:2", "output_id needs output_fd" },
+        { "output=/a;output_fd=3;output_id=1:2", "output and output_fd both given" },
+        { "output_fd=-1;output_id=1:2", "output_fd '-1'" },
+        { "output_fd=x;output_id=1:2", "output_fd 'x'" },
+        { "output_fd=9999999;output_id=1:2", "output_fd '9999999'" },
+        { "output_fd=3;output_id=12", "output_id '12'" },
+        { "output_fd=3;output_id=1:-2", "output_id '1:-2'" },
+        { "output_fd=3;output_id=1:2x", "output_id '1:2x'" },
+        { "output_fd=3;output_fd=3;output_id=1:2", "twice" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cp_config c;
