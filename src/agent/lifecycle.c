@@ -45,12 +45,24 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
     if (cp_config_parse(text, &p->cfg, err, sizeof(err)) < 0)
         return session_decline(p, SESSION_LAUNCH, NULL, "invalid CLRPROBE_CONFIG: %s", err);
     if (p->cfg.pid && p->cfg.pid != (long)getpid()) {
+        session_take_run_trace(&p->cfg, 0);   /* (the program's trace, if inherited: not ours) */
         /* A process the profiled program started.  Followed (run=) it asks
          * the run for a trace file, and stays silent when the run is over;
          * else (--no-follow) it stays silent. */
         if (!p->cfg.run[0])
             return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
         return session_open(p, SESSION_CHILD, unk);
+    }
+    if (p->cfg.output_fd >= 0 && !session_take_run_trace(&p->cfg, 1)) {
+        /* The program (a script that exec'd .NET) closed the descriptor
+         * `clrprobe run` left it, or put something else there: its file
+         * comes over the run's socket, as a child's does; never by a path. */
+        if (p->cfg.run[0])
+            return session_open(p, SESSION_CHILD, unk);
+        return session_decline(p, SESSION_LAUNCH, NULL,
+                               "the trace file's descriptor %d, left open by clrprobe run, is closed or replaced "
+                               "in this process (the program closed it before starting .NET): not recording; let "
+                               "the program keep its inherited descriptors", p->cfg.output_fd);
     }
     return session_open(p, SESSION_LAUNCH, unk);
 }

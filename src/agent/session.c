@@ -20,6 +20,7 @@
 #include "common/files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,18 +372,40 @@ HRESULT session_decline(profiler *p, session_mode mode, const char *ctl, const c
 
 /* ---- the trace file ---- */
 
+int session_take_run_trace(const cp_config *cfg, int mine)
+{
+    struct stat st;
+    int fd = cfg->output_fd;
+
+    if (fd < 0 || fstat(fd, &st) < 0 || (unsigned long long)st.st_dev != cfg->output_dev ||
+        (unsigned long long)st.st_ino != cfg->output_ino)
+        return 0;                 /* closed, or its number now holds something else: not ours to touch */
+    if (!mine) {
+        close(fd);
+        return 0;
+    }
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+        return 0;
+    return 1;
+}
+
 /* Starts the writer on the trace file: the descriptor given (handed over
- * by `clrprobe attach`, which created it as its own user), or else
- * cfg.output opened as common/files.h says (never following a link, never
- * blocking, never overwriting). */
+ * by `clrprobe attach` or by `clrprobe run` over its socket, created as
+ * the command's user; or left open by `clrprobe run` for the process it
+ * started, cfg.output_fd, which lifecycle.c checked with
+ * session_take_run_trace), or else cfg.output opened as common/files.h
+ * says (never following a link, never blocking, never overwriting).  With
+ * a descriptor, no path is ever opened. */
 static int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen)
 {
-    const char *name = given_fd >= 0 ? "sent by clrprobe" : p->cfg.output;
+    const char *name = given_fd < 0 ? p->cfg.output
+                       : given_fd == p->cfg.output_fd ? "the trace file clrprobe run opened"
+                                                      : "the trace file sent by clrprobe";
     int fd = given_fd;
 
     p->session.output_created = 0;
     if (fd >= 0) {
-        if (cp_file_check_fresh(fd, "the trace file sent by clrprobe", 0, err, errlen) < 0) {
+        if (cp_file_check_fresh(fd, name, 0, err, errlen) < 0) {
             close(fd);
             return -1;
         }
@@ -536,6 +559,11 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     if (m->control && (!p->cfg.output[0] || m->child) &&
         (trace_fd = control_receive_trace(p, TRACE_FD_TIMEOUT_MS, err, sizeof(err))) < 0)
         return session_fail(p, "%.*s", m->reason_max, err);
+    /* At launch under `clrprobe run`, the file the command created and
+     * checked, by its descriptor: a directory on its path swapped for a link
+     * since then changes nothing. */
+    if (!m->control && p->cfg.output_fd >= 0)
+        trace_fd = p->cfg.output_fd;
     if (open_trace(p, trace_fd, &hdr, err, sizeof(err)) < 0)
         return session_fail(p, "%.*s", m->reason_max, err);
     if (start_services(p, AT_OPEN) < 0)

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "api/corprof.h"
+#include "common/config.h"
 
 typedef struct profiler profiler;
 
@@ -61,6 +62,17 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk);
  * tracer's state, which rewritten code may still reach).  The runtime must
  * not be calling the agent (the event mask is empty). */
 void session_reset(profiler *p);
+
+/* `clrprobe run` left the trace file open across exec for the process it
+ * started (cfg.output_fd, and the file's identity).  In that process
+ * (mine) the descriptor is made close-on-exec at once, so that what the
+ * program starts does not inherit it; in another process that inherited it
+ * (started by a program that did not load .NET itself) it is closed: the
+ * program's trace is not that process's to write.  Returns 1 when the
+ * descriptor is open here, is that very file and is kept; else 0 (the
+ * program closed it, or its number now holds something else, which is
+ * left alone). */
+int session_take_run_trace(const cp_config *cfg, int mine);
 
 /* Declines activation before a session could open (no or bad
  * configuration): says why as session_open does; after attach to the

@@ -134,6 +134,12 @@ static void exec_child(char **argv, const char *agent, cp_config *cfg, const run
     int e;
 
     cfg->pid = (long)getpid();
+    /* The trace file is handed over as this descriptor, kept across exec:
+     * the agent never opens a path for it (it sets close-on-exec again). */
+    if (fcntl(cfg->output_fd, F_SETFD, 0) < 0) {
+        e = errno;
+        goto fail;
+    }
     if (cp_config_format(cfg, text, sizeof(text)) < 0) {
         e = ENAMETOOLONG;
         goto fail;
@@ -255,7 +261,9 @@ int cmd_run(int argc, char **argv)
     static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH,
                                      SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU };
     char agent[PATH_MAX];
-    const char *output = NULL, *stage;
+    const char *output = NULL;
+    char stage[64];
+    struct stat staged;
     cli_output out;
     cp_config cfg;
     run_follow follow;
@@ -312,23 +320,28 @@ int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     /* The agent records into a fresh file of ours (beside the output, or in
-     * $TMPDIR for a device); it takes the output's place at the end. */
+     * $TMPDIR for a device); it takes the output's place at the end.  The
+     * program gets it as an open descriptor (output_fd, with the file's
+     * identity for the agent to check), never as a path: a directory on the
+     * way swapped for a link meanwhile cannot send the agent elsewhere. */
     {
         const char *base = strrchr(argv[0], '/');
         if (cli_output_open_trace(&out, output, base ? base + 1 : argv[0]) < 0)
             return 1;
     }
-    stage = cli_output_staging_path(&out);
-    if (strlen(stage) >= sizeof(cfg.output)) {
-        cli_error("output path %s is too long", out.name);
+    if (fstat(out.fd, &staged) < 0) {
+        cli_error("cannot examine the trace file %s: %s", cli_output_staging_path(&out), strerror(errno));
         cli_output_discard(&out);
-        return EXIT_USAGE;
+        return 1;
     }
-    snprintf(cfg.output, sizeof(cfg.output), "%s", stage);
+    cfg.output_fd = out.fd;
+    cfg.output_dev = (unsigned long long)staged.st_dev;
+    cfg.output_ino = (unsigned long long)staged.st_ino;
+    snprintf(stage, sizeof(stage), "/proc/self/fd/%d", out.fd);   /* read back through our descriptor too */
     /* The processes the program starts record beside the trace (a file
      * output only: a device or standard output has no "beside"). */
     if (follow_children && (out.kind == CLI_OUT_NEW || out.kind == CLI_OUT_REPLACE) &&
-        follow_open(&follow, out.target) == 0) {
+        follow_open(&follow, out.target, out.dirfd) == 0) {
         following = 1;
         snprintf(cfg.run, sizeof(cfg.run), "%s", follow.path);
     }
@@ -336,7 +349,8 @@ int cmd_run(int argc, char **argv)
         char text[CP_CONFIG_MAX_TEXT + 1];
         cfg.pid = 2147483647;                  /* the longest pid the child can have */
         if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
-            cli_error("output path %s is too long to pass to the agent; choose a shorter one", out.name);
+            cli_error("run: the agent's configuration is too long to pass on (the --trace patterns, or the main "
+                      "profiler's path); shorten the patterns");
             if (following)
                 follow_stop(&follow), follow_report(&follow, argv);
             cli_output_discard(&out);
@@ -421,7 +435,11 @@ int cmd_run(int argc, char **argv)
         return 127;
     }
 
-    if (cli_output_size(&out) <= 0 && following && follow_traced(&follow)) {
+    if (cli_output_size(&out) <= 0 && following && follow_recorded_pid(&follow, pid)) {
+        cli_error("%s closed the descriptor of its trace file before starting .NET: its trace was recorded over "
+                  "the run's socket instead, as a process it started (listed below)", argv[0]);
+        cli_output_discard(&out);
+    } else if (cli_output_size(&out) <= 0 && following && follow_traced(&follow)) {
         cli_error("%s itself did not load the .NET runtime with the agent: no trace of its own, but the "
                   "processes it started recorded theirs", argv[0]);
         cli_output_discard(&out);

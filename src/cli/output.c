@@ -444,6 +444,40 @@ static void remove_temp(cli_output *o)
     o->temp[0] = o->temp_name[0] = '\0';
 }
 
+int cli_output_dir_now(int dirfd, char *out, size_t cap)
+{
+    static const char deleted[] = " (deleted)";
+    char link[64];
+    ssize_t n;
+
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+    n = dirfd >= 0 ? readlink(link, out, cap) : -1;
+    if (n <= 0 || (size_t)n >= cap || out[0] != '/')
+        return -1;
+    out[n] = '\0';
+    if ((size_t)n >= sizeof(deleted) - 1 && strcmp(out + n - (sizeof(deleted) - 1), deleted) == 0)
+        return -1;                      /* (removed: its old path is all there is) */
+    return 0;
+}
+
+/* The target's and the temporary file's paths from where their directory
+ * is now: moved since it was resolved (by whoever owns its parent), the
+ * old path may lead elsewhere, and the messages must name where the files
+ * really are.  Left as they were when /proc cannot say. */
+static void refresh_paths(cli_output *o)
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    const char *sep;
+
+    if (cli_output_dir_now(o->dirfd, dir, sizeof(dir)) < 0)
+        return;
+    sep = strcmp(dir, "/") ? "/" : "";
+    if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, sep, o->target_name) < sizeof(path))
+        memcpy(o->target, path, strlen(path) + 1);
+    if (o->temp_name[0] && (size_t)snprintf(path, sizeof(path), "%s%s%s", dir, sep, o->temp_name) < sizeof(path))
+        memcpy(o->temp, path, strlen(path) + 1);
+}
+
 int cli_output_commit(cli_output *o)
 {
     int e;
@@ -479,6 +513,7 @@ int cli_output_commit(cli_output *o)
         }
         break;
     case CLI_OUT_NEW:
+        refresh_paths(o);
         /* Never over a file that appeared while we were writing. */
         if (renameat2(o->dirfd, o->temp_name, o->dirfd, o->target_name, RENAME_NOREPLACE) < 0) {
             e = errno;
@@ -501,6 +536,7 @@ int cli_output_commit(cli_output *o)
         o->temp[0] = o->temp_name[0] = '\0';
         break;
     case CLI_OUT_REPLACE:
+        refresh_paths(o);
         /* A name put in place meanwhile (even a link) is replaced, never
          * followed: rename does not follow its last name. */
         if (renameat(o->dirfd, o->temp_name, o->dirfd, o->target_name) < 0) {

@@ -105,7 +105,13 @@ void cli_output_discard(cli_output *o);
  * what is open.  Nothing to do after a commit or a discard. */
 void cli_output_keep(cli_output *o);
 
-/* The name to show for the output once committed. */
+/* The path of the directory dirfd now (it may have been moved since it was
+ * resolved), from /proc/self/fd, into out.  0, or -1 when it cannot be
+ * said (no /proc, or the directory was removed). */
+int cli_output_dir_now(int dirfd, char *out, size_t cap);
+
+/* The name to show for the output once committed (where the file is now:
+ * its directory's path as it is at the commit). */
 const char *cli_output_display(const cli_output *o);
 
 #endif

@@ -3,6 +3,7 @@
  * the list of children (run_follow.h). */
 #include "cli/run_follow.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "common/clock.h"
 #include "common/control_protocol.h"
 #include "common/files.h"
@@ -24,14 +25,14 @@
 #define STOP_MS 5000           /* at the end, how long the children may take to close their traces */
 #define POLL_MS 100            /* without a pidfd, how often the program's end is checked */
 
-int follow_open(run_follow *f, const char *trace_target)
+int follow_open(run_follow *f, const char *trace_target, int trace_dirfd)
 {
     char err[PATH_MAX + 128];
     const char *slash = strrchr(trace_target, '/');
     size_t dlen, blen;
 
     memset(f, 0, sizeof(*f));
-    f->listen_fd = -1;
+    f->listen_fd = f->dirfd = -1;
     if (!slash)
         return -1;
     dlen = (size_t)(slash - trace_target);
@@ -40,9 +41,17 @@ int follow_open(run_follow *f, const char *trace_target)
     if (blen > 5 && strcmp(slash + 1 + blen - 5, ".clrp") == 0)
         blen -= 5;
     snprintf(f->stem, sizeof(f->stem), "%.*s", (int)blen, slash + 1);
+    /* The children's files are made in the directory the output's
+     * resolution reached, through its descriptor: never by path again. */
+    f->dirfd = fcntl(trace_dirfd, F_DUPFD_CLOEXEC, 0);
     f->kids = calloc(FOLLOW_MAX_CHILDREN, sizeof(*f->kids));
-    if (!f->kids) {
-        cli_error("out of memory; child processes are not followed");
+    if (f->dirfd < 0 || !f->kids) {
+        cli_error("%s; child processes are not followed", f->dirfd < 0 ? strerror(errno) : "out of memory");
+        free(f->kids);
+        f->kids = NULL;
+        if (f->dirfd >= 0)
+            close(f->dirfd);
+        f->dirfd = -1;
         return -1;
     }
     f->listen_fd = cli_listen_private("run", "run", 64, f->dir, sizeof(f->dir), f->path, sizeof(f->path), err,
@@ -51,6 +60,8 @@ int follow_open(run_follow *f, const char *trace_target)
         cli_error("%s; child processes are not followed", err);
         free(f->kids);
         f->kids = NULL;
+        close(f->dirfd);
+        f->dirfd = -1;
         return -1;
     }
     return 0;
@@ -202,10 +213,15 @@ static void accept_child(run_follow *f)
         char suffix[8] = "";
         if (i > 1)
             snprintf(suffix, sizeof(suffix), "-%d", i);
-        if ((size_t)snprintf(k->path, sizeof(k->path), "%s/%s.%s-%d%s.clrp", strcmp(f->out_dir, "/") ? f->out_dir : "",
-                             f->stem, k->name, (int)k->pid, suffix) >= sizeof(k->path))
+        if ((size_t)snprintf(k->file, sizeof(k->file), "%s.%s-%d%s.clrp", f->stem, k->name, (int)k->pid,
+                             suffix) >= sizeof(k->file) ||
+            (size_t)snprintf(k->path, sizeof(k->path), "%s/%s", strcmp(f->out_dir, "/") ? f->out_dir : "",
+                             k->file) >= sizeof(k->path)) {
+            errno = ENAMETOOLONG;
             break;
-        fd = cp_file_create(k->path, 0);
+        }
+        fd = openat(f->dirfd, k->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                    CP_FILE_MODE);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -218,7 +234,7 @@ static void accept_child(run_follow *f)
     }
     if (cp_ctl_send_trace(conn, fd) < 0) {
         close(fd);
-        unlink(k->path);
+        unlinkat(f->dirfd, k->file, 0);
         close(conn);
         return;
     }
@@ -331,9 +347,10 @@ void follow_stop(run_follow *f)
         }
         /* Nothing recorded (the agent refused): the empty file we made goes,
          * if it is still the one we made. */
-        if (k->file_fd >= 0 && fstat(k->file_fd, &st) == 0 && st.st_size == 0 && lstat(k->path, &now_there) == 0 &&
-            now_there.st_ino == st.st_ino && now_there.st_dev == st.st_dev) {
-            unlink(k->path);
+        if (k->file_fd >= 0 && fstat(k->file_fd, &st) == 0 && st.st_size == 0 &&
+            fstatat(f->dirfd, k->file, &now_there, AT_SYMLINK_NOFOLLOW) == 0 && now_there.st_ino == st.st_ino &&
+            now_there.st_dev == st.st_dev) {
+            unlinkat(f->dirfd, k->file, 0);
             k->path[0] = '\0';
         }
         if (k->file_fd >= 0)
@@ -350,6 +367,14 @@ size_t follow_traced(const run_follow *f)
         if (f->kids[i].path[0])
             traced++;
     return traced;
+}
+
+int follow_recorded_pid(const run_follow *f, pid_t pid)
+{
+    for (size_t i = 0; f->kids && i < f->n; i++)
+        if (f->kids[i].pid == pid && f->kids[i].path[0])
+            return 1;
+    return 0;
 }
 
 int follow_sdk_tool(const char *name)
@@ -379,10 +404,21 @@ void follow_report(run_follow *f, char **argv)
     const char *base = strrchr(argv[0], '/');
     follow_child *app = NULL;
     size_t traced = follow_traced(f);
+    char dir[PATH_MAX];
 
     base = base ? base + 1 : argv[0];
     if (!f->kids)
         return;
+    /* The files are where the directory is now (moved meanwhile, its old
+     * path may lead elsewhere): their paths are said from there. */
+    if (cli_output_dir_now(f->dirfd, dir, sizeof(dir)) == 0) {
+        for (size_t i = 0; i < f->n; i++) {
+            char now[PATH_MAX];
+            if (f->kids[i].path[0] && (size_t)snprintf(now, sizeof(now), "%s/%s", strcmp(dir, "/") ? dir : "",
+                                                       f->kids[i].file) < sizeof(now))
+                memcpy(f->kids[i].path, now, strlen(now) + 1);
+        }
+    }
     if (traced)
         cli_error("%zu process%s started by %s recorded %s own trace%s:", traced, traced == 1 ? "" : "es", base,
                   traced == 1 ? "its" : "their", traced == 1 ? "" : "s");
@@ -415,4 +451,7 @@ void follow_report(run_follow *f, char **argv)
     }
     free(f->kids);
     f->kids = NULL;
+    if (f->dirfd >= 0)
+        close(f->dirfd);
+    f->dirfd = -1;
 }

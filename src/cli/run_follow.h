@@ -6,7 +6,10 @@
  * says "hello PID", and gets its trace file's descriptor ("trace" +
  * SCM_RIGHTS, protocol in common/control_protocol.h): the command creates
  * every file, beside the program's trace, as STEM.PROGRAM-PID.clrp (STEM:
- * the trace's name without .clrp), exclusively, 0600, never replacing.
+ * the trace's name without .clrp), exclusively, 0600, never replacing,
+ * through the descriptor of the directory the output's resolution reached
+ * (never by path: a directory swapped for a link meanwhile is not
+ * followed; files left empty are removed the same way).
  * When the program ends the socket is closed and removed - a process
  * started later cannot connect and never records - and every child still
  * recording is told to stop ("detach"; a launch-time profiler cannot
@@ -29,7 +32,8 @@ typedef struct follow_child {
     int fd;                          /* the connection; -1 once closed */
     int file_fd;                     /* our descriptor of its trace file (to check it at the end) */
     char name[FOLLOW_NAME_MAX + 1];
-    char path[PATH_MAX];
+    char file[NAME_MAX + 1];         /* its trace file's name in the run's dirfd */
+    char path[PATH_MAX];             /* and its path, for messages ("" once removed) */
     uint64_t start_ns, end_ns;       /* connected; connection closed (0: still open) */
     int exited;                      /* said "exited": its runtime shut down */
     int stopped;                     /* recording was stopped at the end of the run */
@@ -42,16 +46,18 @@ typedef struct run_follow {
     int listen_fd;
     char dir[64];                    /* the private directory, "" once removed */
     char path[108];                  /* its socket: cfg.run */
-    char out_dir[PATH_MAX];          /* where the children's traces go */
+    int dirfd;                       /* where the children's traces go (O_PATH, from the output's resolution) */
+    char out_dir[PATH_MAX];          /* its path, for messages */
     char stem[PATH_MAX];
     follow_child *kids;
     size_t n;
     unsigned refused;                /* connections refused (limit, or a file could not be made) */
 } run_follow;
 
-/* Listens for the children of a run whose trace is trace_target (absolute).
- * 0, or -1 after a message (the run then goes on without following). */
-int follow_open(run_follow *f, const char *trace_target);
+/* Listens for the children of a run whose trace is trace_target (absolute,
+ * links resolved) in the directory trace_dirfd (which f duplicates).  0, or
+ * -1 after a message (the run then goes on without following). */
+int follow_open(run_follow *f, const char *trace_target, int trace_dirfd);
 
 /* Waits for pid to end (its status in *status) while giving every child
  * that connects its trace file.  0, or -1 with errno (not EINTR). */
@@ -64,6 +70,11 @@ void follow_stop(run_follow *f);
 
 /* How many children recorded a trace (after follow_stop). */
 size_t follow_traced(const run_follow *f);
+
+/* Whether process pid recorded a trace over the run's socket (after
+ * follow_stop): the program itself does when it closed the descriptor of
+ * its own trace file before starting .NET. */
+int follow_recorded_pid(const run_follow *f, pid_t pid);
 
 /* Lists the children's traces on stderr (program, pid, duration, path),
  * and for a launcher (argv: dotnet run/test/watch) which child holds the

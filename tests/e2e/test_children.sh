@@ -85,3 +85,30 @@ test_children_outliving_and_late_processes() {
     assert_eq "process_cpu note" "$(jq -r 'select(.kind=="process_cpu" or .kind=="note") | .kind' kid.jsonl | tail -2 |
         tr '\n' ' ' | sed 's/ $//')" "the last process_cpu before the note"
 }
+
+# The program's trace file is left open for the program (output_fd): a
+# program that does not load .NET (sh) keeps it, but a .NET process it
+# starts closes it at once, as the trace is not its own to write.
+test_children_do_not_keep_the_programs_trace() {
+    mkdir keep && cd keep || return
+    local cli shpid kid fd
+    "$CLRPROBE" run -o k.clrp -- sh -c '"$0" spin 3 >spin.out' "$SAMPLE" >out 2>err &
+    cli=$!
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    shpid=$(pgrep -P "$cli" | head -1)
+    kid=$(pgrep -P "$shpid" | head -1)
+    [[ -n $kid ]] || fail "no child of sh"
+    # (under ASan $SAMPLE is a wrapper: the sample may be one level down)
+    [[ $(readlink "/proc/$kid/exe") == */Sample ]] || kid=$(pgrep -P "$kid" | head -1)
+    local held=0
+    for fd in /proc/"$shpid"/fd/*; do
+        [[ $(readlink "$fd") == "$PWD"/k.clrp.partial-* ]] && held=1
+    done
+    assert_eq 1 "$held" "sh, which does not load .NET, holds the trace it inherited"
+    for fd in /proc/"$kid"/fd/*; do
+        [[ $(readlink "$fd") == "$PWD"/k.clrp.partial-* ]] && fail "the child $kid holds the program's trace"
+    done
+    wait "$cli"
+    assert_eq 0 "$?" "exit code"
+    assert_contains err "1 process started by sh recorded its own trace:" "the child recorded its own"
+}

@@ -579,3 +579,76 @@ test_full_disk_is_said() {
     assert_eq 0 "$?" "the trace is readable"
     assert_contains r.err "the disk is full" "report says why the trace is short"
 }
+
+# swap_script FILE: writes FILE, a program for `clrprobe run` that first
+# swaps the directory $SHARED/nb/out (nobody's, in nobody's $SHARED/nb) for
+# a link to $ROOTONLY, as nobody, and then runs the sample with its
+# arguments: in place of itself (exec) when $1 is exec, else as its child.
+# It stands for a user who swaps a directory between the command's check of
+# the output path and the agent's start.
+swap_script() {
+    cat >"$1" <<SCRIPT
+#!/bin/bash
+setpriv --reuid=65534 --regid=65534 --clear-groups \\
+    sh -c 'mv "$SHARED/nb/out" "$SHARED/nb/moved" && ln -s "$ROOTONLY" "$SHARED/nb/out"' || exit 99
+how=\$1
+shift
+[[ \$how == exec ]] && exec "$SAMPLE" "\$@"
+"$SAMPLE" "\$@"
+SCRIPT
+    chmod 755 "$1"
+}
+
+# swap_setup: $SHARED/nb/out, nobody's, where root's trace goes, and
+# $ROOTONLY, a root-only directory that must stay empty.
+swap_setup() {
+    shared_dir 0
+    install -d -m 755 -o 65534 -g 65534 "$SHARED/nb" "$SHARED/nb/out"
+    ROOTONLY=$(pwd -P)/rootonly
+    install -d -m 700 "$ROOTONLY"
+    swap_script swap.sh
+}
+
+# `run` hands the agent its trace file as an open descriptor: a directory
+# on the way swapped for a link after the command checked the path (here by
+# the program, before .NET starts) does not send the agent elsewhere, and
+# the command says where the trace really is.
+test_run_output_directory_swapped_at_launch() {
+    fresh_dir
+    need_root
+    swap_setup
+    "$SAMPLE" jit >plain.out 2>&1
+    local plain_rc=$? trace
+    "$CLRPROBE" run -o "$SHARED/nb/out/t.clrp" -- ./swap.sh exec jit >run.out 2>run.err
+    assert_eq "$plain_rc" "$?" "exit code"
+    cmp -s plain.out run.out || fail "the program's output changed"
+    [[ -L $SHARED/nb/out ]] || fail "the directory was not swapped: $(cat run.err)"
+    assert_eq "" "$(ls -A "$ROOTONLY")" "nothing is written in the link's target"
+    trace=$(sed -n 's/^clrprobe: trace written to //p' run.err)
+    assert_eq "$SHARED/nb/moved/t.clrp" "$trace" "the trace is said to be where it is"
+    "$CLRPROBE" report "$trace" >report.txt 2>&1
+    assert_contains report.txt "trace      complete" "the trace is whole"
+    assert_eq "0 600" "$(stat -c '%u %a' "$trace")" "owner and mode of the trace"
+    assert_eq "" "$(ls -A "$SHARED/nb/moved" | grep partial)" "no temporary file left"
+}
+
+# The same for a process the program starts: its trace file is made in the
+# directory the command resolved, through its descriptor, never by path.
+test_run_children_directory_swapped_at_launch() {
+    fresh_dir
+    need_root
+    swap_setup
+    "$SAMPLE" jit >plain.out 2>&1
+    local plain_rc=$? kid
+    "$CLRPROBE" run -o "$SHARED/nb/out/t.clrp" -- ./swap.sh child jit >run.out 2>run.err
+    assert_eq "$plain_rc" "$?" "exit code"
+    cmp -s plain.out run.out || fail "the program's output changed"
+    [[ -L $SHARED/nb/out ]] || fail "the directory was not swapped: $(cat run.err)"
+    assert_eq "" "$(ls -A "$ROOTONLY")" "nothing is written in the link's target"
+    kid=$(sed -n 's/^clrprobe:   Sample (pid [0-9]*), [0-9.]* s: //p' run.err)
+    [[ $kid == "$SHARED"/nb/moved/t.Sample-*.clrp ]] || fail "the child's trace is not listed where it is: '$kid'"
+    [[ -f $kid ]] || fail "no child trace at $kid"
+    "$CLRPROBE" report "$kid" >report.txt 2>&1
+    assert_contains report.txt "trace      complete" "the child's trace is whole"
+    assert_eq "" "$(ls -A "$SHARED/nb/moved" | grep -v '^t\.Sample-')" "nothing else left in the directory"
+}

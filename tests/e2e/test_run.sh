@@ -66,3 +66,35 @@ test_default_output_name() {
     [[ -n $f ]] || fail "no clrprobe-Sample-*.clrp in the working directory"
     assert_contains err "$PWD/$f" "printed path is absolute"
 }
+
+# `run` leaves the trace file open for the program (output_fd in
+# CLRPROBE_CONFIG).  A program that closes it before .NET starts (a script
+# closing what it inherited) still gets a trace, over the run's socket as a
+# process it starts would; with --no-follow the agent records nothing and
+# says why in one line; never is a path opened instead.
+test_run_program_that_closes_the_trace_descriptor() {
+    cat >closer.sh <<'EOF'
+#!/bin/bash
+fd=$(sed -n 's/.*;output_fd=\([0-9]*\);.*/\1/p' <<<"$CLRPROBE_CONFIG")
+[[ -n $fd && -e /proc/self/fd/$fd ]] && eval "exec $fd>&-"
+exec "$@"
+EOF
+    chmod 755 closer.sh
+    "$SAMPLE" jit >plain.out 2>plain.err
+    local plain_rc=$? kid
+    "$CLRPROBE" run -o c.clrp -- ./closer.sh "$SAMPLE" jit >run.out 2>run.err
+    assert_eq "$plain_rc" "$?" "exit code"
+    cmp -s plain.out run.out || fail "the program's output changed"
+    assert_contains run.err "./closer.sh closed the descriptor of its trace file before starting .NET" "what happened"
+    kid=$(sed -n 's/^clrprobe:   Sample (pid [0-9]*), [0-9.]* s: //p' run.err)
+    [[ $kid == "$PWD"/c.Sample-*.clrp && -f $kid ]] || fail "no trace over the socket: '$kid'"
+    [[ ! -e c.clrp ]] || fail "an empty trace was left at c.clrp"
+    assert_eq "" "$(ls -A | grep partial)" "no temporary file left"
+    "$CLRPROBE" run --no-follow -o n.clrp -- ./closer.sh "$SAMPLE" jit >nf.out 2>nf.err
+    assert_eq "$plain_rc" "$?" "exit code with --no-follow"
+    cmp -s plain.out nf.out || fail "the program's output changed (--no-follow)"
+    assert_contains nf.err "clrprobe: the trace file's descriptor" "the agent says why it does not record"
+    assert_contains nf.err "is closed or replaced in this process" "why"
+    assert_eq 1 "$(grep -c 'descriptor' nf.err)" "one line from the agent"
+    assert_contains nf.err "no trace was recorded" "the command says so"
+}
