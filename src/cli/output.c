@@ -190,7 +190,7 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
      * the output is the name res.name in the directory res.dirfd. */
     r = cp_resolve(abs, &res, why, sizeof(why));
     if (r == -1) {
-        cli_error("cannot write %s: %s; remove it or choose another path with -o", what, why);
+        cli_error("cannot write %s: %s", what, why);
         return -1;
     }
     if (r == -2 && errno == ELOOP) {

@@ -38,28 +38,49 @@ static void enter(cp_resolved *r, int fd)
     r->dirfd = fd;
 }
 
-/* The kernel's may_follow_link() for the link ls at link_path, in the
- * directory r->dirfd (whose path is dir); via is the first link followed
- * on the way there, if any.  1: it may be followed; -1: not (why says
- * why); -2: errno. */
+/* Whether the link ls at link_path, in the directory r->dirfd (whose path
+ * is dir), may be followed; via is the first link followed on the way
+ * there, if any.  First the kernel's may_follow_link() (protected_symlinks:
+ * a sticky, world-writable directory), then ours, for what that rule does
+ * not cover: a link that belongs to another user (neither us nor root),
+ * who may point it anywhere at any time; and a link not ours in a
+ * directory that belongs to another user, who may have put it there (or
+ * renamed it there).  1: it may be followed; -1: not (why says whose it
+ * is, and what to do); -2: errno. */
 static int may_follow(const cp_resolved *r, const struct stat *ls, const char *dir, const char *link_path,
                       const char *via, char *why, size_t whylen)
 {
+    const char *through = via ? ", reached through the link " : "";
     struct stat ds;
+    uid_t me = geteuid();
 
-    if (ls->st_uid == geteuid())
+    if (ls->st_uid == me)
         return 1;
     if (fstat(r->dirfd, &ds) < 0)
         return -2;
-    if ((ds.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
-        return 1;
-    if (ds.st_uid == ls->st_uid)
-        return 1;
-    if (why)
-        snprintf(why, whylen, "%s is a symbolic link that belongs to uid %u in %s, a directory anyone can write "
-                 "to (sticky and world-writable)%s%s: someone else may have put it there, so it is not followed",
-                 link_path, (unsigned)ls->st_uid, dir, via ? ", reached through the link " : "", via ? via : "");
-    return -1;
+    if ((ds.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && ds.st_uid != ls->st_uid) {
+        if (why)
+            snprintf(why, whylen, "%s is a symbolic link that belongs to uid %u in %s, a directory anyone can "
+                     "write to (sticky and world-writable)%s%s: someone else may have put it there, so it is not "
+                     "followed; remove it or choose another path with -o", link_path, (unsigned)ls->st_uid, dir,
+                     through, via ? via : "");
+        return -1;
+    }
+    if (ls->st_uid != 0) {
+        if (why)
+            snprintf(why, whylen, "%s is a symbolic link that belongs to uid %u, another user%s%s: that user may "
+                     "point it anywhere, so it is not followed; give the real path", link_path,
+                     (unsigned)ls->st_uid, through, via ? via : "");
+        return -1;
+    }
+    if (ds.st_uid != me && ds.st_uid != 0) {
+        if (why)
+            snprintf(why, whylen, "%s is a symbolic link in %s, a directory that belongs to uid %u, another "
+                     "user%s%s: that user may have put it there, so it is not followed; give the real path",
+                     link_path, dir, (unsigned)ds.st_uid, through, via ? via : "");
+        return -1;
+    }
+    return 1;
 }
 
 /* Whether only slashes are left in s. */

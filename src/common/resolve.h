@@ -1,5 +1,6 @@
 /* resolve.h - resolving a path link by link, as the kernel does, with the
- * fs.protected_symlinks rule applied to every link met on the way: the
+ * fs.protected_symlinks rule, and a stricter one of ours for links of other
+ * users and in their directories, applied to every link met on the way: the
  * links of the path as given, and the links inside each link's target
  * (a link of ours that leads to another user's link in /tmp counts as
  * much as that link named directly).  The walk holds a descriptor of each
@@ -28,14 +29,19 @@ typedef struct cp_resolved {
     struct stat st;
 } cp_resolved;
 
-/* Resolves path (absolute).  The rule for each link: following it is
- * refused when the link lies in a sticky, world-writable directory (/tmp)
- * and belongs neither to us (the effective uid) nor to the directory's
- * owner - the link someone else planted where we write.  Returns 0 with r
- * filled (r->dirfd open: cp_resolved_close it), -1 when a link must not be
- * followed (why says which, whose and where), -2 when the path cannot be
- * resolved (errno: ELOOP past CP_LINK_HOPS_MAX links, ENOENT or ENOTDIR on
- * the way, ENAMETOOLONG, ...).  On failure nothing is left open. */
+/* Resolves path (absolute).  The rule for each link that is not ours (the
+ * effective uid's): following it is refused when it lies in a sticky,
+ * world-writable directory (/tmp) and does not belong to the directory's
+ * owner - the link someone else planted where we write (the kernel's
+ * protected_symlinks rule); when it belongs to another user (neither us nor
+ * root), who may point it anywhere; and when it lies in a directory that
+ * belongs to another user, who may have put it there.  So only our own
+ * links and root's links in directories of ours or root's are followed.
+ * Returns 0 with r filled (r->dirfd open: cp_resolved_close it), -1 when a
+ * link must not be followed (why says which, whose and where, and what to
+ * do), -2 when the path cannot be resolved (errno: ELOOP past
+ * CP_LINK_HOPS_MAX links, ENOENT or ENOTDIR on the way, ENAMETOOLONG, ...).
+ * On failure nothing is left open. */
 int cp_resolve(const char *path, cp_resolved *r, char *why, size_t whylen);
 
 /* Closes r->dirfd (if open). */

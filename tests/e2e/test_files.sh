@@ -652,3 +652,57 @@ test_run_children_directory_swapped_at_launch() {
     assert_contains report.txt "trace      complete" "the child's trace is whole"
     assert_eq "" "$(ls -A "$SHARED/nb/moved" | grep -v '^t\.Sample-')" "nothing else left in the directory"
 }
+
+# -o through links that another user planted in that user's own directory
+# (which the kernel's protected_symlinks rule, for sticky directories only,
+# lets through): root never follows another user's link, nor a link not its
+# own in another user's directory; one clear line says whose link it is.
+# A user's own links still work.
+test_links_planted_in_another_users_directory_are_not_followed() {
+    fresh_dir
+    fixture all all
+    other_user_setup
+    local here
+    here=$(pwd -P)
+    echo "root's own file" >victim && chmod 600 victim
+    install -d -m 700 rootdir
+    as_other_user ln -s "$here/victim" "$OTHER_OUT/out.clrp"
+    as_other_user ln -s "$here/rootdir" "$OTHER_OUT/dir-link"
+    "$SAMPLE" exit 0 >plain.out 2>&1
+    "$CLRPROBE" run -o "$OTHER_OUT/out.clrp" -- "$SAMPLE" exit 0 >run.out 2>run.err
+    assert_eq 1 "$?" "run -o through nobody's link"
+    assert_eq 1 "$(wc -l <run.err)" "one line"
+    assert_contains run.err "clrprobe: cannot write trace file: $OTHER_OUT/out.clrp is a symbolic link that belongs to uid 65534, another user" "run's message"
+    assert_contains run.err "give the real path" "what to do"
+    assert_eq "" "$(cat run.out)" "the program did not run"
+    "$CLRPROBE" run -o "$OTHER_OUT/dir-link/t.clrp" -- "$SAMPLE" exit 0 >run2.out 2>run2.err
+    assert_eq 1 "$?" "run -o through nobody's directory link"
+    assert_contains run2.err "$OTHER_OUT/dir-link is a symbolic link that belongs to uid 65534" "run's message"
+    "$CLRPROBE" report "$FX/trace.clrp" -o "$OTHER_OUT/out.clrp" 2>report.err
+    assert_eq 1 "$?" "report -o through nobody's link"
+    assert_eq 1 "$(wc -l <report.err)" "one line"
+    assert_contains report.err "cannot write report: $OTHER_OUT/out.clrp is a symbolic link that belongs to uid 65534" "report's message"
+    "$CLRPROBE" report "$FX/trace.clrp" -o "$OTHER_OUT/dir-link/r.txt" 2>report2.err
+    assert_eq 1 "$?" "report -o through nobody's directory link"
+    assert_eq "root's own file" "$(cat victim)" "the victim is untouched"
+    assert_eq "" "$(ls -A rootdir)" "nothing was written in the root-only directory"
+    [[ -L $OTHER_OUT/out.clrp && -L $OTHER_OUT/dir-link ]] || fail "a planted link was replaced"
+    # root's own link in nobody's directory is root's to follow
+    echo "to be replaced" >mine.txt
+    ln -s "$here/mine.txt" "$OTHER_OUT/roots-link"
+    "$CLRPROBE" report "$FX/trace.clrp" -o "$OTHER_OUT/roots-link" 2>report3.err
+    assert_eq 0 "$?" "root's own link, in nobody's directory"
+    assert_contains mine.txt "Events by kind" "the report went where root's link points"
+    # and the real path, given, works
+    "$CLRPROBE" run -o "$OTHER_OUT/real.clrp" -- "$SAMPLE" exit 0 >real.out 2>real.err
+    assert_eq 0 "$?" "run -o into nobody's directory by its real path"
+    cmp -s plain.out real.out || fail "the program's output changed"
+    [[ -f $OTHER_OUT/real.clrp && ! -L $OTHER_OUT/real.clrp ]] || fail "no trace at the real path"
+    # nobody's own links are nobody's to follow
+    cp "$FX/trace.clrp" "$OTHER_DIR/in.clrp" && chmod 644 "$OTHER_DIR/in.clrp"
+    as_other_user sh -c 'echo old >out/mine.txt && ln -s "$PWD/out/mine.txt" out/my-link'
+    as_other_user "$OTHER_CLRPROBE" report "$OTHER_DIR/in.clrp" -o "$OTHER_OUT/my-link" 2>own.err
+    assert_eq 0 "$?" "nobody's report through its own link: $(cat own.err)"
+    [[ -L $OTHER_OUT/my-link ]] || fail "nobody's link was replaced"
+    assert_contains "$OTHER_OUT/mine.txt" "Events by kind" "the report went where nobody's link points"
+}

@@ -197,11 +197,81 @@ TEST(resolve_applies_the_link_rule_at_every_hop)
     CHECK_EQ(resolve(at("sticky/owners"), &r, why, sizeof(why), &err), 0);
     CHECK_STR(r.path, at("rootfile"));
     cp_resolved_close(&r);
-    /* another user's link outside a sticky, world-writable directory */
+    /* another user's link outside a sticky, world-writable directory: that
+     * user may point it anywhere */
     CHECK_EQ(symlink(at("rootfile"), at("others")), 0);
     CHECK_EQ(lchown(at("others"), 65534, 65534), 0);
-    CHECK_EQ(resolve(at("others"), &r, why, sizeof(why), &err), 0);
+    why[0] = '\0';
+    CHECK_EQ(resolve(at("others"), &r, why, sizeof(why), &err), -1);
+    CHECK(strstr(why, "/others is a symbolic link that belongs to uid 65534, another user") != NULL);
+    CHECK(strstr(why, "give the real path") != NULL);
+    CHECK_EQ(r.dirfd, -1);
+    /* in another user's directory: that user's link to a directory, and a
+     * link not ours that lies there (root's, which nobody may have renamed
+     * there); ours is followed */
+    mkdir(at("nobodys"), 0755);
+    CHECK_EQ(chown(at("nobodys"), 65534, 65534), 0);
+    CHECK_EQ(symlink(at("rootdir"), at("nobodys/dir-link")), 0);
+    CHECK_EQ(lchown(at("nobodys/dir-link"), 65534, 65534), 0);
+    CHECK_EQ(resolve(at("nobodys/dir-link/new.txt"), &r, why, sizeof(why), &err), -1);
+    CHECK(strstr(why, "nobodys/dir-link is a symbolic link that belongs to uid 65534") != NULL);
+    CHECK_EQ(symlink(at("rootfile"), at("nobodys/roots")), 0);
+    CHECK_EQ(lchown(at("nobodys/roots"), 0, 0), 0);
+    if (geteuid() == 0) {                   /* (as root, root's link is ours: followed) */
+        CHECK_EQ(resolve(at("nobodys/roots"), &r, why, sizeof(why), &err), 0);
+        cp_resolved_close(&r);
+    }
+    /* a plain path through another user's directory has no link to refuse */
+    CHECK_EQ(resolve(at("nobodys/new.txt"), &r, why, sizeof(why), &err), 0);
+    CHECK_EQ(r.exists, 0);
     cp_resolved_close(&r);
+    remove_base();
+}
+
+/* A link that is not ours in another user's directory, seen as a user
+ * other than root and that user: the effective uid is changed for the
+ * check (root only). */
+TEST(resolve_refuses_links_in_other_users_directories)
+{
+    cp_resolved r;
+    char why[2048];
+    int err, rc;
+
+    if (geteuid() != 0) {
+        printf("    (skipped: needs root to make other users' files)\n");
+        return;
+    }
+    make_base();
+    CHECK(base[0]);
+    CHECK_EQ(chmod(base, 0755), 0);
+    mkdir(at("nobodys"), 0755);
+    CHECK_EQ(chown(at("nobodys"), 65534, 65534), 0);
+    touch(at("file"));
+    CHECK_EQ(symlink(at("file"), at("nobodys/roots")), 0);   /* root's link, in nobody's directory */
+    CHECK_EQ(symlink(at("file"), at("roots")), 0);           /* root's link, in root's directory */
+    mkdir(at("mine"), 0755);
+    CHECK_EQ(chown(at("mine"), 1234, 1234), 0);
+    CHECK_EQ(symlink(at("file"), at("mine/own")), 0);        /* uid 1234's own link in its directory */
+    CHECK_EQ(lchown(at("mine/own"), 1234, 1234), 0);
+    CHECK_EQ(setegid(1234), 0);
+    CHECK_EQ(seteuid(1234), 0);
+    why[0] = '\0';
+    rc = resolve(at("nobodys/roots"), &r, why, sizeof(why), &err);
+    if (rc == 0)
+        cp_resolved_close(&r);
+    CHECK_EQ(rc, -1);
+    CHECK(strstr(why, "nobodys/roots is a symbolic link in ") != NULL);
+    CHECK(strstr(why, "a directory that belongs to uid 65534, another user") != NULL);
+    rc = resolve(at("roots"), &r, why, sizeof(why), &err);       /* root's links in root's directories */
+    if (rc == 0)
+        cp_resolved_close(&r);
+    CHECK_EQ(rc, 0);
+    rc = resolve(at("mine/own"), &r, why, sizeof(why), &err);    /* one's own */
+    if (rc == 0)
+        cp_resolved_close(&r);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(seteuid(0), 0);
+    CHECK_EQ(setegid(0), 0);
     remove_base();
 }
 
