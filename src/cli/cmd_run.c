@@ -329,6 +329,18 @@ int cmd_run(int argc, char **argv)
         if (cli_output_open_trace(&out, output, base ? base + 1 : argv[0]) < 0)
             return 1;
     }
+    /* (never as the program's standard input, output or error: with one of
+     * those closed, the file may have got its number) */
+    if (out.fd <= STDERR_FILENO) {
+        int high = fcntl(out.fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+        if (high < 0) {
+            cli_error("cannot start %s: %s", argv[0], strerror(errno));
+            cli_output_discard(&out);
+            return 1;
+        }
+        close(out.fd);
+        out.fd = high;
+    }
     if (fstat(out.fd, &staged) < 0) {
         cli_error("cannot examine the trace file %s: %s", cli_output_staging_path(&out), strerror(errno));
         cli_output_discard(&out);

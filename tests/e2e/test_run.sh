@@ -98,3 +98,17 @@ EOF
     assert_eq 1 "$(grep -c 'descriptor' nf.err)" "one line from the agent"
     assert_contains nf.err "no trace was recorded" "the command says so"
 }
+
+# The trace file left open for the program never takes the number of a
+# standard stream that clrprobe itself was started without: the program
+# finds stdin closed as it would without clrprobe.
+test_run_with_a_standard_stream_closed() {
+    local probe='if [ -e /proc/self/fd/0 ]; then echo "stdin open"; else echo "stdin closed"; fi'
+    sh -c "$probe" <&- >plain.out 2>&1
+    "$CLRPROBE" run -o s.clrp -- sh -c "$probe" <&- >run.out 2>run.err
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out run.out || fail "the program's stdin differs: $(cat run.out), not $(cat plain.out)"
+    "$CLRPROBE" run -o s2.clrp -- "$SAMPLE" exit 0 <&- >sample.out 2>sample.err
+    assert_eq 0 "$?" "exit code of the sample"
+    assert_contains sample.err "trace written to $PWD/s2.clrp" "the trace"
+}
