@@ -399,8 +399,8 @@ int session_take_run_trace(const cp_config *cfg, int mine)
 static int open_trace(profiler *p, int given_fd, const trace_header_info *hdr, char *err, size_t errlen)
 {
     const char *name = given_fd < 0 ? p->cfg.output
-                       : given_fd == p->cfg.output_fd ? "the trace file clrprobe run opened"
-                                                      : "the trace file sent by clrprobe";
+                       : p->session.mode->control ? "the trace file sent by clrprobe"
+                                                  : "the trace file clrprobe run opened";
     int fd = given_fd;
 
     p->session.output_created = 0;
