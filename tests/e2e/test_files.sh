@@ -684,6 +684,18 @@ test_links_planted_in_another_users_directory_are_not_followed() {
     assert_contains report.err "cannot write report: $OTHER_OUT/out.clrp is a symbolic link that belongs to uid 65534" "report's message"
     "$CLRPROBE" report "$FX/trace.clrp" -o "$OTHER_OUT/dir-link/r.txt" 2>report2.err
     assert_eq 1 "$?" "report -o through nobody's directory link"
+    # attach and heap: the same rule, before anything is asked of the process
+    "$SAMPLE" spin 5 >spin.out 2>&1 &
+    local tpid=$!
+    at_exit "kill $tpid 2>/dev/null"
+    wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
+    "$CLRPROBE" attach "$tpid" -o "$OTHER_OUT/out.clrp" 2>attach.err
+    assert_eq 1 "$?" "attach -o through nobody's link"
+    assert_contains attach.err "$OTHER_OUT/out.clrp is a symbolic link that belongs to uid 65534" "attach's message"
+    "$CLRPROBE" heap "$tpid" -o "$OTHER_OUT/dir-link/h.clrp" 2>heap.err
+    assert_eq 1 "$?" "heap -o through nobody's directory link"
+    assert_contains heap.err "$OTHER_OUT/dir-link is a symbolic link that belongs to uid 65534" "heap's message"
+    kill "$tpid" 2>/dev/null
     assert_eq "root's own file" "$(cat victim)" "the victim is untouched"
     assert_eq "" "$(ls -A rootdir)" "nothing was written in the root-only directory"
     [[ -L $OTHER_OUT/out.clrp && -L $OTHER_OUT/dir-link ]] || fail "a planted link was replaced"
