@@ -92,7 +92,8 @@ test_children_outliving_and_late_processes() {
 test_children_do_not_keep_the_programs_trace() {
     mkdir keep && cd keep || return
     local cli shpid kid fd
-    "$CLRPROBE" run -o k.clrp -- sh -c '"$0" spin 3 >spin.out' "$SAMPLE" >out 2>err &
+    # (the command after it keeps a shell from exec'ing the sample in its place)
+    "$CLRPROBE" run -o k.clrp -- sh -c '"$0" spin 3 >spin.out; echo "sh done"' "$SAMPLE" >out 2>err &
     cli=$!
     wait_for_text spin.out 30 "spin started" || fail "the sample did not start"
     shpid=$(pgrep -P "$cli" | head -1)
