@@ -61,7 +61,7 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
             return session_open(p, SESSION_CHILD, unk);
         return session_decline(p, SESSION_LAUNCH, NULL,
                                "the trace file's descriptor %d, left open by clrprobe run, is closed or replaced "
-                               "in this process (the program closed it before starting .NET): not recording; let "
+                               "in this process (the program closed it before starting .NET); let "
                                "the program keep its inherited descriptors", p->cfg.output_fd);
     }
     return session_open(p, SESSION_LAUNCH, unk);
