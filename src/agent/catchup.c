@@ -101,6 +101,15 @@ int cu_claim(cu_table *t, uint64_t id)
     return claim;
 }
 
+int cu_gate_enter_live(cu_gate *g, cu_table *t, uint64_t id)
+{
+    cu_gate_enter(g);
+    if (cu_state_of(t, id) != CU_DEAD)
+        return 1;
+    cu_gate_leave(g);
+    return 0;
+}
+
 void cu_counts(cu_table *t, unsigned *live, unsigned *dead)
 {
     *live = *dead = 0;

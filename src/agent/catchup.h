@@ -62,6 +62,11 @@ void cu_on_unload_gated(cu_gate *g, cu_table *t, uint64_t id, int code_unloads);
  * if an event already reported it or it has been unloaded since. */
 int cu_claim(cu_table *t, uint64_t id);
 
+/* For a query of id off a callback (an agent thread): enters the gate and
+ * returns 1 if id has not been unloaded (its UnloadStarted not seen), so it
+ * may be queried until cu_gate_leave; returns 0 outside the gate if it has. */
+int cu_gate_enter_live(cu_gate *g, cu_table *t, uint64_t id);
+
 /* Number of IDs in each state (tests and diagnostics). */
 void cu_counts(cu_table *t, unsigned *live, unsigned *dead);
 

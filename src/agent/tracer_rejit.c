@@ -78,91 +78,131 @@ static rj_entry *find(struct rejit *r, ModuleID module, mdMethodDef token)
 
 /* ---- finding the methods ---- */
 
-/* Adds the methods of module that a pattern matches to mods/toks (grown
- * as needed); their entries and traced_method records too. */
-static void scan_module(struct rejit *r, ModuleID module, ModuleID **mods, mdMethodDef **toks, size_t *n,
-                        size_t *cap)
+/* The methods to ask a ReJIT of. */
+typedef struct rj_list {
+    ModuleID *mods;
+    mdMethodDef *toks;
+    size_t n, cap;
+} rj_list;
+
+static void list_add(rj_list *l, ModuleID module, mdMethodDef token)
+{
+    if (l->n == l->cap) {
+        size_t c = l->cap ? l->cap * 2 : 64;
+        ModuleID *nm = realloc(l->mods, c * sizeof(*nm));
+        mdMethodDef *nt = nm ? realloc(l->toks, c * sizeof(*nt)) : NULL;
+        if (nm)
+            l->mods = nm;
+        if (!nt)
+            return;
+        l->toks = nt;
+        l->cap = c;
+    }
+    l->mods[l->n] = module;
+    l->toks[l->n++] = token;
+}
+
+/* Method md of module, if a pattern matches it and it has IL: its entry,
+ * its traced_method record, and into l.  Inside the unload gate. */
+static void consider(struct rejit *r, ModuleID module, IMetaDataImport *imp, mdMethodDef md, rj_list *l)
+{
+    profiler *p = r->p;
+    char name[1024];
+    ULONG rva = 0;
+    DWORD attr = 0, impl = 0;
+    mdTypeDef td;
+    int pattern;
+    rj_entry *e;
+    tr_method *m;
+
+    if (FAILED(imp->lpVtbl->GetMethodProps(imp, md, &td, NULL, 0, NULL, &attr, NULL, NULL, &rva, &impl)) || rva == 0)
+        return;                                  /* no IL: abstract, extern, runtime-implemented */
+    names_method_def(p->names, module, md, name, sizeof(name));
+    if (!(pattern = tracer_matches(p, name)))
+        return;
+    pthread_mutex_lock(&r->lock);
+    e = find(r, module, md);
+    pthread_mutex_unlock(&r->lock);
+    if (e || !(m = tracer_add_il_method(p, module, pattern, name)))
+        return;
+    pthread_mutex_lock(&r->lock);
+    if (r->n == r->cap) {
+        size_t c = r->cap ? r->cap * 2 : 64;
+        rj_entry *nv = realloc(r->v, c * sizeof(*nv));
+        if (nv) {
+            r->v = nv;
+            r->cap = c;
+        }
+    }
+    if (r->n < r->cap) {
+        r->v[r->n] = (rj_entry){ .module = module, .token = md, .m = m, .state = RJ_REQUESTED, .name = strdup(name) };
+        idmap_put(&r->index, key(module, md), r->n + 1);
+        r->n++;
+    }
+    pthread_mutex_unlock(&r->lock);
+    list_add(l, module, md);
+}
+
+/* The methods of type td.  Inside the unload gate. */
+static void scan_type(struct rejit *r, ModuleID module, IMetaDataImport *imp, mdTypeDef td, rj_list *l)
+{
+    HCORENUM me = NULL;
+    mdMethodDef ms[ENUM_BATCH];
+    ULONG nm = 0;
+
+    while (SUCCEEDED(imp->lpVtbl->EnumMethods(imp, &me, td, ms, ENUM_BATCH, &nm)) && nm)
+        for (ULONG k = 0; k < nm; k++)
+            consider(r, module, imp, ms[k], l);
+    imp->lpVtbl->CloseEnum(imp, me);
+}
+
+/* Adds the methods of module that a pattern matches to l; their entries
+ * and traced_method records too.  Off a callback, the module may be
+ * unloaded at any moment: like the catch-up, every query of it is made
+ * inside the unload gate, after checking that its ModuleUnloadStarted has
+ * not come (a module taken from an EnumModules snapshot, or queued at its
+ * load, may be gone by now, and querying it then crashes the process).
+ * The gate is left between types, so that an unload waits for one type's
+ * methods at most, not for a whole module's. */
+static void scan_module(struct rejit *r, ModuleID module, rj_list *l)
 {
     profiler *p = r->p;
     IMetaDataImport *imp;
     HCORENUM te = NULL;
     mdTypeDef types[ENUM_BATCH];
     ULONG nt = 0;
-    char path[512];
-    AssemblyID assembly;
     DWORD flags = 0;
+    int inside;
 
-    names_module(p->names, module, path, sizeof(path), &assembly, &flags);
-    if (flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE | COR_PRF_MODULE_COLLECTIBLE))
-        return;                                  /* (ReJIT refuses them) */
-    if (!(imp = names_metadata(p->names, module)))
+    if (!p->modules || !cu_gate_enter_live(&p->gate, p->modules, module))
         return;
-    while (!atomic_load(&r->stop) && SUCCEEDED(imp->lpVtbl->EnumTypeDefs(imp, &te, types, ENUM_BATCH, &nt)) && nt) {
-        for (ULONG i = 0; i < nt; i++) {
-            HCORENUM me = NULL;
-            mdMethodDef ms[ENUM_BATCH];
-            ULONG nm = 0;
-            while (SUCCEEDED(imp->lpVtbl->EnumMethods(imp, &me, types[i], ms, ENUM_BATCH, &nm)) && nm) {
-                for (ULONG k = 0; k < nm; k++) {
-                    char name[1024];
-                    ULONG rva = 0;
-                    DWORD attr = 0, impl = 0;
-                    mdTypeDef td;
-                    int pattern;
-                    rj_entry *e;
-                    tr_method *m;
-
-                    if (FAILED(imp->lpVtbl->GetMethodProps(imp, ms[k], &td, NULL, 0, NULL, &attr, NULL, NULL,
-                                                           &rva, &impl)) || rva == 0)
-                        continue;                /* no IL: abstract, extern, runtime-implemented */
-                    names_method_def(p->names, module, ms[k], name, sizeof(name));
-                    if (!(pattern = tracer_matches(p, name)))
-                        continue;
-                    pthread_mutex_lock(&r->lock);
-                    e = find(r, module, ms[k]);
-                    pthread_mutex_unlock(&r->lock);
-                    if (e || !(m = tracer_add_il_method(p, module, pattern, name)))
-                        continue;
-                    pthread_mutex_lock(&r->lock);
-                    if (r->n == r->cap) {
-                        size_t c = r->cap ? r->cap * 2 : 64;
-                        rj_entry *nv = realloc(r->v, c * sizeof(*nv));
-                        if (nv) {
-                            r->v = nv;
-                            r->cap = c;
-                        }
-                    }
-                    if (r->n < r->cap) {
-                        r->v[r->n] = (rj_entry){ .module = module, .token = ms[k], .m = m, .state = RJ_REQUESTED,
-                                                 .name = strdup(name) };
-                        idmap_put(&r->index, key(module, ms[k]), r->n + 1);
-                        r->n++;
-                    }
-                    pthread_mutex_unlock(&r->lock);
-                    if (*n == *cap) {
-                        size_t c = *cap ? *cap * 2 : 64;
-                        ModuleID *nm2 = realloc(*mods, c * sizeof(**mods));
-                        mdMethodDef *nt2 = nm2 ? realloc(*toks, c * sizeof(**toks)) : NULL;
-                        if (nm2)
-                            *mods = nm2;
-                        if (!nt2)
-                            continue;
-                        *toks = nt2;
-                        *cap = c;
-                    }
-                    (*mods)[*n] = module;
-                    (*toks)[*n] = ms[k];
-                    (*n)++;
-                }
-            }
-            imp->lpVtbl->CloseEnum(imp, me);
+    if (FAILED(INFO(p)->GetModuleInfo2(p->info, module, NULL, 0, NULL, NULL, NULL, &flags)) ||
+        (flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE | COR_PRF_MODULE_COLLECTIBLE)) ||
+        !(imp = names_metadata(p->names, module))) {
+        /* (ReJIT refuses those; one still loading comes again when its load finishes) */
+        cu_gate_leave(&p->gate);
+        return;
+    }
+    inside = 1;
+    while (inside && !atomic_load(&r->stop) && SUCCEEDED(imp->lpVtbl->EnumTypeDefs(imp, &te, types, ENUM_BATCH, &nt)) &&
+           nt) {
+        for (ULONG i = 0; inside && i < nt; i++) {
+            scan_type(r, module, imp, types[i], l);
+            cu_gate_leave(&p->gate);
+            inside = cu_gate_enter_live(&p->gate, p->modules, module);
         }
     }
+    if (!inside)
+        return;               /* unloaded meanwhile: its metadata is not touched again (not even released) */
     imp->lpVtbl->CloseEnum(imp, te);
     imp->lpVtbl->Release(imp);
+    cu_gate_leave(&p->gate);
 }
 
-/* Asks the runtime to compile the methods again (with their inliners). */
+/* Asks the runtime to compile the methods again (with their inliners).
+ * Outside the unload gate: their modules are neither collectible nor
+ * dynamic (scan_module), so they are never unloaded; and a call that
+ * suspends the runtime is not made while an unload may wait for the gate. */
 static void request(struct rejit *r, ModuleID *mods, mdMethodDef *toks, size_t n)
 {
     profiler *p = r->p;
@@ -182,21 +222,20 @@ static void *rejit_main(void *arg)
     struct rejit *r = arg;
     profiler *p = r->p;
     ICorProfilerModuleEnum *en = NULL;
-    ModuleID ids[ENUM_BATCH], *mods = NULL;
-    mdMethodDef *toks = NULL;
-    size_t n = 0, cap = 0;
+    ModuleID ids[ENUM_BATCH];
+    rj_list l = { 0 };
     ULONG got = 0;
 
     pthread_setname_np(pthread_self(), "clrprobe-rejit");
     if (SUCCEEDED(INFO(p)->EnumModules(p->info, &en)) && en) {
         while (!atomic_load(&r->stop) && SUCCEEDED(en->lpVtbl->Next(en, ENUM_BATCH, ids, &got)) && got > 0)
             for (ULONG i = 0; i < got; i++)
-                scan_module(r, ids[i], &mods, &toks, &n, &cap);
+                scan_module(r, ids[i], &l);
         en->lpVtbl->Release(en);
     }
     if (!atomic_load(&r->stop))
-        request(r, mods, toks, n);
-    control_send(p, CP_CTL_TRACING_FMT, (unsigned)n);
+        request(r, l.mods, l.toks, l.n);
+    control_send(p, CP_CTL_TRACING_FMT, (unsigned)l.n);
     while (!atomic_load(&r->stop)) {
         struct timespec until;
         ModuleID module = 0;
@@ -214,14 +253,14 @@ static void *rejit_main(void *arg)
             module = r->pending[--r->npending];
         pthread_mutex_unlock(&r->wait_lock);
         if (module) {
-            n = 0;
-            scan_module(r, module, &mods, &toks, &n, &cap);
-            if (n && !atomic_load(&r->stop))
-                request(r, mods, toks, n);
+            l.n = 0;
+            scan_module(r, module, &l);
+            if (l.n && !atomic_load(&r->stop))
+                request(r, l.mods, l.toks, l.n);
         }
     }
-    free(mods);
-    free(toks);
+    free(l.mods);
+    free(l.toks);
     return NULL;
 }
 
@@ -270,11 +309,14 @@ void rejit_stop(profiler *p)
         pthread_join(r->thread, NULL);
     if (atomic_load(&p->session.shutting_down))
         return;                      /* the process ends: nothing to restore */
-    /* back to the original code, every method asked for */
+    /* back to the original code, every method asked for whose module is
+     * still there (the runtime is called outside the gate, as in request) */
     pthread_mutex_lock(&r->lock);
     mods = malloc((r->n ? r->n : 1) * sizeof(*mods));
     toks = malloc((r->n ? r->n : 1) * sizeof(*toks));
     for (size_t i = 0; mods && toks && i < r->n; i++) {
+        if (p->modules && cu_state_of(p->modules, r->v[i].module) == CU_DEAD)
+            continue;
         mods[n] = r->v[i].module;
         toks[n++] = r->v[i].token;
     }

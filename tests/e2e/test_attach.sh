@@ -117,6 +117,36 @@ test_ten_attach_detach_cycles() {
     kill -0 "$TPID" || fail "the target died"
 }
 
+# --trace '*' against a process that loads and unloads collectible
+# assemblies all the time (`churn until FILE`: a collectible copy of
+# Sample.dll each round, a GC every fifth): the ReJIT thread reads every
+# module's metadata for the matching methods, long enough with '*' for
+# modules of its snapshot to be unloaded under it; it must query none after
+# its unload.  Ten attaches (the first loads the agent, the others reach it
+# quiet), each tracing for a while: the process lives through all of them,
+# and its output and exit code are those of a run without clrprobe.
+test_attach_trace_all_beside_collectible_unloads() {
+    local i rc
+    touch stop0
+    "$SAMPLE" churn until "$PWD/stop0" >plain.out 2>plain.err
+    local plain_rc=$?
+    start_target churn.out churn until "$PWD/stop"
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        "$CLRPROBE" attach "$TPID" -o t$i.clrp --trace '*' --duration 0.5 >t$i.out 2>t$i.err
+        rc=$?
+        kill -0 "$TPID" 2>/dev/null || { fail "the target died during attach $i: $(tail -2 t$i.err)"; break; }
+        assert_eq 0 "$rc" "attach $i exit code: $(tail -2 t$i.err)"
+        assert_contains t$i.err "clrprobe: tracing " "attach $i traced"
+    done
+    touch stop
+    wait "$TPID"
+    assert_eq "$plain_rc" "$?" "the target's exit code"
+    cmp -s plain.out churn.out || { fail "the target's output changed"; diff plain.out churn.out | head; }
+    "$CLRPROBE" report t1.clrp --format jsonl >t1.jsonl 2>/dev/null
+    assert_ge 1000 "$(jcount t1.jsonl 'select(.kind=="traced_method" and .how=="il")')" "methods rewritten"
+    assert_ge 1 "$(jcount t1.jsonl 'select(.kind=="module_unload" and .collectible)')" "collectible unloads while tracing"
+}
+
 test_attach_errors() {
     expect_attach_error() {   # needle command...
         local needle=$1
