@@ -160,6 +160,7 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
                     unsigned flags)
 {
     char abs[PATH_MAX], why[3 * PATH_MAX + 256];
+    const char *pseudo;
     struct stat st, in;
     cp_resolved res;
     int r, std_fd;
@@ -205,6 +206,12 @@ int cli_output_open(cli_output *o, const char *name, const char *what, const cha
     o->dirfd = res.dirfd;
     snprintf(o->target, sizeof(o->target), "%s", res.path);
     snprintf(o->target_name, sizeof(o->target_name), "%s", res.name);
+    if ((!res.exists || S_ISREG(res.st.st_mode)) && (pseudo = cp_file_pseudo_fs(res.dirfd)) != NULL) {
+        /* (/proc/self/comm is a regular file: writing it renames a thread) */
+        cli_error("cannot write %s %s: it is on %s, a pseudo file system; give a file on a real file system",
+                  what, name, pseudo);
+        goto fail;
+    }
     if (!res.exists) {
         if (res.dangling) {
             cli_error("cannot write %s %s: it is a symbolic link to a file that does not exist; give the "

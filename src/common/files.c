@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,8 +84,37 @@ int cp_file_same_object(int fd, const struct stat *checked)
            (now.st_mode & S_IFMT) == (checked->st_mode & S_IFMT);
 }
 
+/* File systems whose files are the kernel's interfaces, not storage: a
+ * "file" there that looks like an empty regular file (/proc/self/comm, a
+ * sysfs attribute) does something when written, and keeps nothing. */
+static const struct {
+    uint32_t magic;               /* statfs f_type (linux/magic.h) */
+    const char *name;
+} pseudo_fs[] = {
+    { 0x9fa0, "procfs" },             { 0x62656572, "sysfs" },     { 0x64626720, "debugfs" },
+    { 0x74726163, "tracefs" },        { 0x0027e0eb, "cgroupfs" },  { 0x63677270, "cgroup2fs" },
+    { 0x73636673, "securityfs" },     { 0xcafe4a11, "bpffs" },     { 0x62656570, "configfs" },
+    { 0xde5e81e4, "efivarfs" },       { 0x1cd1, "devpts" },        { 0x6165676c, "pstorefs" },
+    { 0x65735543, "fusectl" },        { 0xf97cff8c, "selinuxfs" }, { 0x43415d53, "smackfs" },
+    { 0x42494e4d, "binfmt_misc" },    { 0x6e736673, "nsfs" },      { 0x50495045, "pipefs" },
+    { 0x534f434b, "sockfs" },         { 0x09041934, "anon_inodefs" },
+};
+
+const char *cp_file_pseudo_fs(int fd)
+{
+    struct statfs sfs;
+
+    if (fstatfs(fd, &sfs) < 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof(pseudo_fs) / sizeof(pseudo_fs[0]); i++)
+        if ((uint32_t)sfs.f_type == pseudo_fs[i].magic)
+            return pseudo_fs[i].name;
+    return NULL;
+}
+
 int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t errlen)
 {
+    const char *pseudo;
     struct stat st;
     int fl;
 
@@ -94,6 +124,10 @@ int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t er
     }
     if (!S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s is %s; the agent writes only regular files", what, cp_file_kind(st.st_mode));
+        return -1;
+    }
+    if ((pseudo = cp_file_pseudo_fs(fd)) != NULL) {
+        snprintf(err, errlen, "%s is on %s, a pseudo file system; give a file on a real file system", what, pseudo);
         return -1;
     }
     if (st.st_size != 0) {

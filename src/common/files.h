@@ -48,7 +48,13 @@ const char *cp_file_kind(mode_t mode);
  * a one-line reason in err. */
 int cp_file_open_trace(const char *path, int *created, char *err, size_t errlen);
 
-/* Checks that fd is a regular, empty file that can be written and, if ours
+/* The name of the pseudo file system fd is on ("procfs", "sysfs", ...:
+ * the kernel's interfaces, which keep nothing written to them), or NULL
+ * when it is on another (or cannot be examined). */
+const char *cp_file_pseudo_fs(int fd);
+
+/* Checks that fd is a regular, empty file, not on a pseudo file system
+ * (cp_file_pseudo_fs), that can be written and, if ours
  * is set, belongs to the effective uid (a file found at a path; a
  * descriptor handed over by the command belongs to the command's user).
  * 0, or -1 with a reason in err naming it as what. */

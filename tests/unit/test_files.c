@@ -342,3 +342,37 @@ TEST(temp_file_in_a_directory_descriptor)
     umask(old);
     remove_base();
 }
+
+/* /proc/self/comm is an empty regular file of ours that can be written:
+ * only its file system tells that writing it renames the thread. */
+TEST(check_fresh_refuses_pseudo_file_systems)
+{
+    char err[512], name[64];
+    int fd, dirfd;
+
+    fd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    CHECK(cp_file_pseudo_fs(fd) != NULL && strcmp(cp_file_pseudo_fs(fd), "procfs") == 0);
+    CHECK_EQ(cp_file_check_fresh(fd, "the trace file /proc/self/comm", 1, err, sizeof(err)), -1);
+    CHECK(strcmp(err, "the trace file /proc/self/comm is on procfs, a pseudo file system; give a file on a real "
+                 "file system") == 0);
+    close(fd);
+    dirfd = open("/sys/kernel", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    CHECK(dirfd < 0 || strcmp(cp_file_pseudo_fs(dirfd), "sysfs") == 0);
+    if (dirfd >= 0)
+        close(dirfd);
+
+    make_base();
+    CHECK(base[0]);
+    dirfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    CHECK(dirfd >= 0);
+    CHECK(cp_file_pseudo_fs(dirfd) == NULL);
+    snprintf(name, sizeof(name), "t.clrp-XXXXXX");
+    fd = cp_file_create_temp_at(dirfd, name);
+    CHECK(fd >= 0);
+    CHECK(cp_file_pseudo_fs(fd) == NULL);
+    CHECK_EQ(cp_file_check_fresh(fd, "the trace file", 1, err, sizeof(err)), 0);
+    close(fd);
+    close(dirfd);
+    remove_base();
+}
