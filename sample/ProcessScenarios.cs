@@ -1,7 +1,9 @@
 // ProcessScenarios.cs: process-behaviour scenarios used by the launcher tests: "spin SECONDS" (long-running busy loop to be
-// killed mid-run), "exit CODE" (exit-code passthrough) and "echo" (stdin passthrough).
+// killed mid-run), "exit CODE" (exit-code passthrough), "echo" (stdin passthrough) and "raise SIGNAL" (a signal sent
+// to itself with raise(3), whose default action may end the process).
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace ClrProbe.Sample;
 
@@ -54,6 +56,38 @@ internal static class ProcessScenarios
             Console.Out.WriteLine(line);
         }
         Console.Out.Flush();
+        return Program.ExitOk;
+    }
+
+    [DllImport("libc", EntryPoint = "raise")]
+    private static extern int RaiseSignal(int signal);
+
+    [DllImport("libc", EntryPoint = "sigaction")]
+    private static extern int SigAction(int signal, IntPtr action, byte[] oldAction);
+
+    // The signal's disposition: "default", "ignored" or "handled" (the handler's address is the first field of
+    // struct sigaction; 256 bytes hold the whole struct).
+    private static string Disposition(int signal)
+    {
+        var old = new byte[256];
+        if (SigAction(signal, IntPtr.Zero, old) != 0)
+        {
+            return "unknown";
+        }
+        long handler = BitConverter.ToInt64(old, 0);
+        return handler == 0 ? "default" : handler == 1 ? "ignored" : "handled";
+    }
+
+    // Prints a line, raises the signal at the calling thread, then prints another: the second line and exit code 0
+    // only if the signal's disposition let the process go on (ignored, or handled).  The disposition it raises it
+    // under goes to stderr (a profiler's handler makes it "handled").
+    public static int Raise(int signal)
+    {
+        Console.Error.WriteLine($"signal {signal} disposition: {Disposition(signal)}");
+        Console.WriteLine($"raising signal {signal}");
+        Console.Out.Flush();
+        int rc = RaiseSignal(signal);
+        Console.WriteLine($"still running after signal {signal} (raise returned {rc})");
         return Program.ExitOk;
     }
 }

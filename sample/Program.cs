@@ -75,6 +75,7 @@ internal static class Program
           ehbench COUNT SPIN  COUNT exceptions thrown and caught, SPIN rounds of work before each;
                             "ehbench calibrate RATE" prints the SPIN for RATE a second (bench/exceptions.sh)
           exit CODE         print "exiting with CODE" and exit with CODE
+          raise SIGNAL      print a line, raise(SIGNAL) at itself, print "still running after signal SIGNAL"
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
         """;
@@ -197,6 +198,8 @@ internal static class Program
                 return ExitCodeArg(rest, out int code) ?? ProcessScenarios.Exit(code);
             case "echo":
                 return NoArgs(scenario, rest) ?? ProcessScenarios.Echo();
+            case "raise":
+                return SignalArg(rest, out int signal) ?? ProcessScenarios.Raise(signal);
 
             default:
                 Console.Error.WriteLine($"Sample: unknown scenario '{scenario}'");
@@ -370,6 +373,17 @@ internal static class Program
             !int.TryParse(rest[0], NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out code))
         {
             return UsageError("scenario 'exit' takes exactly one integer argument");
+        }
+        return null;
+    }
+
+    private static int? SignalArg(string[] rest, out int signal)
+    {
+        signal = 0;
+        if (rest.Length != 1 || !int.TryParse(rest[0], NumberStyles.None, CultureInfo.InvariantCulture, out signal) ||
+            signal < 1 || signal > 64)
+        {
+            return UsageError("scenario 'raise' takes one signal number, 1..64");
         }
         return null;
     }

@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -173,31 +174,78 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *u
     atomic_fetch_add_explicit(&s->handler_ns, cp_own_cpu_ns() - cpu0, memory_order_relaxed);
 }
 
+static int is_handler(const struct sigaction *sa);
+static void on_signal(int sig, siginfo_t *si, void *ucv);
+
+/* Is this SIGPROF one of ours: a thread's CPU timer, or a wall-clock
+ * sample queued by our collector (this process, with a slot's cookie)?
+ * One of a slot freed since, or after the engine stopped, is still ours,
+ * and is dropped. */
+static int is_ours(const sig_engine *e, const siginfo_t *si)
+{
+    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+
+    if (v >> 48 != COOKIE_MAGIC)
+        return 0;
+    return si->si_code == SI_TIMER || (si->si_code == SI_QUEUE && si->si_pid == (e ? e->pid : getpid()));
+}
+
+/* A SIGPROF that is not ours (kill, raise, a setitimer of the program's):
+ * it gets what the program had before we took the signal, so that the
+ * program behaves as it would without the agent.  Only while our handler
+ * is the one installed: a handler that replaced ours and calls it (.NET's
+ * PosixSignalRegistration does) has decided for the program already.
+ * Async-signal-safe: sigaction, raise and pthread_sigmask only. */
+static void not_ours(int sig, siginfo_t *si, void *ucv)
+{
+    struct sigaction cur, dfl;
+    sigset_t set;
+
+    if (sigaction(sig, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_signal)
+        return;
+    if (g_old_prof.sa_handler == SIG_IGN && !(g_old_prof.sa_flags & SA_SIGINFO))
+        return;                              /* ignored before us: ignored */
+    if (is_handler(&g_old_prof)) {
+        if (g_old_prof.sa_flags & SA_SIGINFO)
+            g_old_prof.sa_sigaction(sig, si, ucv);
+        else
+            g_old_prof.sa_handler(sig);
+        return;
+    }
+    /* SIG_DFL: the process ends by this signal, as the kernel would end
+     * it: the default put back, the signal raised again at this thread and
+     * unblocked (it is blocked while its handler runs) */
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
-    int saved_errno = errno;
+    int saved_errno = errno, ours;
     sig_engine *e;
 
-    (void)sig;
     atomic_fetch_add(&g_in_handler, 1);
     e = atomic_load(&g_engine);
-    if (e && si) {
+    ours = si && is_ours(e, si);
+    if (e && ours) {
         uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
-        unsigned kind = 0;
-        if (si->si_code == SI_TIMER)
-            kind = SIG_SAMPLE_CPU;
-        else if (si->si_code == SI_QUEUE && si->si_pid == e->pid)
-            kind = SIG_SAMPLE_WALL;
-        if (kind && v >> 48 == COOKIE_MAGIC && ((v >> 32) & 0xffff) < e->nslots) {
+        unsigned kind = si->si_code == SI_TIMER ? SIG_SAMPLE_CPU : SIG_SAMPLE_WALL;
+        if (((v >> 32) & 0xffff) < e->nslots) {
             sig_slot *s = &e->slots[(v >> 32) & 0xffff];
             if (atomic_load(&s->state) == SLOT_ACTIVE && atomic_load(&s->gen) == (uint32_t)v &&
                 (kind == SIG_SAMPLE_CPU || (uint32_t)syscall(SYS_gettid) == s->tid))
                 take_sample(e, s, kind, ucv);
         }
     }
-    /* anything else (a SIGPROF that is not ours: kill, setitimer) is ignored,
-     * as it was before us (we take SIGPROF only when nobody handles it) */
     atomic_fetch_sub(&g_in_handler, 1);
+    if (!ours)
+        not_ours(sig, si, ucv);            /* (outside the count: it may not return) */
     errno = saved_errno;
 }
 

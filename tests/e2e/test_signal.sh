@@ -399,3 +399,32 @@ test_signal_sigprof_taken_during_attach() {
     assert_ge 1 "$(jcount sp.jsonl 'select(.kind=="note" and (.text | test("replaced the SIGPROF handler")))')" \
         "the note says sampling stopped"
 }
+
+# A SIGPROF that is not the sampler's (`Sample raise 27`: raise(3) at
+# itself) gets what the program had before the agent took the signal: by
+# default the process dies of it (exit status 155, 128 + 27), as without
+# the agent; ignored (inherited from the shell), the program runs on.  The
+# program says on stderr what disposition it raised under: the agent's
+# handler ("handled") under the signal engine.
+test_signal_sigprof_not_ours_keeps_the_program_semantics() {
+    local rc plain_rc
+    "$SAMPLE" raise 27 >plain.out 2>plain.err
+    plain_rc=$?
+    assert_eq 155 "$plain_rc" "without the agent: killed by SIGPROF"
+    "$CLRPROBE" run -o d.clrp --sampler signal -- "$SAMPLE" raise 27 >prof.out 2>prof.err
+    rc=$?
+    assert_contains prof.err "signal 27 disposition: handled" "the agent's handler was in place"
+    assert_eq "$plain_rc" "$rc" "with the agent: killed by SIGPROF"
+    cmp -s plain.out prof.out || { fail "the output changed"; diff plain.out prof.out | head; }
+
+    bash -c "trap '' PROF; exec \"\$0\" raise 27" "$SAMPLE" >plain-ign.out 2>plain-ign.err
+    plain_rc=$?
+    assert_eq 0 "$plain_rc" "ignored, without the agent: runs on"
+    assert_contains plain-ign.out "still running after signal 27" "ignored, without the agent: the line after"
+    "$CLRPROBE" run -o i.clrp --sampler signal -- bash -c "trap '' PROF; exec \"\$0\" raise 27" "$SAMPLE" \
+        >prof-ign.out 2>prof-ign.err
+    rc=$?
+    assert_contains prof-ign.err "signal 27 disposition: handled" "ignored: the agent's handler was in place"
+    assert_eq "$plain_rc" "$rc" "ignored, with the agent: runs on"
+    cmp -s plain-ign.out prof-ign.out || { fail "the output changed (ignored)"; diff plain-ign.out prof-ign.out | head; }
+}
