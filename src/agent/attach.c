@@ -181,20 +181,31 @@ static unsigned catchup_threads(profiler *p)
     return n;
 }
 
-/* Reports one JIT-compiled function found by the catch-up; inside the gate. */
-static void catchup_function(profiler *p, FunctionID f)
+/* Reports one JIT-compiled function found by the catch-up; inside the gate.
+ * Only one of a module known live (enumerated by catchup_modules, or loaded
+ * since): the runtime takes an unloading assembly off the module list
+ * before its UnloadStarted callbacks, and frees its code from the function
+ * list only after the module is gone, so a function of the snapshot whose
+ * module is not known live belongs to an unload under way, maybe one whose
+ * callbacks came before ours were asked for (before the attach, or while
+ * the agent was quiet): its module must not be queried.  0 if skipped. */
+static int catchup_function(profiler *p, FunctionID f)
 {
     char name[1024];
     ModuleID module = 0;
+    ClassID cls = 0;
+    mdToken token = 0;
     emit e;
 
+    if (FAILED(INFO(p)->GetFunctionInfo(p->info, f, &cls, &module, &token)) || !module ||
+        cu_state_of(p->modules, module) != CU_LIVE)
+        return 0;
     names_function(p->names, f, name, sizeof(name), &module);
-    if (module && cu_state_of(p->modules, module) == CU_UNKNOWN)
-        catchup_module(p, module);
     if (emit_begin_catchup(p, &e, TK_JIT)) {
         rec_jit_put(&e.r, &(rec_jit){ .function = f, .module = module, .duration_ns = 0, .hr = 0, .name = name });
         emit_end(&e);
     }
+    return 1;
 }
 
 /* The JIT-compiled functions.  There is no unload event per function, so a
@@ -233,10 +244,9 @@ static unsigned catchup_functions(profiler *p)
                     cu_gate_leave(&p->gate);
                     break;
                 }
-                catchup_function(p, f);
+                count += catchup_function(p, f);
                 cu_gate_leave(&p->gate);
                 cu_on_load(done, f);
-                count++;
             }
         }
         en->lpVtbl->Release(en);

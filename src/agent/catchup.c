@@ -104,7 +104,7 @@ int cu_claim(cu_table *t, uint64_t id)
 int cu_gate_enter_live(cu_gate *g, cu_table *t, uint64_t id)
 {
     cu_gate_enter(g);
-    if (cu_state_of(t, id) != CU_DEAD)
+    if (cu_state_of(t, id) == CU_LIVE)
         return 1;
     cu_gate_leave(g);
     return 0;

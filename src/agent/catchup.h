@@ -63,8 +63,10 @@ void cu_on_unload_gated(cu_gate *g, cu_table *t, uint64_t id, int code_unloads);
 int cu_claim(cu_table *t, uint64_t id);
 
 /* For a query of id off a callback (an agent thread): enters the gate and
- * returns 1 if id has not been unloaded (its UnloadStarted not seen), so it
- * may be queried until cu_gate_leave; returns 0 outside the gate if it has. */
+ * returns 1 if id is known live (reported by the catch-up's enumeration or
+ * a load event, and no unload since), so it may be queried until
+ * cu_gate_leave; returns 0 outside the gate if not (an ID never seen may be
+ * one whose unload began before our callbacks were asked for). */
 int cu_gate_enter_live(cu_gate *g, cu_table *t, uint64_t id);
 
 /* Number of IDs in each state (tests and diagnostics). */
