@@ -66,6 +66,7 @@ struct heap_service {
     pthread_mutex_t snap_lock;               /* one snapshot at a time */
     atomic_int counted_plan;                 /* a plan with a count (someone waits for it) runs */
     int gc_set_by_us;                        /* monitor_gc_on turned COR_PRF_MONITOR_GC on */
+    uint64_t unloads_before;                 /* the unload gate's count before the snapshot's GC */
 
     /* the snapshot's GC (guarded by gc_lock) */
     pthread_mutex_t gc_lock;
@@ -530,8 +531,32 @@ HRESULT cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, U
 
 /* ---- the service thread ---- */
 
+/* The snapshot's IDs are named after its GC, off the callbacks, while a
+ * collectible type or module may be unloading: each lookup is made inside
+ * the unload gate, and only while no unload has come since before the GC
+ * (after one, an ID of the snapshot may be gone: it is not looked up).
+ * 1 inside the gate, or 0 outside it. */
+static int naming_enter(profiler *p, const struct heap_service *h)
+{
+    if (!p->gate_ok)
+        return 0;
+    cu_gate_enter(&p->gate);
+    if (cu_gate_unloads(&p->gate) == h->unloads_before)
+        return 1;
+    cu_gate_leave(&p->gate);
+    return 0;
+}
+
+static void naming_leave(profiler *p) { cu_gate_leave(&p->gate); }
+
+/* The gate's count before a snapshot's GC (naming_enter compares). */
+static void note_unloads(profiler *p, struct heap_service *h)
+{
+    h->unloads_before = p->gate_ok ? cu_gate_unloads(&p->gate) : 0;
+}
+
 /* Names the types first seen in the last snapshot (outside the GC: the
- * name lookups call into the runtime). */
+ * name lookups call into the runtime); "?" after an unload. */
 static void name_new_types(profiler *p, struct heap_service *h)
 {
     char name[1024];
@@ -543,7 +568,11 @@ static void name_new_types(profiler *p, struct heap_service *h)
     }
     for (; h->named < h->ntypes; h->named++) {
         ModuleID m = 0;
-        names_class(p->names, h->by_index[h->named], name, sizeof(name), &m);
+        snprintf(name, sizeof(name), "?");
+        if (naming_enter(p, h)) {
+            names_class(p->names, h->by_index[h->named], name, sizeof(name), &m);
+            naming_leave(p);
+        }
         if (emit_begin(p, &e, TK_HEAP_TYPE)) {
             rec_heap_type_put(&e.r, &(rec_heap_type){ .index = h->named, .class_id = h->by_index[h->named],
                                                       .name = name });
@@ -559,7 +588,10 @@ static void name_new_fields(profiler *p, struct heap_service *h)
     for (uint32_t t = 0; t < h->ntypes; t++)
         if ((h->type_info[t] & (TI_SLOTS | TI_NAMED)) == TI_SLOTS) {
             h->type_info[t] |= TI_NAMED;
-            (void)heap_fields_name_type(p, t, h->by_index[t]);
+            if (naming_enter(p, h)) {
+                (void)heap_fields_name_type(p, t, h->by_index[t]);
+                naming_leave(p);
+            }
         }
 }
 
@@ -575,14 +607,28 @@ static void name_new_frames(profiler *p, struct heap_service *h)
         if (!h->frames[i] || h->frame_named[i])
             continue;
         h->frame_named[i] = 1;
-        names_function(p->names, h->frames[i], name, sizeof(name), &m);
-        if (h->statics)
-            heap_statics_learn_function(h->statics, p, h->frames[i]);   /* (for the next snapshot) */
+        snprintf(name, sizeof(name), "?");
+        if (naming_enter(p, h)) {
+            names_function(p->names, h->frames[i], name, sizeof(name), &m);
+            if (h->statics)
+                heap_statics_learn_function(h->statics, p, h->frames[i]);   /* (for the next snapshot) */
+            naming_leave(p);
+        }
         if (emit_begin(p, &e, TK_HEAP_FRAME_NAME)) {
             rec_heap_frame_name_put(&e.r, &(rec_heap_frame_name){ .function_id = h->frames[i], .name = name });
             emit_end(&e);
         }
     }
+}
+
+/* The static fields of the types first seen in the last snapshot. */
+static void learn_statics(profiler *p, struct heap_service *h)
+{
+    for (; h->statics_types < h->ntypes; h->statics_types++)
+        if (naming_enter(p, h)) {
+            heap_statics_learn_class(h->statics, p, h->by_index[h->statics_types]);
+            naming_leave(p);
+        }
 }
 
 static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
@@ -620,6 +666,7 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     }
     if (h->statics)                          /* (classes with compiled code: static holders' .cctor) */
         heap_statics_learn_jitted(h->statics, p);
+    note_unloads(p, h);
     atomic_store(&h->state, ARMED);
     hr = INFO(p)->ForceGC(p->info);
     pthread_mutex_lock(&h->gc_lock);
@@ -655,8 +702,7 @@ static void snapshot(profiler *p, struct heap_service *h, heap_result *res)
     name_new_fields(p, h);
     name_new_frames(p, h);
     if (h->statics)                          /* the statics of the types seen (for the next snapshot) */
-        for (; h->statics_types < h->ntypes; h->statics_types++)
-            heap_statics_learn_class(h->statics, p, h->by_index[h->statics_types]);
+        learn_statics(p, h);
     if (emit_begin(p, &e, TK_HEAP_END)) {
         rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
                                                 .bytes = h->bytes, .roots = h->roots,
@@ -751,6 +797,7 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
     }
     if (h->statics)
         heap_statics_learn_jitted(h->statics, p);
+    note_unloads(p, h);
     (void)INFO(p)->ForceGC(p->info);
     pthread_mutex_lock(&h->gc_lock);
     t0 = cp_monotonic_ns();
@@ -772,8 +819,7 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
     name_new_types(p, h);
     name_new_fields(p, h);
     if (h->statics)
-        for (; h->statics_types < h->ntypes; h->statics_types++)
-            heap_statics_learn_class(h->statics, p, h->by_index[h->statics_types]);
+        learn_statics(p, h);
     if (emit_begin(p, &e, TK_HEAP_END)) {
         rec_heap_end_put(&e.r, &(rec_heap_end){ .snapshot = h->snapshot, .status = status, .objects = h->objects,
                                                 .bytes = h->bytes, .roots = h->roots, .flags = flags,

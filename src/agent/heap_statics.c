@@ -217,24 +217,67 @@ void heap_statics_learn_function(heap_statics *st, profiler *p, FunctionID f)
         heap_statics_learn_class(st, p, c);
 }
 
+/* The modules loaded now (EnumModules) into live; 0, or -1.  The runtime
+ * takes an unloading assembly off this list before its UnloadStarted
+ * callbacks, and its code off the JIT-compiled functions only after its
+ * modules are gone: a function whose module is not listed here belongs to
+ * an unload under way, and its module must not be queried. */
+static int live_modules(profiler *p, idmap *live)
+{
+    ICorProfilerModuleEnum *en = NULL;
+    ModuleID ids[JIT_BATCH];
+    ULONG got = 0;
+
+    if (FAILED(INFO(p)->EnumModules(p->info, &en)) || !en)
+        return -1;
+    while (SUCCEEDED(en->lpVtbl->Next(en, JIT_BATCH, ids, &got)) && got > 0)
+        for (ULONG i = 0; i < got; i++)
+            idmap_put(live, ids[i], 1);
+    en->lpVtbl->Release(en);
+    return 0;
+}
+
+/* Off a callback (the heap service's thread): each function is looked at
+ * inside the unload gate, only while no unload has come since the module
+ * list was read, and only if its module was on it. */
 void heap_statics_learn_jitted(heap_statics *st, profiler *p)
 {
     ICorProfilerFunctionEnum *en = NULL;
     COR_PRF_FUNCTION batch[JIT_BATCH];
     ULONG got = 0;
+    uint64_t unloads = 0, v;
+    idmap live;
+    int stale = 0;
 
-    if (st->jitted_done)
+    if (st->jitted_done || !p->gate_ok)
         return;
     st->jitted_done = 1;
-    if (FAILED(INFO(p)->EnumJITedFunctions(p->info, &en)) || !en)
-        return;
-    while (SUCCEEDED(en->lpVtbl->Next(en, JIT_BATCH, batch, &got)) && got > 0) {
-        for (ULONG i = 0; i < got; i++)
-            heap_statics_learn_function(st, p, batch[i].functionId);
+    idmap_init(&live);
+    cu_gate_enter(&p->gate);
+    unloads = cu_gate_unloads(&p->gate);
+    if (FAILED(INFO(p)->EnumJITedFunctions(p->info, &en)) || !en || live_modules(p, &live) < 0)
+        stale = 1;
+    cu_gate_leave(&p->gate);
+    while (!stale && en && SUCCEEDED(en->lpVtbl->Next(en, JIT_BATCH, batch, &got)) && got > 0) {
+        for (ULONG i = 0; i < got && !stale; i++) {
+            ClassID c = 0;
+            ModuleID m = 0;
+            mdToken tok = 0;
+
+            cu_gate_enter(&p->gate);
+            if (cu_gate_unloads(&p->gate) != unloads)
+                stale = 1;                   /* (the rest: at a later snapshot's frames, or not at all) */
+            else if (SUCCEEDED(INFO(p)->GetFunctionInfo(p->info, batch[i].functionId, &c, &m, &tok)) && c &&
+                     idmap_get(&live, m, &v))
+                heap_statics_learn_class(st, p, c);
+            cu_gate_leave(&p->gate);
+        }
         if (got < JIT_BATCH)
             break;
     }
-    en->lpVtbl->Release(en);
+    if (en)
+        en->lpVtbl->Release(en);
+    idmap_free(&live);
 }
 
 size_t heap_statics_read(heap_statics *st, void (*put)(void *ctx, uint64_t object, uint32_t name), void *ctx)
