@@ -40,25 +40,27 @@ static void ctl_cleanup(attach_ctl *c)
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
-    cli_unlisten_private(&c->listen_fd, c->dir, c->path);
+    cli_unlisten_private(&c->listen_fd, &c->dir_fd, c->dir, c->path);
 }
 
 /* A private directory with a listening socket the agent connects to.  When
  * root attaches to another user's process, that user must be able to
- * connect: the directory and socket are given to it. */
+ * connect: the socket is given to it, the directory stays root's
+ * (cli_private_give: a directory given away would let that user put a link
+ * where root then chowns or removes). */
 static int ctl_listen(attach_ctl *c, uid_t target_uid)
 {
     char err[PATH_MAX + 128];
 
     c->fd = -1;
-    c->listen_fd = cli_listen_private("ctl", "ctl", 2, c->dir, sizeof(c->dir), c->path, sizeof(c->path), err,
-                                      sizeof(err));
+    c->listen_fd = cli_listen_private("ctl", "ctl", 2, &c->dir_fd, c->dir, sizeof(c->dir), c->path,
+                                      sizeof(c->path), err, sizeof(err));
     if (c->listen_fd < 0) {
         cli_error("%s (for the control channel)", err);
         return -1;
     }
     if (geteuid() == 0 && target_uid != 0) {
-        if (chown(c->dir, target_uid, (gid_t)-1) < 0 || chown(c->path, target_uid, (gid_t)-1) < 0) {
+        if (cli_private_give(c->dir_fd, "ctl", target_uid) < 0) {
             cli_error("cannot hand the control socket to uid %u: %s", (unsigned)target_uid, strerror(errno));
             return -1;
         }
@@ -76,7 +78,7 @@ static void ctl_accept(attach_ctl *c)
         return;
     /* The agent connects once: remove the path now, so that nothing is
      * left in /tmp even if this command is killed. */
-    cli_unlisten_private(&c->listen_fd, c->dir, c->path);
+    cli_unlisten_private(&c->listen_fd, &c->dir_fd, c->dir, c->path);
 }
 
 /* Takes the pending interruption off the signalfd (so that it counts once
@@ -526,7 +528,7 @@ int attach_parse_pid(const char *text)
 void attach_session_init(attach_session *s)
 {
     memset(s, 0, sizeof(*s));
-    s->sfd = s->ch.fd = s->ch.listen_fd = -1;
+    s->sfd = s->ch.fd = s->ch.listen_fd = s->ch.dir_fd = -1;
     cli_output_init(&s->out, "", "trace", 0);
 }
 

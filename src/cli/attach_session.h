@@ -19,6 +19,7 @@
 /* The command's end of the control connection. */
 typedef struct attach_ctl {
     int listen_fd, fd;
+    int dir_fd;                   /* the socket's private directory, kept open (cli_listen_private) */
     char dir[64], path[128];
     char buf[1024];
     size_t used;

@@ -4,6 +4,7 @@
 #define CLRPROBE_CLI_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define CLRPROBE_VERSION "0.1.0"
 
@@ -59,16 +60,22 @@ int cli_absolute_path(const char *path, char *buf, size_t len);
  * closing it) or CLI_TRACE_UNREADABLE (why says why). */
 enum { CLI_TRACE_COMPLETE, CLI_TRACE_STOPPED, CLI_TRACE_CUT_SHORT, CLI_TRACE_UNREADABLE };
 /* A Unix stream socket listening (non-blocking, close-on-exec, backlog
- * connections) at DIR/name, DIR a new private directory made by mkdtemp
- * from "/tmp/clrprobe-KIND-XXXXXX", for an agent to connect to (attach's
- * control channel, run's followed processes).  Fills dir and path and
- * returns the listening descriptor; or -1 with a reason ("cannot ...") in
- * err, having removed whatever it made (dir and path then ""). */
-int cli_listen_private(const char *kind, const char *name, int backlog, char *dir, size_t dirlen, char *path,
-                       size_t pathlen, char *err, size_t errlen);
-/* Closes *fd (if >= 0, then -1) and removes path and dir (if not "", then
- * ""): only what cli_listen_private made. */
-void cli_unlisten_private(int *fd, char *dir, char *path);
+ * connections, mode 0600) at DIR/name, DIR a new private directory (0700)
+ * made by mkdtemp from "/tmp/clrprobe-KIND-XXXXXX", for an agent to connect
+ * to (attach's control channel, run's followed processes).  Fills dir and
+ * path, keeps the directory open in *dirfd, and returns the listening
+ * descriptor; or -1 with a reason ("cannot ...") in err, having removed
+ * whatever it made (dir and path then "", *dirfd -1). */
+int cli_listen_private(const char *kind, const char *name, int backlog, int *dirfd, char *dir, size_t dirlen,
+                       char *path, size_t pathlen, char *err, size_t errlen);
+/* Lets uid (another user's process) connect to the socket name in the
+ * directory dirfd: the directory becomes 0711 but stays ours, and only the
+ * socket is given to uid (never following a link).  0, or -1 (errno). */
+int cli_private_give(int dirfd, const char *name, uid_t uid);
+/* Closes *fd (if >= 0, then -1) and removes the socket and the directory
+ * through *dirfd (then closed, -1): only what cli_listen_private made,
+ * never what a path leads to now; dir and path become "". */
+void cli_unlisten_private(int *fd, int *dirfd, char *dir, char *path);
 
 int cli_trace_outcome(const char *path, char *why, size_t whylen);
 

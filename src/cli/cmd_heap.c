@@ -196,7 +196,7 @@ static int listener_connect(int pid)
 
 static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned count, double interval_s)
 {
-    attach_ctl ch = { .listen_fd = -1, .fd = -1 };
+    attach_ctl ch = { .listen_fd = -1, .fd = -1, .dir_fd = -1 };
     char req[64], line[CP_CTL_LINE_MAX];
     const char *args;
     unsigned taken = 0;

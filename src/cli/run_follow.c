@@ -32,7 +32,7 @@ int follow_open(run_follow *f, const char *trace_target, int trace_dirfd)
     size_t dlen, blen;
 
     memset(f, 0, sizeof(*f));
-    f->listen_fd = f->dirfd = -1;
+    f->listen_fd = f->dirfd = f->sock_dir_fd = -1;
     if (!slash)
         return -1;
     dlen = (size_t)(slash - trace_target);
@@ -54,8 +54,8 @@ int follow_open(run_follow *f, const char *trace_target, int trace_dirfd)
         f->dirfd = -1;
         return -1;
     }
-    f->listen_fd = cli_listen_private("run", "run", 64, f->dir, sizeof(f->dir), f->path, sizeof(f->path), err,
-                                      sizeof(err));
+    f->listen_fd = cli_listen_private("run", "run", 64, &f->sock_dir_fd, f->dir, sizeof(f->dir), f->path,
+                                      sizeof(f->path), err, sizeof(err));
     if (f->listen_fd < 0) {
         cli_error("%s; child processes are not followed", err);
         free(f->kids);
@@ -304,7 +304,7 @@ void follow_stop(run_follow *f)
 
     /* First nobody new: a process started from now on finds no socket (or
      * a closed one) and never records. */
-    cli_unlisten_private(&f->listen_fd, f->dir, f->path);
+    cli_unlisten_private(&f->listen_fd, &f->sock_dir_fd, f->dir, f->path);
     if (!f->kids)
         return;
 

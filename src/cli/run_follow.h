@@ -43,7 +43,7 @@ typedef struct follow_child {
 } follow_child;
 
 typedef struct run_follow {
-    int listen_fd;
+    int listen_fd, sock_dir_fd;      /* the run socket and its private directory, kept open (cli_listen_private) */
     char dir[64];                    /* the private directory, "" once removed */
     char path[108];                  /* its socket: cfg.run */
     int dirfd;                       /* where the children's traces go (O_PATH, from the output's resolution) */

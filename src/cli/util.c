@@ -228,44 +228,81 @@ int cli_trace_outcome(const char *path, char *why, size_t whylen)
     return complete ? CLI_TRACE_COMPLETE : CLI_TRACE_CUT_SHORT;
 }
 
-int cli_listen_private(const char *kind, const char *name, int backlog, char *dir, size_t dirlen, char *path,
-                       size_t pathlen, char *err, size_t errlen)
+/* The socket is made 0600 (the umask is ours alone: the command is one
+ * thread), so that only its owner may connect; the directory, 0700 and
+ * ours, is kept open (*dirfd) so that what is given away and removed later
+ * is reached through it, never by a path someone else could change. */
+int cli_listen_private(const char *kind, const char *name, int backlog, int *dirfd, char *dir, size_t dirlen,
+                       char *path, size_t pathlen, char *err, size_t errlen)
 {
     struct sockaddr_un addr;
-    int fd = -1;
+    mode_t old_mask;
+    int fd = -1, r;
 
     path[0] = '\0';
+    *dirfd = -1;
     if ((size_t)snprintf(dir, dirlen, "/tmp/clrprobe-%s-XXXXXX", kind) >= dirlen || !mkdtemp(dir)) {
         snprintf(err, errlen, "cannot create a directory in /tmp: %s", strerror(errno));
+        dir[0] = '\0';
+        return -1;
+    }
+    *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (*dirfd < 0) {
+        snprintf(err, errlen, "cannot open the directory %s: %s", dir, strerror(errno));
+        rmdir(dir);              /* (just made by us in sticky /tmp: nobody else can have replaced it) */
         dir[0] = '\0';
         return -1;
     }
     if ((size_t)snprintf(path, pathlen, "%s/%s", dir, name) >= pathlen || strlen(path) >= sizeof(addr.sun_path)) {
         snprintf(err, errlen, "cannot create a socket in %s: the path is too long", dir);
         path[0] = '\0';
-        cli_unlisten_private(&fd, dir, path);
+        cli_unlisten_private(&fd, dirfd, dir, path);
         return -1;
     }
     memset(&addr, 0, sizeof(addr));
     addr.sun_family = AF_UNIX;
     memcpy(addr.sun_path, path, strlen(path) + 1);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(fd, backlog) < 0) {
+    old_mask = umask(0177);
+    r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+    umask(old_mask);
+    if (r < 0 || listen(fd, backlog) < 0) {
         snprintf(err, errlen, "cannot create the socket %s: %s", path, strerror(errno));
-        cli_unlisten_private(&fd, dir, path);     /* (the directory is ours, and private: so is path) */
+        cli_unlisten_private(&fd, dirfd, dir, path);
         return -1;
     }
     return fd;
 }
 
-void cli_unlisten_private(int *fd, char *dir, char *path)
+int cli_private_give(int dirfd, const char *name, uid_t uid)
 {
+    /* The directory stays ours (0711: the user may pass through it, not
+     * list or change it), so name is still our socket here; and even a
+     * link put in its place would not be followed. */
+    if (fchmod(dirfd, 0711) < 0)
+        return -1;
+    return fchownat(dirfd, name, uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW);
+}
+
+/* The socket is removed by its name in the directory's descriptor; the
+ * directory by its path only while that path is still the directory made
+ * (same device and inode, not a link). */
+void cli_unlisten_private(int *fd, int *dirfd, char *dir, char *path)
+{
+    struct stat mine, now;
+    const char *name = strrchr(path, '/');
+
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
-    if (path[0])
-        unlink(path);
-    if (dir[0])
-        rmdir(dir);
+    if (*dirfd >= 0) {
+        if (name)
+            unlinkat(*dirfd, name + 1, 0);
+        if (dir[0] && fstat(*dirfd, &mine) == 0 && fstatat(AT_FDCWD, dir, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(now.st_mode) && now.st_dev == mine.st_dev && now.st_ino == mine.st_ino)
+            unlinkat(AT_FDCWD, dir, AT_REMOVEDIR);
+        close(*dirfd);
+        *dirfd = -1;
+    }
     path[0] = dir[0] = '\0';
 }
