@@ -68,14 +68,27 @@ static int ctl_listen(attach_ctl *c, uid_t target_uid)
     return 0;
 }
 
-/* Accepts the agent's connection if it is waiting. */
-static void ctl_accept(attach_ctl *c)
+/* Accepts the agent's connection if it is waiting: only one from process
+ * pid itself (SO_PEERCRED: as our pid namespace sees it); another, said and
+ * closed, leaves the socket listening. */
+static void ctl_accept(attach_ctl *c, int pid)
 {
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+
     if (c->fd >= 0 || c->listen_fd < 0)
         return;
     c->fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
     if (c->fd < 0)
         return;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid != pid) {
+        cli_error("ignored a connection to the control socket from process %d of uid %u: only process %d's agent "
+                  "may connect", len == sizeof(cred) ? (int)cred.pid : -1, len == sizeof(cred) ? (unsigned)cred.uid : 0u,
+                  pid);
+        close(c->fd);
+        c->fd = -1;
+        return;
+    }
     /* The agent connects once: remove the path now, so that nothing is
      * left in /tmp even if this command is killed. */
     cli_unlisten_private(&c->listen_fd, &c->dir_fd, c->dir, c->path);
@@ -232,7 +245,7 @@ static int attach_agent(attach_session *s, const char *agent, const char *text, 
             return INTERRUPTED;
         }
         if (!agent_gone && pfd[2].revents) {
-            ctl_accept(&s->ch);
+            ctl_accept(&s->ch, s->pid);
             if (s->ch.fd >= 0 && drain_agent(s) == CLOSED)
                 agent_gone = 1;           /* it refused (the reply says so) or died */
         }
@@ -269,7 +282,7 @@ static int attach_agent(attach_session *s, const char *agent, const char *text, 
             cli_error("the agent said: %s", s->agent_error);
         return CLOSED;
     }
-    ctl_accept(&s->ch);
+    ctl_accept(&s->ch, s->pid);
     if (s->ch.fd < 0) {
         cli_error("process %d accepted the agent, but the agent never called back; it detaches by itself", s->pid);
         return CLOSED;
@@ -300,16 +313,20 @@ static int attach_agent(attach_session *s, const char *agent, const char *text, 
  * calling back on the control socket as an attached agent does. */
 static int resume_agent(attach_session *s, const char *text, int timeout_ms)
 {
-    struct sockaddr_un addr;
-    socklen_t len;
     uint64_t deadline;
-    int fd;
+    char err[512];
+    int fd, rc;
 
-    len = cp_abstract_address(&addr, CP_QUIET_SOCKET_FMT, ipc_inner_pid(s->pid));
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, len) < 0 ||
-        send(fd, text, strlen(text), MSG_NOSIGNAL) != (ssize_t)strlen(text) || send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
-        cli_error("cannot reach the agent that stays in process %d (its quiet socket: %s)", s->pid, strerror(errno));
+    /* (the configuration goes only to a listener that is the process itself) */
+    rc = ipc_connect_agent_socket(s->pid, CP_QUIET_SOCKET_FMT, &fd, err, sizeof(err));
+    if (rc == IPC_ERR_REFUSED) {
+        cli_error("cannot attach to process %d: %s", s->pid, err);
+        return CLOSED;
+    }
+    if (rc != IPC_OK || send(fd, text, strlen(text), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)strlen(text) ||
+        send(fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
+        cli_error("cannot reach the agent that stays in process %d (its quiet socket: %s)", s->pid,
+                  rc != IPC_OK ? err : strerror(errno));
         if (fd >= 0)
             close(fd);
         return CLOSED;
@@ -336,7 +353,7 @@ static int resume_agent(attach_session *s, const char *text, int timeout_ms)
         }
         if (pfd[1].revents) {
             if (s->ch.fd < 0) {
-                ctl_accept(&s->ch);
+                ctl_accept(&s->ch, s->pid);
                 if (s->ch.fd >= 0)
                     deadline = cp_monotonic_ns() + (uint64_t)READY_TIMEOUT_MS * 1000000u;
             }

@@ -120,6 +120,11 @@ static void print_refused(const char *args, int notification)
               "DOTNET_gcConcurrent=0, or under clrprobe run --heap-every S", hr);
 }
 
+/* How long the agent may take past the interval to say how a snapshot
+ * went (the induced GC of a very large heap), before the command stops
+ * waiting. */
+#define SNAPSHOT_TIMEOUT_MS 120000
+
 /* ---- a process without a profiler: attach, snapshot, detach ---- */
 
 static int heap_by_attach(attach_session *s, const char *output, unsigned count, double interval_s, double timeout_s)
@@ -144,7 +149,7 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
     cli_error("attached to process %d in %.1f ms; taking %u heap snapshot%s", s->pid, attach_ms_since(t_start), count,
               count == 1 ? "" : "s");
     for (;;) {
-        r = attach_next_line(s, -1, line, sizeof(line));
+        r = attach_next_line(s, (int)(interval_s * 1000) + SNAPSHOT_TIMEOUT_MS, line, sizeof(line));
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
@@ -162,6 +167,11 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
     }
     if (r == GOT_LINE && !cp_ctl_is(line, CP_CTL_EXITED)) {
         status = attach_detach(s);
+    } else if (r == TIMED_OUT) {
+        cli_error("the agent in process %d did not say how snapshot %u of %u went within %.0f s: detaching",
+                  s->pid, taken + 1, count, interval_s + SNAPSHOT_TIMEOUT_MS / 1000.0);
+        status = attach_detach(s);
+        failed = 1;
     } else if (r == INTERRUPTED) {
         cli_error("interrupted after %u of %u snapshots: detaching", taken, count);
         status = attach_detach(s);
@@ -176,39 +186,25 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
 
 /* ---- a process that already runs clrprobe's agent: its heap listener ---- */
 
-static int listener_connect(int pid)
-{
-    struct sockaddr_un addr;
-    socklen_t len;
-    int fd;
-
-    len = cp_abstract_address(&addr, CP_HEAP_SOCKET_FMT, ipc_inner_pid(pid));
-    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&addr, len) < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    return fd;
-}
-
 static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned count, double interval_s)
 {
     attach_ctl ch = { .listen_fd = -1, .fd = -1, .dir_fd = -1 };
-    char req[64], line[CP_CTL_LINE_MAX];
+    char req[64], line[CP_CTL_LINE_MAX], err[512];
     const char *args;
     unsigned taken = 0;
-    int n, r, sfd, status = 1, told = 0;
+    int n, r, rc, sfd, status = 1, told = 0;
+    int wait_ms = (int)(interval_s * 1000) + SNAPSHOT_TIMEOUT_MS;
     sigset_t sigs, old;
 
-    ch.fd = listener_connect(pid);
-    if (ch.fd < 0) {
+    rc = ipc_connect_agent_socket(pid, CP_HEAP_SOCKET_FMT, &ch.fd, err, sizeof(err));
+    if (rc == IPC_ERR_REFUSED) {
+        cli_error("heap: cannot ask process %d for snapshots: %s", pid, err);
+        return 1;
+    }
+    if (rc != IPC_OK) {
         cli_error("process %d runs clrprobe's agent (%s), but it cannot be reached (%s): it may be an older "
                   "clrprobe, or the process runs in another network namespace (run clrprobe heap inside its "
-                  "container)", pid, lp->kind == IPC_PROFILER_STARTUP ? "started by clrprobe run" : "attached",
-                  strerror(errno));
+                  "container)", pid, lp->kind == IPC_PROFILER_STARTUP ? "started by clrprobe run" : "attached", err);
         return 1;
     }
     n = snprintf(req, sizeof(req), CP_HEAP_REQUEST_FMT "\n", count, (unsigned long long)(interval_s * 1000 + 0.5));
@@ -228,7 +224,7 @@ static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned c
               "trace that recording writes", pid, lp->kind == IPC_PROFILER_STARTUP ? "clrprobe run" : "clrprobe attach",
               count, count == 1 ? "" : "s");
     for (;;) {
-        r = attach_ctl_line(&ch, sfd, -1, line, sizeof(line));
+        r = attach_ctl_line(&ch, sfd, wait_ms, line, sizeof(line));
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
@@ -249,6 +245,10 @@ static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned c
     if (r == INTERRUPTED) {
         cli_error("interrupted after %u of %u snapshots; the agent stops after the one under way", taken, count);
         status = EXIT_INTERRUPTED;
+    } else if (r == TIMED_OUT) {
+        cli_error("process %d's agent did not say how snapshot %u of %u went within %.0f s; not waiting longer (the "
+                  "snapshots it takes go into the trace of its recording)", pid, taken + 1, count,
+                  wait_ms / 1000.0);
     } else if (r != GOT_LINE && taken < count) {
         cli_error("process %d stopped answering after %u of %u snapshots (it exited, or its recording ended)", pid,
                   taken, count);

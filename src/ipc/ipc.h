@@ -321,9 +321,28 @@ typedef enum ipc_profiler_kind {
  * NSpid line of /proc/PID/status); pid itself when not there. */
 int ipc_inner_pid(int pid);
 
-/* Is the abstract Unix socket "@name" bound in pid's network namespace
- * (/proc/PID/net/unix)? */
+/* Is the abstract Unix socket "@name" bound by pid itself: listed in its
+ * network namespace's /proc/PID/net/unix, with an inode that is one of
+ * pid's descriptors (any user may bind a name first: peer.c)? */
 int ipc_has_abstract_socket(int pid, const char *name);
+
+/* The inode of the socket bound at the abstract "@name" in the text of a
+ * /proc/net/unix (len bytes): 1 and *inode, or 0 if not there. */
+int ipc_unix_inode(const char *text, size_t len, const char *name, unsigned long *inode);
+
+/* Checks that the listener at the other end of the connected socket fd
+ * (the abstract "@name") is process pid, as our pid namespace sees it, with
+ * its uid (SO_PEERCRED).  IPC_OK; IPC_ERR_REFUSED with "the socket name
+ * @name is held by process X of uid Y, not by process PID: ..." in err. */
+int ipc_check_listener(int fd, const char *name, int pid, char *err, size_t errlen);
+
+/* Connects to the agent's abstract socket fmt (CP_HEAP_SOCKET_FMT,
+ * CP_QUIET_SOCKET_FMT) of process pid (its name holds pid as the process
+ * knows itself: ipc_inner_pid) and checks the listener
+ * (ipc_check_listener): IPC_OK and *out; IPC_ERR_NO_SOCKET when nothing
+ * listens there, IPC_ERR_REFUSED when someone else does, IPC_ERR_SYSTEM;
+ * err says which. */
+int ipc_connect_agent_socket(int pid, const char *fmt, int *out, char *err, size_t errlen);
 
 typedef struct ipc_loaded_profiler {
     ipc_profiler_kind kind;

@@ -193,20 +193,3 @@ int ipc_inner_pid(int pid)
     fclose(f);
     return inner > 0 ? inner : pid;
 }
-
-int ipc_has_abstract_socket(int pid, const char *name)
-{
-    char path[64], want[128], *text = NULL;
-    size_t len, wl;
-    int found = 0;
-
-    snprintf(path, sizeof(path), "/proc/%d/net/unix", pid);
-    snprintf(want, sizeof(want), " @%s\n", name);
-    wl = strlen(want);
-    if (ipc_read_file(path, &text, &len) < 0)
-        return 0;
-    for (size_t i = 0; !found && i + wl <= len; i++)
-        found = memcmp(text + i, want, wl) == 0;
-    free(text);
-    return found;
-}

@@ -150,6 +150,45 @@ as_other_user() {
     (cd "$OTHER_DIR" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@")
 }
 
+# squat_as_other_user NAME LOG [ANSWER]: after other_user_setup, a process of
+# nobody's binds the abstract Unix socket @NAME first (as any local user
+# may), answers every connection with the line ANSWER (if given) and then
+# never again, and appends what it receives to LOG (in $OTHER_OUT).  Waits
+# until it listens; sets SQUAT_PID (killed when the test ends).
+squat_as_other_user() {
+    local name=$1 log=$2 answer=${3:-}
+    [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the squatter"
+    cat >"$OTHER_DIR/squat.py" <<'PY'
+import os, socket, sys, threading
+name, log, answer, ready = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0" + name)
+s.listen(8)
+with open(ready + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(ready + ".tmp", ready)
+held = []
+def serve(c):
+    if answer:
+        c.sendall(answer.encode() + b"\n")
+    while True:
+        data = c.recv(4096)
+        if not data:
+            return
+        with open(log, "ab") as f:
+            f.write(data)
+while True:
+    c, _ = s.accept()
+    held.append(c)
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+    rm -f "$OTHER_OUT/squat.ready"
+    as_other_user /usr/bin/python3 "$OTHER_DIR/squat.py" "$name" "$OTHER_OUT/$log" "$answer" "$OTHER_OUT/squat.ready" &
+    wait_for_text "$OTHER_OUT/squat.ready" 20 "" && SQUAT_PID=$(cat "$OTHER_OUT/squat.ready")
+    [[ -n ${SQUAT_PID:-} ]] || { fail "the squatter did not start"; return 1; }
+    at_exit "kill $SQUAT_PID 2>/dev/null"
+}
+
 # In a sanitized run (make asan) a .NET program needs ASan's runtime
 # preloaded for the sanitized agent (tests/run.sh); $SAMPLE and `dotnet` are
 # wrappers that do it.  A test that starts the sample otherwise (with another

@@ -405,3 +405,24 @@ test_attach_beside_a_copy_of_the_agent_at_startup() {
     assert_eq true "$(jq -r 'select(.kind=="trace") | .notification' x.jsonl)" "the notification role"
     assert_eq 0 "$(wait_unmapped "$pid")" "libclrprobe.so mapped in the process after the detach"
 }
+
+# Another user binds the quiet agent's name of root's target first, while
+# an attach of root's records: a second attach must not take it for a quiet
+# agent (/proc/PID/net/unix lists everyone's sockets) and send it its
+# configuration; it attaches beside the first as it would without it.
+test_attach_does_not_take_a_squatted_quiet_socket_for_the_agent() {
+    other_user_setup
+    start_target spinq.out spin 30
+    squat_as_other_user "clrprobe-quiet-$TPID" quiet.log || return
+    "$CLRPROBE" attach "$TPID" -o first.clrp --duration 25 >first.out 2>first.err &
+    local first=$!
+    at_exit "kill $first 2>/dev/null"
+    wait_for_text first.err 20 "attached to process" || fail "the first attach did not attach: $(cat first.err)"
+    timeout 60 "$CLRPROBE" attach "$TPID" -o second.clrp --duration 0.3 >second.out 2>second.err
+    assert_eq 0 "$?" "exit status of the second attach: $(cat second.err)"
+    assert_contains second.err "attaching beside it as a notification profiler" "the second attach loads beside the first"
+    [[ ! -s $OTHER_OUT/quiet.log ]] || fail "the configuration went to the squatter: $(head -c 300 "$OTHER_OUT/quiet.log")"
+    kill -TERM "$first"
+    wait "$first"
+    assert_eq 0 "$?" "exit status of the first attach: $(cat first.err)"
+}

@@ -399,3 +399,27 @@ test_heap_why_and_diff_of_a_known_growth() {
     "$CLRPROBE" report grow.clrp --why HeapLeaf --format collapsed >o 2>e
     assert_eq 2 "$?" "--why with collapsed"
 }
+
+# Another user binds the heap listener's name of root's target first (any
+# user may bind an abstract name) and answers with a made-up snapshot, then
+# never again: root's clrprobe heap must not believe it, nor wait on it; it
+# says who holds the name, in bounded time.
+test_heap_command_refuses_a_squatted_heap_socket() {
+    other_user_setup
+    start_heap_target prof.out 30
+    squat_as_other_user "clrprobe-heap-$TPID" heap.log "snapshot 1 0x00000000 0x0 999999999 1000000000000 5 1000" || return
+    "$CLRPROBE" attach "$TPID" -o att.clrp --duration 25 >att.out 2>att.err &
+    local att=$!
+    at_exit "kill $att 2>/dev/null"
+    wait_for_text att.err 20 "attached to process $TPID" || fail "the attach did not attach: $(cat att.err)"
+    timeout 60 "$CLRPROBE" heap "$TPID" >h.out 2>h.err
+    assert_eq 1 "$?" "clrprobe heap exit code (124: it waited on the squatter): $(cat h.err)"
+    assert_contains h.err "the socket name @clrprobe-heap-$TPID is held by process $SQUAT_PID of uid 65534, not by process $TPID" \
+        "who holds the name"
+    assert_eq 1 "$(wc -l <h.err)" "one line"
+    ! grep -q 999999999 h.err || fail "the squatter's snapshot was printed: $(cat h.err)"
+    [[ ! -s $OTHER_OUT/heap.log ]] || fail "the request went to the squatter: $(cat "$OTHER_OUT/heap.log")"
+    kill -INT "$att"
+    wait "$att"
+    assert_eq 0 "$?" "the attach's exit code: $(cat att.err)"
+}
