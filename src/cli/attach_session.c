@@ -156,7 +156,7 @@ void attach_on_line(attach_session *s, const char *line)
 
     if (cp_ctl_args(line, CP_CTL_HELLO)) {
         s->hello = 1;
-        if (cp_ctl_send_trace(s->ch.fd, s->out.fd) < 0)
+        if (cp_ctl_send_trace(s->ch.fd, s->handover_fd >= 0 ? s->handover_fd : s->out.fd) < 0)
             cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
     } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
         snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);
@@ -373,12 +373,41 @@ static int resume_agent(attach_session *s, const char *text, int timeout_ms)
     return GOT_LINE;
 }
 
+/* Another user's process recorded into the handover file: its content as
+ * it is now goes into our own staged file, which that process never had,
+ * and the handover file is let go (that process may keep writing into it,
+ * to no one).  0, or -1 after a message. */
+static int take_trace(attach_session *s)
+{
+    off_t copied = 0;
+    int rc, e;
+
+    if (s->handover_fd < 0)
+        return 0;
+    rc = cli_handover_take(s->handover_fd, s->out.fd, &copied);
+    e = errno;
+    close(s->handover_fd);
+    s->handover_fd = -1;
+    if (rc == 0)
+        return 0;
+    if (copied > 0)
+        cli_error("cannot copy the trace recorded in process %d (%s): its first %lld bytes are kept in %s", s->pid,
+                  strerror(e), (long long)copied, cli_output_staging_path(&s->out));
+    else
+        cli_error("cannot copy the trace recorded in process %d (%s): nothing was kept", s->pid, strerror(e));
+    return -1;
+}
+
 /* Puts the recorded trace in place and says what it holds.  Returns the
  * exit status. */
 int attach_finish(attach_session *s, const char *how)
 {
     char why[512];
-    int outcome = cli_trace_outcome(cli_output_staging_path(&s->out), why, sizeof(why));
+    int outcome;
+
+    if (take_trace(s) < 0)
+        return 1;
+    outcome = cli_trace_outcome(cli_output_staging_path(&s->out), why, sizeof(why));
 
     if (outcome == CLI_TRACE_UNREADABLE) {
         cli_error("the trace recorded from process %d cannot be read back (%s); it is kept in %s", s->pid, why,
@@ -417,6 +446,8 @@ int attach_detach(attach_session *s)
     int r;
 
     if (send(s->ch.fd, CP_CTL_DETACH, CP_CTL_DETACH_LEN, MSG_NOSIGNAL) != CP_CTL_DETACH_LEN) {
+        if (take_trace(s) < 0)
+            return 1;
         cli_error("lost the connection to the agent in process %d; what was recorded is in %s", s->pid,
                   cli_output_staging_path(&s->out));
         return 1;
@@ -424,8 +455,15 @@ int attach_detach(attach_session *s)
     for (;;) {
         r = attach_ctl_line(&s->ch, s->sfd, DETACH_TIMEOUT_MS, line, sizeof(line));
         if (r == INTERRUPTED) {
-            cli_error("interrupted: not waiting for process %d to detach; the agent completes the trace as it "
-                      "leaves, in %s", s->pid, cli_output_staging_path(&s->out));
+            if (s->handover_fd < 0) {
+                cli_error("interrupted: not waiting for process %d to detach; the agent completes the trace as it "
+                          "leaves, in %s", s->pid, cli_output_staging_path(&s->out));
+                return EXIT_INTERRUPTED;
+            }
+            if (take_trace(s) == 0)
+                cli_error("interrupted: not waiting for process %d to detach; what it recorded so far is in %s, "
+                          "not what the agent writes as it leaves (that stays in a file of the process's own)", s->pid,
+                          cli_output_staging_path(&s->out));
             return EXIT_INTERRUPTED;
         }
         if (r == CLOSED) {
@@ -436,6 +474,8 @@ int attach_detach(attach_session *s)
             return attach_finish(s, how) == EXIT_INTERRUPTED ? EXIT_INTERRUPTED : 1;
         }
         if (r != GOT_LINE) {
+            if (take_trace(s) < 0)
+                return 1;
             cli_error("process %d did not confirm the detach (timed out after 30 s); what was recorded is in %s",
                       s->pid, cli_output_staging_path(&s->out));
             return 1;
@@ -545,7 +585,7 @@ int attach_parse_pid(const char *text)
 void attach_session_init(attach_session *s)
 {
     memset(s, 0, sizeof(*s));
-    s->sfd = s->ch.fd = s->ch.listen_fd = s->ch.dir_fd = -1;
+    s->sfd = s->ch.fd = s->ch.listen_fd = s->ch.dir_fd = s->handover_fd = -1;
     cli_output_init(&s->out, "", "trace", 0);
 }
 
@@ -585,6 +625,40 @@ int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, i
     return pid;
 }
 
+/* Another user's process gets a descriptor it can keep (duplicated, or
+ * passed on) as long as it wants: never one of our trace file's.  It
+ * records into an anonymous file of its user's beside ours (in our staged
+ * file's directory), copied into ours when the recording ends
+ * (take_trace).  A process of our own user could write our files anyway:
+ * it gets our staged file.  0, or -1 after a message. */
+static int open_handover(attach_session *s)
+{
+    uid_t uid = attach_process_uid(s->pid);
+    char dir[PATH_MAX], *slash;
+    int dirfd = s->out.temp_name[0] ? s->out.dirfd : -1, own = 0, e;
+
+    if (uid == geteuid())
+        return 0;
+    if (dirfd < 0) {                     /* (staged in $TMPDIR: the output is a device or standard output) */
+        snprintf(dir, sizeof(dir), "%s", cli_output_staging_path(&s->out));
+        slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir ? 1 : 0] = '\0';
+        dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        own = 1;
+    }
+    s->handover_fd = dirfd < 0 ? -1 : cli_handover_open(dirfd, uid);
+    e = errno;
+    if (own && dirfd >= 0)
+        close(dirfd);
+    if (s->handover_fd < 0) {
+        cli_error("cannot make the file process %d records into, beside %s: %s", s->pid,
+                  cli_output_staging_path(&s->out), strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 int attach_open(attach_session *s, cp_config *cfg, const char *output, double timeout_s)
 {
     char agent[PATH_MAX], err[512], text[CP_CONFIG_MAX_TEXT + 1], sockpath[IPC_PATH_MAX], label[32];
@@ -603,6 +677,8 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
      * process) and takes the output's place only at the end. */
     snprintf(label, sizeof(label), "%d", s->pid);
     if (cli_output_open_trace(&s->out, output, label) < 0)
+        return ATTACH_FAILED;
+    if (open_handover(s) < 0)
         return ATTACH_FAILED;
     if (ctl_listen(&s->ch, attach_process_uid(s->pid)) < 0)
         return ATTACH_FAILED;
@@ -646,6 +722,12 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
 
 void attach_close(attach_session *s, int discard)
 {
+    if (discard && s->handover_fd >= 0) {
+        close(s->handover_fd);
+        s->handover_fd = -1;
+    } else {
+        take_trace(s);                        /* (a failure said what is kept) */
+    }
     if (discard || cli_output_size(&s->out) == 0)
         cli_output_discard(&s->out);          /* (nothing was recorded into it) */
     else

@@ -32,6 +32,8 @@ typedef struct attach_session {
     sigset_t old_mask;            /* the signal mask before the signalfd */
     attach_ctl ch;
     cli_output out;
+    int handover_fd;              /* another user's process: the anonymous file the agent writes into, copied
+                                     into out at the end (cli_handover_open); -1: the agent writes out itself */
     unsigned modules, assemblies, threads, functions;
     int hello;                    /* "hello" seen: the agent runs and has the trace file */
     int ready;                    /* "ready" seen: the catch-up is done */

@@ -79,4 +79,15 @@ void cli_unlisten_private(int *fd, int *dirfd, char *dir, char *path);
 
 int cli_trace_outcome(const char *path, char *why, size_t whylen);
 
+/* The trace file for another user's process to write into (attach, heap):
+ * an anonymous file (O_TMPFILE, never linkable; or one made and unlinked at
+ * once) in the directory dirfd, owned by uid, mode 0600.  What that process
+ * does with it, during the recording or ever after, reaches no file of
+ * ours.  The descriptor, or -1 (errno). */
+int cli_handover_open(int dirfd, uid_t uid);
+/* Copies the handover file from (its size now, never more) into to, from
+ * offset 0, giving back each part copied (a hole punched in from): 0, or -1
+ * (errno).  *copied says how much was copied. */
+int cli_handover_take(int from, int to, off_t *copied);
+
 #endif

@@ -7,6 +7,7 @@
 #include "trace/format.h"
 #include "trace/reader.h"
 #include "common/escape.h"
+#include "common/files.h"
 #include "ipc/ipc.h"
 
 #include <errno.h>
@@ -305,4 +306,89 @@ void cli_unlisten_private(int *fd, int *dirfd, char *dir, char *path)
         *dirfd = -1;
     }
     path[0] = dir[0] = '\0';
+}
+
+int cli_handover_open(int dirfd, uid_t uid)
+{
+    char name[] = "clrprobe-handover-XXXXXX";
+    int fd, e;
+
+    /* O_EXCL: a file that can never be linked into a directory, even by
+     * the user it is given to. */
+    fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+        fd = cp_file_create_temp_at(dirfd, name);     /* (a file system without O_TMPFILE) */
+        if (fd >= 0 && unlinkat(dirfd, name, 0) < 0) {
+            e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+    }
+    if (fd >= 0 && fchown(fd, uid, (gid_t)-1) < 0) {
+        e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* Copies up to n bytes from *in to *out with pread and pwrite, for file
+ * systems copy_file_range does not serve. */
+static ssize_t copy_by_hand(int from, off_t *in, int to, off_t *out, size_t n)
+{
+    char buf[65536];
+    ssize_t r = pread(from, buf, n < sizeof(buf) ? n : sizeof(buf), *in), w;
+
+    if (r <= 0)
+        return r;
+    for (ssize_t done = 0; done < r; done += w) {
+        w = pwrite(to, buf + done, (size_t)(r - done), *out + done);
+        if (w < 0 && errno == EINTR)
+            w = 0;
+        else if (w <= 0)
+            return -1;
+    }
+    *in += r;
+    *out += r;
+    return r;
+}
+
+int cli_handover_take(int from, int to, off_t *copied)
+{
+    struct stat st;
+    off_t in = 0, out = 0, size;
+    int by_hand = 0;
+
+    *copied = 0;
+    if (fstat(from, &st) < 0)
+        return -1;
+    /* The size, not the allocation: the agent keeps a reserve allocated
+     * past the end (FALLOC_FL_KEEP_SIZE). */
+    size = st.st_size;
+    while (in < size) {
+        size_t want = (size_t)(size - in < (1 << 16) ? size - in : (1 << 16));
+        off_t at = in;
+        ssize_t n = by_hand ? -1 : copy_file_range(from, &in, to, &out, want, 0);
+
+        if (n < 0 && !by_hand && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
+                                  errno == EBADF)) {
+            by_hand = 1;
+            continue;
+        }
+        if (by_hand)
+            n = copy_by_hand(from, &in, to, &out, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;                    /* cut meanwhile (its owner may): what there is */
+        *copied += n;
+        /* What is copied is given back at once: on a full disk the copy
+         * takes the room the original had. */
+        fallocate(from, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, n);
+    }
+    return 0;
 }

@@ -426,3 +426,76 @@ test_attach_does_not_take_a_squatted_quiet_socket_for_the_agent() {
     wait "$first"
     assert_eq 0 "$?" "exit status of the first attach: $(cat first.err)"
 }
+
+# Root attaches to a process of another user's (nobody).  That user may
+# keep, by any means, the descriptor the agent writes the trace through:
+# here a parent of the target's, as nobody, takes a copy of it during the
+# recording (pidfd_getfd: what the target itself could do with dup), and
+# once root's trace is finished, cuts and rewrites through it.  Root's
+# finished trace must stay as it was: that descriptor was never one of it.
+test_attach_another_users_process_cannot_write_the_trace_afterwards() {
+    other_user_setup
+    [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the target's parent"
+    mkdir -p out && chmod 755 out
+    cat >"$OTHER_DIR/keeper.py" <<'PY'
+import ctypes, os, subprocess, sys, time
+prefix, d = sys.argv[1], sys.argv[2]
+def say(name, text):
+    with open(d + "/" + name + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(d + "/" + name + ".tmp", d + "/" + name)
+def wait_for(name):
+    while not os.path.exists(d + "/" + name):
+        time.sleep(0.05)
+p = subprocess.Popen(sys.argv[3:], stdout=open(d + "/target.out", "w"), stderr=subprocess.STDOUT)
+say("pid", str(p.pid))
+wait_for("grab")
+libc = ctypes.CDLL(None, use_errno=True)
+pidfd, kept = os.pidfd_open(p.pid), -1
+for n in os.listdir("/proc/%d/fd" % p.pid):
+    try:
+        link = os.readlink("/proc/%d/fd/%s" % (p.pid, n))
+    except OSError:
+        continue
+    if link.startswith(prefix):
+        kept = libc.syscall(438, pidfd, int(n), 0)      # pidfd_getfd
+        if kept >= 0:
+            break
+say("grabbed", "kept" if kept >= 0 else "none")
+wait_for("write")
+done = "none"
+if kept >= 0:
+    os.ftruncate(kept, 0)
+    os.write(kept, b"forged by the target's user\n" * 100)
+    done = "written"
+say("written", done)
+p.wait()
+PY
+    as_other_user /usr/bin/python3 "$OTHER_DIR/keeper.py" "$PWD/out/" "$OTHER_OUT" "$SAMPLE" spin 60 &
+    wait_for_text "$OTHER_OUT/pid" 20 "" || { fail "the target's parent did not start"; return; }
+    TPID=$(cat "$OTHER_OUT/pid")
+    at_exit "kill $TPID 2>/dev/null"
+    wait_for_text "$OTHER_OUT/target.out" 30 "started" || { fail "the target did not start"; return; }
+    "$CLRPROBE" attach "$TPID" -o out/t.clrp --duration 30 >att.out 2>att.err &
+    local att=$!
+    at_exit "kill $att 2>/dev/null"
+    wait_for_text att.err 20 "attached to process $TPID" || { fail "the attach did not attach: $(cat att.err)"; return; }
+    touch "$OTHER_OUT/grab"
+    wait_for_text "$OTHER_OUT/grabbed" 20 "" || fail "the target's parent did not look for the descriptor"
+    assert_eq kept "$(cat "$OTHER_OUT/grabbed")" "the target's user holds the descriptor the agent writes through"
+    kill -INT "$att"
+    wait "$att"
+    assert_eq 0 "$?" "attach exit code: $(cat att.err)"
+    assert_contains att.err "detached from process $TPID in" "detached"
+    local before
+    before=$(sha256sum <out/t.clrp)
+    touch "$OTHER_OUT/write"
+    wait_for_text "$OTHER_OUT/written" 20 "" || fail "the target's parent did not write"
+    assert_eq written "$(cat "$OTHER_OUT/written")" "the target's user wrote through the descriptor it kept"
+    assert_eq "$before" "$(sha256sum <out/t.clrp)" "root's finished trace is unchanged (bytes and size)"
+    assert_eq "0 600" "$(stat -c '%u %a' out/t.clrp)" "owner and mode of root's trace"
+    "$CLRPROBE" report out/t.clrp --format jsonl >t.jsonl 2>rep.err
+    assert_eq 0 "$?" "report exit code: $(cat rep.err)"
+    assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' t.jsonl)" "the trace is complete"
+    assert_eq "" "$(ls -A out | grep -v '^t\.clrp$')" "nothing else left in the output's directory"
+}
