@@ -886,9 +886,14 @@ static int wait_until(struct heap_service *h, uint64_t until, atomic_int *stop)
 /* A snapshot is over: its records go to the file now (not at the flusher's
  * next turn, up to 250 ms away), before anyone is told it was taken, so a
  * process killed right after keeps it.  Outside the GC, on our thread. */
-static void snapshot_written(profiler *p)
+/* After a snapshot: everything it recorded goes to the file.  If the
+ * trace stopped on the way (a full disk), not all of it got there: its
+ * result says so rather than its counts alone. */
+static void snapshot_written(profiler *p, heap_result *r)
 {
     trace_writer_flush(p->writer);
+    if (trace_writer_stopped(p->writer) && r->status == 0)
+        r->status = CP_HEAP_SNAPSHOT_CUT;
 }
 
 static void tell(const heap_sink *sink, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -948,7 +953,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
             }
             snapshot_enumerate(p, h, &r);
             pthread_mutex_unlock(&h->snap_lock);
-            snapshot_written(p);
+            snapshot_written(p, &r);
             taken++;
             tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
                  (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);
@@ -974,7 +979,7 @@ int heap_run(profiler *p, const heap_plan *plan, const heap_sink *sink, atomic_i
         }
         snapshot(p, h, &r);
         pthread_mutex_unlock(&h->snap_lock);
-        snapshot_written(p);
+        snapshot_written(p, &r);
         taken++;
         tell(sink, CP_CTL_SNAPSHOT_FMT, r.index, r.status, r.flags, (unsigned long long)r.objects,
              (unsigned long long)r.bytes, r.roots, (unsigned long long)r.pause_ns);

@@ -424,13 +424,18 @@ int attach_finish(attach_session *s, const char *how)
         return 1;
     }
     if (outcome == CLI_TRACE_STOPPED) {
-        cli_error("%s; trace written to %s, but the agent stopped recording early: %s", how,
-                  cli_output_display(&s->out), why);
+        cli_error("%s; trace written to %s, but the agent stopped recording early%s%s: %s", how,
+                  cli_output_display(&s->out), s->finish_note[0] ? " " : "", s->finish_note, why);
         return 1;
     }
     if (outcome == CLI_TRACE_CUT_SHORT) {
-        cli_error("%s; trace written to %s, but it was not closed: it ends at the agent's last flush", how,
-                  cli_output_display(&s->out));
+        cli_error("%s; trace written to %s, but it was not closed: it ends at the agent's last flush%s%s", how,
+                  cli_output_display(&s->out), s->finish_note[0] ? ", " : "", s->finish_note);
+        return 1;
+    }
+    if (s->finish_note[0]) {
+        cli_error("%s; trace written to %s, but the agent stopped recording early %s", how,
+                  cli_output_display(&s->out), s->finish_note);
         return 1;
     }
     cli_error("%s; trace written to %s", how, cli_output_display(&s->out));

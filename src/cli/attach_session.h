@@ -45,6 +45,8 @@ typedef struct attach_session {
     char main_profiler[4096];     /* that one's library, as mapped in the process */
     int tracing;                  /* "tracing N" seen */
     unsigned traced;              /* its N: methods whose IL is rewritten */
+    char finish_note[160];        /* what the trace lacks besides the agent's stop, for attach_finish
+                                     (heap: "while snapshot N of M was written, ...") */
     char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
     char backlog[8][CP_CTL_LINE_MAX];   /* other lines that came during the attach (heap progress) */
     int nbacklog;

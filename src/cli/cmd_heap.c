@@ -83,18 +83,25 @@ static const char approx_under_run[] =
     "GC monitoring is off (the runtime refuses it later); for exact roots run it with --heap-every S, or with "
     "DOTNET_gcConcurrent=0";
 
-/* One "snapshot" line, said as progress on stderr; 0, or -1 if it failed.
- * An approximate one is followed, the first time (*told), by approx_why. */
+enum { SNAPSHOT_TAKEN = 0, SNAPSHOT_FAILED = -1, SNAPSHOT_CUT = -2 };
+
+/* One "snapshot" line, said as progress on stderr: SNAPSHOT_TAKEN, or
+ * SNAPSHOT_FAILED after saying why.  A snapshot that is not in the trace
+ * whole (the trace stopped while it was written: a full disk) is not said
+ * to be taken: SNAPSHOT_CUT, said by the caller, with the trace's end.  An
+ * approximate one is followed, the first time (*told), by approx_why. */
 static int print_snapshot(const char *args, unsigned count, const char *approx_why, int *told)
 {
     unsigned index = 0, status = 0, flags = 0, roots = 0;
     unsigned long long objects = 0, bytes = 0, pause_ns = 0;
 
     if (sscanf(args, CP_CTL_SNAPSHOT_ARGS_FMT, &index, &status, &flags, &objects, &bytes, &roots, &pause_ns) != 7)
-        return -1;
+        return SNAPSHOT_FAILED;
+    if (status == CP_HEAP_SNAPSHOT_CUT)
+        return SNAPSHOT_CUT;
     if (status != 0) {
         cli_error("snapshot %u of %u failed: %s", index, count, ipc_hresult_message((HRESULT)status));
-        return -1;
+        return SNAPSHOT_FAILED;
     }
     cli_error("snapshot %u of %u: %llu objects, %.1f MiB, %u roots; the process was paused %.0f ms%s", index, count,
               objects, (double)bytes / (1024.0 * 1024.0), roots, (double)pause_ns / 1e6,
@@ -104,7 +111,7 @@ static int print_snapshot(const char *args, unsigned count, const char *approx_w
         *told = 1;
         cli_error("%s", approx_why);
     }
-    return 0;
+    return SNAPSHOT_TAKEN;
 }
 
 static void print_refused(const char *args, int notification)
@@ -153,10 +160,17 @@ static int heap_by_attach(attach_session *s, const char *output, unsigned count,
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
-            if (print_snapshot(args, count, s->notification ? approx_beside : approx_after_attach, &told) < 0)
+            int got = print_snapshot(args, count, s->notification ? approx_beside : approx_after_attach, &told);
+            if (got == SNAPSHOT_CUT) {
+                /* (the trace's end says why: attach_finish) */
+                snprintf(s->finish_note, sizeof(s->finish_note), "while snapshot %u of %u was written, which is "
+                         "not in the trace whole", taken + 1, count);
                 failed = 1;
-            else
+            } else if (got < 0) {
+                failed = 1;
+            } else {
                 taken++;
+            }
         } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
             print_refused(args, s->notification);
             failed = 1;
@@ -228,8 +242,15 @@ static int heap_by_listener(int pid, const ipc_loaded_profiler_t *lp, unsigned c
         if (r != GOT_LINE)
             break;
         if ((args = cp_ctl_args(line, CP_CTL_SNAPSHOT)) != NULL) {
-            if (print_snapshot(args, count, lp->kind == IPC_PROFILER_STARTUP ? approx_under_run : approx_under_attach,
-                               &told) == 0)
+            int got = print_snapshot(args, count, lp->kind == IPC_PROFILER_STARTUP ? approx_under_run :
+                                     approx_under_attach, &told);
+            if (got == SNAPSHOT_CUT) {
+                cli_error("snapshot %u of %u is not in the trace whole: the recording of process %d stopped writing "
+                          "its trace while the snapshot was written (a full disk, or a file size limit: that "
+                          "recording says which when it ends)", taken + 1, count, pid);
+                break;
+            }
+            if (got == SNAPSHOT_TAKEN)
                 taken++;
         } else if ((args = cp_ctl_args(line, CP_CTL_HEAP_REFUSED)) != NULL) {
             print_refused(args, 0);

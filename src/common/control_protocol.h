@@ -75,6 +75,10 @@
 /* "snapshot"'s arguments, written and read with these formats. */
 #define CP_CTL_SNAPSHOT_ARGS_FMT  "%u 0x%08x 0x%x %llu %llu %u %llu"
 #define CP_CTL_SNAPSHOT_FMT       CP_CTL_SNAPSHOT " " CP_CTL_SNAPSHOT_ARGS_FMT
+/* A "snapshot" status that is no HRESULT of the runtime's: the snapshot was
+ * taken, but the trace stopped (a full disk, a file size limit) before all
+ * of it was written, so it is not in the trace whole. */
+#define CP_HEAP_SNAPSHOT_CUT      0xC1A90001u
 #define CP_CTL_HEAP_REFUSED_FMT   CP_CTL_HEAP_REFUSED " 0x%08x"       /* HR */
 #define CP_CTL_TRACING_FMT        CP_CTL_TRACING " %u"                /* methods */
 
