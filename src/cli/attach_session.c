@@ -73,7 +73,7 @@ static int ctl_listen(attach_ctl *c, uid_t target_uid)
  * closed, leaves the socket listening. */
 static void ctl_accept(attach_ctl *c, int pid)
 {
-    struct ucred cred;
+    struct ucred cred = { .pid = -1 };
     socklen_t len = sizeof(cred);
 
     if (c->fd >= 0 || c->listen_fd < 0)
@@ -83,8 +83,7 @@ static void ctl_accept(attach_ctl *c, int pid)
         return;
     if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid != pid) {
         cli_error("ignored a connection to the control socket from process %d of uid %u: only process %d's agent "
-                  "may connect", len == sizeof(cred) ? (int)cred.pid : -1, len == sizeof(cred) ? (unsigned)cred.uid : 0u,
-                  pid);
+                  "may connect", (int)cred.pid, (unsigned)cred.uid, pid);
         close(c->fd);
         c->fd = -1;
         return;
