@@ -249,7 +249,7 @@ int cli_listen_private(const char *kind, const char *name, int backlog, int *dir
     }
     *dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (*dirfd < 0) {
-        snprintf(err, errlen, "cannot open the directory %s: %s", dir, strerror(errno));
+        snprintf(err, errlen, "cannot open the directory it made in /tmp: %s", strerror(errno));
         rmdir(dir);              /* (just made by us in sticky /tmp: nobody else can have replaced it) */
         dir[0] = '\0';
         return -1;
