@@ -499,3 +499,63 @@ PY
     assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' t.jsonl)" "the trace is complete"
     assert_eq "" "$(ls -A out | grep -v '^t\.clrp$')" "nothing else left in the output's directory"
 }
+
+# Root attaches to nobody's process: the control socket is nobody's (so
+# that the agent can connect), and so any process of nobody's can connect
+# to it too.  Only the target's own connection is taken: another one,
+# made while the target is stopped (so before its agent can call back), is
+# said and closed, and gets nothing (no trace descriptor); the attach then
+# goes on with the real agent.
+test_attach_control_socket_takes_only_the_targets_connection() {
+    other_user_setup
+    [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the other process"
+    cat >"$OTHER_DIR/intruder.py" <<'PY'
+import array, glob, os, socket, sys, time
+d = sys.argv[1]
+def say(name, text):
+    with open(d + "/" + name + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(d + "/" + name + ".tmp", d + "/" + name)
+say("intruder", str(os.getpid()))
+deadline = time.time() + 30
+while time.time() < deadline:
+    for path in glob.glob("/tmp/clrprobe-ctl-*/ctl"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+        except OSError:
+            continue
+        s.sendall(b"hello %d\n" % os.getpid())
+        s.settimeout(20)
+        fds = array.array("i")
+        try:
+            msg, anc, _, _ = s.recvmsg(64, socket.CMSG_SPACE(4 * fds.itemsize))
+        except OSError:
+            msg, anc = b"", []
+        got = any(level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS for level, kind, _ in anc)
+        say("result", "descriptor" if got else "nothing")
+        sys.exit(0)
+    time.sleep(0.02)
+say("result", "no socket")
+PY
+    as_other_user sh -c 'echo $$ >"$1/pid"; shift; exec "$@"' sh "$OTHER_OUT" "$SAMPLE" spin 60 >"$OTHER_OUT/spin.out" 2>&1 &
+    wait_for_text "$OTHER_OUT/spin.out" 30 "started" || { fail "the target did not start"; return; }
+    TPID=$(cat "$OTHER_OUT/pid")
+    at_exit "kill -CONT $TPID 2>/dev/null; kill $TPID 2>/dev/null"
+    kill -STOP "$TPID"
+    as_other_user /usr/bin/python3 "$OTHER_DIR/intruder.py" "$OTHER_OUT" &
+    wait_for_text "$OTHER_OUT/intruder" 20 "" || { fail "the other process did not start"; return; }
+    local intruder
+    intruder=$(cat "$OTHER_OUT/intruder")
+    "$CLRPROBE" attach "$TPID" -o out.clrp --duration 0.5 --timeout 60 >att.out 2>att.err &
+    local att=$!
+    at_exit "kill $att 2>/dev/null"
+    wait_for_text att.err 20 "ignored a connection to the control socket from process $intruder of uid 65534: only process $TPID's agent may connect" ||
+        fail "the other process's connection was not refused: $(cat att.err)"
+    wait_for_text "$OTHER_OUT/result" 30 "" || fail "the other process did not finish"
+    assert_eq nothing "$(cat "$OTHER_OUT/result")" "what the other process got"
+    kill -CONT "$TPID"
+    wait "$att"
+    assert_eq 0 "$?" "attach exit code: $(cat att.err)"
+    assert_contains att.err "detached from process $TPID in" "the attach went on with the target's agent"
+}
