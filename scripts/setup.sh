@@ -7,7 +7,7 @@
 # again; does nothing when all is already there.
 set -euo pipefail
 
-PACKAGES=(gcc make libc6-dev zlib1g-dev jq protobuf-compiler golang-go chromium time)
+PACKAGES=(gcc make libc6-dev zlib1g-dev jq protobuf-compiler golang-go chromium time python3)
 command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
 missing=()
