@@ -13,6 +13,7 @@
 #include "report/view_profiles.h"
 #include "common/escape.h"
 #include "trace/reader.h"
+#include "report/sort.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -86,7 +87,7 @@ static int collect(char **args, size_t nargs, char ***list, size_t *n)
                 cli_error("report: %s: it is a directory with no trace (*.clrp) in it", args[a]);
                 return -1;
             }
-            qsort(*list + first, *n - first, sizeof(**list), by_name);
+            rp_sort(*list + first, *n - first, sizeof(**list), by_name);
         } else {
             char *p = strdup(args[a]), **nl = realloc(*list, (*n + 1) * sizeof(*nl));
             if (!p || !nl) {
@@ -212,7 +213,7 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         cli_error("report: no trace to read");
         goto done;
     }
-    qsort(t, n, sizeof(*t), by_start);
+    rp_sort(t, n, sizeof(*t), by_start);
     if (!(refs = refs_of(t, n))) {
         cli_error("out of memory");
         goto done;
@@ -357,7 +358,7 @@ void cli_report_children(const char *path, const rp_trace *parent, FILE *out)
     closedir(d);
     if (n) {
         rp_report_trace *refs;
-        qsort(kids, n, sizeof(*kids), by_start);
+        rp_sort(kids, n, sizeof(*kids), by_start);
         fputc('\n', out);
         if ((refs = refs_of(kids, n)))
             rp_write_processes("Processes it started (their own traces; 'clrprobe report DIR' shows them together)",

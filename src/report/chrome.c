@@ -27,6 +27,7 @@
 #include "report/json.h"
 #include "common/idmap.h"
 #include "trace/format.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -340,7 +341,7 @@ static int nest(timeline *tl)
 
     if (!stack)
         return -1;
-    qsort(tl->s, tl->n, sizeof(*tl->s), by_lane);
+    rp_sort(tl->s, tl->n, sizeof(*tl->s), by_lane);
     for (size_t i = 0; i < tl->n; i++) {
         slice *s = &tl->s[i];
         if (i && s->tid != tl->s[i - 1].tid)

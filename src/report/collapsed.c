@@ -7,6 +7,7 @@
  * lock's type. */
 #include "report/report.h"
 #include "common/escape.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out)
         order[i] = i;
     cmp_profile = p;
     cmp_by_thread = by_thread;
-    qsort(order, p->nsamples, sizeof(*order), cmp_samples);
+    rp_sort(order, p->nsamples, sizeof(*order), cmp_samples);
     for (size_t i = 0; i < p->nsamples;) {
         const rp_sample *s = &p->samples[order[i]];
         size_t j = i + 1;

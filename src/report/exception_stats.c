@@ -2,6 +2,7 @@
  * (exception_stats.h). */
 #include "report/exception_stats.h"
 #include "common/idmap.h"
+#include "report/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,7 @@ int rp_exc_stats_build(const rp_trace *tr, rp_exc_stats *s)
             goto out;
     }
     if (s->nrows)
-        qsort(s->rows, s->nrows, sizeof(*s->rows), by_count);
+        rp_sort(s->rows, s->nrows, sizeof(*s->rows), by_count);
     rc = 0;
 out:
     idmap_free(&b.names);

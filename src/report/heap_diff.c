@@ -1,6 +1,7 @@
 /* heap_diff.c - the change between two heap snapshots, per type (heap_diff.h). */
 #include "report/heap_diff.h"
 #include "trace/heap_codec.h"
+#include "report/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ static named *by_name(const rp_heap *h, const rp_heap_snapshot *s, int count_fre
         v[i].fresh = fresh ? fresh[s->types[i].type] : 0;
     }
     free(fresh);
-    qsort(v, s->ntypes, sizeof(*v), cmp_named);
+    rp_sort(v, s->ntypes, sizeof(*v), cmp_named);
     return v;
 }
 
@@ -97,7 +98,7 @@ int rp_heap_diff_build(const rp_heap *ha, const rp_heap_snapshot *a, const rp_he
     }
     free(va);
     free(vb);
-    qsort(d->rows, n, sizeof(*d->rows), cmp_row);
+    rp_sort(d->rows, n, sizeof(*d->rows), cmp_row);
     d->nrows = n;
     d->identity = identity;
     d->t_between_ns = same_trace && b->t_end > a->t_end ? b->t_end - a->t_end : 0;

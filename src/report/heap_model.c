@@ -2,12 +2,11 @@
  * retained sizes (heap_model.h). */
 #include "report/heap_model.h"
 #include "trace/heap_codec.h"
+#include "report/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_NAME_INDEX (1u << 24)    /* a larger type or root-name index is corrupt data */
 
 /* ---- growable arrays ---- */
 
@@ -102,22 +101,100 @@ static int cmp_frame(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int set_name(const char ***names, size_t *n, uint32_t index, const char *name)
+/* A name record (heap_type, heap_root_name) as read: its index, and its
+ * place in the trace so that a later record of the same index wins. */
+typedef struct raw_name { uint32_t index; size_t order; const char *name; } raw_name;
+
+static int cmp_raw_name(const void *a, const void *b)
 {
-    if (index >= MAX_NAME_INDEX)
+    const raw_name *x = a, *y = b;
+    if (x->index != y->index)
+        return x->index < y->index ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts the names by index and keeps the last of each index; returns how
+ * many are left.  (Names are kept as sorted pairs, not in a table indexed
+ * by the index read: an index from the trace sizes nothing.) */
+static size_t unique_names(raw_name *v, size_t n)
+{
+    size_t k = 0;
+
+    if (n == 0)
         return 0;
-    if (index >= *n) {
-        size_t cap = (size_t)index + 1;
-        const char **p = realloc(*names, cap * sizeof(*p));
-        if (!p)
-            return -1;
-        for (size_t i = *n; i < cap; i++)
-            p[i] = NULL;
-        *names = p;
-        *n = cap;
+    rp_sort(v, n, sizeof(*v), cmp_raw_name);
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[k - 1].index == v[i].index)
+            k--;
+        v[k++] = v[i];
     }
-    (*names)[index] = name;
+    return k;
+}
+
+/* Position of index in the sorted ids, or RP_HEAP_NONE. */
+static uint32_t find_u32(const uint32_t *ids, size_t n, uint32_t index)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ids[lo] == index ? (uint32_t)lo : RP_HEAP_NONE;
+}
+
+/* The type table: the named types in order of their trace index, then
+ * one slot for the objects whose index no heap_type record names. */
+static int set_types(rp_heap *h, raw_name *v, size_t n)
+{
+    n = unique_names(v, n);
+    h->type_names = malloc((n + 1) * sizeof(*h->type_names));
+    h->type_ids = malloc((n + 1) * sizeof(*h->type_ids));
+    if (!h->type_names || !h->type_ids)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        h->type_names[i] = v[i].name;
+        h->type_ids[i] = v[i].index;
+    }
+    h->type_names[n] = NULL;
+    h->ntype_names = n + 1;
     return 0;
+}
+
+/* The table index of a type index read from the trace. */
+static uint32_t type_slot(const rp_heap *h, uint32_t index)
+{
+    uint32_t k = find_u32(h->type_ids, h->ntype_names - 1, index);
+    return k == RP_HEAP_NONE ? (uint32_t)(h->ntype_names - 1) : k;
+}
+
+static int set_root_names(rp_heap *h, raw_name *v, size_t n)
+{
+    n = unique_names(v, n);
+    if ((h->root_names = malloc((n + 1) * sizeof(*h->root_names))) == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        h->root_names[i] = (struct rp_heap_root_name){ v[i].index, v[i].name };
+    h->nroot_names = n;
+    return 0;
+}
+
+/* The fields by table type; a field of a type no heap_type record names
+ * is dropped (no object can be shown as that type). */
+static void map_field_types(rp_heap *h)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < h->nfields; i++) {
+        uint32_t t = find_u32(h->type_ids, h->ntype_names - 1, h->fields[i].type);
+        if (t == RP_HEAP_NONE)
+            continue;
+        h->fields[k] = h->fields[i];
+        h->fields[k++].type = t;
+    }
+    h->nfields = k;
 }
 
 static int decode_objects(rp_heap *h, building *b, const rec_heap_objects *r)
@@ -180,8 +257,9 @@ static int decode_roots(rp_heap *h, building *b, const rec_heap_roots *r)
     return 0;
 }
 
-/* The collected entries of one snapshot as its sorted, indexed graph. */
-static int finish(rp_heap_snapshot *s, building *b)
+/* The collected entries of one snapshot as its sorted, indexed graph (the
+ * objects' types as indexes of h's type table). */
+static int finish(const rp_heap *h, rp_heap_snapshot *s, building *b)
 {
     raw_obj *ro = b->objs.p;
     raw_ref *rr = b->refs.p;
@@ -190,7 +268,7 @@ static int finish(rp_heap_snapshot *s, building *b)
     uint32_t *from = NULL;
 
     if (b->objs.n)
-        qsort(ro, b->objs.n, sizeof(*ro), cmp_obj);
+        rp_sort(ro, b->objs.n, sizeof(*ro), cmp_obj);
     s->addr = malloc((b->objs.n + 1) * sizeof(uint64_t));
     s->size = malloc((b->objs.n + 1) * sizeof(uint64_t));
     s->type = malloc((b->objs.n + 1) * sizeof(uint32_t));
@@ -206,7 +284,8 @@ static int finish(rp_heap_snapshot *s, building *b)
         }
         s->addr[n] = ro[i].addr;
         s->size[n] = ro[i].size;
-        s->type[n] = ro[i].type;
+        s->type[n] = type_slot(h, ro[i].type);
+        s->unnamed_types += s->type[n] == h->ntype_names - 1;
         s->flags[n] = (uint8_t)ro[i].flags;
         s->total_bytes += ro[i].size;
         n++;
@@ -298,6 +377,8 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
 {
     building *b = NULL;
     size_t fields_cap = 0;
+    vec types = { .elem = sizeof(raw_name) }, roots = { .elem = sizeof(raw_name) };
+    raw_name *rn;
     int rc = -1;
 
     memset(h, 0, sizeof(*h));
@@ -328,12 +409,14 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
         rp_heap_snapshot *s;
         switch (e->kind) {
         case TK_HEAP_TYPE:
-            if (set_name(&h->type_names, &h->ntype_names, e->heap_type.index, e->heap_type.name) < 0)
+            if ((rn = vec_push(&types)) == NULL)
                 goto out;
+            *rn = (raw_name){ e->heap_type.index, i, e->heap_type.name };
             break;
         case TK_HEAP_ROOT_NAME:
-            if (set_name(&h->root_names, &h->nroot_names, e->heap_root_name.index, e->heap_root_name.name) < 0)
+            if ((rn = vec_push(&roots)) == NULL)
                 goto out;
+            *rn = (raw_name){ e->heap_root_name.index, i, e->heap_root_name.name };
             break;
         case TK_HEAP_FIELD: {
             struct rp_heap_field *f;
@@ -380,16 +463,21 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
             break;
         }
     }
+    if (set_types(h, types.p, types.n) < 0 || set_root_names(h, roots.p, roots.n) < 0)
+        goto out;
+    map_field_types(h);
     for (size_t k = 0; k < h->nsnap; k++)
-        if (finish(&h->snap[k], &b[k]) < 0)
+        if (finish(h, &h->snap[k], &b[k]) < 0)
             goto out;
     if (h->nframes)
-        qsort(h->frames, h->nframes, sizeof(*h->frames), cmp_frame);
+        rp_sort(h->frames, h->nframes, sizeof(*h->frames), cmp_frame);
     if (h->nfields)
-        qsort(h->fields, h->nfields, sizeof(*h->fields), cmp_field);
+        rp_sort(h->fields, h->nfields, sizeof(*h->fields), cmp_field);
     rc = 0;
 out:
-    for (size_t k = 0; k < h->nsnap; k++) {
+    free(types.p);
+    free(roots.p);
+    for (size_t k = 0; k < h->nsnap && b; k++) {
         free(b[k].objs.p);
         free(b[k].refs.p);
         free(b[k].roots.p);
@@ -700,7 +788,7 @@ int rp_heap_analyse(rp_heap *h, rp_heap_snapshot *s)
             s->types[t].type = (uint32_t)t;
             s->types[s->ntypes++] = s->types[t];
         }
-    qsort(s->types, s->ntypes, sizeof(*s->types), cmp_type_stat);
+    rp_sort(s->types, s->ntypes, sizeof(*s->types), cmp_type_stat);
     rc = 0;
 out:
     free(start);
@@ -751,6 +839,20 @@ static const char *frame_name(const rp_heap *h, uint64_t id)
     return lo < h->nframes && h->frames[lo].id == id && h->frames[lo].name[0] ? h->frames[lo].name : NULL;
 }
 
+static const char *root_name(const rp_heap *h, uint64_t id)
+{
+    size_t lo = 0, hi = h->nroot_names;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->root_names[mid].index < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->nroot_names && h->root_names[lo].index == id ? h->root_names[lo].name : NULL;
+}
+
 const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *r, char *buf, size_t cap)
 {
     const char *name;
@@ -769,7 +871,7 @@ const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *r, char 
                                         (r->flags & HEAP_ROOT_FLAG_PINNING) ? "pinned" : "strong");
         break;
     case HEAP_ROOT_STATIC:
-        name = r->id < h->nroot_names ? h->root_names[r->id] : NULL;
+        name = root_name(h, r->id);
         snprintf(buf, cap, "static %s", name ? name : "?");
         break;
     case HEAP_ROOT_DEPENDENT:
@@ -837,7 +939,7 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
         }
     /* each object once: in its roots' group, or in RP_HEAP_SEVERAL_ROOTS when
      * roots of different descriptions hold it (the groups stay disjoint) */
-    qsort(it, n, sizeof(*it), cmp_root_by_object);
+    rp_sort(it, n, sizeof(*it), cmp_root_by_object);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         int mixed = 0;
@@ -853,7 +955,7 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
         i = j;
     }
     free(it);
-    qsort(g, ng, sizeof(*g), cmp_root_group);
+    rp_sort(g, ng, sizeof(*g), cmp_root_group);
     *out = g;
     *nout = ng;
     return 0;
@@ -877,6 +979,7 @@ void rp_heap_free(rp_heap *h)
     }
     free(h->snap);
     free(h->type_names);
+    free(h->type_ids);
     free(h->root_names);
     free(h->frames);
     free(h->fields);

@@ -52,6 +52,8 @@ typedef struct rp_heap_snapshot {
     size_t nedges, dropped_refs, duplicate_objects;
     size_t frozen;                   /* objects flagged HEAP_OBJ_FROZEN */
     size_t seen;                     /* objects flagged HEAP_OBJ_SEEN: in the previous snapshot too */
+    size_t unnamed_types;            /* objects whose type index no heap_type record names (a damaged
+                                        or cut-short trace): their type is the table's last, "?" */
     rp_heap_root *roots;
     size_t nroots;
     uint64_t total_bytes;
@@ -66,9 +68,14 @@ typedef struct rp_heap_snapshot {
 typedef struct rp_heap {
     rp_heap_snapshot *snap;
     size_t nsnap;
-    const char **type_names;         /* by type index ("?" when not named) */
+    /* The type table: the types the heap_type records name, in order of
+     * their index in the trace, then one slot ("?") for objects whose index
+     * none names.  Objects and fields hold indexes of this table, always
+     * below ntype_names: an index read from the trace sizes nothing. */
+    const char **type_names;         /* ("?" when NULL) */
+    uint32_t *type_ids;              /* the trace's index of each named type (ntype_names - 1 of them) */
     size_t ntype_names;
-    const char **root_names;         /* HEAP_ROOT_STATIC ids */
+    struct rp_heap_root_name { uint32_t index; const char *name; } *root_names;   /* HEAP_ROOT_STATIC ids, sorted */
     size_t nroot_names;
     struct rp_heap_frame { uint64_t id; const char *name; } *frames;   /* stack roots' methods, by id */
     size_t nframes;

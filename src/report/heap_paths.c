@@ -2,6 +2,7 @@
 #include "report/heap_paths.h"
 #include "common/idmap.h"
 #include "trace/heap_codec.h"
+#include "report/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,7 +229,7 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
         paths[g].shallow += s->size[i];
         paths[g].retained += s->retained ? s->retained[i] : s->size[i];
     }
-    qsort(paths, npaths, sizeof(*paths), cmp_path);
+    rp_sort(paths, npaths, sizeof(*paths), cmp_path);
     *out = paths;
     *nout = npaths;
     paths = NULL;

@@ -59,6 +59,7 @@
 #include "common/idmap.h"
 #include "report/gc_timeline.h"
 #include "report/json.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -341,7 +342,7 @@ static when *times_of(const rp_profile *p, const uint32_t *leaf, const uint32_t 
             continue;
         w[k++] = (when){ s->thread, (uint32_t)((s->t - *t0) / *width), pre[leaf[i]], rp_sample_count(p, s) };
     }
-    qsort(w, k, sizeof(*w), by_when);
+    rp_sort(w, k, sizeof(*w), by_when);
     for (size_t i = 0; i < k; i++) {
         if (*n && by_when(&w[*n - 1], &w[i]) == 0)
             w[*n - 1].count += w[i].count;

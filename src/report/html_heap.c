@@ -20,6 +20,7 @@
 #include "report/heap_model.h"
 #include "report/heap_paths.h"
 #include "report/json.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ int rp_write_html_heap(const rp_trace *tr, FILE *out)
         node[i] = UINT32_MAX;
     }
     g_s = s;
-    qsort(order, s->nobjects, sizeof(uint32_t), by_retained);
+    rp_sort(order, s->nobjects, sizeof(uint32_t), by_retained);
     for (size_t k = 0; k < s->nobjects && k < HTML_NODES && nlist < HTML_MAX_NODES; k++) {
         uint32_t chain[64], nc = 0;
         for (uint32_t v = order[k]; v != RP_HEAP_NONE && node[v] == UINT32_MAX && nc < 64; v = s->idom[v])

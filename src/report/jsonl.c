@@ -184,6 +184,8 @@ static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
     if (analysed)
         json_u64(&o, "unrooted", s->unrooted);
     json_u64(&o, "dropped_references", s->dropped_refs);
+    if (s->unnamed_types)
+        json_u64(&o, "unnamed_type_objects", s->unnamed_types);
     json_end(&o);
     if (!analysed)
         return;

@@ -6,6 +6,7 @@
 #include "common/idmap.h"
 #include "common/latency_hist.h"
 #include "trace/format.h"
+#include "report/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ static void tell_overloads(const rp_trace *tr, rp_mstats *m)
         if (tr->ev[i].kind == TK_TRACED_METHOD && tr->ev[i].traced_method.how != TRACE_HOW_NONE)
             idx[n++] = i;
     g_tr = tr;
-    qsort(idx, n, sizeof(*idx), by_name_order);
+    rp_sort(idx, n, sizeof(*idx), by_name_order);
     for (size_t i = 0; i < n;) {
         const char *name = tr->ev[idx[i]].traced_method.name;
         size_t j = i;
@@ -163,7 +164,7 @@ int rp_mstats_build(const rp_trace *tr, rp_mstats *m)
         else if (tr->ev[i].kind == TK_TRACED_METHOD)
             idmap_put(&traced, tr->ev[i].traced_method.function, i);
     g_tr = tr;
-    qsort(idx, n, sizeof(*idx), by_pair);
+    rp_sort(idx, n, sizeof(*idx), by_pair);
     for (size_t i = 0; i < n;) {
         uint64_t function = tr->ev[idx[i]].method_stats.function;
         const rp_event *tm = traced_record(tr, &traced, function);
@@ -204,8 +205,8 @@ int rp_mstats_build(const rp_trace *tr, rp_mstats *m)
     }
     idmap_free(&traced);
     tell_overloads(tr, m);
-    qsort(m->merged, m->nmerged, sizeof(*m->merged), by_total);
-    qsort(m->per_thread, m->nper_thread, sizeof(*m->per_thread), by_name_thread);
+    rp_sort(m->merged, m->nmerged, sizeof(*m->merged), by_total);
+    rp_sort(m->per_thread, m->nper_thread, sizeof(*m->per_thread), by_name_thread);
     free(idx);
     free(counts);
     free(one);

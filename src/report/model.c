@@ -4,6 +4,7 @@
 #include "report/arena.h"
 #include "common/idmap.h"
 #include "trace/format.h"
+#include "report/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static int derive_catches(rp_trace *tr)
                 idmap_get(&names, e->exception_handled.catcher, &f) ? rp_function_name(&tr->ev[f], &fid) : "";
         }
     }
-    qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
+    rp_sort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
     rc = 0;
 out:
     idmap_free(&thrown);
@@ -401,7 +402,7 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
     /* Chunks from different threads interleave: order by time, keeping file
      * order for equal times. */
     if (tr->nev) {                        /* (tr->ev is NULL when there are none) */
-        qsort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
+        rp_sort(tr->ev, tr->nev, sizeof(*tr->ev), by_time);
         tr->end_t = tr->ev[tr->nev - 1].t;
     }
     rp_merge_catchup(tr->ev, tr->nev);

@@ -6,6 +6,7 @@
 #include "report/profile.h"
 #include "report/arena.h"
 #include "common/idmap.h"
+#include "report/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -221,7 +222,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
                 if (!(out->labels[k++] = copy_str(out, parts[i].labels[j])))
                     goto oom;
     }
-    qsort(out->samples, out->nsamples, sizeof(*out->samples), by_time);
+    rp_sort(out->samples, out->nsamples, sizeof(*out->samples), by_time);
     out->frames = m.names;
     out->nframes = m.n;
     idindex_free(m.slots);

@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "report/alloc_estimate.h"
 #include "common/escape.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -82,7 +83,7 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
     int w = rp_view_of(p->view)->counts_samples ? 8 : 11;
     char a[32], b[32];
 
-    qsort(st, p->nframes, sizeof(*st), cmp);
+    rp_sort(st, p->nframes, sizeof(*st), cmp);
     if (title) {
         fprintf(out, "  %s\n", title);
     } else if (rp_view_of(p->view)->counts_samples) {

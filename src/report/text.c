@@ -13,6 +13,7 @@
 #include "report/views.h"
 #include "trace/format.h"
 #include "trace/heap_codec.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -139,7 +140,7 @@ static void print_jit(const rp_trace *tr, FILE *out)
         if (tr->ev[i].kind == TK_JIT && !tr->ev[i].catchup)
             idx[n++] = i;
     sort_tr = tr;
-    qsort(idx, n, sizeof(*idx), jit_cmp);
+    rp_sort(idx, n, sizeof(*idx), jit_cmp);
     fprintf(out, "  Slowest to compile:\n");
     for (size_t i = 0; i < n && i < TOP_JIT; i++) {
         const rec_jit *j = &tr->ev[idx[i]].jit;
@@ -300,7 +301,7 @@ static void print_exceptions(const rp_trace *tr, FILE *out)
             if (tr->ev[i].kind == TK_EXCEPTION_CATCH)
                 tally_add(&catches, &nc, &cc, tr->ev[i].exception_catch.type, tr->ev[i].exception_catch.function_name);
         if (nc) {
-            qsort(catches, nc, sizeof(*catches), tally_cmp);
+            rp_sort(catches, nc, sizeof(*catches), tally_cmp);
             fprintf(out, "  Caught:\n");
             for (size_t i = 0; i < nc && i < 20; i++) {
                 fprintf(out, "  %8" PRIu64 "  ", catches[i].n);
@@ -344,7 +345,13 @@ static void print_heap(const rp_trace *tr, FILE *out)
 {
     rp_heap h;
 
-    if (rp_heap_build(tr, &h) < 0 || h.nsnap == 0) {
+    if (rp_heap_build(tr, &h) < 0) {
+        rp_heap_free(&h);
+        section(out, "Heap");
+        fprintf(out, "  (out of memory: the heap snapshots are not shown)\n");
+        return;
+    }
+    if (h.nsnap == 0) {
         rp_heap_free(&h);
         return;
     }
@@ -365,6 +372,9 @@ static void print_heap(const rp_trace *tr, FILE *out)
                    s->status ? " - ended by an error" :
                    (s->end_flags & HEAP_END_WALK_STOPPED) ? " - the walk stopped early (heap_max_objects, or the "
                                                             "recording stopped): objects are missing" : "");
+        if (s->unnamed_types)
+            fprintf(out, "    damaged: %zu object%s a type index that no type record of the trace names "
+                    "(counted as the type \"?\")\n", s->unnamed_types, s->unnamed_types == 1 ? " has" : "s have");
         if (rp_heap_analyse(&h, s) < 0) {
             fprintf(out, "    (out of memory: no analysis)\n");
             continue;
@@ -386,7 +396,7 @@ static void print_heap(const rp_trace *tr, FILE *out)
         fprintf(out, "  Top types by retained size (%s):\n",
                 rp_heap_partial(s) ? "within what was recorded" : "what a GC would free without them");
         print_type_rows(&h, s->types, n, out);
-        qsort(s->types, s->ntypes, sizeof(*s->types), cmp_shallow);
+        rp_sort(s->types, s->ntypes, sizeof(*s->types), cmp_shallow);
         fprintf(out, "  Top types by shallow size (their objects' own bytes):\n");
         print_type_rows(&h, s->types, n, out);
         /* the largest single objects by retained size */

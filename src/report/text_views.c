@@ -11,6 +11,7 @@
 #include "report/alloc_estimate.h"
 #include "common/escape.h"
 #include "common/idmap.h"
+#include "report/sort.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -91,7 +92,7 @@ static long sites_of(const rp_profile *p, site **out, size_t **order)
     for (size_t i = 0; i < p->nsamples; i++)
         ord[i] = i;
     sort_p = p;
-    qsort(ord, p->nsamples, sizeof(*ord), by_site);
+    rp_sort(ord, p->nsamples, sizeof(*ord), by_site);
     for (size_t i = 0; i < p->nsamples; i++) {
         const rp_sample *s = &p->samples[ord[i]];
         uint32_t type, function;
@@ -106,7 +107,7 @@ static long sites_of(const rp_profile *p, site **out, size_t **order)
         if (s->age > st[n - 1].oldest)
             st[n - 1].oldest = s->age;
     }
-    qsort(st, (size_t)n, sizeof(*st), by_weight);
+    rp_sort(st, (size_t)n, sizeof(*st), by_weight);
     *out = st;
     *order = ord;
     return n;
