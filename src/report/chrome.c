@@ -445,6 +445,14 @@ static void write_args(const timeline *tl, const slice *s, FILE *out)
 
 static const char *const cats[] = { "cpu", "jit", "exception", "gc", "suspension", "heap", "call" };
 
+/* One point of the CPU samples counter: count samples in the bucket at start. */
+static void sample_rate(FILE *out, uint32_t pid, uint64_t start, uint64_t count, uint64_t bucket)
+{
+    fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"CPU samples per second\",\"pid\":%" PRIu32, pid);
+    ts(out, "ts", start);
+    fprintf(out, ",\"args\":{\"samples\":%" PRIu64 "}}", (uint64_t)(count * 1000000000ull / bucket));
+}
+
 static void counters(const timeline *tl, uint32_t pid, uint64_t period, FILE *out)
 {
     const rp_trace *tr = tl->tr;
@@ -473,25 +481,25 @@ static void counters(const timeline *tl, uint32_t pid, uint64_t period, FILE *ou
                          ",\"poh\":%" PRIu64 "}}", b[0], b[1], b[2], b[3], b[4]);
         }
         if (e->kind == TK_SAMPLE && cpu_sample(&e->sample, period)) {
+            /* Only the buckets that have samples, and one 0 after each run of
+             * them: a counter holds its value until the next, and a time span
+             * read from the trace (a sample near 2^64 ns) must not make the
+             * report as long as the span.  (The events are in time order.) */
             if (!any) {
                 start = e->t - e->t % bucket;
                 any = 1;
-            }
-            while (e->t >= start + bucket) {
-                fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"CPU samples per second\",\"pid\":%" PRIu32, pid);
-                ts(out, "ts", start);
-                fprintf(out, ",\"args\":{\"samples\":%" PRIu64 "}}", (uint64_t)(count * 1000000000ull / bucket));
-                start += bucket;
+            } else if (e->t - start >= bucket) {
+                sample_rate(out, pid, start, count, bucket);
+                if (e->t - start >= 2 * bucket)
+                    sample_rate(out, pid, start + bucket, 0, bucket);
+                start = e->t - e->t % bucket;
                 count = 0;
             }
             count++;
         }
     }
-    if (any) {
-        fprintf(out, ",\n{\"ph\":\"C\",\"name\":\"CPU samples per second\",\"pid\":%" PRIu32, pid);
-        ts(out, "ts", start);
-        fprintf(out, ",\"args\":{\"samples\":%" PRIu64 "}}", (uint64_t)(count * 1000000000ull / bucket));
-    }
+    if (any)
+        sample_rate(out, pid, start, count, bucket);
 }
 
 int rp_write_chrome(const rp_trace *tr, FILE *out)

@@ -104,6 +104,26 @@ static void heap_empty_snapshot(const char *path)
     }
 }
 
+/* Two CPU samples 2^64 ns apart, with the same stack. */
+static void sample_far_time(const char *path)
+{
+    static const uint64_t frames[] = { 0x7001, 0x7002 };
+    static const uint64_t when[] = { START + 5, UINT64_MAX - 5 };
+    craft c;
+    if (craft_open(&c, path) != 0)
+        return;
+    put(&c, START + 1, TK_FUNC_NAME, &(rec_any){ .function_name = { .function = 0x7001, .module = 1, .name = "Leaf" } });
+    put(&c, START + 1, TK_FUNC_NAME, &(rec_any){ .function_name = { .function = 0x7002, .module = 1, .name = "Main" } });
+    for (int i = 0; i < 2; i++) {
+        put(&c, when[i], TK_SAMPLER_TICK, &(rec_any){ .sampler_tick = { .threads = 1, .period_ns = 10000000 } });
+        put(&c, when[i], TK_SAMPLE, &(rec_any){ .sample = { .thread = 0xb0, .os_tid = 1, .cpu_ns = 10000000,
+                                                            .nframes = 2, .frames = frames } });
+        put(&c, when[i], TK_GC_START, &(rec_any){ .gc_start = { .generations = 1, .gen0_bytes = 100 } });
+        put(&c, when[i] + (i ? 1 : 100), TK_GC_END, &(rec_any){ .gc_end = { .gen0_bytes = 50 } });
+    }
+    craft_close(&c, UINT64_MAX);
+}
+
 const crafted_trace crafted_traces[] = {
     { "heap_stray_type", "heap objects of type indexes no heap_type record names (7, 1e8), a heap_field of an unnamed "
                          "type, a static root of an unnamed root id: out-of-bounds read and write in the heap "
@@ -112,5 +132,7 @@ const crafted_trace crafted_traces[] = {
                         "by the index read (128 GB, or seconds of work)", heap_huge_type },
     { "heap_empty_snapshot", "a complete heap snapshot with no object: empty arrays everywhere (qsort of NULL)",
       heap_empty_snapshot },
+    { "sample_far_time", "CPU samples and GCs at the start and near 2^64 ns: the timeline's per-bucket loop over "
+                         "the span between them", sample_far_time },
 };
 const size_t ncrafted_traces = sizeof(crafted_traces) / sizeof(crafted_traces[0]);

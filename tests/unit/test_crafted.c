@@ -120,3 +120,16 @@ TEST(crafted_heap_huge_type_indexes_size_nothing)
     CHECK_EQ(report("heap_huge_type", "pprof", "--heap", &out, &n), 0);
     free(out);
 }
+
+TEST(crafted_far_sample_timeline_is_bounded_by_its_input)
+{
+    char *out = NULL;
+    size_t n = 0;
+
+    alarm(60);                               /* (it ran until killed, filling the disk) */
+    CHECK_EQ(report("sample_far_time", "chrome", NULL, &out, &n), 0);
+    alarm(0);
+    CHECK(out && strstr(out, "\"CPU samples per second\""));
+    CHECK(n < 64 * 1024);
+    free(out);
+}
