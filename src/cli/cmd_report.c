@@ -302,6 +302,8 @@ int cmd_report(int argc, char **argv)
         const char *inputs[2] = { input, diff };     /* neither may be replaced by the report */
         if (output && cli_output_open(&out, output, "report", inputs, diff ? 2 : 1, 0) != 0)
             return 1;
+        if (output)
+            cli_output_remove_on_signal(&out);
     }
 
     rc = rp_load(input, &tr, err, sizeof(err));

@@ -8,12 +8,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The output whose temporary file a fatal signal removes
+ * (cli_output_remove_on_signal), or NULL: cleared before the struct can go. */
+static cli_output *volatile signal_output;
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -422,6 +427,8 @@ static void close_fds(cli_output *o)
 {
     int closed = -1;
 
+    if (signal_output == o)
+        signal_output = NULL;
     if (o->stream) {
         if (o->stream != stdout) {
             fclose(o->stream);
@@ -439,8 +446,9 @@ static void close_fds(cli_output *o)
 }
 
 /* Removes our temporary file: by its name in the target's directory when
- * it is there, else (in $TMPDIR) by its path. */
-static void remove_temp(cli_output *o)
+ * it is there, else (in $TMPDIR) by its path.  (Async-signal-safe: it is
+ * the signal handler's too.) */
+static void unlink_temp(const cli_output *o)
 {
     if (!o->temp[0])
         return;
@@ -448,6 +456,13 @@ static void remove_temp(cli_output *o)
         unlinkat(o->dirfd, o->temp_name, 0);
     else if (!o->temp_name[0])
         unlink(o->temp);
+}
+
+/* The temporary file is no longer ours to remove (gone, moved, or kept). */
+static void forget_temp(cli_output *o)
+{
+    if (signal_output == o)
+        signal_output = NULL;
     o->temp[0] = o->temp_name[0] = '\0';
 }
 
@@ -485,6 +500,36 @@ static void refresh_paths(cli_output *o)
         memcpy(o->temp, path, strlen(path) + 1);
 }
 
+static void remove_temp(cli_output *o)
+{
+    unlink_temp(o);
+    forget_temp(o);
+}
+
+static void remove_and_die(int sig)
+{
+    cli_output *o = signal_output;
+
+    if (o)
+        unlink_temp(o);
+    signal(sig, SIG_DFL);
+    raise(sig);                              /* (the status says which signal ended us) */
+}
+
+void cli_output_remove_on_signal(cli_output *o)
+{
+    static const int sigs[] = { SIGHUP, SIGINT, SIGTERM, SIGPIPE };
+    struct sigaction sa, old;
+
+    signal_output = o;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = remove_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)   /* (nohup stays nohup) */
+            sigaction(sigs[i], &sa, NULL);
+}
+
 int cli_output_commit(cli_output *o)
 {
     int e;
@@ -513,7 +558,7 @@ int cli_output_commit(cli_output *o)
                 cli_error("cannot write %s %s: %s; the %s is kept in %s", o->what, o->name, strerror(errno),
                           o->what, o->temp);
                 close_fds(o);
-                o->temp[0] = o->temp_name[0] = '\0';
+                forget_temp(o);
                 return -1;
             }
             remove_temp(o);
@@ -536,11 +581,11 @@ int cli_output_commit(cli_output *o)
                 cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target,
                           e == EEXIST ? "a file appeared there meanwhile" : strerror(e), o->temp);
                 close_fds(o);
-                o->temp[0] = o->temp_name[0] = '\0';
+                forget_temp(o);
                 return -1;
             }
         }
-        o->temp[0] = o->temp_name[0] = '\0';
+        forget_temp(o);
         break;
     case CLI_OUT_REPLACE:
         refresh_paths(o);
@@ -550,10 +595,10 @@ int cli_output_commit(cli_output *o)
             cli_error("cannot move the %s to %s: %s; it is kept in %s", o->what, o->target, strerror(errno),
                       o->temp);
             close_fds(o);
-            o->temp[0] = o->temp_name[0] = '\0';
+            forget_temp(o);
             return -1;
         }
-        o->temp[0] = o->temp_name[0] = '\0';
+        forget_temp(o);
         break;
     }
     close_fds(o);
@@ -563,7 +608,7 @@ int cli_output_commit(cli_output *o)
 void cli_output_keep(cli_output *o)
 {
     close_fds(o);
-    o->temp[0] = o->temp_name[0] = '\0';
+    forget_temp(o);
 }
 
 void cli_output_discard(cli_output *o)

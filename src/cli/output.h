@@ -98,6 +98,13 @@ void cli_output_watch(cli_output *o, int fd);
  * after a message, the temporary file removed. */
 int cli_output_commit(cli_output *o);
 
+/* Until the commit, a discard or a keep: SIGHUP, SIGINT, SIGTERM and
+ * SIGPIPE (unless ignored) remove o's temporary file before they end the
+ * process as they would have, so that an interrupted report leaves no
+ * partial file behind.  (For a command with no interruption handling of
+ * its own, like report; one output at a time.) */
+void cli_output_remove_on_signal(cli_output *o);
+
 /* Gives up: removes our temporary file, never the target. */
 void cli_output_discard(cli_output *o);
 

@@ -253,6 +253,8 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
         rp_profile_free(&merged);
         goto done;
     }
+    if (opt->output)
+        cli_output_remove_on_signal(&out);
     if (opt->output && !(stream = cli_output_stream(&out))) {
         cli_output_discard(&out);
         rp_profile_free(&merged);
