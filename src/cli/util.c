@@ -203,7 +203,6 @@ int cli_trace_outcome(const char *path, char *why, size_t whylen)
         return CLI_TRACE_UNREADABLE;
     }
     trace_scan_init(&tf, &sc);
-    sc.release = 1;
     while (trace_next_chunk(&tf, &sc, &c)) {
         trace_record r;
         size_t off = 0;

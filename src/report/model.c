@@ -368,7 +368,6 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
     if (rc != TRACE_OK)
         return rc;
     trace_scan_init(&tr->file, &tr->scan);
-    tr->scan.release = 1;            /* records are copied out as they are decoded */
     while (trace_next_chunk(&tr->file, &tr->scan, &c)) {
         size_t off = 0;
         trace_record r;

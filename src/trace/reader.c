@@ -4,7 +4,14 @@
  * scanning forward for the next chunk magic whose checksum holds; whatever
  * lies between is counted as corrupt.  If no valid chunk follows and the
  * damaged chunk claims to run past the end of the file, the file was cut
- * short (the writer died mid-write) rather than corrupted. */
+ * short (the writer died mid-write) rather than corrupted.
+ *
+ * A file is read with pread, a window at a time, not mapped: the process
+ * that wrote it (or anyone who may write it) can shorten it while we read,
+ * which through a mapping is a SIGBUS.  A read that comes up short ends the
+ * file there: it was cut short.  The size is the one at open (a file that
+ * grows meanwhile is read as it was), and the window, one chunk at most,
+ * is all the memory the reading takes. */
 #include "trace/reader.h"
 #include "trace/format.h"
 #include "common/files.h"
@@ -14,12 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#define RELEASE_STEP (16u << 20)      /* give mapped pages back 16 MB at a time */
+#define WINDOW (TRACE_CHUNK_HEADER_LEN + TRACE_MAX_CHUNK_PAYLOAD)   /* a whole chunk fits in one read */
+#define HEAD_MAX (64 * 1024)          /* the longest header trace_open_memory accepts */
 
 size_t trace_str_size(const char *s, size_t n)
 {
@@ -56,6 +63,7 @@ int trace_open_memory(uint8_t *data, size_t size, trace_file *tf, char *err, siz
     size_t off, n;
 
     memset(tf, 0, sizeof(*tf));
+    tf->fd = -1;
     tf->data = data;
     tf->size = size;
     if (size < TRACE_MAGIC_LEN || memcmp(data, TRACE_MAGIC, TRACE_MAGIC_LEN) != 0) {
@@ -108,13 +116,35 @@ damaged:
     return TRACE_E_BAD_HEADER;
 }
 
+/* Reads up to n bytes at off (fewer only at the end of the file, or when
+ * it has shrunk); -1 on an error. */
+static ssize_t read_at(int fd, uint8_t *buf, size_t n, size_t off)
+{
+    size_t got = 0;
+
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
 int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)
 {
     struct stat st;
-    uint8_t *data;
+    uint8_t *head;
+    size_t want;
+    ssize_t got;
     int fd, rc;
 
     memset(tf, 0, sizeof(*tf));
+    tf->fd = -1;
     /* Non-blocking: a FIFO given as the trace must not wait for a writer. */
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
@@ -131,76 +161,111 @@ int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)
         close(fd);
         return TRACE_E_IO;
     }
-    if (st.st_size == 0) {
-        close(fd);
-        return trace_open_memory(NULL, 0, tf, err, errlen);
-    }
-    if ((uint64_t)st.st_size > SIZE_MAX) {
+    if ((uint64_t)st.st_size > SIZE_MAX / 2) {
         snprintf(err, errlen, "%s is too large to read", path);
         close(fd);
         return TRACE_E_IO;
     }
-    /* Mapped, not read: the pages already walked are given back as the
-     * reader goes (trace_scan_release), so a large trace costs address
-     * space, not memory. */
-    data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (data == MAP_FAILED) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    /* The header is read whole; the body a window at a time as it is walked. */
+    want = (size_t)st.st_size < TRACE_HEADER_FIXED_LEN + HEAD_MAX ? (size_t)st.st_size
+                                                                   : TRACE_HEADER_FIXED_LEN + HEAD_MAX;
+    if ((head = malloc(want ? want : 1)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        close(fd);
         return TRACE_E_IO;
     }
-    madvise(data, (size_t)st.st_size, MADV_SEQUENTIAL);
-    rc = trace_open_memory(data, (size_t)st.st_size, tf, err, errlen);
-    tf->mapped = 1;
-    if (rc != TRACE_OK)
+    if ((got = read_at(fd, head, want, 0)) < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        free(head);
+        close(fd);
+        return TRACE_E_IO;
+    }
+    rc = trace_open_memory(head, (size_t)got, tf, err, errlen);
+    free(tf->data);                          /* (head: the strings were copied) */
+    tf->data = NULL;
+    if (rc != TRACE_OK) {
         trace_close(tf);
-    return rc;
+        close(fd);
+        return rc;
+    }
+    tf->fd = fd;
+    tf->size = (size_t)got < want ? (size_t)got : (size_t)st.st_size;   /* (shorter already: cut there) */
+    return TRACE_OK;
 }
 
 void trace_close(trace_file *tf)
 {
-    if (tf->mapped)
-        munmap(tf->data, tf->size);
-    else
-        free(tf->data);
+    if (tf->fd >= 0)
+        close(tf->fd);
+    free(tf->data);
     free(tf->runtime_version);
     free(tf->command_line);
     memset(tf, 0, sizeof(*tf));
-}
-
-/* Gives back the mapped pages before pos, 16 MB at a time, when the scan
- * was asked to (trace_scan.release). */
-static void release_before(const trace_file *tf, trace_scan *s, size_t pos)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    size_t upto;
-
-    if (!s->release || !tf->mapped || page <= 0)
-        return;
-    upto = pos / (size_t)page * (size_t)page;
-    if (upto < s->released + RELEASE_STEP)
-        return;
-    madvise(tf->data + s->released, upto - s->released, MADV_DONTNEED);
-    s->released = upto;
+    tf->fd = -1;
 }
 
 void trace_scan_init(const trace_file *tf, trace_scan *s)
 {
     memset(s, 0, sizeof(*s));
     s->pos = tf->body_offset;
+    s->end = tf->size;
+}
+
+void trace_scan_done(trace_scan *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+    s->buf_len = s->buf_cap = 0;
+}
+
+/* The n bytes of the file at off, or NULL when the file ends before them.
+ * From a file, they are read into the scan's window (valid until the next
+ * call); a read that comes up short means the file shrank: its end is
+ * there from now on. */
+static const uint8_t *bytes_at(const trace_file *tf, trace_scan *s, size_t off, size_t n)
+{
+    size_t want;
+    ssize_t got;
+
+    if (off > s->end || n > s->end - off)
+        return NULL;
+    if (tf->fd < 0)
+        return tf->data + off;
+    if (s->buf && off >= s->buf_off && off - s->buf_off <= s->buf_len && n <= s->buf_len - (off - s->buf_off))
+        return s->buf + (off - s->buf_off);
+    want = s->end - off < WINDOW ? s->end - off : WINDOW;
+    if (want < n)
+        want = n;
+    if (want > s->buf_cap) {
+        uint8_t *b = realloc(s->buf, want);
+        if (!b)
+            return NULL;                     /* (read as the end of the file) */
+        s->buf = b;
+        s->buf_cap = want;
+    }
+    got = read_at(tf->fd, s->buf, want, off);
+    s->buf_off = off;
+    s->buf_len = got > 0 ? (size_t)got : 0;
+    if ((size_t)s->buf_len < want) {         /* shrunk (or unreadable) since it was opened */
+        s->end = off + s->buf_len;
+        s->shrank = 1;
+    }
+    return n <= s->buf_len ? s->buf : NULL;
 }
 
 /* Is there a complete chunk with a valid checksum at off? */
-static int chunk_valid_at(const trace_file *tf, size_t off, trace_chunk *c)
+static int chunk_valid_at(const trace_file *tf, trace_scan *s, size_t off, trace_chunk *c)
 {
-    const uint8_t *h = tf->data + off;
+    const uint8_t *h = bytes_at(tf, s, off, TRACE_CHUNK_HEADER_LEN);
     uint32_t len;
     uLong crc;
 
-    if (tf->size - off < TRACE_CHUNK_HEADER_LEN || trace_get_u32(h) != TRACE_CHUNK_MAGIC)
+    if (!h || trace_get_u32(h) != TRACE_CHUNK_MAGIC)
         return 0;
     len = trace_get_u32(h + 4);
-    if (len > TRACE_MAX_CHUNK_PAYLOAD || len > tf->size - off - TRACE_CHUNK_HEADER_LEN)
+    if (len > TRACE_MAX_CHUNK_PAYLOAD || len > s->end - off - TRACE_CHUNK_HEADER_LEN)
+        return 0;
+    if ((h = bytes_at(tf, s, off, TRACE_CHUNK_HEADER_LEN + (size_t)len)) == NULL)
         return 0;
     crc = crc32(0L, h, 20);
     crc = crc32(crc, h + TRACE_CHUNK_HEADER_LEN, len);
@@ -218,29 +283,28 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
 {
     size_t bad_start, off;
 
-    if (s->pos >= tf->size)
-        return 0;
-    release_before(tf, s, s->pos);            /* the caller is done with the previous chunk */
-    if (chunk_valid_at(tf, s->pos, c)) {
+    if (s->pos >= s->end)
+        goto end;
+    if (chunk_valid_at(tf, s, s->pos, c)) {
         s->pos += TRACE_CHUNK_HEADER_LEN + c->len;
         s->chunks++;
         return 1;
     }
     /* Damaged or incomplete.  Look for the next good chunk. */
     bad_start = s->pos;
-    for (off = bad_start + 1; off + TRACE_CHUNK_HEADER_LEN <= tf->size; off++) {
-        /* Next candidate magic, looked for a window at a time so that the
-         * pages walked can be given back on the way. */
-        size_t span = tf->size - TRACE_CHUNK_HEADER_LEN + 1 - off;
-        const uint8_t *next = memchr(tf->data + off, 'C', span < RELEASE_STEP ? span : RELEASE_STEP);
-        if (!next) {
-            off += (span < RELEASE_STEP ? span : RELEASE_STEP) - 1;
-            release_before(tf, s, off);
+    for (off = bad_start + 1; s->end >= TRACE_CHUNK_HEADER_LEN && off <= s->end - TRACE_CHUNK_HEADER_LEN; off++) {
+        /* Next candidate magic, looked for a window at a time. */
+        size_t span = s->end - TRACE_CHUNK_HEADER_LEN + 1 - off;
+        size_t look = span < WINDOW ? span : WINDOW;
+        const uint8_t *w = bytes_at(tf, s, off, look), *next;
+        if (!w)
+            break;                           /* (the file shrank) */
+        if ((next = memchr(w, 'C', look)) == NULL) {
+            off += look - 1;
             continue;
         }
-        off = (size_t)(next - tf->data);
-        release_before(tf, s, off);
-        if (chunk_valid_at(tf, off, c)) {
+        off += (size_t)(next - w);
+        if (chunk_valid_at(tf, s, off, c)) {
             if (s->corrupt_chunks == 0)
                 s->first_corrupt_offset = bad_start;
             s->corrupt_chunks++;
@@ -252,14 +316,18 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
     }
     /* Nothing valid follows.  A chunk header whose length runs past the end
      * of the file (or a header that is itself incomplete) means the writer was
-     * stopped mid-write; anything else is damage at the tail. */
-    {
-        size_t rest = tf->size - bad_start;
-        const uint8_t *h = tf->data + bad_start;
-        int cut = rest < TRACE_CHUNK_HEADER_LEN
-                  ? memcmp(h, "CPCK", rest < 4 ? rest : 4) == 0
-                  : trace_get_u32(h) == TRACE_CHUNK_MAGIC &&
-                    trace_get_u32(h + 4) > rest - TRACE_CHUNK_HEADER_LEN;
+     * stopped mid-write; anything else is damage at the tail.  (A file that
+     * shrank while it was read ends in such a chunk, or between chunks.) */
+    if (bad_start < s->end) {
+        size_t rest = s->end - bad_start;
+        const uint8_t *h = bytes_at(tf, s, bad_start, rest < TRACE_CHUNK_HEADER_LEN ? rest : TRACE_CHUNK_HEADER_LEN);
+        int cut;
+        rest = s->end - bad_start;           /* (bytes_at may have found the file shorter) */
+        cut = !h || rest == 0 ? 1
+              : rest < TRACE_CHUNK_HEADER_LEN
+              ? memcmp(h, "CPCK", rest < 4 ? rest : 4) == 0
+              : trace_get_u32(h) == TRACE_CHUNK_MAGIC &&
+                trace_get_u32(h + 4) > rest - TRACE_CHUNK_HEADER_LEN;
         if (cut) {
             s->truncated = 1;
             s->truncated_bytes = rest;
@@ -270,7 +338,13 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
             s->corrupt_bytes += rest;
         }
     }
-    s->pos = tf->size;
+    s->pos = s->end;
+end:
+    if (s->shrank && !s->truncated && s->end < tf->size) {
+        s->truncated = 1;                    /* (it ended between two chunks) */
+        s->truncated_bytes = 0;
+    }
+    trace_scan_done(s);
     return 0;
 }
 

@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 typedef struct trace_file {
-    uint8_t *data;               /* the whole file (mapped, or a malloc'd block) */
-    size_t size;
-    int mapped;                  /* data is an mmap of the file */
+    uint8_t *data;               /* trace_open_memory: the whole file (a malloc'd block); trace_open: NULL */
+    size_t size;                 /* the file's size when it was opened */
+    int fd;                      /* trace_open: the file, read a window at a time as it is walked; else -1 */
     uint32_t version;
     uint32_t pid;
     uint32_t flags;              /* TRACE_FLAG_* */
@@ -39,8 +39,10 @@ enum trace_open_error {
     TRACE_E_BAD_HEADER = 4,      /* the header is damaged */
 };
 
-/* Maps path (a regular file; opening never blocks).  Returns TRACE_OK or
- * an error with a message. */
+/* Opens path (a regular file; opening never blocks) and reads its header;
+ * the chunks are read as they are walked (trace_next_chunk), never mapped,
+ * so that a file shortened meanwhile reads as cut short (never a SIGBUS).
+ * Returns TRACE_OK or an error with a message. */
 int trace_open(const char *path, trace_file *tf, char *err, size_t errlen);
 
 /* Parses a trace already in memory (takes ownership of data, a malloc'd block). */
@@ -65,16 +67,23 @@ typedef struct trace_scan {
     size_t first_corrupt_offset;
     int truncated;               /* the file ends inside a chunk */
     size_t truncated_bytes;      /* bytes of that incomplete chunk */
-    int release;                 /* set by the caller: give back the memory of the mapped pages
-                                    already walked as the scan goes (then a chunk must not be used
-                                    once the next one is asked for) */
-    size_t released;             /* bytes given back so far */
+    size_t end;                  /* where the file ends: its size at open, or where a read came up
+                                    short because it shrank since */
+    int shrank;                  /* it did (then it reads as cut short) */
+    uint8_t *buf;                /* trace_open's file: the window read (one chunk at most) */
+    size_t buf_off, buf_len, buf_cap;
 } trace_scan;
 
 void trace_scan_init(const trace_file *tf, trace_scan *s);
 
-/* Next good chunk into *c: 1, or 0 at the end of the file. */
+/* Next good chunk into *c: 1, or 0 at the end of the file (then the scan's
+ * window is freed).  A chunk of a file opened with trace_open is in the
+ * scan's window: it may be used until the next chunk is asked for. */
 int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c);
+
+/* Frees the window of a scan left before its end (trace_next_chunk frees it
+ * at the end); the counters stay. */
+void trace_scan_done(trace_scan *s);
 
 
 
