@@ -1,25 +1,36 @@
-/* test_fuzz_reader.c - a deterministic mutation fuzzer of the trace reader
- * and the report model.  Two valid traces made with the writer (a launch
- * with every record kind, an attach with catch-up records) are mutated with
- * a fixed seed: bit flips, interesting byte values, truncation, inserted and
+/* test_fuzz_reader.c - a deterministic mutation fuzzer of the trace reader,
+ * the report model and every report writer.  The seeds: two valid traces
+ * made with the writer (a launch with the runtime's record kinds, an attach
+ * with catch-up records), one with the rest (two heap snapshots with every
+ * heap record, allocations, live objects, lock waits, exception stacks and
+ * handlers, traced calls and method statistics), the hostile traces of
+ * tests/data/crafted (crafted.h) and real traces of the agent
+ * (tests/data/compat).  Each case mutates one of them with a fixed seed: bit flips, interesting byte values, truncation, inserted and
  * deleted bytes, corrupted chunk, record and string lengths, duplicated and
  * swapped chunks; half of the cases then get their chunk and header
  * checksums recomputed, so the damage reaches the record and field decoding
  * instead of stopping at the checksum.  Each case is read with
  * trace_open_memory and walked chunk by chunk, record by record and field by
  * field, then loaded with rp_load (from a temporary file) and written in
- * every report format to /dev/null.  Asserted: no crash (run it under
+ * every report format of the registry (formats.h) to /dev/null, in one view
+ * (a case's number picks it; the seeds, in every view), with the heap
+ * questions (--why, --diff) and pprof --heap.  Asserted: no crash (run it under
  * `make asan` to see every out-of-bounds read), termination (a watchdog per
  * case), and counters that add up (every byte of the body is in a good
  * chunk, counted as corrupt or as the cut-short tail; records and fields
  * stay inside their chunk).  A failure prints the case number: FUZZ_CASE=N
  * reruns that case alone; FUZZ_VERBOSE=1 prints each case's number before it
- * runs (to find the one a sanitizer stopped at). */
+ * runs (to find the one a sanitizer stopped at).  FUZZ_CASES=N runs N cases
+ * instead of FUZZ_CASES' few (make check's budget), FUZZ_SECONDS=S stops
+ * after S seconds, FUZZ_FIRST=N starts at case N (bench/fuzz.sh). */
 #include "unit.h"
+#include "crafted.h"
+#include "report/formats.h"
 #include "report/model.h"
 #include "report/profile.h"
 #include "report/report.h"
 #include "trace/format.h"
+#include "trace/heap_codec.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
 
@@ -28,11 +39,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define FUZZ_SEED 0x636c7270726f6265ull     /* "clrprobe" */
-#define FUZZ_CASES 3000
+#define FUZZ_CASES 1500                 /* make check's budget: a few seconds (bench/fuzz.sh runs more) */
 
 /* ---- a small deterministic generator (splitmix64) ---- */
 
@@ -163,32 +175,169 @@ static void write_records(trace_writer *w, unsigned catchup)
     trace_writer_close(w, 12, t);
 }
 
-static bytes make_seed(int attached)
+static bytes read_bytes(const char *path)
+{
+    bytes b = { NULL, 0 };
+    FILE *f = fopen(path, "rb");
+    long n;
+
+    if (!f)
+        return b;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b.data = malloc((size_t)n)) != NULL && fread(b.data, 1, (size_t)n, f) == (size_t)n)
+        b.size = (size_t)n;
+    fclose(f);
+    return b;
+}
+
+static trace_writer *seed_writer(int attached)
 {
     trace_header_info h = { 4242, attached ? TRACE_FLAG_ATTACHED : 0, 1700000000000000000ull, 1000,
                             "10.0.12", "/app/Sample all --with \"quotes\"" };
-    trace_writer *w;
+    trace_writer *w = NULL;
     char err[256];
-    bytes b = { NULL, 0 };
-    FILE *f;
 
     if (trace_writer_open(&w, unit_create_file(tmp_path), tmp_path, &h, err, sizeof(err)) != 0) {
         unit_fail(__FILE__, __LINE__, "cannot write the seed trace: %s", err);
-        return b;
+        return NULL;
     }
+    return w;
+}
+
+static bytes make_seed(int attached)
+{
+    trace_writer *w = seed_writer(attached);
+    bytes b = { NULL, 0 };
+
+    if (!w)
+        return b;
     write_records(w, attached ? TRACE_REC_CATCHUP : 0);
     trace_writer_free(w);
-    f = fopen(tmp_path, "rb");
-    if (!f)
-        return b;
-    fseek(f, 0, SEEK_END);
-    b.size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = malloc(b.size);
-    if (!b.data || fread(b.data, 1, b.size, f) != b.size)
-        b.size = 0;
-    fclose(f);
-    return b;
+    return read_bytes(tmp_path);
+}
+
+/* One heap snapshot: types 0..3 named (type 4 not), a root name, a frame
+ * name, fields, objects with references (and slots), roots of every kind. */
+static void write_snapshot(trace_buffer *b, uint32_t snap, uint64_t *t)
+{
+    uint8_t data[1024], roots[256];
+    static const uint64_t refs[] = { 0x20020, 0x20040, 0x20060 };
+    static const uint32_t slots[] = { 1, 2, 3 };
+    heap_enc e, r;
+    size_t from;
+
+    PUT(b, TK_HEAP_BEGIN, 0, 10, (*t)++, heap_begin, .snapshot = snap,
+        .method = snap == 1 ? HEAP_METHOD_GC_ROOTS : HEAP_METHOD_ENUMERATE);
+    if (snap == 1) {
+        static const char *const names[] = { "App.Owner", "System.Collections.Generic.List<App.Leaf>", "App.Leaf",
+                                             "System.Byte[]" };
+        for (uint32_t i = 0; i < 4; i++)
+            PUT(b, TK_HEAP_TYPE, 0, 10, (*t)++, heap_type, .index = i, .class_id = 0x100 + i, .name = names[i]);
+        PUT(b, TK_HEAP_ROOT_NAME, 0, 10, (*t)++, heap_root_name, .index = 0, .name = "App.Program.owner");
+        PUT(b, TK_HEAP_FRAME_NAME, 0, 10, (*t)++, heap_frame_name, .function_id = 0x7001, .name = "App.Program.Main");
+        PUT(b, TK_HEAP_FIELD, 0, 10, (*t)++, heap_field, .type = 0, .offset = 8, .name = "Leaves");
+        PUT(b, TK_HEAP_FIELD, 0, 10, (*t)++, heap_field, .type = 1, .offset = 16, .name = "_items");
+    }
+    heap_enc_init(&e, data, sizeof(data));
+    from = 0;
+    heap_enc_object_slots(&e, 0x20000, 0, 32, snap == 2 ? HEAP_OBJ_SEEN : 0, refs, slots, 3, &from);
+    for (uint32_t i = 0; i < 3 + snap; i++) {
+        uint64_t next = 0x20020 + (i + 1) * 0x20;
+        from = 0;
+        heap_enc_object(&e, 0x20020 + i * 0x20, 1 + i % 4, 24 + 8 * i, i == 2 ? HEAP_OBJ_FROZEN : 0, &next,
+                        i < 2 + snap, &from);
+    }
+    PUT(b, TK_HEAP_OBJECTS, 0, 10, (*t)++, heap_objects, .snapshot = snap, .count = e.count, .data = data,
+        .data_len = (uint16_t)e.len);
+    heap_enc_init(&r, roots, sizeof(roots));
+    heap_enc_root(&r, HEAP_ROOT_STATIC, 0, 0x20000, 0);
+    heap_enc_root(&r, HEAP_ROOT_STACK, HEAP_ROOT_FLAG_INTERIOR, 0x20020, 0x7001);
+    heap_enc_root(&r, HEAP_ROOT_HANDLE, HEAP_ROOT_FLAG_WEAKREF, 0x20040, 0x5000);
+    heap_enc_root(&r, HEAP_ROOT_HANDLE, HEAP_ROOT_FLAG_PINNING, 0x20060, 0x5008);
+    heap_enc_root(&r, HEAP_ROOT_FINALIZER, 0, 0x20080, 0);
+    heap_enc_root(&r, HEAP_ROOT_DEPENDENT, 0, 0x20040, 0x20000);
+    PUT(b, TK_HEAP_ROOTS, 0, 10, (*t)++, heap_roots, .snapshot = snap, .count = r.count, .data = roots,
+        .data_len = (uint16_t)r.len);
+    PUT(b, TK_HEAP_END, 0, 10, (*t)++, heap_end, .snapshot = snap, .status = 0, .objects = 4 + snap,
+        .bytes = 200, .roots = 5, .flags = snap == 1 ? 0 : HEAP_END_ROOTS_APPROXIMATE, .pause_ns = 12345);
+}
+
+/* The records write_records has not: heap snapshots, allocations, live
+ * objects, lock waits, exception stacks and handlers, traced calls, method
+ * statistics, the process's CPU. */
+static bytes make_heap_seed(void)
+{
+    static const uint64_t stack[] = { 0x7002, 0x7001 };
+    static const uint64_t dead[] = { 2 };
+    trace_writer *w = seed_writer(0);
+    trace_buffer *b;
+    uint64_t t = 2000;
+
+    if (!w)
+        return (bytes){ NULL, 0 };
+    b = trace_writer_buffer_get(w);
+    PUT(b, TK_RUNTIME_START, 0, 10, t++, runtime_start, .clr_instance = 1, .runtime_type = 1, .major = 10,
+        .version = "10.0.12");
+    PUT(b, TK_THREAD_CREATE, 0, 10, t++, thread_create, .thread = 0xb0);
+    PUT(b, TK_THREAD_OS, 0, 10, t++, thread_os, .thread = 0xb0, .os_tid = 10, .os_name = "main");
+    PUT(b, TK_THREAD_NAME, 0, 10, t++, thread_name, .thread = 0xb0, .name = "worker", .name_len = 6);
+    PUT(b, TK_FUNC_NAME, 0, 10, t++, function_name, .function = 0x7001, .module = 1, .name = "App.Program.Main");
+    PUT(b, TK_FUNC_NAME, 0, 10, t++, function_name, .function = 0x7002, .module = 1, .name = "App.Work.Run");
+    PUT(b, TK_TRACED_METHOD, 0, 10, t++, traced_method, .function = 0x7002, .module = 1, .how = TRACE_HOW_HOOKS,
+        .name = "App.Work.Run", .reason = "");
+    for (int i = 0; i < 6; i++) {
+        PUT(b, TK_SAMPLER_TICK, 0, 99, t, sampler_tick, .threads = 1, .period_ns = 10000000);
+        PUT(b, TK_SAMPLE, 0, 10, t, sample, .thread = 0xb0, .os_tid = 10, .cpu_ns = 10000000, .nframes = 2,
+            .frames = stack);
+        PUT(b, TK_ALLOC_SAMPLE, 0, 10, t++, alloc_sample, .thread = 0xb0, .os_tid = 10, .method = (uint32_t)(i % 3),
+            .class_id = 0x101, .size = 100, .count = 1, .amount = 100000, .id = (uint64_t)i + 1,
+            .type = "App.Leaf", .nframes = 2, .frames = stack);
+        PUT(b, TK_CONTENTION, 0, 10, t++, contention, .thread = 0xb0, .os_tid = 10, .duration_ns = 5000,
+            .lock_id = 0x900, .owner_thread = 0xb1, .type = "System.Object", .nframes = 2, .frames = stack);
+        PUT(b, TK_EXCEPTION_THROWN, 0, 10, t++, exception_thrown, .class_id = 0xd0, .type = "App.Oops",
+            .exception = (uint64_t)i + 1, .message = "oops", .nstack = 2, .stack = stack);
+        if (i % 2)
+            PUT(b, TK_EXCEPTION_HANDLED, 0, 10, t++, exception_handled, .exception = (uint64_t)i + 1,
+                .catcher = 0x7001, .duration_ns = 300, .catch_ns = 100);
+        else
+            PUT(b, TK_EXCEPTION_UNHANDLED, 0, 10, t++, exception_unhandled, .exception = (uint64_t)i + 1,
+                .outcome = 1, .duration_ns = 300);
+        PUT(b, TK_CALL, 0, 10, t++, call, .thread = 0xb0, .os_tid = 10, .function = 0x7002, .duration_ns = 700,
+            .depth = 1);
+    }
+    PUT(b, TK_METHOD_STATS, 0, 10, t++, method_stats, .thread = 0xb0, .os_tid = 10, .function = 0x7002, .calls = 6,
+        .total_ns = 4200, .self_ns = 4000, .max_ns = 700);
+    PUT(b, TK_GC_START, 0, 10, t++, gc_start, .generations = 0x7, .reason = 1, .gen0_bytes = 1000);
+    write_snapshot(b, 1, &t);
+    PUT(b, TK_GC_END, 0, 10, t++, gc_end, .gen0_bytes = 500);
+    PUT(b, TK_LIVE_GC, 0, 10, t++, live_gc, .gc = 1, .alive = 5, .more = 0, .ndead = 1, .dead = dead);
+    PUT(b, TK_PROCESS_CPU, 0, 10, t++, process_cpu, .cpu_ns = 90000000, .threads = 2);
+    write_snapshot(b, 2, &t);
+    PUT(b, TK_RUNTIME_SHUTDOWN, 0, 10, t++, runtime_shutdown, 0);
+    trace_writer_close(w, 10, t);
+    trace_writer_free(w);
+    return read_bytes(tmp_path);
+}
+
+/* Every seed: the made ones, the crafted ones, the real ones. */
+#define MAX_SEEDS 16
+static size_t make_seeds(bytes *seeds)
+{
+    static const char *const real[] = { "tests/data/compat/launch.clrp", "tests/data/compat/attach.clrp",
+                                        "tests/data/compat/hostile.clrp" };
+    size_t n = 0;
+
+    seeds[n++] = make_seed(0);
+    seeds[n++] = make_seed(1);
+    seeds[n++] = make_heap_seed();
+    for (size_t i = 0; i < ncrafted_traces && n < MAX_SEEDS; i++) {
+        unlink(tmp_path);
+        crafted_traces[i].write(tmp_path);
+        seeds[n++] = read_bytes(tmp_path);
+    }
+    for (size_t i = 0; i < sizeof(real) / sizeof(real[0]) && n < MAX_SEEDS; i++)
+        seeds[n++] = read_bytes(real[i]);
+    return n;
 }
 
 /* ---- mutations ---- */
@@ -605,13 +754,72 @@ fail:
     return -1;
 }
 
+/* The profile of view checked against the trace: -1 when it is not sane. */
+static int profile_sane(const rp_trace *tr, const rp_profile *p, int view)
+{
+    if (p->nsamples > p->total_samples || p->total_samples > rp_count_view_records(tr, (enum rp_view)view)) {
+        unit_fail(__FILE__, __LINE__, "profile has %zu samples of %llu", p->nsamples,
+                  (unsigned long long)p->total_samples);
+        return -1;
+    }
+    for (size_t i = 0; i < p->nsamples; i++) {
+        if (p->samples[i].thread >= p->nthreads) {
+            unit_fail(__FILE__, __LINE__, "sample of thread %u of %zu", p->samples[i].thread, p->nthreads);
+            return -1;
+        }
+        for (uint32_t k = 0; k < p->samples[i].nframes; k++)
+            if (p->samples[i].frames[k] >= p->nframes) {
+                unit_fail(__FILE__, __LINE__, "frame %u of %zu", p->samples[i].frames[k], p->nframes);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* Every format of the registry in view, as `clrprobe report` calls them,
+ * whatever the trace lacks (a writer given no samples or no heap must cope
+ * too): with the heap questions and pprof --heap where a format has them.
+ * What a writer returns is not checked (no snapshot is an error for some). */
+static int write_every_format(const rp_trace *tr, int view, int variant, FILE *sink)
+{
+    rp_profile p;
+    const char *thread = variant & 1 ? "worker" : NULL;
+
+    if (rp_profile_build_opts(tr, (enum rp_view)view, thread, variant & 2 ? RP_PROFILE_RAW_FRAMES : 0, &p) != 0) {
+        unit_fail(__FILE__, __LINE__, "profile build failed (view %d)", view);
+        return -1;
+    }
+    if (profile_sane(tr, &p, view) < 0) {
+        rp_profile_free(&p);
+        return -1;
+    }
+    rp_write_profile_text(&p, sink);
+    for (const rp_format *f = rp_formats; f->name; f++) {
+        rp_report_input in = { .trace = tr, .profile = &p, .path = tmp_path, .title = "fuzz",
+                               .by_thread = variant & 1, .thread = thread,
+                               .profile_options = variant & 2 ? RP_PROFILE_RAW_FRAMES : 0 };
+        (void)f->write(&in, sink);
+        if (f->caps & RP_HEAP_PROFILE_OPTION) {
+            in.heap = 1;
+            (void)f->write(&in, sink);
+            in.heap = 0;
+        }
+        if (f->caps & RP_HEAP_QUESTIONS) {
+            in.why = variant & 1 ? "Leaf" : "?";
+            in.old = tr;
+            (void)f->write(&in, sink);
+        }
+    }
+    rp_profile_free(&p);
+    return 0;
+}
+
 /* Loads b with rp_load (through the temporary file) and writes every report
- * format to sink; checks the model against the walk. */
-static int load_and_report(const buf *b, const walk_result *w, FILE *sink)
+ * format to sink in view (-1: every view); checks the model against the walk. */
+static int load_and_report(const buf *b, const walk_result *w, int view, int variant, FILE *sink)
 {
     rp_trace tr;
-    rp_profile p;
-    int have_trace = 0, have_profile = 0;
+    int have_trace = 0;
     char err[256];
     FILE *f = fopen(tmp_path, "wb");
     int rc;
@@ -624,7 +832,8 @@ static int load_and_report(const buf *b, const walk_result *w, FILE *sink)
         FAIL_CASE("rp_load gave %d where trace_open_memory gave %d (%s)", rc, w->open_rc, err);
     if (rc != TRACE_OK)
         return 0;
-    if (tr.nev > w->records || tr.scan.chunks != w->chunks || tr.scan.corrupt_bytes != w->corrupt_bytes ||
+    /* (an exception_handled record also gives its derived exception_catch event) */
+    if (tr.nev > 2 * w->records || tr.scan.chunks != w->chunks || tr.scan.corrupt_bytes != w->corrupt_bytes ||
         tr.complete != w->complete || tr.scan.truncated != w->truncated)
         FAIL_CASE("model disagrees with the walk: %zu events of %llu records, %llu chunks of %llu",
                   tr.nev, (unsigned long long)w->records, (unsigned long long)tr.scan.chunks,
@@ -642,60 +851,52 @@ static int load_and_report(const buf *b, const walk_result *w, FILE *sink)
     }
     if (rp_write_text(&tr, tmp_path, sink) != 0 || rp_write_jsonl(&tr, sink) != 0)
         FAIL_CASE("text or jsonl report failed");
-    for (int view = RP_VIEW_CPU; view <= RP_VIEW_WALL; view++) {
-        if (rp_profile_build(&tr, (enum rp_view)view, view ? "worker" : NULL, &p) != 0)
-            FAIL_CASE("profile build failed");
-        have_profile = 1;
-        if (p.nsamples > p.total_samples || p.total_samples > rp_count_view_records(&tr, (enum rp_view)view))
-            FAIL_CASE("profile has %zu samples of %llu", p.nsamples, (unsigned long long)p.total_samples);
-        for (size_t i = 0; i < p.nsamples; i++) {
-            if (p.samples[i].thread >= p.nthreads)
-                FAIL_CASE("sample of thread %u of %zu", p.samples[i].thread, p.nthreads);
-            for (uint32_t k = 0; k < p.samples[i].nframes; k++)
-                if (p.samples[i].frames[k] >= p.nframes)
-                    FAIL_CASE("frame %u of %zu", p.samples[i].frames[k], p.nframes);
-        }
-        rp_write_profile_text(&p, sink);
-        if (rp_write_collapsed(&p, view, sink) != 0 || rp_write_speedscope(&p, "fuzz", sink) != 0 ||
-            rp_write_pprof(&p, "fuzz", sink) != 0 || rp_write_html(&p, "fuzz", sink) != 0)
-            FAIL_CASE("a profile format failed");
-        rp_profile_free(&p);
-        have_profile = 0;
-    }
+    for (int v = view < 0 ? 0 : view; v <= (view < 0 ? RP_VIEW_COUNT - 1 : view); v++)
+        if (write_every_format(&tr, v, variant, sink) < 0)
+            goto fail;
     rp_free(&tr);
     return 0;
 fail:
-    if (have_profile)
-        rp_profile_free(&p);
     if (have_trace)
         rp_free(&tr);
     return -1;
 }
 
+static long env_long(const char *name, long def)
+{
+    const char *v = getenv(name);
+    return v && *v ? atol(v) : def;
+}
+
 TEST(fuzz_reader_mutated_traces)
 {
-    bytes seeds[2];
+    bytes seeds[MAX_SEEDS];
+    size_t nseeds;
     buf b = { NULL, 0, 0 };
     FILE *sink = fopen("/dev/null", "w");
     struct sigaction sa, old_sa;
     const char *only = getenv("FUZZ_CASE");
-    long first = 0, last = FUZZ_CASES - 1;
+    long first = env_long("FUZZ_FIRST", 0), ncases = env_long("FUZZ_CASES", FUZZ_CASES), last, ran = 0;
+    long seconds = env_long("FUZZ_SECONDS", 0);
+    time_t deadline = seconds > 0 ? time(NULL) + seconds : 0;
     uint64_t opened = 0, with_records = 0, resealed = 0;
     uint64_t seen_corrupt = 0, seen_cut = 0, seen_bad_records = 0;
     int failures_before_case, verbose = getenv("FUZZ_VERBOSE") != NULL;
 
     snprintf(tmp_path, sizeof(tmp_path), "/tmp/clrprobe-unit-%d-fuzz", (int)getpid());
-    seeds[0] = make_seed(0);
-    seeds[1] = make_seed(1);
-    CHECK(seeds[0].size > 1000 && seeds[1].size > 1000);
+    nseeds = make_seeds(seeds);
     CHECK(sink != NULL);
-    if (!sink || !seeds[0].size || !seeds[1].size)
+    for (size_t i = 0; i < nseeds; i++)
+        if (seeds[i].size < 300)
+            unit_fail(__FILE__, __LINE__, "seed %zu was not made or read (%zu bytes)", i, seeds[i].size);
+    if (!sink || unit_failures())
         return;
     if (only)
-        first = last = atol(only);
+        first = atol(only), ncases = 1;
+    last = first + ncases - 1;
 
-    /* the seeds themselves read cleanly */
-    for (int i = 0; i < 2; i++) {
+    /* the seeds themselves read cleanly, in every view */
+    for (size_t i = 0; i < nseeds && !only; i++) {
         walk_result w;
         b.n = 0;
         reserve(&b, seeds[i].size);
@@ -705,16 +906,16 @@ TEST(fuzz_reader_mutated_traces)
         CHECK_EQ(w.open_rc, TRACE_OK);
         CHECK_EQ(w.corrupt_chunks + (uint64_t)w.truncated + w.bad_chunk_walks, 0);
         CHECK_EQ(w.complete, 1);
-        CHECK(w.chunks > 5);
-        CHECK_EQ(load_and_report(&b, &w, sink), 0);
+        CHECK(i >= 2 || w.chunks > 5);
+        CHECK_EQ(load_and_report(&b, &w, -1, (int)i, sink), 0);
     }
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = watchdog;
     sigaction(SIGALRM, &sa, &old_sa);
-    for (long i = first; i <= last; i++) {
+    for (long i = first; i <= last && (!deadline || time(NULL) < deadline); i++) {
         walk_result w;
-        const bytes *seed = &seeds[i & 1];
+        const bytes *seed = &seeds[(size_t)i % nseeds];
         struct itimerval limit = { { 0, 0 }, { 10, 0 } };    /* 10 s per case, ASan included */
 
         current_case = i;
@@ -733,7 +934,9 @@ TEST(fuzz_reader_mutated_traces)
         }
         setitimer(ITIMER_REAL, &limit, NULL);
         failures_before_case = unit_failures();
-        if (walk(&b, &w) == 0 && load_and_report(&b, &w, sink) == 0) {
+        ran++;
+        if (walk(&b, &w) == 0 && load_and_report(&b, &w, (int)(i / (long)nseeds % RP_VIEW_COUNT), (int)(i / 7 % 4),
+                                                 sink) == 0) {
             opened += w.open_rc == TRACE_OK;
             with_records += w.records > 0;
             seen_corrupt += w.corrupt_chunks > 0;
@@ -753,19 +956,21 @@ TEST(fuzz_reader_mutated_traces)
     sigaction(SIGALRM, &old_sa, NULL);
     if (!only && unit_failures() == 0) {
         /* the mutations reached every part of the reader */
-        printf("    fuzz: %d cases (%llu resealed): %llu opened, %llu with records, %llu with corrupt chunks, "
-               "%llu cut short, %llu with malformed records\n", FUZZ_CASES, (unsigned long long)resealed,
-               (unsigned long long)opened, (unsigned long long)with_records, (unsigned long long)seen_corrupt,
-               (unsigned long long)seen_cut, (unsigned long long)seen_bad_records);
-        CHECK(opened > FUZZ_CASES / 2);
-        CHECK(seen_corrupt > 100);
-        CHECK(seen_cut > 100);
-        CHECK(seen_bad_records > 100);
-        CHECK(opened < FUZZ_CASES);
+        printf("    fuzz: %ld cases from %zu seeds (%llu resealed): %llu opened, %llu with records, %llu with "
+               "corrupt chunks, %llu cut short, %llu with malformed records\n", ran, nseeds,
+               (unsigned long long)resealed, (unsigned long long)opened, (unsigned long long)with_records,
+               (unsigned long long)seen_corrupt, (unsigned long long)seen_cut, (unsigned long long)seen_bad_records);
+        if (ran >= 1000) {
+            CHECK(opened > (uint64_t)ran / 2);
+            CHECK(seen_corrupt > (uint64_t)ran / 30);
+            CHECK(seen_cut > (uint64_t)ran / 30);
+            CHECK(seen_bad_records > (uint64_t)ran / 30);
+            CHECK(opened < (uint64_t)ran);
+        }
     }
     fclose(sink);
     free(b.d);
-    free(seeds[0].data);
-    free(seeds[1].data);
+    for (size_t i = 0; i < nseeds; i++)
+        free(seeds[i].data);
     unlink(tmp_path);
 }
