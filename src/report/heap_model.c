@@ -379,6 +379,7 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
     size_t fields_cap = 0;
     vec types = { .elem = sizeof(raw_name) }, roots = { .elem = sizeof(raw_name) };
     raw_name *rn;
+    size_t unnamed;
     int rc = -1;
 
     memset(h, 0, sizeof(*h));
@@ -469,6 +470,11 @@ int rp_heap_build(const rp_trace *tr, rp_heap *h)
     for (size_t k = 0; k < h->nsnap; k++)
         if (finish(h, &h->snap[k], &b[k]) < 0)
             goto out;
+    unnamed = 0;
+    for (size_t k = 0; k < h->nsnap; k++)
+        unnamed += h->snap[k].unnamed_types;
+    if (!unnamed)
+        h->ntype_names--;                    /* (the slot for unnamed types: not needed) */
     if (h->nframes)
         rp_sort(h->frames, h->nframes, sizeof(*h->frames), cmp_frame);
     if (h->nfields)

@@ -69,11 +69,12 @@ typedef struct rp_heap {
     rp_heap_snapshot *snap;
     size_t nsnap;
     /* The type table: the types the heap_type records name, in order of
-     * their index in the trace, then one slot ("?") for objects whose index
-     * none names.  Objects and fields hold indexes of this table, always
-     * below ntype_names: an index read from the trace sizes nothing. */
+     * their index in the trace, then, when some object's index none names,
+     * one slot ("?") for those objects.  Objects and fields hold indexes of
+     * this table, always below ntype_names: an index read from the trace
+     * sizes nothing. */
     const char **type_names;         /* ("?" when NULL) */
-    uint32_t *type_ids;              /* the trace's index of each named type (ntype_names - 1 of them) */
+    uint32_t *type_ids;              /* the trace's index of each named type, sorted */
     size_t ntype_names;
     struct rp_heap_root_name { uint32_t index; const char *name; } *root_names;   /* HEAP_ROOT_STATIC ids, sorted */
     size_t nroot_names;
