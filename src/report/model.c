@@ -441,6 +441,13 @@ const char *rp_problem(const rp_trace *tr, char *buf, size_t buflen)
                                  (unsigned long long)tr->scan.corrupt_chunks,
                                  (unsigned long long)tr->scan.corrupt_bytes, tr->scan.first_corrupt_offset);
     }
+    if (tr->scan.read_errno && used < buflen) {
+        used += (size_t)snprintf(buf + used, buflen - used, "%sreading stopped at offset %zu: %s", used ? "; " : "",
+                                 tr->scan.end, strerror(tr->scan.read_errno));
+    } else if (tr->scan.shrank && used < buflen) {
+        used += (size_t)snprintf(buf + used, buflen - used, "%sthe file was shortened while it was read: read up to "
+                                 "offset %zu", used ? "; " : "", tr->scan.end);
+    }
     if (tr->bad_records && used < buflen) {
         used += (size_t)snprintf(buf + used, buflen - used, "%s%llu malformed record(s) were skipped",
                                  used ? "; " : "", (unsigned long long)tr->bad_records);

@@ -246,9 +246,11 @@ static const uint8_t *bytes_at(const trace_file *tf, trace_scan *s, size_t off, 
     got = read_at(tf->fd, s->buf, want, off);
     s->buf_off = off;
     s->buf_len = got > 0 ? (size_t)got : 0;
+    if (got < 0)
+        s->read_errno = errno;
     if ((size_t)s->buf_len < want) {         /* shrunk (or unreadable) since it was opened */
         s->end = off + s->buf_len;
-        s->shrank = 1;
+        s->shrank = got >= 0;
     }
     return n <= s->buf_len ? s->buf : NULL;
 }
@@ -340,7 +342,7 @@ int trace_next_chunk(const trace_file *tf, trace_scan *s, trace_chunk *c)
     }
     s->pos = s->end;
 end:
-    if (s->shrank && !s->truncated && s->end < tf->size) {
+    if ((s->shrank || s->read_errno) && !s->truncated && s->end < tf->size) {
         s->truncated = 1;                    /* (it ended between two chunks) */
         s->truncated_bytes = 0;
     }

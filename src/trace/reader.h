@@ -70,6 +70,7 @@ typedef struct trace_scan {
     size_t end;                  /* where the file ends: its size at open, or where a read came up
                                     short because it shrank since */
     int shrank;                  /* it did (then it reads as cut short) */
+    int read_errno;              /* a read failed there (EIO...): it reads as cut short too, 0 if none */
     uint8_t *buf;                /* trace_open's file: the window read (one chunk at most) */
     size_t buf_off, buf_len, buf_cap;
 } trace_scan;

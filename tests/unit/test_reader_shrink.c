@@ -3,6 +3,7 @@
  * chunk being walked, it reads as cut short where it now ends, never as a
  * SIGBUS; lengthened, it reads as it was when opened. */
 #include "unit.h"
+#include "report/model.h"
 #include "trace/format.h"
 #include "trace/reader.h"
 
@@ -93,6 +94,14 @@ TEST(reader_file_shortened_while_read_is_cut_short)
     CHECK_EQ(s.shrank, 1);
     CHECK(s.end <= size / 3);
     CHECK_EQ(s.corrupt_chunks, 0);
+    {                                        /* and the report says so */
+        rp_trace tr;
+        char problem[512];
+        memset(&tr, 0, sizeof(tr));
+        tr.scan = s;
+        CHECK(rp_problem(&tr, problem, sizeof(problem)) != NULL);
+        CHECK(strstr(problem, "the file was shortened while it was read") != NULL);
+    }
 
     /* shortened to its header, before any chunk is read */
     copy_source(path);
