@@ -75,3 +75,23 @@ test_hostile_report_full_disk() {
     assert_eq 1 "$?" "exit status on a full standard output"
     assert_contains err.txt "cannot write the report to standard output: No space left on device" "the reason"
 }
+
+# A trace shortened while the report reads it (its writer, or anyone who may
+# write it, can) reads as cut short: never a SIGBUS.  (Whenever the truncation
+# lands, the report must end by itself; tests/unit/test_reader_shrink.c
+# places it exactly.)
+test_hostile_trace_shortened_while_reported() {
+    local src=$ROOT/tests/data/compat/launch.clrp hlen i rc
+    hlen=$(od -An -t u4 -j 12 -N 4 "$src" | tr -d ' ')
+    head -c "$hlen" "$src" >big.clrp
+    tail -c +"$((hlen + 1))" "$src" >body
+    for ((i = 0; i < 300; i++)); do cat body; done >>big.clrp     # ~50 MB of valid chunks
+    for ((i = 0; i < 3; i++)); do
+        cp big.clrp shrinking.clrp
+        timeout 60 "$CLRPROBE" report shrinking.clrp --format collapsed -o /dev/null 2>err.txt &
+        truncate -s 1000000 shrinking.clrp
+        wait $!
+        rc=$?
+        [[ $rc -eq 0 || $rc -eq 1 ]] || { fail "report of a trace shortened meanwhile: exit status $rc"; cat err.txt; }
+    done
+}
