@@ -393,6 +393,7 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
         if (got < 0)
             tr->bad_records++;
     }
+    trace_done_reading(&tr->file);
     /* Times relative to the start of the trace. */
     for (size_t i = 0; i < tr->nev; i++) {
         rp_event *e = &tr->ev[i];

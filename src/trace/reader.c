@@ -193,6 +193,13 @@ int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)
     return TRACE_OK;
 }
 
+void trace_done_reading(trace_file *tf)
+{
+    if (tf->fd >= 0)
+        close(tf->fd);
+    tf->fd = -1;
+}
+
 void trace_close(trace_file *tf)
 {
     if (tf->fd >= 0)

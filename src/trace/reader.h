@@ -48,6 +48,10 @@ int trace_open(const char *path, trace_file *tf, char *err, size_t errlen);
 /* Parses a trace already in memory (takes ownership of data, a malloc'd block). */
 int trace_open_memory(uint8_t *data, size_t size, trace_file *tf, char *err, size_t errlen);
 
+/* The chunks have been walked: the file is closed, the header's fields stay
+ * (a report of many traces keeps them all without a descriptor each). */
+void trace_done_reading(trace_file *tf);
+
 void trace_close(trace_file *tf);
 
 typedef struct trace_chunk {
