@@ -366,6 +366,14 @@ int cli_handover_take(int from, int to, off_t *copied)
     /* The size, not the allocation: the agent keeps a reserve allocated
      * past the end (FALLOC_FL_KEEP_SIZE). */
     size = st.st_size;
+    /* And no further than the first hole: the agent only appends, so a
+     * hole is someone else's (a file made large by ftruncate costs its
+     * owner nothing, and its copy would fill our disk with zeros). */
+    {
+        off_t hole = lseek(from, 0, SEEK_HOLE);
+        if (hole >= 0 && hole < size)
+            size = hole;
+    }
     while (in < size) {
         size_t want = (size_t)(size - in < (1 << 16) ? size - in : (1 << 16));
         off_t at = in;
