@@ -145,6 +145,27 @@ other_user_setup() {
     install -d -m 700 -o 65534 -g 65534 "$OTHER_OUT"
 }
 
+# other_user_sample: after other_user_setup, a copy of the sample that nobody
+# can run (the checkout may be in a 0700 home), started through a script that
+# preloads ASan's runtime in a sanitized run (as $SAMPLE does); sets
+# OTHER_SAMPLE.  The script execs the sample: its pid is the sample's.  A
+# test that attaches root to such a process runs $OTHER_CLRPROBE, whose agent
+# beside it the target can open.
+other_user_sample() {
+    cp -r "$ROOT/build/sample" "$OTHER_DIR/sample" && chmod -R a+rX "$OTHER_DIR/sample" ||
+        { fail "cannot copy the sample to $OTHER_DIR"; return 1; }
+    cat >"$OTHER_DIR/sample.sh" <<'SH'
+#!/bin/sh
+if [ -n "${SANITIZER_PRELOAD:-}" ]; then
+    LD_PRELOAD=$SANITIZER_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD} ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+    export LD_PRELOAD ASAN_OPTIONS
+fi
+exec "$(dirname "$0")/sample/Sample" "$@"
+SH
+    chmod 755 "$OTHER_DIR/sample.sh"
+    OTHER_SAMPLE="$OTHER_DIR/sample.sh"
+}
+
 # as_other_user COMMAND ARGS...: runs COMMAND as nobody, in $OTHER_DIR.
 as_other_user() {
     (cd "$OTHER_DIR" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@")

@@ -435,6 +435,7 @@ test_attach_does_not_take_a_squatted_quiet_socket_for_the_agent() {
 # finished trace must stay as it was: that descriptor was never one of it.
 test_attach_another_users_process_cannot_write_the_trace_afterwards() {
     other_user_setup
+    other_user_sample || return
     [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the target's parent"
     mkdir -p out && chmod 755 out
     cat >"$OTHER_DIR/keeper.py" <<'PY'
@@ -471,12 +472,12 @@ if kept >= 0:
 say("written", done)
 p.wait()
 PY
-    as_other_user /usr/bin/python3 "$OTHER_DIR/keeper.py" "$PWD/out/" "$OTHER_OUT" "$SAMPLE" spin 60 &
+    as_other_user /usr/bin/python3 "$OTHER_DIR/keeper.py" "$PWD/out/" "$OTHER_OUT" "$OTHER_SAMPLE" spin 60 &
     wait_for_text "$OTHER_OUT/pid" 20 "" || { fail "the target's parent did not start"; return; }
     TPID=$(cat "$OTHER_OUT/pid")
     at_exit "kill $TPID 2>/dev/null"
     wait_for_text "$OTHER_OUT/target.out" 30 "started" || { fail "the target did not start"; return; }
-    "$CLRPROBE" attach "$TPID" -o out/t.clrp --duration 30 >att.out 2>att.err &
+    "$OTHER_CLRPROBE" attach "$TPID" -o out/t.clrp --duration 30 >att.out 2>att.err &
     local att=$!
     at_exit "kill $att 2>/dev/null"
     wait_for_text att.err 20 "attached to process $TPID" || { fail "the attach did not attach: $(cat att.err)"; return; }
@@ -508,6 +509,7 @@ PY
 # goes on with the real agent.
 test_attach_control_socket_takes_only_the_targets_connection() {
     other_user_setup
+    other_user_sample || return
     [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the other process"
     cat >"$OTHER_DIR/intruder.py" <<'PY'
 import array, glob, os, socket, sys, time
@@ -538,7 +540,7 @@ while time.time() < deadline:
     time.sleep(0.02)
 say("result", "no socket")
 PY
-    as_other_user sh -c 'echo $$ >"$1/pid"; shift; exec "$@"' sh "$OTHER_OUT" "$SAMPLE" spin 60 >"$OTHER_OUT/spin.out" 2>&1 &
+    as_other_user sh -c 'echo $$ >"$1/pid"; shift; exec "$@"' sh "$OTHER_OUT" "$OTHER_SAMPLE" spin 60 >"$OTHER_OUT/spin.out" 2>&1 &
     wait_for_text "$OTHER_OUT/spin.out" 30 "started" || { fail "the target did not start"; return; }
     TPID=$(cat "$OTHER_OUT/pid")
     at_exit "kill -CONT $TPID 2>/dev/null; kill $TPID 2>/dev/null"
@@ -547,7 +549,7 @@ PY
     wait_for_text "$OTHER_OUT/intruder" 20 "" || { fail "the other process did not start"; return; }
     local intruder
     intruder=$(cat "$OTHER_OUT/intruder")
-    "$CLRPROBE" attach "$TPID" -o out.clrp --duration 0.5 --timeout 60 >att.out 2>att.err &
+    "$OTHER_CLRPROBE" attach "$TPID" -o out.clrp --duration 0.5 --timeout 60 >att.out 2>att.err &
     local att=$!
     at_exit "kill $att 2>/dev/null"
     wait_for_text att.err 20 "ignored a connection to the control socket from process $intruder of uid 65534: only process $TPID's agent may connect" ||

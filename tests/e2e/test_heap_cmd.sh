@@ -432,16 +432,17 @@ test_heap_command_refuses_a_squatted_heap_socket() {
 # into root's at the end, which on a full disk must fit too.
 test_heap_command_on_a_full_disk_says_the_snapshot_is_not_whole() {
     other_user_setup
+    other_user_sample || return
     mkdir -p small
     mount -t tmpfs -o size=96k tmpfs small 2>/dev/null || skip "cannot mount a tmpfs here"
     at_exit "umount '$PWD/small'"
     chmod 755 small
-    as_other_user sh -c 'echo $$ >"$1/pid"; shift; exec "$@"' sh "$OTHER_OUT" "$SAMPLE" heap 30 >"$OTHER_OUT/heap.out" 2>&1 &
+    as_other_user sh -c 'echo $$ >"$1/pid"; shift; exec "$@"' sh "$OTHER_OUT" "$OTHER_SAMPLE" heap 30 >"$OTHER_OUT/heap.out" 2>&1 &
     wait_for_text "$OTHER_OUT/heap.out" 30 "heap built" || { fail "the sample did not build its heap"; return; }
     TPID=$(cat "$OTHER_OUT/pid")
     at_exit "kill $TPID 2>/dev/null"
     [[ $(stat -c %u "/proc/$TPID") == 65534 ]] || { fail "the target is not nobody's"; return; }
-    "$CLRPROBE" heap "$TPID" -o small/h.clrp >h.out 2>h.err
+    "$OTHER_CLRPROBE" heap "$TPID" -o small/h.clrp >h.out 2>h.err
     assert_eq 1 "$?" "exit code: $(cat h.err)"
     ! grep -q "snapshot 1 of 1: " h.err || fail "a snapshot not in the trace whole was said to be taken: $(cat h.err)"
     assert_contains h.err "trace written to $PWD/small/h.clrp, but the agent stopped recording early while snapshot 1 of 1 was written, which is not in the trace whole: the disk is full" \
