@@ -1,6 +1,6 @@
 /* catchup.h - what an attached agent knows about runtime IDs, and the
- * rules of seed 000 (../shared/seeds/000_5eeffc22afbb678c.txt) for
- * merging the catch-up enumeration with live events:
+ * rules (docs/attach.md, "What the runtime guarantees" and "Merge rules")
+ * for merging the catch-up enumeration with live events:
  *
  *  - an ID may come from the enumeration and from an event: it is reported
  *    once;

@@ -171,7 +171,7 @@ static uint64_t lifetime_id(const rp_event *e)
     }
 }
 
-/* The catch-up merge (seed 000, ../shared/seeds/000_5eeffc22afbb678c.txt):
+/* The catch-up merge (docs/attach.md, "Merge rules"):
  * an ID reported by the attach catch-up and then by a live load event (the
  * ID was enumerable before its LoadFinished) is one ID: the event wins and the catch-up record is dropped.  A live
  * event for an ID after its unload starts a new lifetime (addresses are

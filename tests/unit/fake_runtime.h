@@ -3,8 +3,9 @@
  *
  * The fake plays the CLR's side of an attach, single-threaded and scripted:
  *  - it owns a little world of app domains, assemblies, modules, threads and
- *    JIT-compiled functions, each with the lifetime steps of seed 000's
- *    golden rule (../shared/seeds/000_5eeffc22afbb678c.txt): fr_begin_load
+ *    JIT-compiled functions, each with the lifetime steps of the runtime's
+ *    rule that the event is always last (docs/attach.md, "What the runtime
+ *    guarantees"): fr_begin_load
  *    (the ID becomes enumerable), fr_finish_load (its LoadFinished/Created
  *    event), fr_begin_unload (no longer
  *    enumerable), fr_finish_unload (its UnloadStarted/Destroyed event);

@@ -1,6 +1,8 @@
 /* test_conformance.c - conformance of the real agent's attach path with
- * seed 000 (../shared/seeds/000_5eeffc22afbb678c.txt; the attach catch-up:
- * Race #1, Race #2, the golden rule, "GC already in progress"), driven by the simulated runtime of fake_runtime.h.
+ * the runtime's catch-up guarantees (docs/attach.md, "What the runtime
+ * guarantees": when events start, the event is always last, events after the
+ * snapshot win, a GC under way), driven by the simulated runtime of
+ * fake_runtime.h.
  *
  * Each test scripts one timeline: what happens in the runtime before the
  * attach, between InitializeForAttach and the enabling of events, and while
@@ -976,7 +978,7 @@ TEST(conformance_dynamic_function_names)
     fr_cleanup(&rt);
 }
 
-/* ---- 14. heap snapshots (seed 000's memory rules) ----
+/* ---- 14. heap snapshots (a GC under way, a GC of one's own: docs/attach.md) ----
  * The agent attaches with a heap plan (heap_count, heap_every: the
  * configuration's keys, after collect=) and takes its snapshots on its own
  * thread; the fake's ForceGC runs the GC and its callbacks on that thread. */
@@ -1056,7 +1058,7 @@ TEST(conformance_heap_snapshot_is_one_gc_only)
 }
 
 /* Objects followed from one snapshot to the next through a compacting GC
- * (seed 004's example, ../shared/seeds/004_fe607505df24ccdc.txt: old
+ * (the example of Profiling.md, docs/gc-tracking.md: old
  * 08 -> 07 length 1, 10 -> 08 length 3, 15 -> 11 length 4; in units of U): the survivors are flagged seen at their new
  * addresses, the object outside every range died, a new one is not seen. */
 TEST(conformance_heap_identity_through_a_moving_gc)
