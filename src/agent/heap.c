@@ -834,7 +834,7 @@ static void snapshot_enumerate(profiler *p, struct heap_service *h, heap_result 
  * roots.  Asked at launch or in InitializeForAttach when the configuration
  * wants snapshots (runtime.c), so it is usually on; otherwise (an agent
  * asked later, through the heap listener) the runtime accepts it only if
- * background GC is off (heap-facts.md §0).  S_OK, or the runtime's refusal. */
+ * background GC is off (docs/gc-tracking.md).  S_OK, or the runtime's refusal. */
 static HRESULT monitor_gc_on(profiler *p, struct heap_service *h)
 {
     DWORD low = 0, high = 0;

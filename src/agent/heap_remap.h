@@ -3,8 +3,8 @@
  * objects were already in this one (HEAP_OBJ_SEEN, trace/heap_codec.h).
  * Pure: no runtime call, no agent state; the GC callbacks feed it.
  *
- * One GC, as the runtime reports it (seed 004, ../shared/seeds/004_fe607505df24ccdc.txt,
- * "Tracking Moved Objects"; shared/reference/heap-facts.md section 7):
+ * One GC, as the runtime reports it (docs/gc-tracking.md, "One blocking
+ * GC, in order"):
  *
  *   GarbageCollectionStarted   which generations are condemned, and their
  *                              address ranges (GetGenerationBounds):

@@ -1,7 +1,7 @@
 /* heap_statics.h - static fields as named heap roots.  The runtime does not
  * report statics as GC roots: a class's reference statics live in slots of
- * pinned object[] buckets that one strong handle holds (heap-facts.md
- * §3.2), so a snapshot would show every static's object under one
+ * pinned object[] buckets that one strong handle holds (docs/gc-tracking.md,
+ * "Statics are not roots"), so a snapshot would show every static's object under one
  * anonymous array.  This finds, for the classes it learns of, the address
  * of each static reference field's slot (ICorProfilerInfo
  * GetAppDomainStaticAddress; metadata for the fields), and after a

@@ -1,5 +1,5 @@
 /* test_heap_remap.c - object addresses carried through GCs (agent/heap_remap.h):
- * the seed's own example, batches across calls, compacting and
+ * Profiling.md's example, batches across calls, compacting and
  * non-compacting ranges in one GC, a generation that was not collected,
  * lost GCs, a random heap checked against a plain per-object answer, and
  * batches from several threads at once. */
@@ -9,8 +9,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* Seed 004 (../shared/seeds/004_fe607505df24ccdc.txt), "Tracking Moved
- * Objects": objects at 08 09 10 12 13 15 16 17 18 19 of gen0; 09, 13 and 19
+/* The example of "Tracking Moved Objects" in dotnet/runtime
+ * docs/design/coreclr/profiling/Profiling.md (docs/gc-tracking.md): objects at 08 09 10 12 13 15 16 17 18 19 of gen0; 09, 13 and 19
  * die; ranges 08->07 (1), 10->08 (3), 15->11 (4). */
 static const uint64_t seed_old[] = { 8, 10, 15 }, seed_new[] = { 7, 8, 11 }, seed_len[] = { 1, 3, 4 };
 static const uint64_t seed_objs[] = { 8, 9, 10, 12, 13, 15, 16, 17, 18, 19 };
