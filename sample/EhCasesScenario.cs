@@ -1,4 +1,4 @@
-// EhCasesScenario.cs: "ehcases [CASE...]" - the exception-handling shapes of seed 004's state machine, each thrown
+// EhCasesScenario.cs: "ehcases [CASE...]" - the exception-handling shapes of the runtime's (docs/exceptions.md), each thrown
 // from a known function with a known message and handled in a known place (EhCases.*):
 //   plain       InvalidOperationException "plain throw" from PlainThrower, caught in PlainCatcher
 //   filterfalse ArgumentException "filter says no" from FilterThrower; FilterFalse's filter rejects it, caught in

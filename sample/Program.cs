@@ -70,7 +70,7 @@ internal static class Program
           calls [SCALE] [wait]  methods called a known number of times, for --trace (CallTargets.*)
           ildump TYPE.METHOD  print a method's IL body (header, code, EH sections) as hex
           callbench [MILLIONS]  ns per call of a method traced and of one not (bench/trace.sh)
-          ehcases [CASE...] the exception-handling shapes of seed 004 (filters, finally, nested, rethrow,
+          ehcases [CASE...] the exception-handling shapes of docs/exceptions.md (filters, finally, nested, rethrow,
                             a type initializer's); "ehcases unhandled" dies of an unhandled exception
           ehbench COUNT SPIN  COUNT exceptions thrown and caught, SPIN rounds of work before each;
                             "ehbench calibrate RATE" prints the SPIN for RATE a second (bench/exceptions.sh)

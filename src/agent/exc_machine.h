@@ -1,5 +1,5 @@
-/* exc_machine.h - the exception state machine of one thread (seed 004,
- * "Exceptions"): which exceptions are being processed, in which pass, which
+/* exc_machine.h - the exception state machine of one thread
+ * (docs/exceptions.md): which exceptions are being processed, in which pass, which
  * frame, and which filter, finally or catch runs for each; nested
  * exceptions on a stack.  Pure: it is fed the runtime's exception callbacks
  * in the order the thread receives them and says, through a sink, when an

@@ -1,5 +1,5 @@
 # test_exceptions.sh - exceptions followed through on the real runtime
-# (Sample ehcases: each shape of seed 004's diagram thrown from a known
+# (Sample ehcases: each shape of docs/exceptions.md thrown from a known
 # function with a known message and handled in a known place): messages,
 # throw stacks, nesting, rethrows, how each ended; an unhandled exception
 # that kills the process is in the trace, and the process dies as it would.

@@ -1,6 +1,6 @@
-/* test_exc_conformance.c - the agent's exception state machine against seed
- * 004's diagram ("Exceptions": nested exceptions, unmanaged and CLR
- * handlers, unhandled exceptions), driven by the simulated runtime of
+/* test_exc_conformance.c - the agent's exception state machine against the
+ * runtime's exception callbacks (docs/exceptions.md: nested exceptions,
+ * unmanaged and CLR handlers, unhandled exceptions), driven by the simulated runtime of
  * fake_runtime.h through the real agent's callbacks.
  *
  * Each test delivers the exact callback sequence CoreCLR (.NET 10, seen with
