@@ -1,7 +1,7 @@
 /* names.c - resolving FunctionIDs, ClassIDs, modules, assemblies and app
  * domains to names through ICorProfilerInfo and IMetaDataImport, with a
- * cache per profiler instance (see names.h).  Algorithm: metadata-facts.md
- * section 2: GetFunctionInfo2 / GetClassIDInfo2 for the exact instantiation,
+ * cache per profiler instance (see names.h).  Algorithm: docs/runtime-abi.md,
+ * "Building a function's name": GetFunctionInfo2 / GetClassIDInfo2 for the exact instantiation,
  * GetTypeDefProps and GetNestedClassProps for the declaring type chain, with
  * the flattened type arguments shared out by each level's arity. */
 #include "agent/names.h"

@@ -1,11 +1,10 @@
 /* cor.h - basic Windows/PAL-style types used by the CLR profiling and metadata
  * interfaces, as a plain C11 header for Linux x64.
  *
- * Facts come from shared/reference/corprof-facts.md section 0 ("C ABI
- * conventions on Linux x64": PAL type sizes, GUID layout, COM objects in C,
- * IUnknown / IClassFactory slots) and section 6 (generic HRESULTs), plus
- * metadata-facts.md section 1 ("Conventions": md* tokens, HCORENUM,
- * PCCOR_SIGNATURE).  It is written from those facts, not copied from the
+ * Facts come from docs/runtime-abi.md: "COM objects in C" (IUnknown and
+ * IClassFactory slots), "Scalar types" (PAL type sizes, md* tokens,
+ * PCCOR_SIGNATURE), "GUIDs and IIDs" (the layout) and "HRESULTs" (the
+ * generic ones).  It is written from those facts, not copied from the
  * runtime's pal_mstypes.h / guiddef.h / unknwn.h.
  *
  * Two traps this header exists to avoid:
@@ -30,7 +29,7 @@
 #include <stdint.h>
 
 /* ------------------------------------------------------------------------
- * Scalar types (exact PAL sizes, corprof-facts.md section 0)
+ * Scalar types (exact PAL sizes, docs/runtime-abi.md "Scalar types")
  * ------------------------------------------------------------------------ */
 
 typedef int32_t   HRESULT;
@@ -108,8 +107,8 @@ static inline int guid_equal(const GUID *a, const GUID *b)
 }
 
 /* ------------------------------------------------------------------------
- * Metadata tokens (metadata-facts.md section 1 "Conventions": every md*
- * typedef is a 32-bit token: table number in the top byte, row id below).
+ * Metadata tokens (corhdr.h: every md* typedef is a 32-bit token: table
+ * number in the top byte, row id below).
  * ------------------------------------------------------------------------ */
 
 typedef uint32_t mdToken;
@@ -171,7 +170,7 @@ typedef void *HCORENUM;
 /* ------------------------------------------------------------------------
  * Vtable slot arithmetic.  A vtable struct here holds nothing but function
  * pointers, so a member's slot number is its offset in pointers.  The headers
- * use this in _Static_asserts against the slot numbers of the reference.
+ * use this in _Static_asserts against the slot numbers of the IDL.
  * ------------------------------------------------------------------------ */
 
 #define COM_SLOT(vtbl_type, member)  (offsetof(vtbl_type, member) / sizeof(void *))

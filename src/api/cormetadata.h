@@ -3,15 +3,14 @@
  * name builder needs (element types, calling conventions, token types, type
  * visibility), as plain C11 declarations for CoreCLR on Linux x64.
  *
- * Written from shared/reference/metadata-facts.md, not copied from the
- * runtime's cor.h / corhdr.h:
- *   section 1.1  IIDs               section 1.2  slot tables, ASSEMBLYMETADATA,
- *   section 1.3  CorOpenFlags                    token types, CLDB_* HRESULTs
- *   section 2.4  calling conventions and CorElementType values
- * The CorTypeAttr visibility values are ECMA-335 II.23.1.15 (the reference
- * only gives the mask and the tdNested* range).  The vtable member lists were
- * produced from the section 1.2 tables by a throwaway script and checked by
- * hand; the _Static_asserts at the end pin every method to its table slot.
+ * Written from the facts of docs/runtime-abi.md ("Metadata"), not copied
+ * from the runtime's headers: the interfaces, their IIDs and slot order from
+ * dotnet/runtime src/coreclr/inc/cor.h; token types, CorOpenFlags,
+ * calling conventions and CorElementType values from corhdr.h and ECMA-335
+ * partition II (II.23.1, II.23.2); the CorTypeAttr visibility values from
+ * ECMA-335 II.23.1.15.  The vtable member lists were produced from the slot
+ * tables by a throwaway script and checked by hand; the _Static_asserts at
+ * the end pin every method to its table slot.
  *
  * Getting an importer from the profiler (ICorProfilerInfo slot 21):
  *
@@ -126,7 +125,7 @@
 
 /* ========================================================================
  * Calling convention byte at the start of a signature (ECMA-335 II.23.2.1;
- * metadata-facts.md section 2.4): low nibble = kind, high bits = flags.
+ * docs/runtime-abi.md "Metadata"): low nibble = kind, high bits = flags.
  * ======================================================================== */
 
 #define IMAGE_CEE_CS_CALLCONV_DEFAULT       0x00u
@@ -147,7 +146,7 @@
 #define IMAGE_CEE_CS_CALLCONV_EXPLICITTHIS  0x40u
 
 /* ========================================================================
- * Element types (corhdr.h CorElementType; metadata-facts.md section 2.4).
+ * Element types (corhdr.h CorElementType; ECMA-335 II.23.1.16).
  * ======================================================================== */
 
 typedef enum CorElementType {

@@ -2,17 +2,15 @@
  * ICorProfilerInfo 1..15 and their helper interfaces) as plain C11
  * declarations for CoreCLR on Linux x64.
  *
- * Written from the fact tables in shared/reference/corprof-facts.md, not
- * copied from the runtime's corprof.idl / corprof.h:
- *   section 0  C ABI, ID typedefs, function-pointer typedefs
- *   section 1  every interface: IID, absolute vtable slot, method, parameters
- *   section 2  COR_PRF_MONITOR (low event mask)   section 3  COR_PRF_HIGH_MONITOR
- *   section 4  other enums                        section 5  structs (x64 sizes)
- *   section 6  HRESULTs
- * The vtable member lists were produced from the section 1 tables by a
- * throwaway script and checked by hand (method order also compared with the
- * reference's primary source, corprof.idl at dotnet/runtime 05284b23); the
- * _Static_asserts at the end tie every method to the slot number in the table
+ * Written from the facts of docs/runtime-abi.md, not copied from the
+ * runtime's corprof.idl / corprof.h (dotnet/runtime src/coreclr/inc/):
+ *   "COM objects in C", "Scalar types"  the C ABI, ID and function typedefs
+ *   "Interfaces and slots"              every interface: IID, slot, method
+ *   "Event masks", "Structs", "HRESULTs" (corerror.xml for the HRESULTs)
+ * The vtable member lists were produced from tables of corprof.idl's
+ * methods by a throwaway script and checked by hand (method order compared
+ * with corprof.idl at dotnet/runtime 05284b23); the _Static_asserts at
+ * the end tie every method to the slot number in the table
  * and every interface version to the first-slot / total-entries summary.
  * The callback methods (slots 3..97) are listed once, in corprof_callbacks.def
  * (an X-macro list: slot, name, return type, parameters): the members of
@@ -210,7 +208,7 @@ typedef DWORD COR_PRF_HIGH_MONITOR;
 #define COR_PRF_HIGH_MONITOR_EVENT_PIPE                 0x00000080u
 #define COR_PRF_HIGH_MONITOR_PINNEDOBJECT_ALLOCATED     0x00000100u
 /* COR_PRF_HIGH_MONITOR_GC_SKIP_ALLOCATED_BY_CLASS_STATISTIC (new in .NET 11) is
- * left out on purpose: the reference marks its value as unverified. */
+ * left out on purpose: its value was not checked against a runtime. */
 
 #define COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH                                         \
     (COR_PRF_HIGH_IN_MEMORY_SYMBOLS_UPDATED | COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS | \
@@ -319,8 +317,8 @@ typedef enum COR_PRF_REJIT_FLAGS {
 
 /* ICorProfilerFunctionControl::SetCodegenFlags.  The runtime's IDL also has
  * COR_PRF_CODEGEN_DEBUG_INFO = 0x0003, which equals the OR of the two flags
- * below, so it cannot be a separate bit; the reference marks it unverified and
- * it is not declared here. */
+ * below, so it cannot be a separate bit; it was not checked against a
+ * runtime and is not declared here. */
 typedef enum COR_PRF_CODEGEN_FLAGS {
     COR_PRF_CODEGEN_DISABLE_INLINING          = 0x1,
     COR_PRF_CODEGEN_DISABLE_ALL_OPTIMIZATIONS = 0x2
@@ -467,9 +465,9 @@ typedef struct COR_DEBUG_IL_TO_NATIVE_MAP {
 
 /* COR_FIELD_OFFSET is shared with the metadata API: see cormetadata.h. */
 
-/* x64 size 48 (offsets 0, 8, 16, 24, 32, 40, 44).  corprof-facts.md section 5
- * says 56, but its own field list lays out to 48; the assert below follows the
- * fields. */
+/* x64 size 48 (offsets 0, 8, 16, 24, 32, 40, 44).  Some tables say 56, but
+ * the field list lays out to 48 (docs/runtime-abi.md, "Structs"); the assert
+ * below follows the fields. */
 typedef struct COR_PRF_ASSEMBLY_REFERENCE_INFO {
     void             *pbPublicKeyOrToken;
     ULONG             cbPublicKeyOrToken;
@@ -545,7 +543,8 @@ typedef void FunctionTailcall2(FunctionID funcId, UINT_PTR clientData, COR_PRF_F
 
 /* v3 fast-path hooks: called straight from JIT-compiled code without saving
  * registers, so on Linux x64 they must be register-preserving assembly stubs
- * (coreclr-facts.md section 5), not plain C functions. */
+ * (docs/runtime-abi.md, "Enter, leave and tailcall hooks"), not plain C
+ * functions. */
 typedef void FunctionEnter3(FunctionIDOrClientID functionIDOrClientID);
 typedef void FunctionLeave3(FunctionIDOrClientID functionIDOrClientID);
 typedef void FunctionTailcall3(FunctionIDOrClientID functionIDOrClientID);
@@ -629,8 +628,8 @@ typedef void EventPipeProviderCallback(const UINT8 *source_id, UINT32 is_enabled
 #define CORDIAGIPC_E_UNKNOWN_MAGIC                   ((HRESULT)0x80131386)
 #define CORDIAGIPC_E_UNKNOWN_ERROR                   ((HRESULT)0x80131387)
 #define CORPROF_E_SUSPENSION_IN_PROGRESS             ((HRESULT)0x80131388)
-/* The next two come from a third-party copy of the newer corerror.xml
- * (the reference says "verify"); only newer runtimes return them. */
+/* The next two come from a third-party copy of the newer corerror.xml (not
+ * checked against the runtime's own); only newer runtimes return them. */
 #define CORPROF_E_NOT_GC_OBJECT                      ((HRESULT)0x80131389)
 #define CORPROF_E_MODULE_IS_ENC                      ((HRESULT)0x8013138A)
 

@@ -1,12 +1,12 @@
 /* guids.c - the one definition of every interface ID declared extern in
  * src/api/cor.h, corprof.h and cormetadata.h.
  *
- * Values are the IIDs listed in shared/reference/corprof-facts.md
- * (section 0 "Fixed IIDs" and the section 1 summary table) and
- * metadata-facts.md section 1.1, converted from their string form
- * {Data1-Data2-Data3-Data4[0..1]-Data4[2..7]}: Data1..Data3 are numbers (stored
- * little-endian by the compiler), Data4 is the bytes in string order - the
- * layout the runtime compares with IsEqualGUID (corprof-facts.md section 0).
+ * Values are the IIDs of dotnet/runtime's src/coreclr/inc/corprof.idl and
+ * cor.h (and COM's fixed IUnknown / IClassFactory), converted from their
+ * string form {Data1-Data2-Data3-Data4[0..1]-Data4[2..7]}: Data1..Data3 are
+ * numbers (stored little-endian by the compiler), Data4 is the bytes in
+ * string order - the layout the runtime compares with IsEqualGUID
+ * (docs/runtime-abi.md, "GUIDs and IIDs").
  * Each value carries its string form in a comment, and
  * tests/unit/test_api_layout.c re-parses those strings and compares.
  */
@@ -14,7 +14,7 @@
 #include "cormetadata.h"
 #include "corprof.h"
 
-/* ---- COM basics (corprof-facts.md section 0) ---- */
+/* ---- COM basics (fixed COM values) ---- */
 
 /* {00000000-0000-0000-C000-000000000046} */
 const GUID IID_IUnknown =
@@ -23,7 +23,7 @@ const GUID IID_IUnknown =
 const GUID IID_IClassFactory =
     {0x00000001, 0x0000, 0x0000, {0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46}};
 
-/* ---- ICorProfilerCallback .. ICorProfilerCallback11 (corprof-facts.md section 1) ---- */
+/* ---- ICorProfilerCallback .. ICorProfilerCallback11 (corprof.idl) ---- */
 
 /* {176FBED1-A55C-4796-98CA-A9DA0EF883E7} */
 const GUID IID_ICorProfilerCallback =
@@ -59,7 +59,7 @@ const GUID IID_ICorProfilerCallback10 =
 const GUID IID_ICorProfilerCallback11 =
     {0x42350846, 0xAAED, 0x47F7, {0xB1, 0x28, 0xFD, 0x0C, 0x98, 0x88, 0x1C, 0xDE}};
 
-/* ---- ICorProfilerInfo .. ICorProfilerInfo15 (corprof-facts.md section 1) ---- */
+/* ---- ICorProfilerInfo .. ICorProfilerInfo15 (corprof.idl) ---- */
 
 /* {28B5557D-3F3F-48B4-90B2-5F9EEA2F6C48} */
 const GUID IID_ICorProfilerInfo =
@@ -107,7 +107,7 @@ const GUID IID_ICorProfilerInfo14 =
 const GUID IID_ICorProfilerInfo15 =
     {0xB446462D, 0xBD22, 0x41DD, {0x87, 0x2D, 0xDC, 0x71, 0x4C, 0x49, 0xEB, 0x56}};
 
-/* ---- Enumerators and helper interfaces (corprof-facts.md section 1) ---- */
+/* ---- Enumerators and helper interfaces (corprof.idl) ---- */
 
 /* {66A78C24-2EEF-4F65-B45F-DD1D8038BF3C} */
 const GUID IID_ICorProfilerAssemblyReferenceProvider =
@@ -134,7 +134,7 @@ const GUID IID_ICorProfilerThreadEnum =
 const GUID IID_IMethodMalloc =
     {0xA0EFB28B, 0x6EE2, 0x4D7B, {0xB9, 0x83, 0xA7, 0x5E, 0xF7, 0xBE, 0xED, 0xB8}};
 
-/* ---- Metadata import interfaces (metadata-facts.md section 1.1) ---- */
+/* ---- Metadata import interfaces (cor.h) ---- */
 
 /* {7DAC8207-D3AE-4C75-9B67-92801A497D44} */
 const GUID IID_IMetaDataImport =

@@ -6,9 +6,9 @@
  * ipc/profcheck.c), the command launching one (cmd_run.c), and the agent
  * looking at its own process (lifecycle.c, runtime.c).
  *
- * The runtime's names (shared/reference/coreclr-facts.md): CORECLR_ first,
- * then .NET 11's DOTNET_ aliases; the bitness-specific variant before the
- * plain one (CORECLR_PROFILER_PATH_64, then CORECLR_PROFILER_PATH on x64). */
+ * The runtime's names (docs/runtime-abi.md, "The runtime's environment
+ * variables"): CORECLR_ first, then .NET 11's DOTNET_ aliases; the
+ * bitness-specific variant before the plain one (CORECLR_PROFILER_PATH_64, then CORECLR_PROFILER_PATH on x64). */
 #ifndef CLRPROBE_COMMON_PROFILER_ENV_H
 #define CLRPROBE_COMMON_PROFILER_ENV_H
 

@@ -2,8 +2,8 @@
  * "dotnet-diagnostic-{pid}-{key}-socket" Unix socket): finding a process's
  * socket, listing .NET processes, asking a process who it is
  * (ProcessInfo2 / ProcessInfo) and asking it to load a profiler
- * (AttachProfiler).  Wire format: shared/reference/coreclr-facts.md
- * section 2, and dotnet/diagnostics documentation/design-docs/ipc-protocol.md.
+ * (AttachProfiler).  Wire format: docs/attach.md, "AttachProfiler on the
+ * wire", and dotnet/diagnostics documentation/design-docs/ipc-protocol.md.
  *
  * Layers, one file each:
  *   utf16.c    UTF-8 <-> UTF-16LE (pure)

@@ -4,11 +4,11 @@
  * The headers already _Static_assert every vtable slot; these tests repeat the
  * most important checks at run time (so a failure shows up as a named test,
  * not just a compile error) and check what the compiler cannot: the IID
- * values in guids.c.  Expected values are taken from the reference facts:
- * shared/reference/corprof-facts.md (sections 0-6) and
- * metadata-facts.md (sections 1.1, 1.2, 2.4).  In particular every IID is
- * re-parsed here from its canonical string form in those tables and compared
- * with the constant in guids.c, so a typo there fails a test.
+ * values in guids.c.  Expected values are the facts of docs/runtime-abi.md
+ * (from dotnet/runtime's corprof.idl, cor.h, corhdr.h and corerror.xml).
+ * In particular every IID is re-parsed here from its canonical string form
+ * (as the IDL writes it) and compared with the constant in guids.c, so a
+ * typo there fails a test.
  */
 #include "unit.h"
 
@@ -74,7 +74,7 @@ static int parse_guid(const char *s, GUID *g)
 }
 
 /* ------------------------------------------------------------------------
- * Basic types (corprof-facts.md section 0)
+ * Basic types (docs/runtime-abi.md, "Scalar types")
  * ------------------------------------------------------------------------ */
 
 TEST(api_type_sizes)
@@ -139,7 +139,7 @@ TEST(api_hresults)
 }
 
 /* ------------------------------------------------------------------------
- * Vtable shapes (corprof-facts.md section 1 summary; metadata-facts 1.2)
+ * Vtable shapes (docs/runtime-abi.md, "Interfaces and slots" and "Metadata")
  * ------------------------------------------------------------------------ */
 
 TEST(api_vtable_sizes)
@@ -485,7 +485,7 @@ TEST(api_struct_sizes)
     CHECK_EQ(sizeof(COR_IL_MAP), 12);
     CHECK_EQ(sizeof(COR_DEBUG_IL_TO_NATIVE_MAP), 12);
     CHECK_EQ(sizeof(COR_FIELD_OFFSET), 8);
-    /* corprof-facts.md section 5 says 56; the listed fields lay out to 48
+    /* some tables say 56; the fields lay out to 48
      * (8 + 4+4pad + 8 + 8 + 8 + 4 + 4) - see the report / corprof.h. */
     CHECK_EQ(sizeof(COR_PRF_ASSEMBLY_REFERENCE_INFO), 48);
     CHECK_EQ(offsetof(COR_PRF_ASSEMBLY_REFERENCE_INFO, szName), 16);
@@ -541,7 +541,7 @@ TEST(api_metadata_constants)
  * IIDs
  * ------------------------------------------------------------------------ */
 
-/* Byte-level spot checks typed from the reference, independent of the
+/* Byte-level spot checks typed from the IDL's values, independent of the
  * string table below. */
 TEST(api_iid_bytes)
 {
@@ -551,7 +551,7 @@ TEST(api_iid_bytes)
     static const uint8_t unk_d4[8] = { 0xC0, 0, 0, 0, 0, 0, 0, 0x46 };
     const uint8_t *p;
 
-    /* {4FD2ED52-7731-4b8d-9469-03D2CC3086C5} (corprof-facts.md section 0) */
+    /* {4FD2ED52-7731-4b8d-9469-03D2CC3086C5} (docs/runtime-abi.md, "GUIDs and IIDs") */
     CHECK_EQ(IID_ICorProfilerCallback3.Data1, 0x4FD2ED52u);
     CHECK_EQ(IID_ICorProfilerCallback3.Data2, 0x7731);
     CHECK_EQ(IID_ICorProfilerCallback3.Data3, 0x4B8D);
@@ -569,7 +569,7 @@ TEST(api_iid_bytes)
     CHECK_EQ(IID_ICorProfilerInfo15.Data3, 0x41DD);
     CHECK(memcmp(IID_ICorProfilerInfo15.Data4, info15_d4, 8) == 0);
 
-    /* {0x7dac8207,0xd3ae,0x4c75,{0x9b,0x67,0x92,0x80,0x1a,0x49,0x7d,0x44}} (metadata-facts 1.1) */
+    /* {0x7dac8207,0xd3ae,0x4c75,{0x9b,0x67,0x92,0x80,0x1a,0x49,0x7d,0x44}} (cor.h) */
     CHECK_EQ(IID_IMetaDataImport.Data1, 0x7dac8207u);
     CHECK_EQ(IID_IMetaDataImport.Data2, 0xd3ae);
     CHECK_EQ(IID_IMetaDataImport.Data3, 0x4c75);
@@ -580,7 +580,7 @@ TEST(api_iid_bytes)
     CHECK_EQ(IID_IClassFactory.Data1, 1);
 }
 
-/* Every IID in the reference tables, in canonical string form. */
+/* Every IID of corprof.idl and cor.h the headers declare, in canonical string form. */
 static const struct {
     const char *name;
     const GUID *iid;
