@@ -1,5 +1,5 @@
-/* sampler.c - the sampling thread (see sampler.h and coreclr-facts.md
- * section 4: on Linux cross-thread DoStackSnapshot works only inside a
+/* sampler.c - the sampling thread (see sampler.h and docs/sampling.md,
+ * "Why it works this way": on Linux cross-thread DoStackSnapshot works only inside a
  * profiler-requested SuspendRuntime).
  *
  * While the runtime is suspended the sampler only calls the runtime and

@@ -14,7 +14,7 @@
  * time (aliasing); drawn periods spread the samples over every phase, and
  * the measured CPU keeps the totals exact whatever the tick.
  *
- * The handler (signal-sampling-facts.md section 8): takes only samples our
+ * The handler (docs/sampling.md, "How the signal engine works"): takes only samples our
  * timers and our collector sent (SI_TIMER, or SI_QUEUE from this process,
  * with a value naming a slot and its generation), saves and restores errno,
  * calls nothing but the clock and the walk (stack_walk.h) over the code
@@ -23,7 +23,7 @@
  *
  * CoreCLR runs its SIGSEGV handler (NullReferenceException) on a small
  * alternate stack; another signal delivered there does not fit and the
- * kernel kills the process (facts section 1.5).  So the engine adds SIGPROF
+ * kernel kills the process (docs/sampling.md, "NullReferenceException").  So the engine adds SIGPROF
  * to that handler's mask: SIGPROF waits until the runtime leaves it.  The
  * runtime then unblocks SIGSEGV itself but not SIGPROF, so the agent's
  * ExceptionThrown callback, which follows on the same thread, unblocks it

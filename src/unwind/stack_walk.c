@@ -16,8 +16,8 @@
  *
  * The runtime suspends a thread running partially interruptible managed
  * code by overwriting the return address of that code's frame with its
- * hijack stub (OnHijackTripThread in libcoreclr: coreclr-facts.md, and
- * signal-sampling-facts.md section 3).  A true return address follows a
+ * hijack stub (OnHijackTripThread in libcoreclr: docs/sampling.md, "Two
+ * runtime cases the walk knows").  A true return address follows a
  * call, inside a function; the stub's address is a function's first byte.
  * So a return address into libcoreclr that is the start of a function,
  * met right after a managed frame, is the hijack: it is written as
