@@ -63,3 +63,47 @@ test_layers_folders_include_only_lower_folders() {
     done
     [[ -z $bad ]] || fail "a folder includes from one above it or beside it: $bad"
 }
+
+# The repository stands on its own: no file of it cites a document outside
+# it (docs/architecture.md, "Documents").  The patterns are built from
+# pieces so that this file does not match them itself.
+outside_citation_pattern() {
+    local s=shared
+    printf '%s' "$s/seeds|$s/reference|\\.\\./$s|[a-z]-facts\\b|[Ss]eeds? 00[0-9]"
+}
+
+# The tracked files (git ls-files), or, outside a git work tree (a copy of
+# the sources), the files of the folders and files a release holds.
+repository_files() {
+    if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git -C "$ROOT" ls-files -z | sed -z "s|^|$ROOT/|"
+    else
+        local p
+        for p in src tests docs bench scripts sample README.md Makefile .ci; do
+            [[ -e $ROOT/$p ]] && find "$ROOT/$p" -type f -not -path '*/bin/*' -not -path '*/obj/*' -print0
+        done
+    fi
+}
+
+# "FILE:LINE: TEXT" for every line of the files named on stdin (NUL ends
+# each) that cites a document outside the repository; binary files skipped.
+outside_citations() {
+    xargs -0 -r grep -I -n -s -E -- "$(outside_citation_pattern)" | sed "s|^$ROOT/||"
+}
+
+test_layers_no_citation_outside_the_repository() {
+    local files found planted
+    files=$(repository_files | tr '\0' '\n')
+    [[ $(wc -l <<<"$files") -ge 100 ]] || { fail "too few files of the repository found: $(wc -l <<<"$files")"; return; }
+    grep -q 'src/agent/catchup.h$' <<<"$files" || fail "src/agent/catchup.h is not among the files searched"
+    found=$(repository_files | outside_citations)
+    [[ -z $found ]] || fail "files cite documents outside the repository (write the facts in docs/ and cite that): $found"
+    # and the check sees a citation when there is one, in each form
+    planted="$WORK/t/planted.h"
+    mkdir -p "$WORK/t"
+    local s=shared
+    printf '/* see ../%s/seeds/000_x.txt */\n/* %s/reference/a.md */\n/* heap-%s.md */\n/* seed %s */\n' \
+        "$s" "$s" facts 004 >"$planted"
+    found=$(printf '%s\0' "$planted" | outside_citations)
+    assert_eq 4 "$(grep -c . <<<"$found")" "citations found in a planted file: $found"
+}
