@@ -2,6 +2,7 @@
 #include "agent/ip_functions.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "common/hash.h"
 
 #include <string.h>
 
@@ -29,10 +30,7 @@ void ip_functions_free(ip_functions *f)
 
 static uint64_t name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h | 2;                       /* never 1 (a named ordinary function) */
+    return cp_fnv1a_str(s) | 2;                       /* never 1 (a named ordinary function) */
 }
 
 /* The module unload count (bumped under the gate's write side). */

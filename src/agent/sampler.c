@@ -21,6 +21,7 @@
 #include "agent/names.h"
 #include "agent/sigsampler.h"
 #include "agent/profiler.h"
+#include "common/hash.h"
 #include "common/idmap.h"
 
 #include <errno.h>
@@ -282,10 +283,7 @@ static uint16_t resolve_skipped(profiler *p, struct sampler *s, FunctionID *fram
 /* FNV-1a, never 0 (0: no name written yet). */
 static uint64_t name_hash(const char *name)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (; *name; name++)
-        h = (h ^ (unsigned char)*name) * 1099511628211ULL;
-    return h | 1;
+    return cp_fnv1a_str(name) | 1;
 }
 
 static int named_has(struct sampler *s, FunctionID f)

@@ -1,5 +1,6 @@
 /* heap_paths.c - why objects are alive (heap_paths.h). */
 #include "report/heap_paths.h"
+#include "common/hash.h"
 #include "common/idmap.h"
 #include "trace/heap_codec.h"
 #include "report/sort.h"
@@ -171,7 +172,7 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
     for (size_t i = 0; i < n; i++) {
         size_t len = 0;
         long g;
-        uint64_t hv = 1469598103934665603ULL;
+        uint64_t hv = CP_FNV1A_BASIS;
         char desc[RP_HEAP_ROOT_DESC];
         uint32_t v = (uint32_t)i;
         path_key key;
@@ -189,10 +190,9 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
             snprintf(desc, sizeof(desc), "%s", RP_PATH_UNROOTED);
         else
             rp_heap_root_describe(h, &s->roots[start[i]], desc, sizeof(desc));
-        for (const char *c = desc; *c; c++)
-            hv = (hv ^ (uint8_t)*c) * 1099511628211ULL;
+        hv = cp_fnv1a_str_from(hv, desc);
         for (size_t k = 0; k < len; k++)
-            hv = (hv ^ chain[k] ^ ((uint64_t)(uintptr_t)via[k] << 20)) * 1099511628211ULL;
+            hv = cp_fnv1a_step(hv, chain[k] ^ ((uint64_t)(uintptr_t)via[k] << 20));
         key = (path_key){ .paths = paths, .hash = hv, .desc = desc, .chain = chain, .via = via, .len = len,
                           .truncated = v != RP_HEAP_NONE };
         if ((g = idindex_find(groups, hv, same_path, &key)) < 0) {

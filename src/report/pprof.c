@@ -20,6 +20,7 @@
  * top-level fields go through zlib's deflate (gzip wrapper) to the stream as
  * they are made. */
 #include "common/escape.h"
+#include "common/hash.h"
 #include "common/idmap.h"
 #include "report/heap_model.h"
 #include "report/heap_paths.h"
@@ -186,10 +187,9 @@ typedef struct agg {
 
 static uint64_t hash_sample(const rp_sample *s)
 {
-    uint64_t h = 1469598103934665603ULL ^ s->thread;
-    h *= 1099511628211ULL;
+    uint64_t h = cp_fnv1a_step(CP_FNV1A_BASIS, s->thread);
     for (uint32_t k = 0; k < s->nframes; k++)
-        h = (h ^ s->frames[k]) * 1099511628211ULL;
+        h = cp_fnv1a_step(h, s->frames[k]);
     return h ^ (h >> 29);
 }
 

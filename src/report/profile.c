@@ -6,6 +6,7 @@
 #include "report/alloc_estimate.h"
 #include "report/arena.h"
 #include "report/async_frames.h"
+#include "common/hash.h"
 #include "common/idmap.h"
 #include "trace/format.h"
 
@@ -21,14 +22,6 @@ static void *palloc(rp_profile *p, size_t bytes)
 /* ---- interning frame names ---- */
 
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 typedef struct name_key {
     const rp_interner *in;
     const char *name;
@@ -43,7 +36,7 @@ static int same_name(const void *ctx, uint32_t entry)
 long rp_intern(rp_interner *in, rp_profile *p, const char *name)
 {
     name_key key = { in, name };
-    uint64_t h = hash_str(name);
+    uint64_t h = cp_fnv1a_str(name);
     long found = idindex_find(in->slots, h, same_name, &key);
 
     if (found >= 0)

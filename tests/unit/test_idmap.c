@@ -3,6 +3,7 @@
  * through growth, when hashes collide, and never confuses two keys whose
  * hashes are equal. */
 #include "unit.h"
+#include "common/hash.h"
 #include "common/idmap.h"
 
 #include <stdlib.h>
@@ -111,10 +112,7 @@ static void check_index(uint64_t (*hash)(const char *), size_t n, int reserve)
 
 static uint64_t fnv(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return cp_fnv1a_str(s);
 }
 
 static uint64_t same_hash(const char *s)
