@@ -5,6 +5,7 @@
  * thread_state.c (a note) and the trace writer; the session only through
  * its hooks. */
 #include "agent/control.h"
+#include "agent/agent_thread.h"
 #include "agent/profiler.h"
 
 #include <errno.h>
@@ -203,16 +204,12 @@ static void *control_main(void *arg)
 int control_start(profiler *p)
 {
     control_state *c = &p->control;
-    sigset_t all, old;
     int rc;
 
     if (!c->connected || c->running)
         return 0;
     atomic_store(&c->stop, 0);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&c->thread, NULL, control_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&c->thread, NULL, control_main, p);
     if (rc != 0)
         return -1;
     c->running = 1;
@@ -312,7 +309,6 @@ void control_go_quiet(profiler *p)
     socklen_t len;
     pthread_attr_t attr;
     pthread_t t;
-    sigset_t all, old;
     int fd, rc;
 
     /* this thread (the control thread) ends after us: nobody joins it */
@@ -330,10 +326,7 @@ void control_go_quiet(profiler *p)
     c->quiet_fd = fd;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&t, &attr, quiet_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&t, &attr, quiet_main, p);
     pthread_attr_destroy(&attr);
     if (rc != 0)
         close(fd);

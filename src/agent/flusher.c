@@ -3,6 +3,7 @@
  * threads that have exited.  Calls only the trace writer and
  * thread_state.c. */
 #include "agent/flusher.h"
+#include "agent/agent_thread.h"
 #include "agent/profiler.h"
 
 #include <signal.h>
@@ -43,7 +44,6 @@ int flusher_start(profiler *p)
 {
     flusher_state *f = &p->flusher;
     pthread_condattr_t ca;
-    sigset_t all, old;
     int rc;
 
     if (f->running)
@@ -55,10 +55,7 @@ int flusher_start(profiler *p)
     pthread_condattr_destroy(&ca);
     f->stop = 0;
 
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&f->thread, NULL, flusher_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&f->thread, NULL, flusher_main, p);
     if (rc != 0) {
         pthread_cond_destroy(&f->cond);
         pthread_mutex_destroy(&f->lock);

@@ -13,6 +13,7 @@
  * ClassIDs into a fixed table sized before the GC; a type beyond its
  * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
 #include "agent/heap.h"
+#include "agent/agent_thread.h"
 #include "agent/heap_fields.h"
 #include "agent/heap_remap.h"
 #include "agent/heap_statics.h"
@@ -23,7 +24,6 @@
 #include "trace/heap_codec.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1094,7 +1094,6 @@ static struct heap_service *heap_get(profiler *p)
 int heap_start(profiler *p)
 {
     struct heap_service *h;
-    sigset_t all, old;
     int rc;
 
     if (p->cfg.heap_every_ms <= 0 && p->cfg.heap_count <= 0)
@@ -1108,10 +1107,7 @@ int heap_start(profiler *p)
     if (h->thread_started)
         return 0;                            /* (started once already) */
     atomic_store(&h->stop, 0);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&h->thread, NULL, heap_main, h);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&h->thread, NULL, heap_main, h);
     if (rc != 0)
         return -1;
     h->thread_started = 1;

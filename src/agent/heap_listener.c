@@ -2,6 +2,7 @@
  * accepts `clrprobe heap` on an abstract Unix socket and runs its request
  * with heap_run.  Nothing here runs in a runtime callback. */
 #include "agent/heap_listener.h"
+#include "agent/agent_thread.h"
 #include "agent/heap.h"
 #include "agent/profiler.h"
 #include "common/control_protocol.h"
@@ -161,7 +162,6 @@ int heap_listener_start(profiler *p)
     heap_listener_state *l = &p->heap_listener;
     struct sockaddr_un addr;
     socklen_t len;
-    sigset_t all, old;
     int rc;
 
     if (l->running || p->notification)
@@ -186,10 +186,7 @@ int heap_listener_start(profiler *p)
         return 0;                /* (as without a socket) */
     }
     atomic_store(&l->stop, 0);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&l->thread, NULL, listener_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&l->thread, NULL, listener_main, p);
     if (rc != 0) {
         close(l->fd);
         close(l->wake);

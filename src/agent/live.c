@@ -1,10 +1,10 @@
 /* live.c - the live-objects service (live.h). */
 #include "agent/live.h"
+#include "agent/agent_thread.h"
 #include "agent/profiler.h"
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -154,7 +154,6 @@ static void *live_main(void *arg)
 int live_start(profiler *p)
 {
     live_state *L = &p->live;
-    sigset_t all, old;
     int rc;
 
     if (L->running || !wanted(p))
@@ -167,10 +166,7 @@ int live_start(profiler *p)
     if ((L->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
         return -1;
     atomic_store(&L->stop, 0);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&L->thread, NULL, live_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&L->thread, NULL, live_main, p);
     if (rc != 0) {
         close(L->wake);
         L->wake = -1;

@@ -18,6 +18,7 @@
  * session.c only, never at the same time.  Calls the runtime, names.c,
  * catchup.c (the unload gate) and thread_state.c (emit). */
 #include "agent/sampler.h"
+#include "agent/agent_thread.h"
 #include "agent/names.h"
 #include "agent/sigsampler.h"
 #include "agent/profiler.h"
@@ -542,7 +543,6 @@ int sampler_start(profiler *p)
 {
     struct sampler *s;
     pthread_condattr_t ca;
-    sigset_t all, old;
     int rc;
 
     if (!(p->cfg.collect & CP_COLLECT_CPU))
@@ -576,11 +576,8 @@ int sampler_start(profiler *p)
     }
     atomic_init(&s->stop, 0);
     p->sampler.running = s;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     s->p = p;
-    rc = pthread_create(&s->thread, NULL, sampler_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&s->thread, NULL, sampler_main, s);
     if (rc != 0) {
         p->sampler.running = NULL;
         sampler_free(s);

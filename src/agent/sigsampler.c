@@ -19,6 +19,7 @@
  *   - at stop: every timer deleted, the handler removed (sig_engine.h), the
  *     rings drained a last time. */
 #include "agent/sigsampler.h"
+#include "agent/agent_thread.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/sig_engine.h"
@@ -444,7 +445,6 @@ int sigsampler_start(profiler *p)
 {
     struct sigsampler *s;
     pthread_condattr_t ca;
-    sigset_t all, old;
     char why[256];
     int rc;
 
@@ -488,10 +488,7 @@ int sigsampler_start(profiler *p)
         return 1;
     }
     s->installed = 1;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&s->thread, NULL, collector_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&s->thread, NULL, collector_main, s);
     if (rc != 0) {
         sigsampler_free(s);
         return -1;

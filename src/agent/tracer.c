@@ -3,6 +3,7 @@
  * thread that writes the hooks' per-thread figures (tracer_hooks.h) into
  * the trace. */
 #include "agent/tracer.h"
+#include "agent/agent_thread.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
 #include "agent/tracer_hooks.h"
@@ -11,7 +12,6 @@
 #include "common/method_pattern.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,15 +404,11 @@ static void *tracer_main(void *arg)
 int tracer_start(profiler *p)
 {
     tracer *t = p->tracer.t;
-    sigset_t all, old;
     int rc;
 
     if (!t || t->started)
         return 0;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);       /* the agent's threads take no signal */
-    rc = pthread_create(&t->thread, NULL, tracer_main, t);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&t->thread, NULL, tracer_main, t);
     if (rc != 0)
         return -1;
     t->started = 1;

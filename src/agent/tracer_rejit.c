@@ -2,6 +2,7 @@
  * methods, asking for their ReJIT, giving the runtime their IL with the
  * probes, and the revert (tracer_rejit.h). */
 #include "agent/tracer_rejit.h"
+#include "agent/agent_thread.h"
 #include "agent/il_rewrite.h"
 #include "agent/il_sig.h"
 #include "agent/names.h"
@@ -269,7 +270,6 @@ static void *rejit_main(void *arg)
 int rejit_start(profiler *p)
 {
     struct rejit *r;
-    sigset_t all, old;
     int rc;
 
     if (!p->attached || !p->tracer.t || p->rejit.r)
@@ -282,10 +282,7 @@ int rejit_start(profiler *p)
     pthread_cond_init(&r->wake, NULL);
     idmap_init(&r->index);
     p->rejit.r = r;                  /* (before the thread: GetReJITParameters may come at once) */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&r->thread, NULL, rejit_main, r);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rc = agent_thread_start(&r->thread, NULL, rejit_main, r);
     if (rc != 0)
         return -1;                   /* (r stays: the callbacks may look at it) */
     r->started = 1;
