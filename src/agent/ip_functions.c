@@ -2,7 +2,6 @@
 #include "agent/ip_functions.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
-#include "common/hash.h"
 
 #include <string.h>
 
@@ -28,11 +27,6 @@ void ip_functions_free(ip_functions *f)
     memset(f, 0, sizeof(*f));
 }
 
-static uint64_t name_hash(const char *s)
-{
-    return cp_fnv1a_str(s) | 2;                       /* never 1 (a named ordinary function) */
-}
-
 /* The module unload count (bumped under the gate's write side). */
 static uint64_t unloads_now(profiler *p)
 {
@@ -56,23 +50,16 @@ static void name_one(profiler *p, ip_functions *f, uint64_t fid, int dynamic, ui
 {
     char name[1024];
     ModuleID module = 0;
-    uint64_t had = 0, hash = 1;
-    int known;
+    uint64_t key = 0;
     emit e;
 
     pthread_mutex_lock(&f->lock);
-    known = idmap_get(&f->named, fid, &had);
+    idmap_get(&f->named, fid, &key);
     pthread_mutex_unlock(&f->lock);
-    if (known && !dynamic)
-        return;
-    if (!dynamic || !names_dynamic_function(p->names, (FunctionID)fid, name, sizeof(name), &module))
-        names_function(p->names, (FunctionID)fid, name, sizeof(name), &module);
-    else
-        hash = name_hash(name);
-    if (known && had == hash)
+    if (!names_function_once(p->names, (FunctionID)fid, dynamic, &key, name, sizeof(name), &module))
         return;
     pthread_mutex_lock(&f->lock);
-    idmap_put(&f->named, fid, hash);
+    idmap_put(&f->named, fid, key);
     pthread_mutex_unlock(&f->lock);
     if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
         rec_function_name_put(&e.r, &(rec_function_name){ .function = fid, .module = module, .name = name });
@@ -134,7 +121,7 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
         check_unloads(p, f);
         for (; at < n && ntodo < 64; at++) {
             uint64_t had = 0;
-            if (fids[at] && !(idmap_get(&f->named, fids[at], &had) && had == 1))
+            if (fids[at] && !(idmap_get(&f->named, fids[at], &had) && had == NAMES_KEY_NAMED))
                 todo[ntodo++] = (uint32_t)at;  /* new, or a dynamic method */
         }
         pthread_mutex_unlock(&f->lock);

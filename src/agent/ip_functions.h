@@ -24,7 +24,7 @@ typedef struct ip_functions {
     pthread_mutex_t lock;
     int lock_ok;
     idmap ips;                  /* IP -> FunctionID (0: not managed code), bit 0 set: dynamic */
-    idmap named;                /* FunctionID -> 1, or a dynamic method's name hash */
+    idmap named;                /* FunctionID -> the key of its name written (names_function_once) */
     uint64_t unloads;           /* the unload count the caches belong to */
 } ip_functions;
 

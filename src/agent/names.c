@@ -6,6 +6,7 @@
  * the flattened type arguments shared out by each level's arity. */
 #include "agent/names.h"
 #include "api/cormetadata.h"
+#include "common/hash.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -538,6 +539,23 @@ int names_dynamic_function(names *n, FunctionID f, char *buf, size_t cap, Module
     sb_add(&sb, " [dynamic]");
     if (module)
         *module = mod;
+    return 1;
+}
+
+int names_function_once(names *n, FunctionID f, int dynamic, uint64_t *key, char *buf, size_t cap,
+                        ModuleID *module)
+{
+    uint64_t now = NAMES_KEY_NAMED;
+
+    if (!dynamic && *key == NAMES_KEY_NAMED)
+        return 0;
+    if (!dynamic || !names_dynamic_function(n, f, buf, cap, module))
+        names_function(n, f, buf, cap, module);
+    if (dynamic)
+        now = cp_fnv1a_str(buf) | 2;
+    if (now == *key)
+        return 0;
+    *key = now;
     return 1;
 }
 

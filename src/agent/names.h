@@ -10,6 +10,7 @@
 #define CLRPROBE_AGENT_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "api/corprof.h"
 #include "api/cormetadata.h"
@@ -32,6 +33,20 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
  * cached: the runtime reuses the FunctionID of a collected dynamic method.
  * Needs ICorProfilerInfo8 (returns 0 without). */
 int names_dynamic_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module);
+
+/* The one way a FunctionID is named for its function_name record (the CPU
+ * sampler's frames, the stacks ip_functions.c resolves): f's name into buf
+ * and its module into *module, by names_dynamic_function when the caller
+ * found f to be a dynamic method (dynamic), else by names_function.  *key
+ * says what was written for f before (0: nothing); returns 1 when the
+ * record is to be written, with *key updated, and 0 when it is written
+ * already (buf may be unset then).  An ordinary function's key is 1:
+ * named once.  A dynamic method's is its name's hash, never 0 or 1: the
+ * runtime gives a collected one's ID to the next, so it is named each time
+ * it is met and written again when its name changed. */
+#define NAMES_KEY_NAMED 1u
+int names_function_once(names *n, FunctionID f, int dynamic, uint64_t *key, char *buf, size_t cap,
+                        ModuleID *module);
 
 /* "Namespace.Outer+Inner<T>.Method" for a method definition of a module
  * (no FunctionID needed: the method may not be compiled, or generic). */

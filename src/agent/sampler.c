@@ -22,7 +22,6 @@
 #include "agent/names.h"
 #include "agent/sigsampler.h"
 #include "agent/profiler.h"
-#include "common/hash.h"
 #include "common/idmap.h"
 
 #include <errno.h>
@@ -84,7 +83,7 @@ struct sampler {
     pthread_cond_t wait_cond;
     /* FunctionIDs already named in the trace, and the unload count they are valid for */
     idmap named;                     /* (common/idmap.h: used outside suspensions only) */
-    idmap dynamic;                   /* dynamic methods' FunctionIDs -> hash of the name last written:
+    idmap dynamic;                   /* dynamic methods' FunctionIDs -> key of the name last written:
                                       * the runtime reuses a collected one's ID, so it is named each tick */
     uint64_t named_unloads;
 };
@@ -281,12 +280,6 @@ static uint16_t resolve_skipped(profiler *p, struct sampler *s, FunctionID *fram
 
 /* ---- the set of FunctionIDs already named ---- */
 
-/* FNV-1a, never 0 (0: no name written yet). */
-static uint64_t name_hash(const char *name)
-{
-    return cp_fnv1a_str(name) | 1;
-}
-
 static int named_has(struct sampler *s, FunctionID f)
 {
     return idmap_get(&s->named, f, NULL);
@@ -371,8 +364,8 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
         for (uint16_t k = 0; k < s->slots[i].nframes && trusted; k++) {
             char name[1024];
             ModuleID module = 0;
-            uint64_t last = 0, hash = 0;
-            int dynamic = idmap_get(&s->dynamic, fr[k], &last);
+            uint64_t key = 0;
+            int dynamic = idmap_get(&s->dynamic, fr[k], &key), changed;
             if (!fr[k] || (!dynamic && named_has(s, fr[k])))
                 continue;
             /* The gate is held per name, briefly: an unload since the
@@ -385,17 +378,15 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
                     break;
                 }
             }
-            if (!dynamic || !names_dynamic_function(p->names, fr[k], name, sizeof(name), &module))
-                names_function(p->names, fr[k], name, sizeof(name), &module);
+            /* a dynamic method is named again each tick, written when its
+             * name changed (a reused ID) */
+            changed = names_function_once(p->names, fr[k], dynamic, &key, name, sizeof(name), &module);
             if (gate)
                 cu_gate_leave(&p->gate);
-            if (dynamic) {
-                /* named again each tick; written when the name changed (a reused ID) */
-                hash = name_hash(name);
-                if (hash == last)
-                    continue;
-                idmap_put(&s->dynamic, fr[k], hash);
-            }
+            if (!changed)
+                continue;
+            if (dynamic)
+                idmap_put(&s->dynamic, fr[k], key);
             /* stamped with the tick's time, like the samples it names, and
              * written before them: in force when the reader meets them */
             if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {

@@ -978,6 +978,57 @@ TEST(conformance_dynamic_function_names)
     fr_cleanup(&rt);
 }
 
+/* names_function_once, the one path that names a FunctionID for its
+ * function_name record: an ordinary function is named once; a dynamic
+ * method each time it is met, and written again only when the runtime gave
+ * its ID to a method of another name. */
+TEST(conformance_function_named_once_dynamic_renamed)
+{
+    fake_runtime rt;
+    names *n = NULL;
+    char buf[256];
+    ModuleID m = 0;
+    uint64_t key = 0, first;
+
+    base_world(&rt);
+    define_module(&rt, A, A_ASM, "Sample");
+    load_module(&rt, A);
+    fr_function(&rt, F1, A, "Sample.Program", "Main");
+    fr_dynamic_function(&rt, F5, CORE, "lambda_method12");
+    fr_load(&rt, FR_FUNCTION, F1);
+    fr_load(&rt, FR_FUNCTION, F5);
+    CHECK_EQ(names_create(&n, &rt.info, 15), 0);
+    if (n) {
+        CHECK_EQ(names_function_once(n, F1, 0, &key, buf, sizeof(buf), &m), 1);
+        CHECK_STR(buf, "Sample.Program.Main");
+        CHECK_EQ(m, A);
+        CHECK_EQ(key, NAMES_KEY_NAMED);
+        CHECK_EQ(names_function_once(n, F1, 0, &key, buf, sizeof(buf), &m), 0);
+        CHECK_EQ(key, NAMES_KEY_NAMED);
+
+        key = 0;
+        CHECK_EQ(names_function_once(n, F5, 1, &key, buf, sizeof(buf), &m), 1);
+        CHECK_STR(buf, "lambda_method12 [dynamic]");
+        CHECK_EQ(m, CORE);
+        CHECK(key != 0 && key != NAMES_KEY_NAMED);
+        first = key;
+        CHECK_EQ(names_function_once(n, F5, 1, &key, buf, sizeof(buf), &m), 0);   /* the same name */
+        CHECK_EQ(key, first);
+        /* the ID now belongs to another dynamic method: written again */
+        snprintf(fr_find(&rt, FR_FUNCTION, F5)->method, sizeof(buf), "%s", "IL_STUB_PInvoke");
+        CHECK_EQ(names_function_once(n, F5, 1, &key, buf, sizeof(buf), &m), 1);
+        CHECK_STR(buf, "IL_STUB_PInvoke [dynamic]");
+        CHECK(key != first && key != 0 && key != NAMES_KEY_NAMED);
+        /* an ID written as an ordinary function's and met as a dynamic method's */
+        key = NAMES_KEY_NAMED;
+        CHECK_EQ(names_function_once(n, F5, 1, &key, buf, sizeof(buf), &m), 1);
+        CHECK_STR(buf, "IL_STUB_PInvoke [dynamic]");
+        names_free(n);
+    }
+    CHECK_EQ(rt.violations, 0);
+    fr_cleanup(&rt);
+}
+
 /* ---- 14. heap snapshots (a GC under way, a GC of one's own: docs/attach.md) ----
  * The agent attaches with a heap plan (heap_count, heap_every: the
  * configuration's keys, after collect=) and takes its snapshots on its own
