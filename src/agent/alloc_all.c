@@ -3,6 +3,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -4,10 +4,12 @@
  * domains, threads, JIT-compiled functions), lazy catch-up of modules met
  * later, and ProfilerDetachSucceeded (closing the session).  The merge
  * rules between catch-up and live events are in catchup.h. */
+#include "agent/attach.h"
 #include "agent/callbacks.h"
 #include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/session.h"
 
 #include <stdio.h>

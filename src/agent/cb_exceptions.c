@@ -7,6 +7,7 @@
 #include "agent/exc_machine.h"
 #include "agent/exceptions.h"
 #include "agent/profiler.h"
+#include "agent/attach.h"
 #include "agent/sigsampler.h"
 #include "agent/tracer.h"
 

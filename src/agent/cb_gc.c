@@ -3,6 +3,7 @@
  * suspensions (why, and how long until the runtime resumed). */
 #include "agent/callbacks.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <stdlib.h>
 

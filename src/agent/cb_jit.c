@@ -4,6 +4,8 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/attach.h"
+#include "agent/thread_state.h"
 #include "agent/tracer.h"
 #include "agent/tracer_rejit.h"
 

@@ -5,6 +5,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/tracer_rejit.h"
 #include "agent/sigsampler.h"
 

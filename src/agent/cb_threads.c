@@ -3,6 +3,7 @@
 #include "agent/callbacks.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/sigsampler.h"
 
 #include <stdio.h>

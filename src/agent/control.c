@@ -7,6 +7,7 @@
 #include "agent/control.h"
 #include "agent/agent_thread.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <errno.h>
 #include <fcntl.h>

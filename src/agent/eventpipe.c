@@ -5,6 +5,7 @@
 #include "agent/live.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

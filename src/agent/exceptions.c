@@ -6,6 +6,7 @@
 #include "agent/names.h"
 #include "agent/names_format.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <stdlib.h>
 #include <string.h>

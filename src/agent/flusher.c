@@ -5,6 +5,7 @@
 #include "agent/flusher.h"
 #include "agent/agent_thread.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <signal.h>
 #include <time.h>

@@ -21,6 +21,7 @@
 #include "agent/control.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "trace/heap_codec.h"
 
 #include <errno.h>

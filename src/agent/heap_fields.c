@@ -4,6 +4,7 @@
 #include "agent/names.h"
 #include "agent/names_format.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "api/cormetadata.h"
 
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include "agent/agent_thread.h"
 #include "agent/heap.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "common/control_protocol.h"
 
 #include <errno.h>

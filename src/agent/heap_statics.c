@@ -2,6 +2,7 @@
 #include "agent/heap_statics.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "api/cormetadata.h"
 #include "common/idmap.h"
 #include "trace/heap_codec.h"

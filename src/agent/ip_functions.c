@@ -2,6 +2,7 @@
 #include "agent/ip_functions.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <string.h>
 

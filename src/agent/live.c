@@ -2,6 +2,7 @@
 #include "agent/live.h"
 #include "agent/agent_thread.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -22,6 +22,7 @@
 #include "agent/names.h"
 #include "agent/sigsampler.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "common/idmap.h"
 
 #include <errno.h>

@@ -10,6 +10,7 @@
 #include "agent/flusher.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/runtime.h"
 #include "agent/heap.h"
 #include "agent/heap_listener.h"

@@ -2,6 +2,7 @@
  * (sig_resolve.h). */
 #include "agent/sig_resolve.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "unwind/stack_walk.h"
 
 #include <dlfcn.h>

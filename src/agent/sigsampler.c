@@ -22,6 +22,7 @@
 #include "agent/agent_thread.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/sig_engine.h"
 #include "agent/sig_resolve.h"
 #include "agent/sig_threads.h"

@@ -1,6 +1,7 @@
 /* thread_state.c - per-thread agent state, found through a pthread key of
  * the profiler instance, and the emit helpers that append a record to the
  * calling thread's own trace buffer (no lock shared between threads). */
+#include "agent/thread_state.h"
 #include "agent/profiler.h"
 #include "common/files.h"
 

@@ -6,6 +6,7 @@
 #include "agent/agent_thread.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/tracer_hooks.h"
 #include "common/idmap.h"
 #include "common/latency_hist.h"

@@ -7,6 +7,7 @@
 #include "agent/il_sig.h"
 #include "agent/names.h"
 #include "agent/profiler.h"
+#include "agent/thread_state.h"
 #include "agent/tracer.h"
 #include "agent/tracer_hooks.h"
 #include "common/idmap.h"

@@ -35,6 +35,38 @@ test_layers_agent_files_call_without_a_circle() {
     assert_contains "$loop" "loop" "tsort reports a planted circle"
 }
 
+# "FILE SYMBOL" for each function or variable an agent object defines for the
+# other files that its header does not declare (header: HDR_DIR/FILE.h).
+# Callbacks are declared in callbacks.h (docs/architecture.md: "A callback"),
+# the trampolines of tracer_trampolines.S in tracer_hooks.h, and
+# DllGetClassObject is the library's export (exports.map).
+undeclared_in_own_header() {
+    local obj_dir=$1 hdr_dir=$2 o me sym
+    for o in "$obj_dir"/*.o; do
+        me=$(basename "$o" .o)
+        [[ $me == tracer_trampolines ]] && continue
+        while read -r sym; do
+            [[ $sym == DllGetClassObject ]] && continue
+            grep -qw -- "$sym" "$hdr_dir/$me.h" 2>/dev/null && continue
+            grep -qw -- "$sym" "$ROOT/src/agent/callbacks.h" && continue
+            echo "$me $sym"
+        done < <(nm --defined-only -g "$o" | awk '$2 ~ /^[TDBR]$/ {print $3}')
+    done
+}
+
+test_layers_agent_files_declare_their_interface_in_their_own_header() {
+    local dir missing
+    dir="$(dirname "$AGENT")/obj/pic/src/agent"
+    [[ -d $dir ]] || { fail "no agent objects in $dir"; return; }
+    missing=$(undeclared_in_own_header "$dir" "$ROOT/src/agent")
+    [[ -z $missing ]] || fail "declared outside the .h of their .c (docs/architecture.md): $(tr '\n' ';' <<<"$missing")"
+    # and the test itself sees a function its header does not declare
+    mkdir -p planted && : >planted/thread_state.h
+    cp "$dir/thread_state.o" planted/ || { fail "copy thread_state.o"; return; }
+    missing=$(undeclared_in_own_header planted planted)
+    assert_contains "$missing" "thread_state emit_begin" "a planted header without emit_begin"
+}
+
 # The folders a folder's sources may include from (besides its own).
 allowed_includes() {
     case $1 in
