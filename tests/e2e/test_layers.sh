@@ -3,17 +3,26 @@
 # agent's files call each other without a circle (a lower file never calls
 # up).  Read from the built objects and the #include lines: nothing is run.
 
+# object_name DIR OBJ: OBJ's path under DIR, without .o.
+object_name() {
+    local rel=${2#"$1"/}
+    echo "${rel%.o}"
+}
+
 # "FILE USES" lines for the objects of one folder: which other file of the
 # folder defines a symbol this one uses.
+# Files in subfolders are named by their path in the folder (sub/file).
 object_edges() {
     local dir=$1 o def
     declare -A owner=()
-    for o in "$dir"/*.o; do
-        while read -r def; do owner[$def]=$(basename "$o" .o); done < <(nm --defined-only -g "$o" | awk '{print $3}')
+    local objs=()
+    mapfile -t objs < <(find "$dir" -name '*.o' | sort)
+    for o in "${objs[@]}"; do
+        while read -r def; do owner[$def]=$(object_name "$dir" "$o"); done < <(nm --defined-only -g "$o" | awk '{print $3}')
     done
-    for o in "$dir"/*.o; do
+    for o in "${objs[@]}"; do
         local me used
-        me=$(basename "$o" .o)
+        me=$(object_name "$dir" "$o")
         while read -r used; do
             [[ -n ${owner[$used]:-} && ${owner[$used]} != "$me" ]] && echo "$me ${owner[$used]}"
         done < <(nm -u "$o" | awk '{print $2}')
@@ -43,16 +52,16 @@ test_layers_agent_files_call_without_a_circle() {
 # the compiler's (a sanitizer's indicators).
 undeclared_in_own_header() {
     local obj_dir=$1 hdr_dir=$2 o me sym
-    for o in "$obj_dir"/*.o; do
-        me=$(basename "$o" .o)
-        [[ $me == tracer_trampolines ]] && continue
+    while read -r o; do
+        me=$(object_name "$obj_dir" "$o")
+        [[ ${me##*/} == tracer_trampolines ]] && continue
         while read -r sym; do
             [[ $sym == DllGetClassObject || $sym == __* ]] && continue
             grep -qw -- "$sym" "$hdr_dir/$me.h" 2>/dev/null && continue
             grep -qw -- "$sym" "$ROOT/src/agent/callbacks.h" && continue
             echo "$me $sym"
         done < <(nm --defined-only -g "$o" | awk '$2 ~ /^[TDBR]$/ {print $3}')
-    done
+    done < <(find "$obj_dir" -name '*.o' | sort)
 }
 
 test_layers_agent_files_declare_their_interface_in_their_own_header() {
@@ -82,19 +91,40 @@ allowed_includes() {
     esac
 }
 
-test_layers_folders_include_only_lower_folders() {
-    local folder file inc target bad=""
-    for folder in api common trace unwind agent ipc report cli; do
+LAYER_FOLDERS="api common trace unwind agent ipc report cli"
+
+# bad_includes SRC: what breaks the layering in the tree SRC (a src/
+# folder): a folder of SRC that is not one of the layers, and an #include,
+# in any file at any depth, of a folder above or beside its own.
+bad_includes() {
+    local src=$1 folder file inc target
+    for folder in "$src"/*/; do
+        folder=${folder%/}
+        [[ " $LAYER_FOLDERS " == *" ${folder##*/} "* ]] || echo "${folder##*/} is not a layer of docs/architecture.md; "
+    done
+    for folder in $LAYER_FOLDERS; do
         local allowed
         allowed=" $folder $(allowed_includes "$folder") "
-        for file in "$ROOT"/src/"$folder"/*.[ch]; do
+        [[ -d $src/$folder ]] || continue
+        while read -r file; do
             while read -r inc; do
                 target=${inc%%/*}
-                [[ $allowed == *" $target "* ]] || bad+="${file#"$ROOT"/} includes $inc; "
+                [[ $allowed == *" $target "* ]] || echo "${file#"$src"/} includes $inc; "
             done < <(sed -n 's|^#include "\([a-z_]*/[^"]*\)".*|\1|p' "$file")
-        done
+        done < <(find "$src/$folder" -type f -name '*.[chS]' | sort)
     done
+}
+
+test_layers_folders_include_only_lower_folders() {
+    local bad
+    bad=$(bad_includes "$ROOT/src")
     [[ -z $bad ]] || fail "a folder includes from one above it or beside it: $bad"
+    # and the check sees a file in a subfolder, and a folder that is no layer
+    mkdir -p planted/src/common/deep planted/src/engines
+    echo '#include "agent/profiler.h"' >planted/src/common/deep/x.c
+    bad=$(bad_includes "$PWD/planted/src")
+    assert_contains "$bad" "common/deep/x.c includes agent/profiler.h" "an include in a subfolder"
+    assert_contains "$bad" "engines is not a layer" "a folder that is no layer"
 }
 
 # The repository stands on its own: no file of it cites a document outside
