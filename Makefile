@@ -40,9 +40,12 @@ UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.
 
 # The agent's assembly: the method tracer's enter/leave trampolines.
 AGENT_ASM := $(wildcard src/agent/*.S)
+# The command's: the html report's page files (src/report/page/) built in.
+REPORT_ASM := $(wildcard src/report/*.S)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/pic/%.o)
-CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o)
-UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/std/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o) $(REPORT_ASM:%.S=$(BUILD)/obj/std/%.o)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/std/%.o) \
+             $(REPORT_ASM:%.S=$(BUILD)/obj/std/%.o)
 
 SAMPLE_SRC := $(wildcard sample/*.cs) sample/Sample.csproj $(wildcard sample/late/*.cs) sample/late/Late.csproj
 SAMPLE_DLL := $(BUILD)/sample/Sample.dll
@@ -63,6 +66,9 @@ $(BUILD)/obj/pic/%.o: %.S
 $(BUILD)/obj/std/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
+
+# .incbin's files are no #include: the dependency files do not list them.
+$(BUILD)/obj/std/src/report/html_page_files.o: $(wildcard src/report/page/*)
 
 $(BUILD)/obj/std/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,5 +1,6 @@
 /* html.c - the profile as one self-contained HTML page with an interactive
- * flame graph (the page itself, CSS and JS, is in html_page.c).
+ * flame graph (the page itself, HTML, CSS and JS, is in src/report/page/,
+ * written by html_page.c).
  *
  * The samples are aggregated here into one call tree per thread, so the page
  * stays small however many samples there are; the page merges them for the
@@ -56,6 +57,7 @@
  * element or start a comment. */
 #include "report/report.h"
 #include "report/html_heap.h"
+#include "report/html_page.h"
 #include "common/idmap.h"
 #include "report/gc_timeline.h"
 #include "report/json.h"
@@ -64,8 +66,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-extern const char *const rp_html_page[];     /* html_page.c */
 
 static const char no_frames[] = "[no managed frames]";
 
@@ -138,37 +138,6 @@ static long child(forest *fo, uint32_t parent, uint32_t frame)
 }
 
 /* ---- output ---- */
-
-/* Copies JSON text to the page with '<', '>', '&', U+2028 and U+2029 as \u
- * escapes.  They only occur inside strings, where the escape means the same. */
-static void put_safe(FILE *out, const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '<' || c == '>' || c == '&')
-            fprintf(out, "\\u%04x", c);
-        else if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
-                 ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
-            fprintf(out, "\\u%04x", (unsigned char)s[i + 2] == 0xa8 ? 0x2028 : 0x2029);
-            i += 2;
-        } else
-            putc(c, out);
-    }
-}
-
-static void html_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default: putc(*s, out); break;
-        }
-    }
-}
 
 #define HTML_CALLS_MAX 20000     /* calls drawn on the page at most (the first ones) */
 
@@ -570,20 +539,7 @@ int rp_write_html_views(const rp_profile *const *views, size_t nviews, const rp_
     }
     mem = NULL;
 
-    for (size_t i = 0; rp_html_page[i]; i++) {
-        const char *line = rp_html_page[i], *at;
-        if (strcmp(line, "@DATA@") == 0) {
-            put_safe(out, json, json_len);
-        } else if ((at = strstr(line, "@TITLE@")) != NULL) {
-            fwrite(line, 1, (size_t)(at - line), out);
-            html_text(out, title ? title : "clrprobe profile");
-            fputs(at + 7, out);
-        } else {
-            fputs(line, out);
-        }
-        putc('\n', out);
-    }
-    rc = ferror(out) ? -1 : 0;
+    rc = rp_html_page_write(out, title ? title : "clrprobe profile", json, json_len);
 out:
     if (mem)
         fclose(mem);
