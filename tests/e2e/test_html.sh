@@ -302,6 +302,31 @@ Remove" "$(cat labels.txt)" "labels by width"
     assert_eq 10 "$(wc -l <labels.txt | tr -d ' ')" "labels (the last one empty: too narrow for any)"
 }
 
+# The page's scripts are JavaScript that parses: each file of src/report/page/
+# (node --check), and each <script> element of a page written from them, which
+# is what a browser runs.
+test_html_scripts_parse_with_node() {
+    command -v node >/dev/null || skip "node is not installed"
+    local f n=0
+    for f in "$ROOT"/src/report/page/*.js; do
+        [[ -f $f ]] || continue
+        node --check "$f" 2>err || fail "node --check $f: $(cat err)"
+        n=$((n + 1))
+    done
+    assert_ge 1 "$n" "script files in src/report/page"
+    "$CLRPROBE" report "$ROOT/tests/data/compat/launch.clrp" --format html -o page.html 2>rep.err ||
+        fail "html report: $(cat rep.err)"
+    # each <script> element but the data's into its own file (one of them is one line)
+    awk '/^<script>/ { n++; f = "script" n ".js"; s = substr($0, 9)
+                       if (sub(/<\/script>$/, "", s)) { print s > f; close(f) } else inside = 1; next }
+         inside && /^<\/script>$/ { inside = 0; close(f); next }
+         inside { print > f }' page.html
+    assert_eq 3 "$(ls script*.js 2>/dev/null | wc -l | tr -d ' ')" "script elements with code"
+    for f in script*.js; do
+        node --check "$f" 2>err || fail "node --check of the page's $f: $(cat err)"
+    done
+}
+
 # The GC timeline beside the flame graph: `Sample gc 9` recorded (sampled at
 # 1 kHz, the wall view, so the short run has samples), its page rendered: a
 # pause for every GC (each has its suspension), an area per generation that
