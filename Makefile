@@ -25,23 +25,36 @@ ALL_CFLAGS  = $(PROJECT_CFLAGS) $(SANITIZE) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANITIZE) $(LDFLAGS)
 LDLIBS  := -lz -lpthread -lm
 
+# Sources by folder, at any depth (a folder's subfolders are part of it),
+# each list written once: $(call sources,FOLDER,EXT).
+sources = $(shell find $(1) -name '*.$(2)' 2>/dev/null | LC_ALL=C sort)
+API_SRC    := src/api/guids.c
+COMMON_SRC := $(call sources,src/common,c)
+UNWIND_SRC := $(call sources,src/unwind,c)
+AGENT_C    := $(call sources,src/agent,c)
+IPC_SRC    := $(call sources,src/ipc,c)
+REPORT_C   := $(call sources,src/report,c)
+CLI_C      := $(call sources,src/cli,c)
+# The trace format: the agent writes it, the command reads it (heap_codec.c
+# is both sides').
+TRACE_WRITE := src/trace/writer.c src/trace/heap_codec.c
+TRACE_READ  := src/trace/reader.c src/trace/records.c src/trace/heap_codec.c
+# The command's files the unit tests drive (not main.c, nor the subcommands
+# that need a running process).
+CLI_TESTED := src/cli/run_follow.c src/cli/util.c src/cli/cmd_report.c src/cli/report_many.c src/cli/output.c
+
 # The agent: position independent, only DllGetClassObject exported.
-AGENT_SRC := $(wildcard src/agent/*.c) $(wildcard src/unwind/*.c) src/api/guids.c $(wildcard src/common/*.c) src/trace/writer.c src/trace/heap_codec.c
+AGENT_SRC := $(AGENT_C) $(UNWIND_SRC) $(API_SRC) $(COMMON_SRC) $(TRACE_WRITE)
 # The command.
-CLI_SRC   := $(wildcard src/cli/*.c) $(wildcard src/report/*.c) $(wildcard src/ipc/*.c) $(wildcard src/common/*.c) \
-             src/trace/reader.c src/trace/records.c src/trace/heap_codec.c
+CLI_SRC   := $(CLI_C) $(REPORT_C) $(IPC_SRC) $(COMMON_SRC) $(TRACE_READ)
 # Unit tests: the pure parts plus the tests themselves (and `clrprobe report`, run on traces made by hand).
-UNIT_SRC  := $(wildcard tests/unit/*.c) src/api/guids.c $(wildcard src/common/*.c) \
-             src/trace/writer.c src/trace/reader.c src/trace/records.c src/trace/heap_codec.c $(wildcard src/agent/*.c) \
-             $(wildcard src/unwind/*.c) \
-             $(filter-out src/report/main_%.c,$(wildcard src/report/*.c)) \
-             $(wildcard src/ipc/*.c) src/cli/run_follow.c src/cli/util.c \
-             src/cli/cmd_report.c src/cli/report_many.c src/cli/output.c
+UNIT_SRC  := $(call sources,tests/unit,c) $(API_SRC) $(COMMON_SRC) $(sort $(TRACE_WRITE) $(TRACE_READ)) \
+             $(AGENT_C) $(UNWIND_SRC) $(REPORT_C) $(IPC_SRC) $(CLI_TESTED)
 
 # The agent's assembly: the method tracer's enter/leave trampolines.
-AGENT_ASM := $(wildcard src/agent/*.S)
+AGENT_ASM := $(call sources,src/agent,S)
 # The command's: the html report's page files (src/report/page/) built in.
-REPORT_ASM := $(wildcard src/report/*.S)
+REPORT_ASM := $(call sources,src/report,S)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/obj/pic/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/pic/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/std/%.o) $(REPORT_ASM:%.S=$(BUILD)/obj/std/%.o)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/obj/std/%.o) $(AGENT_ASM:%.S=$(BUILD)/obj/std/%.o) \
