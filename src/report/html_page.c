@@ -4,7 +4,9 @@
  * by html_page_files.S.  page.html names where each other file goes, where
  * the title goes and where the data goes (see html_page.h). */
 #include "report/html_page.h"
+#include "common/escape.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* html_page_files.S: each file's bytes and a NUL */
@@ -59,8 +61,13 @@ static void put_data(FILE *out, const char *s, size_t len)
 }
 
 /* The title as HTML text. */
-static void html_text(FILE *out, const char *s)
+static void html_text(FILE *out, const char *raw)
 {
+    /* First made printable as everything clrprobe prints (common/escape.h):
+     * the title is a file name, which may hold control characters. */
+    char *printable = esc_dup(raw);
+    const char *s = printable ? printable : "clrprobe profile";
+
     for (; *s; s++) {
         switch (*s) {
         case '<': fputs("&lt;", out); break;
@@ -71,6 +78,7 @@ static void html_text(FILE *out, const char *s)
         default: putc(*s, out); break;
         }
     }
+    free(printable);
 }
 
 /* The file a line of page.html names ("@NAME@"), NULL when it names none

@@ -189,3 +189,19 @@ TEST(html_page_written_from_the_files)
     CHECK_STR(out + len - 8, "</html>\n");
     free(out);
 }
+
+/* The title is a file name: a control character in it reaches the page's
+ * <title> (the browser's title bar, a tab) made visible, never raw. */
+TEST(html_page_title_control_characters_are_escaped)
+{
+    size_t len = 0;
+    char *page = write_page("a\x1b[31mred\x07.clrp <&>", "{}", &len);
+
+    CHECK(page != NULL);
+    if (!page)
+        return;
+    CHECK(strstr(page, "<title>a\\x1b[31mred\\x07.clrp &lt;&amp;&gt;") != NULL);
+    CHECK(memchr(page, 0x1b, len) == NULL);
+    CHECK(memchr(page, 0x07, len) == NULL);
+    free(page);
+}
