@@ -155,8 +155,19 @@ test_signal_dynamic_method_named() {
         "lambda_method between CallLoop and Step"
     assert_ge 1 "$(grep -cE 'ExprWork\.CallLoop;lambda_method[0-9]+ \[dynamic\] [0-9]+$' ex.txt)" \
         "time in the lambda itself"
-    assert_eq 0 "$(grep 'lambda_method' ex.txt | grep -cvE 'ExprWork\.CallLoop;lambda_method[0-9]+ \[dynamic\](;| )')" \
-        "lambda_method anywhere but right under CallLoop"
+    # Anywhere but right under CallLoop: never above another frame.  As the
+    # leaf, a sample taken in the lambda's first instructions, before they
+    # push its frame pointer, has its caller's frame pointer, so the walk
+    # goes from there to CallLoop's caller (seen once in 161 samples in the
+    # lambda under ASan): allowed for at most 5% of the lambda's samples.
+    local elsewhere total leaf_elsewhere
+    elsewhere=$(grep 'lambda_method' ex.txt | grep -vE 'ExprWork\.CallLoop;lambda_method[0-9]+ \[dynamic\](;| )')
+    assert_eq 0 "$(grep -c ';lambda_method[0-9]* \[dynamic\];' <<<"$elsewhere")" \
+        "lambda_method above another frame anywhere but right under CallLoop: $elsewhere"
+    total=$(grep 'lambda_method' ex.txt | awk '{s += $NF} END {print s + 0}')
+    leaf_elsewhere=$(grep -E 'lambda_method[0-9]+ \[dynamic\] [0-9]+$' <<<"$elsewhere" | awk '{s += $NF} END {print s + 0}')
+    awk -v e="$leaf_elsewhere" -v t="$total" 'BEGIN {exit !(t > 0 && e <= 0.05 * t)}' ||
+        fail "lambda_method as the leaf but not under CallLoop in $leaf_elsewhere of its $total samples: $elsewhere"
 }
 
 # The sleeping thread of `Sample shares` uses microseconds of CPU: no
