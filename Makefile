@@ -88,7 +88,7 @@ $(BUILD)/obj/std/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
 $(BUILD)/libclrprobe.so: $(AGENT_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=src/agent/exports.map -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=src/agent/core/exports.map -o $@ $^ $(LDLIBS)
 
 $(BUILD)/clrprobe: $(CLI_OBJ)
 	$(CC) $(ALL_LDFLAGS) $(SANITIZE_EXE) -o $@ $^ $(LDLIBS)

@@ -5,7 +5,7 @@
  * connection, and the command then has it detach, leaving one trace file.
  * A process that already runs clrprobe's agent (under `clrprobe run` or
  * `clrprobe attach`: the runtime would refuse a second profiler) is asked
- * through the agent's heap listener (agent/heap_listener.h) instead, and
+ * through the agent's heap listener (agent/heap/heap_listener.h) instead, and
  * the snapshots go into the trace that recording writes. */
 #include "cli/attach_session.h"
 #include "cli/cli.h"

@@ -79,7 +79,7 @@ typedef struct cp_config {
     int sampler;                 /* enum cp_sampler */
     char run[CP_PATH_MAX];       /* `clrprobe run`'s socket for the processes the program starts:
                                     a child (pid != pid) records only while it answers ("" : none) */
-    long heap_every_ms;          /* a heap snapshot every this many ms (0: none; agent/heap.h) */
+    long heap_every_ms;          /* a heap snapshot every this many ms (0: none; agent/heap/heap.h) */
     long heap_count;             /* take this many snapshots, the first at once (`clrprobe heap`),
                                     then say "heap-done" (0: every heap_every_ms until the end) */
     int heap_method;             /* CP_HEAP_METHOD_*: how snapshots are taken */

@@ -90,7 +90,7 @@
 #define CP_CTL_DETACH      "detach\n"
 #define CP_CTL_DETACH_LEN  7
 
-/* ---- `clrprobe heap` -> an agent already loaded (agent/heap_listener.h) ----
+/* ---- `clrprobe heap` -> an agent already loaded (agent/heap/heap_listener.h) ----
  * The command connects to the abstract socket "@" CP_HEAP_SOCKET_FMT (the
  * pid as the process sees itself) and sends "heap COUNT INTERVAL_MS"; the
  * agent answers "hello", then the lines "snapshot ...", "heap-refused HR"

@@ -12,12 +12,12 @@
  * the agent (the catch-up's ID states, the sampler's named functions, the
  * classes whose statics were looked at).  Four agent tables are of their
  * own kind, each for its reason:
- *   - the name cache (agent/names.c): entries that own their names, read by
+ *   - the name cache (agent/core/names.c): entries that own their names, read by
  *     every runtime thread under a reader-writer lock;
- *   - the sampler's CPU-time table (agent/sampler.c): fixed size, used while
+ *   - the sampler's CPU-time table (agent/sampling/sampler.c): fixed size, used while
  *     the runtime is suspended, when nothing may be allocated;
  *   - the heap snapshot's ClassID -> type index table and its stack roots'
- *     FunctionIDs (agent/heap.c, type_index and note_frame): looked up once
+ *     FunctionIDs (agent/heap/heap.c, type_index and note_frame): looked up once
  *     per object or root inside the snapshot's GC, where heap.c allocates
  *     nothing per object (heap.c's header): fixed size, allocated with the
  *     service's state, never grown or moved during a walk; a full table

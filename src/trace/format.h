@@ -86,7 +86,7 @@
 #define CALL_FLAG_EXCEPTION 0x1u  /* left by an exception */
 
 /* exception_unhandled.outcome: why no managed catch clause takes it
- * (agent/exc_machine.h) */
+ * (agent/exceptions/exc_machine.h) */
 #define EXC_OUTCOME_UNHANDLED 1u  /* no catcher on the whole stack: the process is ending */
 #define EXC_OUTCOME_NATIVE 2u     /* left managed code: handled by native code or the runtime */
 #define EXC_OUTCOME_FILTER 3u     /* thrown in a filter and escaped it (the filter counts as false) */

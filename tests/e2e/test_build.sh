@@ -18,7 +18,7 @@ test_build_keeps_project_flags_with_user_cflags() {
     # the sanitized build adds its flags to the compile and link lines
     out=$(cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -B BUILD=build-dry SANITIZE=-fsanitize=address \
         build-dry/libclrprobe.so 2>&1)
-    assert_contains "$(grep -m1 -- ' -c src/agent/sampler.c ' <<<"$out")" "-std=c11" "project flags with SANITIZE"
+    assert_contains "$(grep -m1 -- ' -c src/agent/sampling/sampler.c ' <<<"$out")" "-std=c11" "project flags with SANITIZE"
     assert_contains "$(grep -m1 -- ' -shared ' <<<"$out")" "-fsanitize=address" "SANITIZE on the link line"
 }
 

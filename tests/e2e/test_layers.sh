@@ -35,18 +35,18 @@ test_layers_agent_files_call_without_a_circle() {
     [[ -d $dir ]] || { fail "no agent objects in $dir"; return; }
     edges=$(object_edges "$dir")
     [[ $(wc -l <<<"$edges") -ge 20 ]] || { fail "too few calls between agent files found: $edges"; return; }
-    grep -q '^session sampler$' <<<"$edges" || fail "session.o does not call sampler.o? edges: $edges"
+    grep -q '^core/session sampling/sampler$' <<<"$edges" || fail "session.o does not call sampler.o? edges: $edges"
     # tsort names the files of a circle on stderr
     loop=$(tsort <<<"$edges" 2>&1 >/dev/null)
     [[ -z $loop ]] || fail "the agent's files call each other in a circle: $loop"
     # and the test itself sees a circle when there is one
-    loop=$(printf '%s\nsampler session\n' "$edges" | tsort 2>&1 >/dev/null)
+    loop=$(printf '%s\nsampling/sampler core/session\n' "$edges" | tsort 2>&1 >/dev/null)
     assert_contains "$loop" "loop" "tsort reports a planted circle"
 }
 
 # "FILE SYMBOL" for each function or variable an agent object defines for the
 # other files that its header does not declare (header: HDR_DIR/FILE.h).
-# Callbacks are declared in callbacks.h (docs/architecture.md: "A callback"),
+# Callbacks are declared in core/callbacks.h (docs/architecture.md: "A callback"),
 # the trampolines of tracer_trampolines.S in tracer_hooks.h, and
 # DllGetClassObject is the library's export (exports.map); names in __ are
 # the compiler's (a sanitizer's indicators).
@@ -58,7 +58,7 @@ undeclared_in_own_header() {
         while read -r sym; do
             [[ $sym == DllGetClassObject || $sym == __* ]] && continue
             grep -qw -- "$sym" "$hdr_dir/$me.h" 2>/dev/null && continue
-            grep -qw -- "$sym" "$ROOT/src/agent/callbacks.h" && continue
+            grep -qw -- "$sym" "$ROOT/src/agent/core/callbacks.h" && continue
             echo "$me $sym"
         done < <(nm --defined-only -g "$o" | awk '$2 ~ /^[TDBR]$/ {print $3}')
     done < <(find "$obj_dir" -name '*.o' | sort)
@@ -71,10 +71,10 @@ test_layers_agent_files_declare_their_interface_in_their_own_header() {
     missing=$(undeclared_in_own_header "$dir" "$ROOT/src/agent")
     [[ -z $missing ]] || fail "declared outside the .h of their .c (docs/architecture.md): $(tr '\n' ';' <<<"$missing")"
     # and the test itself sees a function its header does not declare
-    mkdir -p planted && : >planted/thread_state.h
-    cp "$dir/thread_state.o" planted/ || { fail "copy thread_state.o"; return; }
+    mkdir -p planted/core && : >planted/core/thread_state.h
+    cp "$dir/core/thread_state.o" planted/core/ || { fail "copy thread_state.o"; return; }
     missing=$(undeclared_in_own_header planted planted)
-    assert_contains "$missing" "thread_state emit_begin" "a planted header without emit_begin"
+    assert_contains "$missing" "core/thread_state emit_begin" "a planted header without emit_begin"
 }
 
 # The folders a folder's sources may include from (besides its own).
@@ -121,9 +121,9 @@ test_layers_folders_include_only_lower_folders() {
     [[ -z $bad ]] || fail "a folder includes from one above it or beside it: $bad"
     # and the check sees a file in a subfolder, and a folder that is no layer
     mkdir -p planted/src/common/deep planted/src/engines
-    echo '#include "agent/profiler.h"' >planted/src/common/deep/x.c
+    echo '#include "agent/core/profiler.h"' >planted/src/common/deep/x.c
     bad=$(bad_includes "$PWD/planted/src")
-    assert_contains "$bad" "common/deep/x.c includes agent/profiler.h" "an include in a subfolder"
+    assert_contains "$bad" "common/deep/x.c includes agent/core/profiler.h" "an include in a subfolder"
     assert_contains "$bad" "engines is not a layer" "a folder that is no layer"
 }
 
@@ -158,7 +158,7 @@ test_layers_no_citation_outside_the_repository() {
     local files found planted
     files=$(repository_files | tr '\0' '\n')
     [[ $(wc -l <<<"$files") -ge 100 ]] || { fail "too few files of the repository found: $(wc -l <<<"$files")"; return; }
-    grep -q 'src/agent/catchup.h$' <<<"$files" || fail "src/agent/catchup.h is not among the files searched"
+    grep -q 'src/agent/core/catchup.h$' <<<"$files" || fail "src/agent/core/catchup.h is not among the files searched"
     found=$(repository_files | outside_citations)
     [[ -z $found ]] || fail "files cite documents outside the repository (write the facts in docs/ and cite that): $found"
     # and the check sees a citation when there is one, in each form

@@ -21,7 +21,7 @@
 #include "common/identity.h"
 #include "trace/format.h"
 
-/* The agent's one export (src/agent/manager.c). */
+/* The agent's one export (src/agent/core/manager.c). */
 HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
 
 static fake_runtime *rt_of(ICorProfilerInfo15 *This) { return (fake_runtime *)This; }

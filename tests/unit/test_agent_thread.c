@@ -1,9 +1,9 @@
-/* test_agent_thread.c - agent_thread_start (agent/agent_thread.h): the new
+/* test_agent_thread.c - agent_thread_start (agent/core/agent_thread.h): the new
  * thread runs with every signal blocked, whatever its creator's mask; the
  * creator's mask is what it was, after a start and after a failed one; a
  * failure is pthread_create's error number. */
 #include "unit.h"
-#include "agent/agent_thread.h"
+#include "agent/core/agent_thread.h"
 
 #include <errno.h>
 #include <signal.h>

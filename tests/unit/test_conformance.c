@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "fake_runtime.h"
-#include "agent/names.h"
+#include "agent/core/names.h"
 #include "common/control_protocol.h"
 #include "trace/format.h"
 

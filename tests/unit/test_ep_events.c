@@ -1,8 +1,8 @@
 /* test_ep_events.c - the runtime's EventPipe payloads as the agent reads
- * them (agent/ep_events.c): the fields at their manifest offsets, and
+ * them (agent/alloc/ep_events.c): the fields at their manifest offsets, and
  * payloads cut short refused rather than read past their end. */
 #include "unit.h"
-#include "agent/ep_events.h"
+#include "agent/alloc/ep_events.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
-/* test_exc_machine.c - the exception state machine alone (agent/exc_machine.h):
+/* test_exc_machine.c - the exception state machine alone (agent/exceptions/exc_machine.h):
  * what the conformance tests cannot reach through the simulated runtime
  * cheaply: nesting deeper than it follows, callbacks that come with no
  * exception under way (an attach in the middle of one), and the time asked
  * for only when something ends. */
 #include "unit.h"
-#include "agent/exc_machine.h"
+#include "agent/exceptions/exc_machine.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
 /* test_heap_fields.c - the fields that hold an object's references
- * (agent/heap_fields.h): each reference's word found in the object, in the
+ * (agent/heap/heap_fields.h): each reference's word found in the object, in the
  * runtime's order or not, twice the same object, one not there; a
  * property's backing field shown by the property's name; the slots through
  * the codec, continued across records; an entry with an unknown flag. */
 #include "unit.h"
-#include "agent/heap_fields.h"
+#include "agent/heap/heap_fields.h"
 #include "trace/heap_codec.h"
 
 #include <string.h>

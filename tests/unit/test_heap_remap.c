@@ -1,10 +1,10 @@
-/* test_heap_remap.c - object addresses carried through GCs (agent/heap_remap.h):
+/* test_heap_remap.c - object addresses carried through GCs (agent/heap/heap_remap.h):
  * Profiling.md's example, batches across calls, compacting and
  * non-compacting ranges in one GC, a generation that was not collected,
  * lost GCs, a random heap checked against a plain per-object answer, and
  * batches from several threads at once. */
 #include "unit.h"
-#include "agent/heap_remap.h"
+#include "agent/heap/heap_remap.h"
 
 #include <pthread.h>
 #include <stdlib.h>

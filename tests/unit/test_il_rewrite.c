@@ -1,4 +1,4 @@
-/* test_il_rewrite.c - the IL rewriter (agent/il_rewrite.h) on method bodies
+/* test_il_rewrite.c - the IL rewriter (agent/tracer/il_rewrite.h) on method bodies
  * the C# compiler wrote (il_fixtures.h, from sample/IlShapes.cs: a tiny
  * header, short and long branches, a switch, nested try/catch/finally with
  * a filter, a method that only throws, an early return from a void method,
@@ -9,7 +9,7 @@
  * switch target and every EH clause on the same instruction as before, the
  * fault clause around it all), and the refusals. */
 #include "unit.h"
-#include "agent/il_rewrite.h"
+#include "agent/tracer/il_rewrite.h"
 #include "il_fixtures.h"
 
 #include <stdlib.h>
@@ -353,9 +353,9 @@ TEST(il_rewrite_refusals)
     CHECK_EQ(0u, il_body_size(beyond, sizeof(beyond)));
 }
 
-/* ---- signatures (agent/il_sig.h) ---- */
+/* ---- signatures (agent/tracer/il_sig.h) ---- */
 
-#include "agent/il_sig.h"
+#include "agent/tracer/il_sig.h"
 
 static int ret_of(const uint8_t *sig, size_t len, size_t *off, size_t *n, int *is_void)
 {

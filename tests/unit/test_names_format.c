@@ -1,7 +1,7 @@
 /* test_names_format.c - the pure half of naming: UTF-16 conversion, the
  * bounded builder, generic arity and how type names are put together. */
 #include "unit.h"
-#include "agent/names_format.h"
+#include "agent/core/names_format.h"
 
 TEST(utf16_ascii_and_bmp)
 {

@@ -1,11 +1,11 @@
 /* test_sampler_frames.c - the frames a stack walk passes over (dynamic
  * methods), found on the frame-pointer chain between two reported frames
- * (agent/sampler.c, sampler_skipped_between), on hand-made stacks: one
+ * (agent/sampling/sampler.c, sampler_skipped_between), on hand-made stacks: one
  * skipped frame, none, several in a row, a callee without a frame of its
  * own, an OSR frame on top of its tier-0 frame, and frame pointers or stack
  * pointers that must not be followed. */
 #include "unit.h"
-#include "agent/sampler.h"
+#include "agent/sampling/sampler.h"
 
 /* A stack of 64 words; word i is at stk + 8 * i, higher addresses are
  * outer frames (the stack grows down). */

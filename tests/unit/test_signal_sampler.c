@@ -5,8 +5,8 @@
  * and ticks (the CPU view keeps CPU-timer samples whatever the time between
  * them, the wall view only wall samples; the rate per CPU-second). */
 #include "unit.h"
-#include "agent/sig_ring.h"
-#include "agent/sig_resolve.h"
+#include "agent/sampling/sig_ring.h"
+#include "agent/sampling/sig_resolve.h"
 #include "common/config.h"
 #include "report/profile.h"
 #include "synth_trace.h"

@@ -1,0 +1,143 @@
+/* profiler.c - the profiler instance as a COM object: creation, IUnknown
+ * (QueryInterface answers IUnknown and ICorProfilerCallback..Callback11 with
+ * the same object), reference counting, teardown (through the session), and
+ * the vtable that puts our callback methods over the do-nothing defaults.
+ * Calls the callbacks (through the vtable) and the session; its creator
+ * (manager.c) only through the on_free hook. */
+#include "agent/core/callbacks.h"
+#include "agent/core/profiler.h"
+#include "agent/core/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const GUID *const callback_iids[] = {
+    &IID_ICorProfilerCallback,  &IID_ICorProfilerCallback2, &IID_ICorProfilerCallback3,
+    &IID_ICorProfilerCallback4, &IID_ICorProfilerCallback5, &IID_ICorProfilerCallback6,
+    &IID_ICorProfilerCallback7, &IID_ICorProfilerCallback8, &IID_ICorProfilerCallback9,
+    &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11,
+};
+
+static HRESULT prof_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    int ok = guid_equal(riid, &IID_IUnknown);
+    for (size_t i = 0; !ok && i < sizeof(callback_iids) / sizeof(callback_iids[0]); i++)
+        ok = guid_equal(riid, callback_iids[i]);
+    if (!ok)
+        return E_NOINTERFACE;
+    This->lpVtbl->AddRef(This);
+    *ppv = This;
+    return S_OK;
+}
+
+static ULONG prof_AddRef(ICorProfilerCallback11 *This)
+{
+    return atomic_fetch_add(&profiler_from(This)->refcount, 1) + 1;
+}
+
+/* Frees an instance once the runtime has let go of it: the session frees
+ * what it set up (stopping whatever still runs, see session_close). */
+static void profiler_destroy(profiler *p)
+{
+    if (p->on_free)
+        p->on_free(p);
+    session_close(p, SESSION_DESTROY);
+    pthread_mutex_destroy(&p->threads_lock);
+    pthread_mutex_destroy(&p->sampler.signal_lock);
+    free(p);
+}
+
+static ULONG prof_Release(ICorProfilerCallback11 *This)
+{
+    profiler *p = profiler_from(This);
+    unsigned n = atomic_fetch_sub(&p->refcount, 1) - 1;
+    if (n == 0)
+        profiler_destroy(p);
+    return n;
+}
+
+static ICorProfilerCallbackVtbl vtable;
+static pthread_once_t vtable_once = PTHREAD_ONCE_INIT;
+
+static void build_vtable(void)
+{
+    ICorProfilerCallbackVtbl *v = &vtable;
+
+    callbacks_fill_defaults(v);
+    v->QueryInterface = prof_QueryInterface;
+    v->AddRef = prof_AddRef;
+    v->Release = prof_Release;
+    v->Initialize = cb_Initialize;
+    v->Shutdown = cb_Shutdown;
+    v->InitializeForAttach = cb_InitializeForAttach;
+    v->ProfilerAttachComplete = cb_ProfilerAttachComplete;
+    v->ProfilerDetachSucceeded = cb_ProfilerDetachSucceeded;
+    v->AppDomainCreationFinished = cb_AppDomainCreationFinished;
+    v->AppDomainShutdownStarted = cb_AppDomainShutdownStarted;
+    v->AssemblyLoadFinished = cb_AssemblyLoadFinished;
+    v->AssemblyUnloadStarted = cb_AssemblyUnloadStarted;
+    v->ModuleLoadFinished = cb_ModuleLoadFinished;
+    v->ModuleUnloadStarted = cb_ModuleUnloadStarted;
+    v->ClassLoadFinished = cb_ClassLoadFinished;
+    v->ClassUnloadStarted = cb_ClassUnloadStarted;
+    v->JITCompilationStarted = cb_JITCompilationStarted;
+    v->JITCompilationFinished = cb_JITCompilationFinished;
+    v->JITCachedFunctionSearchStarted = cb_JITCachedFunctionSearchStarted;
+    v->JITCachedFunctionSearchFinished = cb_JITCachedFunctionSearchFinished;
+    v->ThreadCreated = cb_ThreadCreated;
+    v->ThreadDestroyed = cb_ThreadDestroyed;
+    v->ThreadAssignedToOSThread = cb_ThreadAssignedToOSThread;
+    v->ThreadNameChanged = cb_ThreadNameChanged;
+    v->GarbageCollectionStarted = cb_GarbageCollectionStarted;
+    v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
+    v->EventPipeEventDelivered = cb_EventPipeEventDelivered;
+    v->ObjectAllocated = cb_ObjectAllocated;
+    v->ObjectReferences = cb_ObjectReferences;
+    v->RootReferences2 = cb_RootReferences2;
+    v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;
+    v->MovedReferences2 = cb_MovedReferences2;
+    v->SurvivingReferences2 = cb_SurvivingReferences2;
+    v->RuntimeSuspendStarted = cb_RuntimeSuspendStarted;
+    v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
+    v->RuntimeResumeFinished = cb_RuntimeResumeFinished;
+    v->ExceptionThrown = cb_ExceptionThrown;
+    v->LoadAsNotificationOnly = cb_LoadAsNotificationOnly;
+    v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
+    v->ExceptionUnwindFunctionEnter = cb_ExceptionUnwindFunctionEnter;
+    v->JITInlining = cb_JITInlining;
+    v->GetReJITParameters = cb_GetReJITParameters;
+    v->ReJITError = cb_ReJITError;
+    v->ExceptionUnwindFunctionLeave = cb_ExceptionUnwindFunctionLeave;
+    v->ExceptionSearchFunctionEnter = cb_ExceptionSearchFunctionEnter;
+    v->ExceptionSearchFilterEnter = cb_ExceptionSearchFilterEnter;
+    v->ExceptionSearchFilterLeave = cb_ExceptionSearchFilterLeave;
+    v->ExceptionSearchCatcherFound = cb_ExceptionSearchCatcherFound;
+    v->ExceptionUnwindFinallyEnter = cb_ExceptionUnwindFinallyEnter;
+    v->ExceptionUnwindFinallyLeave = cb_ExceptionUnwindFinallyLeave;
+    v->ExceptionCatcherLeave = cb_ExceptionCatcherLeave;
+}
+
+const ICorProfilerCallbackVtbl *profiler_vtable(void)
+{
+    pthread_once(&vtable_once, build_vtable);
+    return &vtable;
+}
+
+profiler *profiler_create(void (*on_free)(profiler *p))
+{
+    profiler *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->iface.lpVtbl = profiler_vtable();
+    atomic_init(&p->refcount, 1);
+    atomic_init(&p->recording, 0);
+    p->on_free = on_free;
+    pthread_mutex_init(&p->threads_lock, NULL);
+    pthread_mutex_init(&p->sampler.signal_lock, NULL);
+    return p;
+}

@@ -1,0 +1,73 @@
+/* sig_threads.h - which threads the signal sampler samples, and their
+ * timers: every thread of the process that can take SIGPROF (managed
+ * threads as the runtime assigns them to OS threads, and every other
+ * thread, the runtime's native ones too, from /proc/self/task), each with a
+ * slot of the engine (sig_engine.h) and a timer on its own CPU clock that
+ * sends it SIGPROF after every period of CPU it uses.  Registration may
+ * come from a callback (on the thread itself) or from the collector; the
+ * collector also finds the stacks of threads registered from elsewhere,
+ * and retires the slots of threads that ended.  Normal threads only (it
+ * allocates and locks). */
+#ifndef CLRPROBE_AGENT_SIG_THREADS_H
+#define CLRPROBE_AGENT_SIG_THREADS_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "agent/sampling/sig_engine.h"
+#include "common/idmap.h"
+#include "unwind/proc_maps.h"
+
+typedef struct sig_threads {
+    sig_engine *eng;
+    pthread_mutex_t lock;        /* registration: callbacks and the collector */
+    idmap by_tid;                /* OS thread id -> slot index + 1 */
+    uint32_t used;               /* slots [0, used) have been given out once */
+    uint32_t *reusable;          /* retired slots, oldest first, reused once quiet */
+    size_t nreusable;
+    uint64_t period_ns;
+    int cpu_timers;              /* arm CPU timers (the CPU view) */
+    int stopped;                 /* sig_threads_stop_all ran: no thread is registered any more */
+    /* what could not be done, for the trace's notes (the collector reads them) */
+    unsigned timer_failures, table_full, blocked;
+    int timer_errno;
+} sig_threads;
+
+int sig_threads_init(sig_threads *t, sig_engine *e, uint64_t period_ns, int cpu_timers);
+void sig_threads_free(sig_threads *t);
+
+/* Registers the thread tid (its ThreadID, or 0 if it has none or it is not
+ * known) and arms its timer; on_thread: called on that very thread, whose
+ * stack is then known at once.  A thread already registered only has its
+ * ThreadID updated.  Returns its slot, or NULL (table full, timer refused,
+ * the thread blocks SIGPROF). */
+sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on_thread);
+
+/* The collector, every ~100 ms: retires the slots of threads that ended
+ * (their CPU timer disarmed by the kernel, or the thread gone), then
+ * registers the threads of /proc/self/task it does not know.  now:
+ * CLOCK_MONOTONIC ns. */
+void sig_threads_scan(sig_threads *t, uint64_t now);
+
+/* Does any slot wait for its stack to be found? */
+int sig_threads_need_stacks(sig_threads *t);
+
+/* Finds the stacks of threads whose handler reported where it was. */
+void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps);
+
+/* Retires every slot (deletes every timer), and refuses registrations from
+ * then on (a callback's, after the collector stopped on its own).  The
+ * handler must stay installed until this has returned. */
+void sig_threads_stop_all(sig_threads *t);
+
+/* Slots retired long enough ago (quiet: no handler can still write to them,
+ * and their rings drained) become reusable.  The collector calls it after
+ * draining. */
+void sig_threads_recycle(sig_threads *t, uint64_t now);
+
+/* How many threads of the process have SIGPROF blocked without blocking
+ * every signal (from /proc/self/task): threads inside, or just out of, the
+ * runtime's SIGSEGV handler while SIGPROF is in its mask. */
+unsigned sig_threads_count_blocking(void);
+
+#endif

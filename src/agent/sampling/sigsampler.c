@@ -1,0 +1,567 @@
+/* sigsampler.c - the signal sampling engine's service and its collector
+ * thread (sigsampler.h).
+ *
+ * The collector, thread "clrprobe-sigsamp", with every signal blocked:
+ *   - at start: the code map (code_map.h: /proc/self/maps, the ELF objects'
+ *     unwind tables), the handler installed, the managed threads
+ *     (EnumThreads) and every other thread (/proc/self/task) registered,
+ *     each with a timer on its CPU clock (sig_threads.h);
+ *   - every DRAIN_NS: the rings drained, the samples' frames named
+ *     (sig_resolve.h, inside the unload gate) and written as sample records;
+ *     with --collect wall, at the rate, SIGPROF sent to every thread;
+ *   - every TICK_NS: ended threads retired and new ones registered, stacks
+ *     found for threads registered from elsewhere, a sampler_tick record
+ *     (signals, the periods they stand for, the threads' CPU by the kernel,
+ *     the collector's and the handlers' CPU), the handler checked (someone
+ *     may replace it), a new code map when walks met unknown code (a library
+ *     loaded since, a new JIT code heap), old maps freed once no handler can
+ *     be reading them;
+ *   - at stop: every timer deleted, the handler removed (sig_engine.h), the
+ *     rings drained a last time. */
+#include "agent/sampling/sigsampler.h"
+#include "agent/core/agent_thread.h"
+#include "agent/core/names.h"
+#include "agent/core/profiler.h"
+#include "agent/core/thread_state.h"
+#include "agent/sampling/sig_engine.h"
+#include "agent/sampling/sig_resolve.h"
+#include "agent/sampling/sig_threads.h"
+#include "unwind/stack_walk.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLOTS 4096                   /* threads sampled at once, at most */
+#define DRAIN_NS 20000000ull         /* rings drained every 20 ms */
+#define TICK_NS 250000000ull         /* threads, stacks, tick records every 250 ms */
+#define STACKS_REFRESH_NS 20000000ull  /* the maps read again for new threads' stacks at most this often */
+#define MAP_REFRESH_NS 250000000ull  /* a new code map at most this often when walks met unknown code */
+#define MAP_IDLE_REFRESH_NS 10000000000ull  /* and every 10 s anyway */
+#define WALL_PERIOD_MIN_NS 10000000ull /* wall-clock ticks at most 100 a second (a signal per thread each) */
+#define UNBLOCK_WAIT_MS 200          /* before a detach, threads left with SIGPROF blocked are waited for this long */
+
+struct sigsampler {
+    profiler *p;
+    sig_engine eng;
+    sig_threads threads;
+    int threads_ok;
+    sig_resolver res;
+    int res_ok;
+    cm_objects objects;
+    code_map *retired;               /* replaced maps, freed once no handler runs */
+    uint64_t map_serial, map_at;
+    uint64_t unknown_pcs;            /* walks that met an address outside the map since it was made */
+    uint64_t period_ns, wall_period_ns;
+    int wall;                        /* --collect wall: signal every thread at the rate */
+    int installed;
+    unsigned blocking_before;        /* threads blocking SIGPROF before the engine was installed */
+    pthread_t thread;
+    atomic_int stop;
+    pthread_mutex_t wait_lock;
+    pthread_cond_t wait_cond;
+    /* a drain asked for before an unload (under wait_lock): asked counts the requests,
+     * done the requests served; done_cond is signalled when it moves */
+    uint64_t drains_asked, drains_done;
+    pthread_cond_t done_cond;
+    /* this tick's figures */
+    uint64_t tick_at, own_cpu_at, signals_at, periods_at, dropped_at, handler_at;
+    uint64_t frames[SIG_MAX_FRAMES];
+    int noted_timer, noted_full;     /* their notes were written */
+};
+
+/* ---- the code map ---- */
+
+static int refresh_map(struct sigsampler *s, uint64_t now)
+{
+    pm_maps maps;
+    code_map *m, *old;
+
+    if (pm_read_self(&maps) != 0)
+        return -1;
+    m = cm_build(&s->objects, &maps, ++s->map_serial);
+    if (m && sig_threads_need_stacks(&s->threads))
+        sig_threads_find_stacks(&s->threads, &maps);
+    pm_free(&maps);
+    if (!m)
+        return -1;
+    old = atomic_exchange(&s->eng.map, m);
+    if (old) {
+        old->retired = s->retired;
+        s->retired = old;
+    }
+    s->map_at = now;
+    s->unknown_pcs = 0;
+    return 0;
+}
+
+/* Replaced maps no handler can still be reading: any handler that loaded
+ * one started before the swap, and none runs right now. */
+static void free_retired_maps(struct sigsampler *s, int all)
+{
+    if (!s->retired || (!all && !sig_engine_quiet()))
+        return;
+    while (s->retired) {
+        code_map *next = s->retired->retired;
+        cm_free(s->retired);
+        s->retired = next;
+    }
+}
+
+/* ---- draining ---- */
+
+static unsigned trace_flags(unsigned entry_flags)
+{
+    unsigned walk = entry_flags >> 8, f = 0;
+    if (entry_flags & SIG_SAMPLE_CPU) f |= SAMPLE_FLAG_CPU_TIMER;
+    if (entry_flags & SIG_SAMPLE_WALL) f |= SAMPLE_FLAG_WALL;
+    if (entry_flags & SIG_SAMPLE_WAITING) f |= SAMPLE_FLAG_WAITING;
+    if ((entry_flags & SIG_SAMPLE_NO_STACK) || !(walk & SW_END_OF_STACK))
+        f |= SAMPLE_FLAG_TRUNCATED;
+    return f;
+}
+
+/* A native thread's thread_os record (its kernel name), once per slot. */
+static void name_native_thread(profiler *p, sig_slot *sl)
+{
+    char name[32];
+    emit e;
+    thread_kernel_name(sl->tid, name, sizeof(name));
+    if (emit_begin(p, &e, TK_THREAD_OS)) {
+        rec_thread_os_put(&e.r, &(rec_thread_os){ .thread = TRACE_NATIVE_THREAD_BIT | sl->tid, .os_tid = sl->tid,
+                                                   .os_name = name });
+        emit_end(&e);
+    }
+    sl->named = 1;
+}
+
+/* Drains one ring; the function names it writes are stamped names_t (the
+ * oldest sample of this pass), so that they are in force for every sample
+ * of the pass, whichever ring it came from. */
+
+static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
+{
+    profiler *p = s->p;
+    code_map *m = atomic_load(&s->eng.map);
+    const sig_entry *en;
+
+    while ((en = sig_ring_peek(&sl->ring)) != NULL) {
+        const uintptr_t *frames = (const uintptr_t *)(en + 1);
+        uint64_t managed = atomic_load(&sl->managed), thread;
+        size_t n = en->nframes;
+        emit e;
+
+        if (((en->flags >> 8) & SW_UNKNOWN_PC) || (en->flags & SIG_SAMPLE_NO_STACK && n && m && !cm_find(m, frames[0]))) {
+            /* code the map does not know: a library loaded since, a new
+             * JIT code heap; a newer map names it (and helps the next walks) */
+            uint64_t now = cp_monotonic_ns();
+            s->unknown_pcs++;
+            if (now - s->map_at >= STACKS_REFRESH_NS && refresh_map(s, now) == 0)
+                m = atomic_load(&s->eng.map);
+        }
+        if (!managed && !sl->named)
+            name_native_thread(p, sl);
+        thread = managed ? managed : TRACE_NATIVE_THREAD_BIT | sl->tid;
+        if (m) {
+            if (p->gate_ok)
+                cu_gate_enter(&p->gate);
+            n = sig_resolve(&s->res, m, frames, n, s->frames, names_t);
+            if (p->gate_ok)
+                cu_gate_leave(&p->gate);
+        } else {
+            n = 0;
+        }
+        if (emit_begin_at(p, &e, TK_SAMPLE, en->t)) {
+            rec_sample_put(&e.r, &(rec_sample){
+                .thread = thread, .os_tid = sl->tid,
+                .cpu_ns = (en->flags & SIG_SAMPLE_CPU) ? en->cpu_ns : 0,
+                .nframes = (uint16_t)n, .frames = s->frames, .flags = trace_flags(en->flags) });
+            emit_end(&e);
+        }
+        sig_ring_pop(&sl->ring, en);
+    }
+}
+
+static void drain_all(struct sigsampler *s)
+{
+    uint64_t oldest = UINT64_MAX;
+
+    for (uint32_t i = 0; i < s->threads.used; i++) {
+        sig_slot *sl = &s->eng.slots[i];
+        const sig_entry *en;
+        if (atomic_load(&sl->state) != SLOT_FREE && (en = sig_ring_peek(&sl->ring)) != NULL && en->t < oldest)
+            oldest = en->t;
+    }
+    if (oldest == UINT64_MAX)
+        return;
+    for (uint32_t i = 0; i < s->threads.used; i++) {
+        sig_slot *sl = &s->eng.slots[i];
+        if (atomic_load(&sl->state) != SLOT_FREE)
+            drain_slot(s, sl, oldest);
+    }
+}
+
+/* ---- wall-clock ticks ---- */
+
+static void signal_all(struct sigsampler *s)
+{
+    uid_t uid = getuid();
+    for (uint32_t i = 0; i < s->threads.used; i++) {
+        sig_slot *sl = &s->eng.slots[i];
+        siginfo_t si;
+        if (atomic_load(&sl->state) != SLOT_ACTIVE)
+            continue;
+        memset(&si, 0, sizeof(si));
+        si.si_signo = SIG_SAMPLER_SIGNAL;
+        si.si_code = SI_QUEUE;
+        si.si_pid = s->eng.pid;
+        si.si_uid = uid;
+        si.si_value.sival_ptr = (void *)(uintptr_t)sig_slot_cookie(&s->eng, sl);
+        syscall(SYS_rt_tgsigqueueinfo, s->eng.pid, (pid_t)sl->tid, SIG_SAMPLER_SIGNAL, &si);
+    }
+}
+
+/* ---- ticks ---- */
+
+static void tick(struct sigsampler *s, uint64_t now)
+{
+    profiler *p = s->p;
+    uint64_t signals = 0, periods = 0, dropped = 0, handler = 0, thread_cpu = 0, cpu = cp_own_cpu_ns();
+    uint32_t threads = 0;
+    emit e;
+
+    for (uint32_t i = 0; i < s->threads.used; i++) {
+        sig_slot *sl = &s->eng.slots[i];
+        uint64_t sampled = atomic_load(&sl->sampled_ns), held = sampled - sl->sampled_last, used = 0;
+        signals += atomic_load(&sl->signals);
+        periods += sampled;
+        dropped += atomic_load(&sl->dropped);
+        handler += atomic_load(&sl->handler_ns);
+        sl->sampled_last = sampled;
+        if (atomic_load(&sl->state) == SLOT_ACTIVE) {
+            threads++;
+            uint64_t c = cp_thread_cpu_of(sl->tid);
+            if (c) {
+                used = c > sl->cpu_last ? c - sl->cpu_last : 0;
+                sl->cpu_last = c;
+            }
+        }
+        /* (a thread that ended is gone with its clock: what its samples held
+         * since the last tick is the CPU it is known to have used) */
+        thread_cpu += used > held ? used : held;
+    }
+    if (emit_begin_at(p, &e, TK_SAMPLER_TICK, now)) {
+        rec_sampler_tick_put(&e.r, &(rec_sampler_tick){
+            .suspend_ns = 0,
+            .sampler_cpu_ns = (cpu - s->own_cpu_at) + (handler - s->handler_at),
+            .threads = threads, .failed = (uint32_t)(dropped - s->dropped_at),
+            .period_ns = s->period_ns, .engine = SAMPLER_ENGINE_SIGNAL,
+            .interval_ns = now - s->tick_at, .signals = signals - s->signals_at,
+            .periods = s->period_ns ? (periods - s->periods_at + s->period_ns / 2) / s->period_ns : 0, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
+            .wall_period_ns = s->wall ? s->wall_period_ns : 0 });
+        emit_end(&e);
+    }
+    s->tick_at = now;
+    s->own_cpu_at = cpu;
+    s->signals_at = signals;
+    s->periods_at = periods;
+    s->dropped_at = dropped;
+    s->handler_at = handler;
+}
+
+/* What could not be sampled, said once in the trace. */
+static void notes(struct sigsampler *s)
+{
+    sig_threads *t = &s->threads;
+    if (t->timer_failures && !s->noted_timer) {
+        s->noted_timer = 1;
+        profiler_note(s->p, "signal sampler: a thread's CPU timer could not be created (%s); that thread "
+                      "is not sampled", strerror(t->timer_errno));
+    }
+    if (t->table_full && !s->noted_full) {
+        s->noted_full = 1;
+        profiler_note(s->p, "signal sampler: more than %d threads; the others are not sampled", SLOTS);
+    }
+}
+
+/* The managed threads the runtime knows: their ThreadIDs. */
+static void register_managed_threads(struct sigsampler *s)
+{
+    profiler *p = s->p;
+    ICorProfilerThreadEnum *en = NULL;
+
+    if (FAILED(INFO(p)->EnumThreads(p->info, &en)) || !en)
+        return;
+    for (;;) {
+        ThreadID id;
+        ULONG got = 0;
+        DWORD tid = 0;
+        if (FAILED(en->lpVtbl->Next(en, 1, &id, &got)) || got != 1)
+            break;
+        if (SUCCEEDED(INFO(p)->GetThreadInfo(p->info, id, &tid)) && tid)
+            sig_threads_add(&s->threads, (uint32_t)tid, id, 0);
+    }
+    en->lpVtbl->Release(en);
+}
+
+/* Waits until deadline, or a stop, or a drain asked for (then *drain is
+ * the request it serves, else 0).  0 when stopping. */
+static int wait_until(struct sigsampler *s, uint64_t deadline, uint64_t *drain)
+{
+    struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+    *drain = 0;
+    pthread_mutex_lock(&s->wait_lock);
+    while (!atomic_load(&s->stop) && s->drains_asked == s->drains_done &&
+           pthread_cond_timedwait(&s->wait_cond, &s->wait_lock, &ts) != ETIMEDOUT)
+        ;
+    if (s->drains_asked != s->drains_done)
+        *drain = s->drains_asked;
+    pthread_mutex_unlock(&s->wait_lock);
+    return !atomic_load(&s->stop);
+}
+
+/* The drain asked for is done: tell the callbacks waiting for it. */
+static void drain_served(struct sigsampler *s, uint64_t drain)
+{
+    pthread_mutex_lock(&s->wait_lock);
+    if (drain > s->drains_done)
+        s->drains_done = drain;
+    pthread_cond_broadcast(&s->done_cond);
+    pthread_mutex_unlock(&s->wait_lock);
+}
+
+/* A detach follows: the runtime stops calling us before it unloads the
+ * library.  A thread that entered the runtime's SIGSEGV handler while
+ * SIGPROF was in its mask leaves it with SIGPROF blocked, until its
+ * ExceptionThrown unblocks it (sig_engine_thread_unblock): wait for those
+ * threads, a few microseconds each, so that none keeps SIGPROF blocked
+ * after we are gone (bounded: a thread stopped in a debugger). */
+static void wait_unblocked(const struct sigsampler *s)
+{
+    for (int i = 0; i < UNBLOCK_WAIT_MS && sig_threads_count_blocking() > s->blocking_before; i++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+}
+
+static void *collector_main(void *arg)
+{
+    struct sigsampler *s = arg;
+    profiler *p = s->p;
+    uint64_t now = cp_monotonic_ns(), next_drain, next_tick, next_wall;
+
+    pthread_setname_np(pthread_self(), "clrprobe-sigsamp");
+    refresh_map(s, now);
+    s->tick_at = now;
+    s->own_cpu_at = cp_own_cpu_ns();
+    register_managed_threads(s);
+    sig_threads_scan(&s->threads, now);
+    next_drain = now + DRAIN_NS;
+    next_tick = now + TICK_NS;
+    next_wall = now + s->wall_period_ns;
+    for (;;) {
+        uint64_t deadline = next_drain, drain;
+        if (s->wall && next_wall < deadline)
+            deadline = next_wall;
+        if (!wait_until(s, deadline, &drain))
+            break;
+        if (!atomic_load(&p->recording) || trace_writer_stopped(p->writer))
+            break;
+        if (drain) {
+            drain_all(s);                      /* (before an unload: see sigsampler_before_unload) */
+            drain_served(s, drain);
+        }
+        now = cp_monotonic_ns();
+        if (s->wall && now >= next_wall) {
+            signal_all(s);
+            next_wall += s->period_ns;
+            if (next_wall < now)
+                next_wall = now + s->wall_period_ns;       /* fell behind: no burst */
+        }
+        if (now < next_drain)
+            continue;
+        next_drain = now + DRAIN_NS;
+        drain_all(s);
+        if (now - s->map_at >= STACKS_REFRESH_NS && sig_threads_need_stacks(&s->threads))
+            refresh_map(s, now);           /* (it finds the stacks of threads registered from elsewhere) */
+        if (now >= next_tick) {
+            next_tick = now + TICK_NS;
+            sig_threads_scan(&s->threads, now);
+            if ((s->unknown_pcs && now - s->map_at >= MAP_REFRESH_NS) || now - s->map_at >= MAP_IDLE_REFRESH_NS)
+                refresh_map(s, now);
+            free_retired_maps(s, 0);
+            sig_threads_recycle(&s->threads, now);
+            tick(s, now);
+            notes(s);
+            if (!sig_engine_installed()) {
+                profiler_note(p, "signal sampler: another component of the process replaced the SIGPROF handler; "
+                              "CPU sampling stopped");
+                break;
+            }
+        }
+    }
+    drain_served(s, UINT64_MAX);             /* (nobody waits for a collector that stopped) */
+    /* stop: no timer, no handler, then what is left in the rings */
+    sig_threads_stop_all(&s->threads);
+    sig_engine_uninstall(&s->eng, p->attached);    /* (a launched agent is never unloaded) */
+    s->installed = 0;
+    if (p->attached)
+        wait_unblocked(s);
+    drain_all(s);
+    tick(s, cp_monotonic_ns());
+    return NULL;
+}
+
+/* ---- the service ---- */
+
+static void sigsampler_free(struct sigsampler *s)
+{
+    if (s->installed) {
+        sig_threads_stop_all(&s->threads);
+        sig_engine_uninstall(&s->eng, s->p->attached);
+    }
+    if (s->res_ok)
+        sig_resolver_free(&s->res);
+    if (s->threads_ok) {
+        for (uint32_t i = 0; i < s->threads.used; i++)
+            sig_ring_free(&s->eng.slots[i].ring);
+        sig_threads_free(&s->threads);
+    }
+    cm_free(atomic_load(&s->eng.map));
+    free_retired_maps(s, 1);
+    cm_objects_free(&s->objects);
+    pthread_mutex_destroy(&s->wait_lock);
+    pthread_cond_destroy(&s->wait_cond);
+    pthread_cond_destroy(&s->done_cond);
+    free(s->eng.slots);
+    free(s);
+}
+
+int sigsampler_start(profiler *p)
+{
+    struct sigsampler *s;
+    pthread_condattr_t ca;
+    char why[256];
+    int rc;
+
+    if (!INFO_HAS(p, GetFunctionFromIP3)) {
+        profiler_note(p, "the signal sampler needs ICorProfilerInfo8 (.NET Core 2.1 or newer); "
+                      "sampling with the suspend engine");
+        return 1;
+    }
+    if (!(s = calloc(1, sizeof(*s))))
+        return -1;
+    s->p = p;
+    s->period_ns = 1000000000u / (uint64_t)(p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT);
+    s->wall = (p->cfg.collect & CP_COLLECT_WALL) != 0;
+    s->wall_period_ns = s->period_ns > WALL_PERIOD_MIN_NS ? s->period_ns : WALL_PERIOD_MIN_NS;
+    pthread_mutex_init(&s->wait_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wait_cond, &ca);
+    pthread_cond_init(&s->done_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&s->stop, 0);
+    s->eng.pid = getpid();
+    s->eng.period_ns = s->period_ns;
+    s->eng.nslots = SLOTS;
+    s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
+    if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||
+        sig_threads_init(&s->threads, &s->eng, s->period_ns, 1) < 0) {
+        sigsampler_free(s);
+        return -1;
+    }
+    s->threads_ok = 1;
+    if (sig_resolver_init(&s->res, p) < 0) {
+        sigsampler_free(s);
+        return -1;
+    }
+    s->res_ok = 1;
+    s->blocking_before = sig_threads_count_blocking();    /* (threads that block SIGPROF themselves) */
+    if (sig_engine_install(&s->eng, why, sizeof(why)) < 0) {
+        profiler_note(p, "the signal sampler cannot run here: %s; sampling with the suspend engine", why);
+        sigsampler_free(s);
+        return 1;
+    }
+    s->installed = 1;
+    rc = agent_thread_start(&s->thread, NULL, collector_main, s);
+    if (rc != 0) {
+        sigsampler_free(s);
+        return -1;
+    }
+    pthread_mutex_lock(&p->sampler.signal_lock);
+    p->sampler.signal = s;
+    pthread_mutex_unlock(&p->sampler.signal_lock);
+    return 0;
+}
+
+void sigsampler_stop(profiler *p)
+{
+    struct sigsampler *s;
+
+    pthread_mutex_lock(&p->sampler.signal_lock);
+    s = p->sampler.signal;
+    p->sampler.signal = NULL;
+    pthread_mutex_unlock(&p->sampler.signal_lock);
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->wait_lock);
+    atomic_store(&s->stop, 1);
+    pthread_cond_signal(&s->wait_cond);
+    pthread_mutex_unlock(&s->wait_lock);
+    pthread_join(s->thread, NULL);
+    sigsampler_free(s);
+}
+
+void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid)
+{
+    struct sigsampler *s;
+
+    /* (a thread started by one that had SIGPROF blocked, in the runtime's
+     * exception path, inherits that mask: the callback runs on the new thread) */
+    if (tid == cp_gettid())
+        sig_engine_thread_unblock();
+    pthread_mutex_lock(&p->sampler.signal_lock);
+    s = p->sampler.signal;
+    if (s)          /* (before the collector's first scan too: it finds it registered) */
+        sig_threads_add(&s->threads, tid, managed, tid == cp_gettid());
+    pthread_mutex_unlock(&p->sampler.signal_lock);
+}
+
+void sigsampler_before_unload(profiler *p)
+{
+    struct sigsampler *s;
+    uint64_t ask;
+    struct timespec until;
+
+    pthread_mutex_lock(&p->sampler.signal_lock);
+    if (!(s = p->sampler.signal)) {
+        pthread_mutex_unlock(&p->sampler.signal_lock);
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += 200000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&s->wait_lock);
+    ask = ++s->drains_asked;
+    pthread_cond_signal(&s->wait_cond);
+    /* (bounded: the collector may itself wait for a runtime lock this unload holds) */
+    while (s->drains_done < ask && pthread_cond_timedwait(&s->done_cond, &s->wait_lock, &until) != ETIMEDOUT)
+        ;
+    pthread_mutex_unlock(&s->wait_lock);
+    pthread_mutex_unlock(&p->sampler.signal_lock);
+}
+
+void sigsampler_exception_thrown(profiler *p)
+{
+    (void)p;
+    sig_engine_thread_unblock();
+}
