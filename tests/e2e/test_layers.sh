@@ -10,15 +10,20 @@ object_name() {
 }
 
 # "FILE USES" lines for the objects of one folder: which other file of the
-# folder defines a symbol this one uses.
-# Files in subfolders are named by their path in the folder (sub/file).
+# folder defines a symbol this one uses, but for the symbols SKIP names
+# (one a line).  Files in subfolders are named by their path in the
+# folder (sub/file).
 object_edges() {
-    local dir=$1 o def
-    declare -A owner=()
+    local dir=$1 skip=${2:-} o def
+    declare -A owner=() skipped=()
+    while read -r def; do [[ -n $def ]] && skipped[$def]=1; done <<<"$skip"
     local objs=()
     mapfile -t objs < <(find "$dir" -name '*.o' | sort)
     for o in "${objs[@]}"; do
-        while read -r def; do owner[$def]=$(object_name "$dir" "$o"); done < <(nm --defined-only -g "$o" | awk '{print $3}')
+        while read -r def; do
+            [[ -n ${skipped[$def]:-} ]] && continue
+            owner[$def]=$(object_name "$dir" "$o")
+        done < <(nm --defined-only -g "$o" | awk '{print $3}')
     done
     for o in "${objs[@]}"; do
         local me used
@@ -29,27 +34,66 @@ object_edges() {
     done | sort -u
 }
 
+# The services' descriptors (NAME_service, one per line of
+# src/agent/core/service_list.h): the core's table names them, and they
+# name their service's functions: a registration, by which the core calls
+# up through pointers, not a call of one file by another.  Left out of the
+# edges, like the data of the table itself.
+registration_symbols() {
+    sed -n 's/^ *X(\([a-z_]*\)).*/\1_service/p' "$ROOT/src/agent/core/service_list.h"
+}
+
 test_layers_agent_files_call_without_a_circle() {
-    local dir edges loop
+    local dir edges loop reg
     dir="$(dirname "$AGENT")/obj/pic/src/agent"
     [[ -d $dir ]] || { fail "no agent objects in $dir"; return; }
-    edges=$(object_edges "$dir")
+    reg=$(registration_symbols)
+    [[ $(wc -l <<<"$reg") -ge 10 ]] || { fail "too few services in service_list.h: $reg"; return; }
+    edges=$(object_edges "$dir" "$reg")
     [[ $(wc -l <<<"$edges") -ge 20 ]] || { fail "too few calls between agent files found: $edges"; return; }
-    grep -q '^core/session sampling/sampler$' <<<"$edges" || fail "session.o does not call sampler.o? edges: $edges"
+    grep -q '^core/session core/service$' <<<"$edges" || fail "session.o does not call service.o? edges: $edges"
+    grep -q '^events/cb_gc core/service$' <<<"$edges" || fail "cb_gc.o does not call service.o? edges: $edges"
+    # no file of the core calls a service's file (the table aside)
+    loop=$(grep '^core/' <<<"$edges" | grep -v ' core/')
+    [[ -z $loop ]] || fail "the core calls a service's files: $loop"
     # tsort names the files of a circle on stderr
     loop=$(tsort <<<"$edges" 2>&1 >/dev/null)
     [[ -z $loop ]] || fail "the agent's files call each other in a circle: $loop"
-    # and the test itself sees a circle when there is one
-    loop=$(printf '%s\nsampling/sampler core/session\n' "$edges" | tsort 2>&1 >/dev/null)
+    # and the test itself sees a circle when there is one, and the registration
+    loop=$(printf '%s\ncore/service events/cb_gc\n' "$edges" | tsort 2>&1 >/dev/null)
     assert_contains "$loop" "loop" "tsort reports a planted circle"
+    assert_contains "$(object_edges "$dir" "")" "core/service sampling/sampler" "the table's references, unless left out"
+}
+
+# "FILE INCLUDED" lines for the agent's files (paths under src/, headers
+# and sources alike): each #include of another agent file.
+include_edges() {
+    local src=$1 file inc
+    while read -r file; do
+        while read -r inc; do
+            echo "${file#"$src"/} $inc"
+        done < <(sed -n 's|^#include "\(agent/[^"]*\)".*|\1|p' "$file")
+    done < <(find "$src/agent" -type f -name '*.[chS]' | sort)
+}
+
+test_layers_agent_files_include_without_a_circle() {
+    local edges loop
+    edges=$(include_edges "$ROOT/src")
+    [[ $(wc -l <<<"$edges") -ge 50 ]] || { fail "too few includes between agent files found: $edges"; return; }
+    grep -q '^agent/heap/heap.c agent/core/service.h$' <<<"$edges" || fail "heap.c does not include service.h? $edges"
+    loop=$(tsort <<<"$edges" 2>&1 >/dev/null)
+    [[ -z $loop ]] || fail "the agent's files include each other in a circle: $loop"
+    loop=$(printf '%s\nagent/core/service.h agent/heap/heap.c\n' "$edges" | tsort 2>&1 >/dev/null)
+    assert_contains "$loop" "loop" "tsort reports a planted include circle"
 }
 
 # "FILE SYMBOL" for each function or variable an agent object defines for the
 # other files that its header does not declare (header: HDR_DIR/FILE.h).
-# Callbacks are declared in core/callbacks.h (docs/architecture.md: "A callback"),
-# the trampolines of tracer_trampolines.S in tracer_hooks.h, and
-# DllGetClassObject is the library's export (exports.map); names in __ are
-# the compiler's (a sanitizer's indicators).
+# Callbacks are declared in the callbacks.h of their folder
+# (docs/architecture.md: "A callback"), the services' descriptors by
+# service_list.h, the trampolines of tracer_trampolines.S in
+# tracer_hooks.h, and DllGetClassObject is the library's export
+# (exports.map); names in __ are the compiler's (a sanitizer's indicators).
 undeclared_in_own_header() {
     local obj_dir=$1 hdr_dir=$2 o me sym
     while read -r o; do
@@ -58,7 +102,8 @@ undeclared_in_own_header() {
         while read -r sym; do
             [[ $sym == DllGetClassObject || $sym == __* ]] && continue
             grep -qw -- "$sym" "$hdr_dir/$me.h" 2>/dev/null && continue
-            grep -qw -- "$sym" "$ROOT/src/agent/core/callbacks.h" && continue
+            grep -qw -- "$sym" "$hdr_dir/$(dirname "$me")/callbacks.h" 2>/dev/null && continue
+            [[ $sym == *_service ]] && grep -q "^ *X(${sym%_service})" "$ROOT/src/agent/core/service_list.h" && continue
             echo "$me $sym"
         done < <(nm --defined-only -g "$o" | awk '$2 ~ /^[TDBR]$/ {print $3}')
     done < <(find "$obj_dir" -name '*.o' | sort)
@@ -75,6 +120,51 @@ test_layers_agent_files_declare_their_interface_in_their_own_header() {
     cp "$dir/core/thread_state.o" planted/core/ || { fail "copy thread_state.o"; return; }
     missing=$(undeclared_in_own_header planted planted)
     assert_contains "$missing" "core/thread_state emit_begin" "a planted header without emit_begin"
+}
+
+# bad_agent_includes AGENT: what breaks the agent's own layering (the tree
+# AGENT, a src/agent folder): a file outside a folder; a file of the core
+# that includes a service's folder; a service's file that includes from
+# the core anything but core/service.h, or from another service's folder.
+bad_agent_includes() {
+    local agent=$1 file inc folder target
+    while read -r file; do
+        echo "${file#"$agent"/} is in no folder of the agent; "
+    done < <(find "$agent" -maxdepth 1 -type f -name '*.[chS]' | sort)
+    while read -r file; do
+        folder=${file#"$agent"/}
+        folder=${folder%%/*}
+        while read -r inc; do
+            target=${inc#agent/}
+            target=${target%%/*}
+            if [[ $folder == core ]]; then
+                [[ $target == core ]] || echo "core/${file##*/core/} includes $inc (a service); "
+            elif [[ $target == core ]]; then
+                [[ $inc == agent/core/service.h ]] || echo "$folder/${file##*/} includes $inc (not core/service.h); "
+            elif [[ $target != "$folder" ]]; then
+                echo "$folder/${file##*/} includes $inc (another service's folder); "
+            fi
+        done < <(sed -n 's|^#include "\(agent/[^"]*\)".*|\1|p' "$file")
+    done < <(find "$agent" -mindepth 2 -type f -name '*.[chS]' | sort)
+}
+
+test_layers_the_core_includes_no_service() {
+    local bad
+    [[ -f $ROOT/src/agent/core/service.h ]] || { fail "no src/agent/core/service.h"; return; }
+    bad=$(bad_agent_includes "$ROOT/src/agent")
+    [[ -z $bad ]] || fail "the agent's folders include across their bounds (docs/architecture.md): $bad"
+    # and the check sees each kind of break
+    mkdir -p planted/agent/core planted/agent/heap planted/agent/sampling
+    echo '#include "agent/heap/heap.h"' >planted/agent/core/session.c
+    printf '#include "agent/core/service.h"\n#include "agent/core/names.h"\n' >planted/agent/heap/heap.c
+    echo '#include "agent/heap/heap.h"' >planted/agent/sampling/sampler.c
+    : >planted/agent/loose.c
+    bad=$(bad_agent_includes "$PWD/planted/agent")
+    assert_contains "$bad" "core/session.c includes agent/heap/heap.h" "the core including a service"
+    assert_contains "$bad" "heap/heap.c includes agent/core/names.h" "a service including the core past service.h"
+    assert_not_contains "$bad" "heap/heap.c includes agent/core/service.h" "service.h is allowed"
+    assert_contains "$bad" "sampling/sampler.c includes agent/heap/heap.h" "a service including another's folder"
+    assert_contains "$bad" "loose.c is in no folder" "a file outside the folders"
 }
 
 # The folders a folder's sources may include from (besides its own).

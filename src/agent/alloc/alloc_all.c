@@ -1,9 +1,6 @@
 /* alloc_all.c - every allocation, added up per thread (alloc_all.h). */
 #include "agent/alloc/alloc_all.h"
-#include "agent/core/callbacks.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -115,10 +112,10 @@ static alloc_table *own_table(profiler *p, alloc_all_state *s)
     return t;
 }
 
-HRESULT cb_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID obj, ClassID cls)
+static HRESULT cb_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID obj, ClassID cls)
 {
     profiler *p = profiler_from(This);
-    alloc_all_state *s = &p->alloc_all;
+    alloc_all_state *s = p->alloc_all;
     uint64_t frames[STACK_MAX];
     alloc_table *t;
     SIZE_T size = 0;
@@ -160,7 +157,7 @@ out:
 
 int alloc_all_start(profiler *p)
 {
-    alloc_all_state *s = &p->alloc_all;
+    alloc_all_state *s = p->alloc_all;
 
     if (!(p->cfg.collect & CP_COLLECT_ALLOC_ALL))
         return 0;
@@ -185,7 +182,7 @@ int alloc_all_start(profiler *p)
 
 void alloc_all_stop(profiler *p)
 {
-    alloc_all_state *s = &p->alloc_all;
+    alloc_all_state *s = p->alloc_all;
     struct timespec ms = { 0, 1000000 };
 
     if (!atomic_load(&s->active))
@@ -204,7 +201,7 @@ void alloc_all_stop(profiler *p)
 
 void alloc_all_free(profiler *p)
 {
-    alloc_all_state *s = &p->alloc_all;
+    alloc_all_state *s = p->alloc_all;
     if (s->key_ok) {
         while (s->tables) {
             alloc_table *t = s->tables;
@@ -220,3 +217,27 @@ void alloc_all_free(profiler *p)
         ip_functions_free(&s->ipf);
     s->ipf_ok = 0;
 }
+
+/* ---- the service ---- */
+
+static void alloc_all_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (cfg->collect & CP_COLLECT_ALLOC_ALL)   /* every allocation: startup only */
+        *low |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static void alloc_all_callbacks(ICorProfilerCallbackVtbl *v)
+{
+    v->ObjectAllocated = cb_ObjectAllocated;
+}
+
+const agent_service alloc_all_service = {
+    .name = "alloc_all",
+    .state_size = sizeof(alloc_all_state),
+    .event_mask = alloc_all_event_mask,
+    .callbacks = alloc_all_callbacks,
+    .when = AFTER_CATCHUP, .start = alloc_all_start, .stop = alloc_all_stop,
+    .failed_note = "alloc-all could not start (out of memory)",
+    .stop_before_detach = 1,
+    .release = alloc_all_free,
+};

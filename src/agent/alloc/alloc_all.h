@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "agent/core/ip_functions.h"
+#include "agent/core/service.h"
 
 typedef struct profiler profiler;
 typedef struct alloc_table alloc_table;

@@ -1,11 +1,8 @@
 /* eventpipe.c - the EventPipe service and its callback (eventpipe.h). */
-#include "agent/core/callbacks.h"
+#include "agent/core/service.h"
 #include "agent/alloc/eventpipe.h"
 #include "agent/alloc/ep_events.h"
 #include "agent/alloc/live.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +19,7 @@ static int runtime_major(const profiler *p)
 
 int eventpipe_start(profiler *p)
 {
-    eventpipe_state *s = &p->eventpipe;
+    eventpipe_state *s = p->eventpipe;
     uint32_t want = p->cfg.collect & CP_COLLECT_EVENTPIPE;
     COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = { runtime_provider, 0, 4, NULL };
     HRESULT hr;
@@ -70,7 +67,7 @@ int eventpipe_start(profiler *p)
 
 void eventpipe_stop(profiler *p)
 {
-    eventpipe_state *s = &p->eventpipe;
+    eventpipe_state *s = p->eventpipe;
     struct timespec ms = { 0, 1000000 };
 
     if (!s->started)
@@ -86,7 +83,7 @@ void eventpipe_stop(profiler *p)
 
 void eventpipe_free(profiler *p)
 {
-    eventpipe_state *s = &p->eventpipe;
+    eventpipe_state *s = p->eventpipe;
     if (s->ipf_ok)
         ip_functions_free(&s->ipf);
     s->ipf_ok = 0;
@@ -97,20 +94,22 @@ void eventpipe_free(profiler *p)
 static ep_thread *ep_thread_get(profiler *p, thread_state **tsp)
 {
     thread_state *ts = thread_state_get(p);
+    ep_thread *et;
     uint64_t u;
 
     *tsp = ts;
     if (!ts)
         return NULL;
-    if (!ts->ep && !(ts->ep = calloc(1, sizeof(*ts->ep))))
+    et = ts->service[SERVICE_eventpipe];
+    if (!et && !(et = ts->service[SERVICE_eventpipe] = calloc(1, sizeof(*et))))
         return NULL;
     u = ip_functions_unloads(p);
-    if (ts->ep->unloads != u) {
-        memset(ts->ep->types, 0, sizeof(ts->ep->types));
-        ts->ep->nnamed = 0;
-        ts->ep->unloads = u;
+    if (et->unloads != u) {
+        memset(et->types, 0, sizeof(et->types));
+        et->nnamed = 0;
+        et->unloads = u;
     }
-    return ts->ep;
+    return et;
 }
 
 /* The type's name: the name cache's, else the event's own; the thread's
@@ -241,14 +240,14 @@ static void on_contention_stop(profiler *p, ThreadID thread, uint64_t duration_n
     }
 }
 
-HRESULT cb_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider, DWORD eventId,
-                                   DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob,
-                                   ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId,
-                                   LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
-                                   UINT_PTR *stackFrames)
+static HRESULT cb_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
+                                          DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
+                                          LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
+                                          LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread,
+                                          ULONG numStackFrames, UINT_PTR *stackFrames)
 {
     profiler *p = profiler_from(This);
-    eventpipe_state *s = &p->eventpipe;
+    eventpipe_state *s = p->eventpipe;
 
     (void)provider;
     (void)cbMetadataBlob;
@@ -287,3 +286,29 @@ HRESULT cb_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVI
     atomic_fetch_sub(&s->in_flight, 1);
     return S_OK;
 }
+
+/* ---- the service ---- */
+
+static void eventpipe_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (cfg->collect & CP_COLLECT_EVENTPIPE) {
+        *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+        *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;   /* the events' stacks */
+    }
+}
+
+static void eventpipe_callbacks(ICorProfilerCallbackVtbl *v)
+{
+    v->EventPipeEventDelivered = cb_EventPipeEventDelivered;
+}
+
+const agent_service eventpipe_service = {
+    .name = "eventpipe",
+    .state_size = sizeof(eventpipe_state),
+    .event_mask = eventpipe_event_mask,
+    .callbacks = eventpipe_callbacks,
+    .when = AFTER_CATCHUP, .start = eventpipe_start, .stop = eventpipe_stop,
+    .failed_note = "allocations and contention could not start (out of memory)",
+    .stop_before_detach = 1,
+    .release = eventpipe_free,
+};

@@ -21,7 +21,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "agent/core/ip_functions.h"
+#include "agent/core/service.h"
 #include "api/corprof.h"
 
 typedef struct profiler profiler;

@@ -1,8 +1,6 @@
 /* live.c - the live-objects service (live.h). */
 #include "agent/alloc/live.h"
-#include "agent/core/agent_thread.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -38,7 +36,7 @@ static int grow(live_item **a, size_t *cap, size_t need)
 
 uint64_t live_follow(profiler *p, ObjectID obj)
 {
-    live_state *L = &p->live;
+    live_state *L = p->live;
     ObjectHandleID h = NULL;
     uint64_t id = 0;
     int note = 0;
@@ -66,7 +64,7 @@ uint64_t live_follow(profiler *p, ObjectID obj)
 
 void live_gc_finished(profiler *p)
 {
-    live_state *L = &p->live;
+    live_state *L = p->live;
     uint64_t one = 1;
 
     if (!L->running)
@@ -98,7 +96,7 @@ static void write_gc(profiler *p, uint32_t gc, uint64_t t, uint32_t alive, const
 /* After a GC: takes in what was followed since, reads every handle. */
 static void check(profiler *p)
 {
-    live_state *L = &p->live;
+    live_state *L = p->live;
     uint32_t gcs = atomic_load(&L->gcs);
     uint64_t t = atomic_load(&L->gc_end_t);
     uint64_t *dead = NULL;
@@ -136,7 +134,7 @@ static void check(profiler *p)
 static void *live_main(void *arg)
 {
     profiler *p = arg;
-    live_state *L = &p->live;
+    live_state *L = p->live;
 
     while (!atomic_load(&L->stop)) {
         struct pollfd pf = { .fd = L->wake, .events = POLLIN };
@@ -154,7 +152,7 @@ static void *live_main(void *arg)
 
 int live_start(profiler *p)
 {
-    live_state *L = &p->live;
+    live_state *L = p->live;
     int rc;
 
     if (L->running || !wanted(p))
@@ -179,7 +177,7 @@ int live_start(profiler *p)
 
 void live_stop(profiler *p)
 {
-    live_state *L = &p->live;
+    live_state *L = p->live;
     uint64_t one = 1;
 
     if (!L->running)
@@ -212,3 +210,21 @@ void live_stop(profiler *p)
     L->items = NULL;
     L->nitems = L->capitems = 0;
 }
+
+/* ---- the service ---- */
+
+static void live_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (cfg->collect & CP_COLLECT_LIVE)
+        *high |= COR_PRF_HIGH_BASIC_GC;          /* GarbageCollectionFinished */
+}
+
+const agent_service live_service = {
+    .name = "live",
+    .state_size = sizeof(live_state),
+    .event_mask = live_event_mask,
+    .when = AFTER_CATCHUP, .start = live_start, .stop = live_stop,
+    .failed_note = "live objects could not start (out of threads)",
+    .stop_before_detach = 1,
+    .gc_finished = live_gc_finished,
+};

@@ -1,8 +1,8 @@
 /* callback_defaults.c - a do-nothing implementation of every
  * ICorProfilerCallback..Callback11 method, each with its exact signature, so
  * that the vtable has no empty slot.  callbacks_fill_defaults() copies them
- * into a vtable; profiler.c then overrides the methods it implements.  The
- * stubs return S_OK; those with out-parameters give the neutral answer
+ * into a vtable; com_object.c then overrides the methods the core and the
+ * services implement.  The stubs return S_OK; those with out-parameters give the neutral answer
  * (use the cached code, allow inlining, not a notification-only profiler);
  * InitializeForAttach's refuses the attach (CORPROF_E_PROFILER_NOT_ATTACHABLE).
  * Both the stubs and the filling are made by the preprocessor from the list

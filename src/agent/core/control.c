@@ -7,6 +7,7 @@
 #include "agent/core/control.h"
 #include "agent/core/agent_thread.h"
 #include "agent/core/profiler.h"
+#include "agent/core/service.h"
 #include "agent/core/thread_state.h"
 
 #include <errno.h>
@@ -47,9 +48,9 @@ int control_connect(profiler *p, const char *path, const control_hooks *hooks, c
         close(fd);
         return -1;
     }
-    p->control.fd = fd;
-    p->control.hooks = hooks;
-    p->control.connected = 1;
+    p->control->fd = fd;
+    p->control->hooks = hooks;
+    p->control->connected = 1;
     return 0;
 }
 
@@ -59,7 +60,7 @@ void control_send(profiler *p, const char *fmt, ...)
     va_list ap;
     int n;
 
-    if (!p->control.connected)
+    if (!p->control->connected)
         return;
     va_start(ap, fmt);
     n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
@@ -70,7 +71,7 @@ void control_send(profiler *p, const char *fmt, ...)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
     /* Short lines on a local stream socket: one send, never SIGPIPE. */
-    if (send(p->control.fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+    if (send(p->control->fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
         /* the command is gone; the control thread sees end of stream */
     }
 }
@@ -81,11 +82,11 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     struct iovec iov = { line, CP_CTL_TRACE_LEN };   /* "trace\n" and not a byte more */
     struct msghdr msg;
     struct cmsghdr *cm;
-    struct pollfd pfd = { p->control.fd, POLLIN, 0 };
+    struct pollfd pfd = { p->control->fd, POLLIN, 0 };
     ssize_t n;
     int fd = -1, r;
 
-    if (!p->control.connected) {
+    if (!p->control->connected) {
         snprintf(err, errlen, "no output and no control connection to receive the trace file on");
         return -1;
     }
@@ -103,7 +104,7 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     msg.msg_controllen = sizeof(cbuf);
     /* Exactly the CP_CTL_TRACE_LEN bytes of "trace\n": the descriptor travels with them. */
     do {
-        n = recvmsg(p->control.fd, &msg, MSG_CMSG_CLOEXEC);
+        n = recvmsg(p->control->fd, &msg, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
     for (cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm; cm = CMSG_NXTHDR(&msg, cm)) {
         if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
@@ -129,21 +130,21 @@ static void request_detach(profiler *p)
 {
     /* No Info call may follow RequestProfilerDetach from our threads: the
      * session first lets the catch-up finish and stops the sampler. */
-    if (p->control.hooks && p->control.hooks->before_detach)
-        p->control.hooks->before_detach(p);
+    if (p->control->hooks && p->control->hooks->before_detach)
+        p->control->hooks->before_detach(p);
     /* The runtime first checks after this many ms (300 at least), again after
      * twice as long, then only every few seconds: 300 gives two early checks. */
     HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
     if (SUCCEEDED(hr)) {
         control_send(p, CP_CTL_DETACHING);
-    } else if (hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT && p->control.hooks &&
-               p->control.hooks->stay_quiet) {
+    } else if (hr == CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT && p->control->hooks &&
+               p->control->hooks->stay_quiet) {
         /* IL was rewritten (attach --trace, in this session or an earlier
          * one): expected; the recording ends whole, and the agent stays,
          * quiet, until a later attach finds it */
         profiler_note(p, "%sthe agent stays loaded in the process, quiet: a profiler that rewrote IL cannot be "
                       "unloaded", p->cfg.trace[0] ? "tracing stopped, the original code restored; " : "");
-        p->control.hooks->stay_quiet(p);           /* the trace is closed, whole */
+        p->control->hooks->stay_quiet(p);           /* the trace is closed, whole */
         control_send(p, CP_CTL_STAYS);
         control_disconnect(p);
         control_go_quiet(p);                       /* (this thread ends right after) */
@@ -151,8 +152,8 @@ static void request_detach(profiler *p)
         /* We stay loaded, but nobody can stop us any more: stop recording. */
         profiler_note(p, TRACE_STOP_NOTE "the runtime refused to detach the agent (HRESULT 0x%08x)",
                       (unsigned)hr);
-        if (p->control.hooks && p->control.hooks->detach_refused)
-            p->control.hooks->detach_refused(p);
+        if (p->control->hooks && p->control->hooks->detach_refused)
+            p->control->hooks->detach_refused(p);
         control_send(p, CP_CTL_DETACH_FAILED_FMT, (unsigned)hr);
     }
 }
@@ -164,8 +165,8 @@ static void *control_main(void *arg)
     size_t used = 0;
 
     pthread_setname_np(pthread_self(), "clrprobe-ctl");
-    while (!atomic_load(&p->control.stop)) {
-        struct pollfd pfd = { p->control.fd, POLLIN, 0 };
+    while (!atomic_load(&p->control->stop)) {
+        struct pollfd pfd = { p->control->fd, POLLIN, 0 };
         int r = poll(&pfd, 1, POLL_MS);
         ssize_t n;
 
@@ -173,14 +174,14 @@ static void *control_main(void *arg)
             break;
         if (r <= 0)
             continue;
-        n = recv(p->control.fd, buf + used, sizeof(buf) - 1 - used, 0);
+        n = recv(p->control->fd, buf + used, sizeof(buf) - 1 - used, 0);
         if (n <= 0) {
             /* The command went away (killed, or closed the connection):
              * nobody will ever ask us to stop, so leave now. */
-            if (atomic_load(&p->control.stop))
+            if (atomic_load(&p->control->stop))
                 break;
-            if (p->control.hooks && p->control.hooks->run_ended)
-                p->control.hooks->run_ended(p);
+            if (p->control->hooks && p->control->hooks->run_ended)
+                p->control->hooks->run_ended(p);
             else
                 request_detach(p);
             break;
@@ -188,8 +189,8 @@ static void *control_main(void *arg)
         used += (size_t)n;
         buf[used] = '\0';
         if (strstr(buf, CP_CTL_DETACH)) {
-            if (p->control.hooks && p->control.hooks->run_ended) {
-                p->control.hooks->run_ended(p);
+            if (p->control->hooks && p->control->hooks->run_ended) {
+                p->control->hooks->run_ended(p);
                 control_send(p, CP_CTL_STOPPED);
             } else {
                 request_detach(p);
@@ -204,7 +205,7 @@ static void *control_main(void *arg)
 
 int control_start(profiler *p)
 {
-    control_state *c = &p->control;
+    control_state *c = p->control;
     int rc;
 
     if (!c->connected || c->running)
@@ -219,7 +220,7 @@ int control_start(profiler *p)
 
 void control_stop(profiler *p)
 {
-    control_state *c = &p->control;
+    control_state *c = p->control;
 
     if (c->running) {
         atomic_store(&c->stop, 1);
@@ -230,12 +231,12 @@ void control_stop(profiler *p)
 
 int control_stopping(profiler *p)
 {
-    return atomic_load(&p->control.stop);
+    return atomic_load(&p->control->stop);
 }
 
 void control_disconnect(profiler *p)
 {
-    control_state *c = &p->control;
+    control_state *c = p->control;
 
     if (c->connected) {
         close(c->fd);
@@ -274,7 +275,7 @@ static ssize_t quiet_read_line(int c, char *buf, size_t cap)
 static void *quiet_main(void *arg)
 {
     profiler *p = arg;
-    int lfd = p->control.quiet_fd;
+    int lfd = p->control->quiet_fd;
     char text[CP_CONFIG_MAX_TEXT + 2];
 
     pthread_setname_np(pthread_self(), "clrprobe-quiet");
@@ -305,7 +306,7 @@ static void *quiet_main(void *arg)
 
 void control_go_quiet(profiler *p)
 {
-    control_state *c = &p->control;
+    control_state *c = p->control;
     struct sockaddr_un addr;
     socklen_t len;
     pthread_attr_t attr;
@@ -332,3 +333,17 @@ void control_go_quiet(profiler *p)
     if (rc != 0)
         close(fd);
 }
+
+/* Before a new session in a quiet instance: not connected, no thread. */
+static void control_reset(profiler *p)
+{
+    memset(p->control, 0, sizeof(*p->control));
+    p->control->fd = -1;
+}
+
+const agent_service control_service = {
+    .name = "control",
+    .state_size = sizeof(control_state),
+    .when = AT_OPEN, .start = control_start, .stop = control_stop,
+    .reset = control_reset,
+};

@@ -5,6 +5,7 @@
 #include "agent/core/flusher.h"
 #include "agent/core/agent_thread.h"
 #include "agent/core/profiler.h"
+#include "agent/core/service.h"
 #include "agent/core/thread_state.h"
 
 #include <signal.h>
@@ -15,7 +16,7 @@
 static void *flusher_main(void *arg)
 {
     profiler *p = arg;
-    flusher_state *f = &p->flusher;
+    flusher_state *f = p->flusher;
 
     pthread_setname_np(pthread_self(), "clrprobe-flush");
     pthread_mutex_lock(&f->lock);
@@ -43,7 +44,7 @@ static void *flusher_main(void *arg)
  * handling never runs on our thread. */
 int flusher_start(profiler *p)
 {
-    flusher_state *f = &p->flusher;
+    flusher_state *f = p->flusher;
     pthread_condattr_t ca;
     int rc;
 
@@ -68,7 +69,7 @@ int flusher_start(profiler *p)
 
 void flusher_stop(profiler *p)
 {
-    flusher_state *f = &p->flusher;
+    flusher_state *f = p->flusher;
 
     if (!f->running)
         return;
@@ -81,3 +82,10 @@ void flusher_stop(profiler *p)
     pthread_mutex_destroy(&f->lock);
     f->running = 0;
 }
+
+const agent_service flusher_service = {
+    .name = "flusher",
+    .state_size = sizeof(flusher_state),
+    .when = AT_OPEN, .start = flusher_start, .stop = flusher_stop,
+    .drains = 1,
+};

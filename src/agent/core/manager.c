@@ -5,11 +5,11 @@
  * runtime in the process gets its own profiler instance; the manager only
  * keeps the list of live instances (for teardown, and to tell an instance
  * that another one is the main profiler) and never holds per-runtime data.
- * The top of the agent: calls profiler.c (profiler_create), which unlinks
+ * The top of the agent: calls com_object.c (profiler_create), which unlinks
  * an instance through the on_free hook given to it here. */
 #include "agent/core/manager.h"
 #include "agent/core/main_profiler.h"
-#include "agent/core/profiler.h"
+#include "agent/core/com_object.h"
 
 #include <stdlib.h>
 #include <string.h>

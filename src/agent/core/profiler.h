@@ -1,15 +1,11 @@
 /* profiler.h - one profiler instance: the callback object the runtime talks
- * to, with everything that belongs to that runtime (Info interface,
- * configuration, trace writer, name cache, per-thread state, the attach
- * catch-up's ID tables).  The session (session.h) and each service
- * (flusher.h, sampler.h, heap.h, heap_listener.h, control.h) keep their own
- * state in a struct of their own header, embedded here.  The services
- * start in that order and stop in the reverse one (session.c's table says
- * why): the flusher first, as it drains what the others record; control
- * last, as its thread may stop the sampler, heap and heap listener (a
- * detach, the end of a child's run); the heap listener after the heap
- * service, whose heap_run and state it uses.  Nothing per-runtime lives in
- * globals; see manager.c for the one process-wide list. */
+ * to (com_object.c), with everything that belongs to that runtime (Info
+ * interface, configuration, trace writer, name cache, per-thread state,
+ * the attach catch-up's ID tables).  The session's state (session.h) is
+ * here by value; each service's state is a pointer to a struct only that
+ * service knows, one per line of service_list.h, allocated with the
+ * instance (service.c).  Nothing per-runtime lives in globals; see
+ * manager.c for the one process-wide list. */
 #ifndef CLRPROBE_AGENT_PROFILER_H
 #define CLRPROBE_AGENT_PROFILER_H
 
@@ -17,20 +13,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "agent/alloc/alloc_all.h"
 #include "agent/core/catchup.h"
-#include "agent/core/control.h"
-#include "agent/alloc/eventpipe.h"
-#include "agent/exceptions/exceptions.h"
-#include "agent/core/flusher.h"
-#include "agent/heap/heap.h"
-#include "agent/heap/heap_listener.h"
-#include "agent/alloc/live.h"
 #include "agent/core/runtime.h"
-#include "agent/sampling/sampler.h"
+#include "agent/core/service_list.h"
 #include "agent/core/session.h"
-#include "agent/tracer/tracer.h"
-#include "agent/tracer/tracer_rejit.h"
 #include "api/corprof.h"
 #include "common/config.h"
 #include "common/clock.h"
@@ -86,17 +72,10 @@ typedef struct profiler {
     int (*resume)(struct profiler *p, const char *config);
 
     session_state session;               /* session.c */
-    flusher_state flusher;               /* flusher.c */
-    sampler_state sampler;               /* sampler.c */
-    heap_state heap;                     /* heap.c */
-    heap_listener_state heap_listener;   /* heap_listener.c: `clrprobe heap` for a loaded agent */
-    live_state live;                     /* live.c: sampled objects followed through GCs */
-    eventpipe_state eventpipe;           /* eventpipe.c: allocations and contention */
-    alloc_all_state alloc_all;           /* alloc_all.c: every allocation (launch only) */
-    tracer_state tracer;                 /* tracer.c: --trace, calls and latencies of chosen methods */
-    exceptions_state exceptions;         /* exceptions.c: each exception's processing, message and stack */
-    rejit_state rejit;                   /* tracer_rejit.c: --trace after an attach, by rewriting IL */
-    control_state control;               /* control.c: the attach command's connection */
+    /* Each service's state (service.h), in the list's order. */
+#define PROFILER_SERVICE_STATE_(name) struct name##_state *name;
+    AGENT_SERVICES(PROFILER_SERVICE_STATE_)
+#undef PROFILER_SERVICE_STATE_
 } profiler;
 
 static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (profiler *)This; }
@@ -104,9 +83,5 @@ static inline profiler *profiler_from(ICorProfilerCallback11 *This) { return (pr
 /* Is method m present in the Info interface the runtime gave us? */
 #define INFO_HAS(p, m) (CORPROF_SLOT(ICorProfilerInfoVtbl, m) < (size_t)info_slots((p)->info_version))
 #define INFO(p) ((p)->info->lpVtbl)
-
-/* A new instance with one reference (profiler.c); on_free (may be NULL) is
- * called once when it is freed. */
-profiler *profiler_create(void (*on_free)(profiler *p));
 
 #endif

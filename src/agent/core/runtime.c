@@ -4,8 +4,6 @@
  * nothing else of the agent but the UTF-16 conversion of names_format.c. */
 #include "agent/core/runtime.h"
 #include "agent/core/names_format.h"
-#include "agent/tracer/tracer.h"
-#include "agent/tracer/tracer_rejit.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -81,51 +79,5 @@ void read_runtime_version(ICorProfilerInfo15 *info, runtime_version *v)
         snprintf(v->text, sizeof(v->text), "unknown");
         v->major = v->minor = v->build = v->qfe = v->instance = 0;
         v->type = 0;
-    }
-}
-
-/* The event mask for what the configuration asks to collect.  After an
- * attach only COR_PRF_ALLOWABLE_AFTER_ATTACH may be asked for: no cache
- * searches (precompiled code is then not reported), and nothing that would
- * make the agent impossible to detach. */
-void event_mask(const cp_config *cfg, int attach, int notification, DWORD *low, DWORD *high)
-{
-    /* Module loads are always watched: their unloads keep the name cache
-     * honest (records are written only when modules are collected). */
-    *low = COR_PRF_MONITOR_MODULE_LOADS;
-    *high = 0;
-    if (cfg->collect & CP_COLLECT_APPDOMAINS) *low |= COR_PRF_MONITOR_APPDOMAIN_LOADS;
-    if (cfg->collect & CP_COLLECT_ASSEMBLIES) *low |= COR_PRF_MONITOR_ASSEMBLY_LOADS;
-    if (cfg->collect & CP_COLLECT_CLASSES) *low |= COR_PRF_MONITOR_CLASS_LOADS;
-    if (cfg->collect & CP_COLLECT_JIT) *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
-    if (cfg->collect & CP_COLLECT_THREADS) *low |= COR_PRF_MONITOR_THREADS;
-    if (cfg->collect & CP_COLLECT_SUSPENSIONS) *low |= COR_PRF_MONITOR_SUSPENDS;
-    if (cfg->collect & CP_COLLECT_EXCEPTIONS)   /* (their throw stacks: exceptions.h) */
-        *low |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
-    if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
-    if (cfg->collect & CP_COLLECT_CPU) *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
-    /* the signal sampler: managed threads as they start (their ThreadIDs, and
-     * their stacks known at once), and ExceptionThrown, where it unblocks
-     * SIGPROF after the runtime's SIGSEGV handler (sig_engine.h) */
-    if ((cfg->collect & CP_COLLECT_CPU) && cfg->sampler == CP_SAMPLER_SIGNAL)
-        *low |= COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
-    if (cfg->collect & CP_COLLECT_EVENTPIPE) {
-        *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
-        *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;   /* the events' stacks (eventpipe.c) */
-    }
-    if (cfg->collect & CP_COLLECT_LIVE) *high |= COR_PRF_HIGH_BASIC_GC;
-    if (cfg->collect & CP_COLLECT_ALLOC_ALL)   /* every allocation: startup only (alloc_all.h) */
-        *low |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_STACK_SNAPSHOT;   /* GarbageCollectionFinished */
-    if ((cfg->heap_every_ms > 0 || cfg->heap_count > 0) && cfg->heap_method != CP_HEAP_METHOD_ENUMERATE)
-        *low |= COR_PRF_MONITOR_GC;          /* heap snapshots (heap.h); after an attach only here */
-    if (cfg->trace[0])                   /* the method tracer: hooks at launch, IL probes after an attach */
-        *low |= attach ? REJIT_EVENT_MASK : TRACER_EVENT_MASK;
-    if (attach) {
-        *low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
-        *high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
-    }
-    if (notification) {                  /* beside a main profiler: no GC monitoring, hooks, ReJIT */
-        *low &= COR_PRF_ALLOWABLE_NOTIFICATION_PROFILER;
-        *high &= COR_PRF_HIGH_ALLOWABLE_NOTIFICATION_PROFILER;
     }
 }

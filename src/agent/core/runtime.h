@@ -29,10 +29,6 @@ typedef struct runtime_version {
 
 void read_runtime_version(ICorProfilerInfo15 *info, runtime_version *v);
 
-/* The event mask for the configuration; attach mode keeps to
- * COR_PRF_ALLOWABLE_AFTER_ATTACH. */
-void event_mask(const cp_config *cfg, int attach, int notification, DWORD *low, DWORD *high);
-
 /* The command line of this process, arguments joined by spaces. */
 void read_command_line(char *buf, size_t len);
 

@@ -1,22 +1,18 @@
 /* session.c - the one session core (session.h): set-up and teardown of a
- * recording session for both launch and attach, the table of services and
- * their order, and the hooks the control thread uses to detach.
+ * recording session for both launch and attach, the services started and
+ * stopped in the order of their table (service.h), and the hooks the
+ * control thread uses to detach.
  *
  * Launch and attach run the same steps; what differs (the runtime allows
  * less after an attach, and the attach command is there to talk to) is the
  * data of the mode table below, read in the few places it matters. */
 #include "agent/core/session.h"
 #include "agent/core/control.h"
-#include "agent/core/flusher.h"
 #include "agent/core/names.h"
 #include "agent/core/profiler.h"
+#include "agent/core/service.h"
 #include "agent/core/thread_state.h"
 #include "agent/core/runtime.h"
-#include "agent/heap/heap.h"
-#include "agent/heap/heap_listener.h"
-#include "agent/sampling/sampler.h"
-#include "agent/tracer/tracer.h"
-#include "agent/tracer/tracer_rejit.h"
 #include "common/escape.h"
 #include "common/files.h"
 
@@ -94,90 +90,33 @@ static const struct session_mode_info modes[] = {
 
 /* ---- the services ----
  *
- * Every thread of the agent's own is a service, started in table order and
- * stopped in reverse order (session_close).  The order, and why:
+ * Every thread of the agent's own is a service (service.h), started in the
+ * order of service_list.h (which says why) and stopped in the reverse one
+ * (session_close).  The control thread may itself stop services: every
+ * service marked stop_before_detach, in before_detach for a detach and in
+ * run_ended when a child's run ends; so control is stopped first and they
+ * after it, never the other way round.  The flusher, marked `drains`, is
+ * stopped last, just after recording ends.
  *
- *  - flusher first: it drains what the others record, so it must run
- *    before any of them and stop after every one of them (and after
- *    recording stopped: it is the one service marked `drains`, and the
- *    session ends recording just before stopping it);
- *  - sampler, heap and heap-listener before control: the control thread
- *    may itself be stopping them (every service marked stop_before_detach,
- *    in before_detach for a detach and in run_ended when a child's run
- *    ends), so control is stopped first and they after it, never the other
- *    way round;
- *  - heap-listener after heap: it runs `clrprobe heap` requests with
- *    heap_run, on the heap service's state; a service comes after the one
- *    it uses, so it is stopped first, and a request under way has ended
- *    (peer_stop) before the heap service stops;
- *  - live before eventpipe: the EventPipe callback hands sampled objects
- *    to the live service (live_follow), so eventpipe is stopped first and
- *    waits for its callbacks in flight; then live destroys every weak
- *    handle it holds (a detach leaves none behind).  alloc-all uses
- *    neither; after them by choice;
- *  - heap after the sampler: neither uses the other, so nothing forces it;
- *    in this place the snapshots' GCs fall inside the sampler's window
- *    (its two process_cpu records, below);
- *  - the heap service sends its progress lines with control_send: that is
- *    the connection, which the session opens before the first service
- *    starts and closes after the last one stopped, not the control thread,
- *    so heap's place before control does not matter to them;
- *  - the sampler, heap and heap-listener start AFTER_CATCHUP: on attach,
- *    only once ProfilerAttachComplete has reported what the process held
- *    (names, samples and snapshots would otherwise race the catch-up); at
- *    launch there is no catch-up and they start right after the
- *    runtime_start record.  So at attach the start order is flusher,
- *    control, then (later) sampler, heap, heap-listener.
+ * The services marked AFTER_CATCHUP start, on attach, only once
+ * ProfilerAttachComplete has reported what the process held (names,
+ * samples and snapshots would otherwise race the catch-up); at launch
+ * there is no catch-up and they start right after the runtime_start
+ * record.  So at attach the start order is the AT_OPEN ones (flusher,
+ * exceptions, control), then (later) the others.
  *
- * The sampler's run is also the window of the two process_cpu records
- * (the process's CPU as the kernel counts it: `cpu_window`): one when it
- * starts, one when it stops, wherever that happens (session_close, a
- * detach, the end of a `clrprobe run` for a child), so the report compares
- * the samples' CPU with the process's over the same time.
+ * The run of the service marked cpu_window (the sampler) is also the
+ * window of the two process_cpu records (the process's CPU as the kernel
+ * counts it): one when it starts, one when it stops, wherever that happens
+ * (session_close, a detach, the end of a `clrprobe run` for a child), so
+ * the report compares the samples' CPU with the process's over the same
+ * time.
  *
  * A service that fails AT_OPEN cancels the activation; one that fails
  * AFTER_CATCHUP leaves a note in the trace and recording goes on.  Each
  * service's start and stop are serialized by its own lock here (the control
  * thread stops the sampler while the runtime's thread may start it), and
  * must be safe to call when already started/stopped. */
-
-typedef enum service_when { AT_OPEN, AFTER_CATCHUP } service_when;
-
-typedef struct service {
-    const char *name;
-    service_when when;
-    int (*start)(profiler *p);      /* 0, or -1 (nothing started) */
-    void (*stop)(profiler *p);      /* joins its thread */
-    int drains;                     /* writes out what the others record: stopped after recording ends */
-    int stop_before_detach;         /* calls the runtime: stopped before RequestProfilerDetach */
-    const char *failed_note;        /* AFTER_CATCHUP: the note when it cannot start */
-    int cpu_window;                 /* a process_cpu record when it starts and when it stops */
-} service;
-
-static const service services[] = {
-    { .name = "flusher", .when = AT_OPEN, .start = flusher_start, .stop = flusher_stop, .drains = 1 },
-    { .name = "sampler", .when = AFTER_CATCHUP, .start = sampler_start, .stop = sampler_stop,
-      .stop_before_detach = 1, .failed_note = "CPU sampling could not start (out of memory or threads)",
-      .cpu_window = 1 },
-    { .name = "heap", .when = AFTER_CATCHUP, .start = heap_start, .stop = heap_stop,
-      .stop_before_detach = 1, .failed_note = "heap snapshots could not start (out of memory or threads)" },
-    { .name = "heap-listener", .when = AFTER_CATCHUP, .start = heap_listener_start, .stop = heap_listener_stop,
-      .stop_before_detach = 1, .failed_note = "clrprobe heap cannot reach this agent (out of threads)" },
-    { .name = "live", .when = AFTER_CATCHUP, .start = live_start, .stop = live_stop,
-      .stop_before_detach = 1, .failed_note = "live objects could not start (out of threads)" },
-    { .name = "eventpipe", .when = AFTER_CATCHUP, .start = eventpipe_start, .stop = eventpipe_stop,
-      .stop_before_detach = 1, .failed_note = "allocations and contention could not start (out of memory)" },
-    { .name = "alloc-all", .when = AFTER_CATCHUP, .start = alloc_all_start, .stop = alloc_all_stop,
-      .stop_before_detach = 1, .failed_note = "alloc-all could not start (out of memory)" },
-    { .name = "tracer", .when = AFTER_CATCHUP, .start = tracer_start, .stop = tracer_stop,
-      .stop_before_detach = 1, .failed_note = "--trace: the tracer's thread could not start: calls are counted, "
-                                             "but written out only at the end" },
-    { .name = "rejit", .when = AFTER_CATCHUP, .start = rejit_start, .stop = rejit_stop,
-      .stop_before_detach = 1, .failed_note = "--trace: the IL rewriting thread could not start: nothing is traced" },
-    { .name = "exceptions", .when = AT_OPEN, .start = exceptions_start, .stop = exceptions_stop },
-    { .name = "control", .when = AT_OPEN, .start = control_start, .stop = control_stop },
-};
-_Static_assert(sizeof(services) / sizeof(services[0]) == SESSION_SERVICES, "SESSION_SERVICES in session.h");
 
 /* The number of threads of this process (the entries of /proc/self/task):
  * field 20 of /proc/self/stat, read into a stack buffer; 0 if unknown. */
@@ -217,10 +156,12 @@ static int service_start(profiler *p, int i)
 {
     int rc = 0;
 
+    if (!agent_services[i]->start)
+        return 0;
     pthread_mutex_lock(&p->session.service_lock[i]);
     if (!atomic_load(&p->catchup_abort)) {     /* else a detach is on its way: don't start */
-        rc = services[i].start(p);
-        if (rc == 0 && services[i].cpu_window && !p->session.cpu_window_open) {
+        rc = agent_services[i]->start(p);
+        if (rc == 0 && agent_services[i]->cpu_window && !p->session.cpu_window_open) {
             emit_process_cpu(p);
             p->session.cpu_window_open = 1;
         }
@@ -231,9 +172,11 @@ static int service_start(profiler *p, int i)
 
 static void service_stop(profiler *p, int i)
 {
+    if (!agent_services[i]->stop)
+        return;
     pthread_mutex_lock(&p->session.service_lock[i]);
-    services[i].stop(p);
-    if (services[i].cpu_window && p->session.cpu_window_open) {
+    agent_services[i]->stop(p);
+    if (agent_services[i]->cpu_window && p->session.cpu_window_open) {
         emit_process_cpu(p);                    /* (nothing once recording has ended) */
         p->session.cpu_window_open = 0;
     }
@@ -244,13 +187,13 @@ static void service_stop(profiler *p, int i)
  * the first failure (session_close stops those started). */
 static int start_services(profiler *p, service_when when)
 {
-    for (int i = 0; i < SESSION_SERVICES; i++) {
-        if (services[i].when != when || service_start(p, i) == 0)
+    for (int i = 0; i < SERVICE_COUNT; i++) {
+        if (agent_services[i]->when != when || service_start(p, i) == 0)
             continue;
         if (when == AT_OPEN)
             return -1;
-        if (services[i].failed_note)
-            profiler_note(p, "%s", services[i].failed_note);
+        if (agent_services[i]->failed_note)
+            profiler_note(p, "%s", agent_services[i]->failed_note);
     }
     return 0;
 }
@@ -268,8 +211,8 @@ static void before_detach(profiler *p)
     }
     /* No Info call may follow RequestProfilerDetach from our threads: the
      * sampler is stopped first. */
-    for (int i = SESSION_SERVICES; i-- > 0;)
-        if (services[i].stop_before_detach)
+    for (int i = SERVICE_COUNT; i-- > 0;)
+        if (agent_services[i]->stop_before_detach)
             service_stop(p, i);
 }
 
@@ -292,7 +235,7 @@ static void stay_quiet(profiler *p)
     if (FAILED(hr)) {
         /* (the runtime keeps calling us; each callback returns at once) */
     }
-    service_stop(p, 0);                        /* the flusher: nothing left to write */
+    service_stop(p, SERVICE_flusher);          /* nothing left to write */
 }
 
 /* A child of the profiled program outlived the run (a build server): a
@@ -309,8 +252,8 @@ static void run_ended(profiler *p)
             return;
         nanosleep(&ms, NULL);
     }
-    for (int i = SESSION_SERVICES; i-- > 0;)
-        if (services[i].stop_before_detach)
+    for (int i = SERVICE_COUNT; i-- > 0;)
+        if (agent_services[i]->stop_before_detach)
             service_stop(p, i);
     profiler_note(p, TRACE_STOP_NOTE "the clrprobe run ended while this process went on; it is not "
                   "profiled any more");
@@ -458,14 +401,14 @@ static void emit_runtime_start(profiler *p, const runtime_version *v)
 HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
 {
     const struct session_mode_info *m = &modes[mode];
-    char err[512], note[256] = "", cmdline[2048];
+    char err[512], note[256] = "", prepare_note[320] = "", why[300], cmdline[2048];
     trace_header_info hdr;
     runtime_version v;
     DWORD low, high;
     HRESULT hr;
     int trace_fd = -1;
 
-    for (int i = 0; i < SESSION_SERVICES; i++)
+    for (int i = 0; i < SERVICE_COUNT; i++)
         pthread_mutex_init(&p->session.service_lock[i], NULL);
     p->session.mode = m;
     p->attached = m->attach;
@@ -514,7 +457,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
                             p->cfg.trace[0] ? "--trace (enter/leave hooks or ReJIT)" : "heap_method=gc (GC monitoring)",
                             p->main_profiler[0] ? p->main_profiler : "another profiler",
                             p->cfg.trace[0] ? "trace" : "take heap snapshots");
-    event_mask(&p->cfg, m->attach, p->notification, &low, &high);
+    services_event_mask(&p->cfg, m->attach, p->notification, &low, &high);
     hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr) && (low & COR_PRF_MONITOR_GC) && m->attach) {
         /* Heap snapshots: the runtime may refuse GC monitoring here (a
@@ -536,13 +479,11 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     if (FAILED(hr))
         return session_fail(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
                             (unsigned)high, (unsigned)hr);
-    /* --trace: at launch the hooks, which may only be set here, in
-     * Initialize; after an attach the IL probes (tracer_rejit.h) */
-    if (p->cfg.trace[0]) {
-        char why[256] = "";
-        if ((m->attach ? tracer_create_for_attach(p, why, sizeof(why)) : tracer_install(p, why, sizeof(why))) < 0)
-            snprintf(note, sizeof(note), "--trace: methods are not traced: %s", why);
-    }
+    /* What the runtime allows only here (the method tracer's hooks at
+     * launch): each service's prepare, whose failure is a note. */
+    for (int i = 0; i < SERVICE_COUNT; i++)
+        if (agent_services[i]->prepare && agent_services[i]->prepare(p, m->attach, why, sizeof(why)) < 0)
+            snprintf(prepare_note, sizeof(prepare_note), "%s", why);
 
     /* Last, the steps that create the trace file: a cancelled activation
      * must not leave a trace behind. */
@@ -580,6 +521,8 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
                       p->main_profiler, p->main_profiler[0] ? ")" : "");
     if (note[0])
         profiler_note(p, "%s", note);
+    if (prepare_note[0])
+        profiler_note(p, "%s", prepare_note);
     if (!m->catchup)
         session_caught_up(p);             /* nothing to catch up at launch */
     atomic_store(&p->session.open_done, 1);
@@ -648,10 +591,7 @@ static void release(profiler *p)
     cu_table_free(p->appdomains);
     cu_table_free(p->threads_known);
     p->modules = p->assemblies = p->appdomains = p->threads_known = NULL;
-    heap_release(p);
-    eventpipe_free(p);
-    exceptions_free(p);
-    alloc_all_free(p);
+    services_release(p);
     if (p->gate_ok)
         cu_gate_destroy(&p->gate);
     p->gate_ok = 0;
@@ -659,7 +599,7 @@ static void release(profiler *p)
         p->info->lpVtbl->Release(p->info);
     p->info = NULL;
     if (p->session.mode)
-        for (int i = 0; i < SESSION_SERVICES; i++)
+        for (int i = 0; i < SERVICE_COUNT; i++)
             pthread_mutex_destroy(&p->session.service_lock[i]);
     p->session.mode = NULL;
 }
@@ -667,14 +607,11 @@ static void release(profiler *p)
 void session_reset(profiler *p)
 {
     release(p);                                /* (the Info pointer stays valid: the runtime owns it) */
-    memset(&p->control, 0, sizeof(p->control));
-    p->control.fd = -1;
+    services_reset(p);
     memset(&p->session, 0, sizeof(p->session));
     atomic_store(&p->catchup_done, 0);
     atomic_store(&p->catchup_abort, 0);
     atomic_store(&p->gc_started, 0);
-    p->tracer.t = NULL;                        /* (the last ones stay: code may still call their probes) */
-    p->rejit.r = NULL;
 }
 
 /* The one teardown order:
@@ -695,8 +632,8 @@ void session_close(profiler *p, session_why why)
     if (p->session.mode) {
         int last = end->last_kind && p->writer && atomic_load(&p->recording) ? end->last_kind : 0;
 
-        for (int i = SESSION_SERVICES; i-- > 0;) {
-            if (services[i].drains)
+        for (int i = SERVICE_COUNT; i-- > 0;) {
+            if (agent_services[i]->drains)
                 end_recording(p, last);
             service_stop(p, i);
         }

@@ -7,14 +7,16 @@
  * attach; that difference is data in session.c (its mode table).
  *
  * The callbacks (lifecycle.c, attach.c) call the session; the session calls
- * the services (flusher.c, sampler.c, control.c) and the leaves below them;
- * no service calls the session but control.c through its control_hooks. */
+ * the services only through their descriptors (service.h), in the order of
+ * service_list.h, and the leaves below them; no service calls the session
+ * but control.c through its control_hooks. */
 #ifndef CLRPROBE_AGENT_SESSION_H
 #define CLRPROBE_AGENT_SESSION_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "agent/core/service_list.h"
 #include "api/corprof.h"
 #include "common/config.h"
 
@@ -36,12 +38,12 @@ typedef enum session_why {
     SESSION_DESTROY,         /* the runtime released the instance: everything is freed */
 } session_why;
 
-#define SESSION_SERVICES 11   /* entries of the service table in session.c */
+
 
 /* The session's state in a profiler instance (all zero: never opened). */
 typedef struct session_state {
     const struct session_mode_info *mode;     /* NULL until session_open */
-    pthread_mutex_t service_lock[SESSION_SERVICES];   /* serializes each service's start and stop */
+    pthread_mutex_t service_lock[SERVICE_COUNT];   /* serializes each service's start and stop */
     int output_created;                       /* this agent created cfg.output (and may remove it on failure) */
     atomic_int open_done;                     /* session_open succeeded, to its last step */
     int cpu_window_open;                      /* the first process_cpu record is written, not the last

@@ -14,6 +14,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* A thread's state and what each service made of it. */
+static void thread_state_free(thread_state *ts)
+{
+    for (int i = 0; i < SERVICE_COUNT; i++)
+        free(ts->service[i]);
+    free(ts);
+}
+
 /* The key has no destructor: a destructor is code of ours that an exiting
  * thread could be running while the runtime unloads the library after a
  * detach.  Instead the flusher reaps the state of threads that have exited
@@ -47,9 +55,7 @@ void thread_state_reap(profiler *p)
         dead = ts->next;
         if (ts->buf)
             trace_writer_buffer_put(p->writer, ts->buf);       /* flushes it, keeps it for reuse */
-        free(ts->ep);
-        free(ts->exc);
-        free(ts);
+        thread_state_free(ts);
     }
 }
 
@@ -88,9 +94,7 @@ void thread_state_free_all(profiler *p)
     pthread_mutex_lock(&p->threads_lock);
     for (ts = p->threads; ts; ts = next) {
         next = ts->next;
-        free(ts->ep);
-        free(ts->exc);
-        free(ts);
+        thread_state_free(ts);
     }
     p->threads = NULL;
     pthread_mutex_unlock(&p->threads_lock);

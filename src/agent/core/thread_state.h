@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/core/service_list.h"
 #include "api/corprof.h"
 #include "trace/format.h"
 #include "trace/writer.h"
@@ -31,8 +32,10 @@ struct thread_state {
     uint64_t suspend_start;
     uint32_t suspend_reason;
     int suspend_open;
-    struct ep_thread *ep;                /* its lock wait under way and caches (eventpipe.c), at its first event */
-    struct exc_agent_thread *exc;        /* its exceptions (exceptions.c), at its first */
+    /* Each service's own state of this thread (service_list.h's index),
+     * made by the service when it first needs it, with malloc; freed
+     * (free) with the thread's state. */
+    void *service[SERVICE_COUNT];
 };
 
 /* The calling thread's state, created on first use; NULL if unavailable. */

@@ -1,9 +1,8 @@
 /* cb_gc.c - garbage collections (COR_PRF_HIGH_BASIC_GC: which generations,
  * why, the size of each generation before and after) and runtime
  * suspensions (why, and how long until the runtime resumed). */
-#include "agent/core/callbacks.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
+#include "agent/events/callbacks.h"
 
 #include <stdlib.h>
 
@@ -50,7 +49,7 @@ HRESULT cb_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGeneratio
     emit e;
 
     atomic_store(&p->gc_started, 1);
-    heap_gc_started(p, cGenerations, collected);
+    services_gc_started(p, cGenerations, collected);   /* (a heap snapshot's GC) */
     for (int g = 0; collected && g < cGenerations && g < 32; g++)
         if (collected[g])
             mask |= 1u << g;
@@ -70,8 +69,7 @@ HRESULT cb_GarbageCollectionFinished(ICorProfilerCallback11 *This)
     uint64_t b[5];
     emit e;
 
-    heap_gc_finished(p);              /* (the end of a heap snapshot's GC: its last records) */
-    live_gc_finished(p);              /* (the followed objects are looked at after it) */
+    services_gc_finished(p);          /* (a heap snapshot's last records; the live objects looked at) */
     /* After an attach the first GC callback may come from the middle of a
      * GC already in progress: ignore everything until a start is seen. */
     if (!atomic_load(&p->gc_started))

@@ -1,13 +1,8 @@
 /* cb_jit.c - JIT compilations (with their duration, measured between the
  * Started and Finished callbacks on the same thread) and precompiled
  * (ReadyToRun) code found by the runtime's cached-function search. */
-#include "agent/core/callbacks.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/attach.h"
-#include "agent/core/thread_state.h"
-#include "agent/tracer/tracer.h"
-#include "agent/tracer/tracer_rejit.h"
+#include "agent/core/service.h"
+#include "agent/events/callbacks.h"
 
 HRESULT cb_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID fid, BOOL safe)
 {
@@ -71,31 +66,10 @@ HRESULT cb_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, Functio
     if (result != COR_PRF_CACHED_FUNCTION_FOUND || !atomic_load(&p->recording))
         return S_OK;
     names_function(p->names, fid, name, sizeof(name), &module);
-    tracer_precompiled(p, fid, name, module);
+    services_precompiled(p, fid, name, module);
     if (emit_begin(p, &e, TK_PRECOMPILED)) {
         rec_precompiled_put(&e.r, &(rec_precompiled){ .function = fid, .module = module, .name = name });
         emit_end(&e);
     }
-    return S_OK;
-}
-
-/* A method a --trace pattern matches is not inlined (tracer.h). */
-HRESULT cb_JITInlining(ICorProfilerCallback11 *This, FunctionID caller, FunctionID callee, BOOL *inline_it)
-{
-    if (inline_it)
-        *inline_it = tracer_may_inline(profiler_from(This), callee) ? TRUE : FALSE;
-    return S_OK;
-}
-
-/* --trace after an attach: the new IL of a method asked for (tracer_rejit.h). */
-HRESULT cb_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method,
-                              ICorProfilerFunctionControl *control)
-{
-    return rejit_parameters(profiler_from(This), module, method, control);
-}
-
-HRESULT cb_ReJITError(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method, FunctionID fid, HRESULT hr)
-{
-    rejit_error(profiler_from(This), module, method, hr);
     return S_OK;
 }

@@ -2,12 +2,8 @@
  * Names are resolved before the record is started (never call the runtime
  * while holding the thread's buffer).  On an unload the name cache forgets
  * the IDs that die with it, since the runtime reuses their addresses. */
-#include "agent/core/callbacks.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
-#include "agent/tracer/tracer_rejit.h"
-#include "agent/sampling/sigsampler.h"
+#include "agent/core/service.h"
+#include "agent/events/callbacks.h"
 
 /* A module's flags go into the trace as the runtime gives them (format.h). */
 _Static_assert(TRACE_MODULE_DYNAMIC == COR_PRF_MODULE_DYNAMIC && TRACE_MODULE_COLLECTIBLE == COR_PRF_MODULE_COLLECTIBLE,
@@ -82,10 +78,10 @@ HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT
     DWORD flags = 0;
     emit e;
 
-    if (p->attached && SUCCEEDED(hr)) {
+    if (p->attached && SUCCEEDED(hr))
         cu_on_load(p->modules, id);
-        rejit_module_loaded(p, id);          /* --trace: its matching methods too */
-    }
+    if (SUCCEEDED(hr))
+        services_module_loaded(p, id);       /* (--trace after an attach: its matching methods too) */
     if (!(p->cfg.collect & CP_COLLECT_MODULES))
         return S_OK;
     path[0] = '\0';
@@ -103,9 +99,9 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
 {
     profiler *p = profiler_from(This);
 
-    /* the signal sampler names what it sampled of this module's code while
-     * the code is still there */
-    sigsampler_before_unload(p);
+    /* (the signal sampler names what it sampled of this module's code
+     * while the code is still there) */
+    services_module_unloading(p, id);
     if (p->attached)
         cu_on_unload_gated(&p->gate, p->modules, id, 1);   /* waits for catch-up queries in flight */
     else if (p->gate_ok)

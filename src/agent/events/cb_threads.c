@@ -1,10 +1,7 @@
 /* cb_threads.c - managed thread lifetime: created, destroyed, the OS thread
  * it runs on, and name changes. */
-#include "agent/core/callbacks.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
-#include "agent/sampling/sigsampler.h"
+#include "agent/core/service.h"
+#include "agent/events/callbacks.h"
 
 #include <stdio.h>
 
@@ -36,7 +33,7 @@ HRESULT cb_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID id, D
 
     if (!atomic_load(&p->recording))
         return S_OK;
-    sigsampler_thread_assigned(p, id, os_tid);
+    services_thread_assigned(p, id, os_tid);
     thread_kernel_name(os_tid, name, sizeof(name));
     if (emit_begin(p, &e, TK_THREAD_OS)) {
         rec_thread_os_put(&e.r, &(rec_thread_os){ .thread = id, .os_tid = os_tid, .os_name = name });

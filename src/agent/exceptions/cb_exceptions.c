@@ -1,15 +1,12 @@
-/* cb_exceptions.c - the runtime's exception callbacks, handed to the
- * services that follow them: the exceptions service (each exception's
- * processing, exceptions.h), the method tracer (the traced frames an
- * exception unwinds, tracer.h) and the signal sampler (SIGPROF unblocked
- * after a hardware fault, sigsampler.h). */
-#include "agent/core/callbacks.h"
+/* cb_exceptions.c - the exceptions service as the core sees it: its
+ * descriptor, and the runtime's exception callbacks, which it alone sets.
+ * Each callback first hands what it saw to the other services that follow
+ * exceptions (service.h: the signal sampler unblocks SIGPROF after a
+ * hardware fault; the method tracer closes the traced frames an exception
+ * unwinds), then follows the exception itself (exceptions.h). */
+#include "agent/core/service.h"
 #include "agent/exceptions/exc_machine.h"
 #include "agent/exceptions/exceptions.h"
-#include "agent/core/profiler.h"
-#include "agent/core/attach.h"
-#include "agent/sampling/sigsampler.h"
-#include "agent/tracer/tracer.h"
 
 
 static int following(profiler *p)
@@ -17,17 +14,17 @@ static int following(profiler *p)
     return atomic_load(&p->recording) && (p->cfg.collect & CP_COLLECT_EXCEPTIONS);
 }
 
-HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj)
+static HRESULT cb_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID obj)
 {
     profiler *p = profiler_from(This);
 
-    sigsampler_exception_thrown(p);          /* first: SIGPROF may be blocked since a NullReferenceException */
+    services_exception_thrown(p, obj);
     if (following(p))
         exceptions_thrown(p, obj);
     return S_OK;
 }
 
-HRESULT cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
+static HRESULT cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
 {
     profiler *p = profiler_from(This);
     if (following(p))
@@ -35,7 +32,7 @@ HRESULT cb_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID
     return S_OK;
 }
 
-HRESULT cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID fid)
+static HRESULT cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID fid)
 {
     profiler *p = profiler_from(This);
     if (following(p))
@@ -43,7 +40,7 @@ HRESULT cb_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID f
     return S_OK;
 }
 
-HRESULT cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This)
+static HRESULT cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     if (following(p))
@@ -51,7 +48,7 @@ HRESULT cb_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This)
     return S_OK;
 }
 
-HRESULT cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID fid)
+static HRESULT cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID fid)
 {
     profiler *p = profiler_from(This);
     if (following(p))
@@ -60,22 +57,22 @@ HRESULT cb_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID 
 }
 
 /* The frames an exception unwinds: also the method tracer's shadow stacks. */
-HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
+static HRESULT cb_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID fid)
 {
     profiler *p = profiler_from(This);
-    tracer_unwind_enter(p, fid);
+    services_unwind_enter(p, fid);
     if (following(p))
         exceptions_step(p, EXC_EV_UNWIND_ENTER, fid);
     return S_OK;
 }
 
-HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This)
+static HRESULT cb_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This)
 {
-    tracer_unwind_leave(profiler_from(This));
+    services_unwind_leave(profiler_from(This));
     return S_OK;
 }
 
-HRESULT cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID fid)
+static HRESULT cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID fid)
 {
     profiler *p = profiler_from(This);
     if (following(p))
@@ -83,7 +80,7 @@ HRESULT cb_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID 
     return S_OK;
 }
 
-HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This)
+static HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     if (following(p))
@@ -91,20 +88,50 @@ HRESULT cb_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This)
     return S_OK;
 }
 
-HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, ObjectID obj)
+static HRESULT cb_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID fid, ObjectID obj)
 {
     profiler *p = profiler_from(This);
 
-    tracer_catcher_enter(p, fid);            /* traced calls above the catcher are over */
+    services_catcher_enter(p, fid);          /* (traced calls above the catcher are over) */
     if (following(p))
         attach_saw_module(p, exceptions_catcher_enter(p, fid, obj));
     return S_OK;
 }
 
-HRESULT cb_ExceptionCatcherLeave(ICorProfilerCallback11 *This)
+static HRESULT cb_ExceptionCatcherLeave(ICorProfilerCallback11 *This)
 {
     profiler *p = profiler_from(This);
     if (following(p))
         exceptions_step(p, EXC_EV_CATCH_LEAVE, 0);
     return S_OK;
 }
+
+static void exceptions_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (cfg->collect & CP_COLLECT_EXCEPTIONS)   /* (their throw stacks: exceptions.h) */
+        *low |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static void exceptions_callbacks(ICorProfilerCallbackVtbl *v)
+{
+    v->ExceptionThrown = cb_ExceptionThrown;
+    v->ExceptionSearchFunctionEnter = cb_ExceptionSearchFunctionEnter;
+    v->ExceptionSearchFilterEnter = cb_ExceptionSearchFilterEnter;
+    v->ExceptionSearchFilterLeave = cb_ExceptionSearchFilterLeave;
+    v->ExceptionSearchCatcherFound = cb_ExceptionSearchCatcherFound;
+    v->ExceptionUnwindFunctionEnter = cb_ExceptionUnwindFunctionEnter;
+    v->ExceptionUnwindFunctionLeave = cb_ExceptionUnwindFunctionLeave;
+    v->ExceptionUnwindFinallyEnter = cb_ExceptionUnwindFinallyEnter;
+    v->ExceptionUnwindFinallyLeave = cb_ExceptionUnwindFinallyLeave;
+    v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
+    v->ExceptionCatcherLeave = cb_ExceptionCatcherLeave;
+}
+
+const agent_service exceptions_service = {
+    .name = "exceptions",
+    .state_size = sizeof(exceptions_state),
+    .event_mask = exceptions_event_mask,
+    .callbacks = exceptions_callbacks,
+    .when = AT_OPEN, .start = exceptions_start, .stop = exceptions_stop,
+    .release = exceptions_free,
+};

@@ -3,10 +3,7 @@
  * into records; the message and the throw stack read in ExceptionThrown. */
 #include "agent/exceptions/exceptions.h"
 #include "agent/exceptions/exc_machine.h"
-#include "agent/core/names.h"
-#include "agent/core/names_format.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +62,7 @@ static const char *function_name(profiler *p, struct exc_agent_thread *th, Funct
 
 int exceptions_start(profiler *p)
 {
-    exceptions_state *s = &p->exceptions;
+    exceptions_state *s = p->exceptions;
 
     if (!(p->cfg.collect & CP_COLLECT_EXCEPTIONS) || atomic_load(&s->on))
         return 0;
@@ -87,12 +84,12 @@ int exceptions_start(profiler *p)
 
 void exceptions_stop(profiler *p)
 {
-    atomic_store(&p->exceptions.on, 0);
+    atomic_store(&p->exceptions->on, 0);
 }
 
 void exceptions_free(profiler *p)
 {
-    exceptions_state *s = &p->exceptions;
+    exceptions_state *s = p->exceptions;
 
     if (s->ipf_ok)
         ip_functions_free(&s->ipf);
@@ -143,16 +140,18 @@ static uint64_t now(void *ctx)
 static struct exc_agent_thread *machine(profiler *p, exc_sink *sink)
 {
     thread_state *ts;
+    struct exc_agent_thread *et;
 
-    if (!atomic_load_explicit(&p->exceptions.on, memory_order_relaxed) ||
+    if (!atomic_load_explicit(&p->exceptions->on, memory_order_relaxed) ||
         !atomic_load_explicit(&p->recording, memory_order_relaxed))
         return NULL;
     if ((ts = thread_state_get(p)) == NULL)
         return NULL;
-    if (!ts->exc && (ts->exc = calloc(1, sizeof(*ts->exc))) == NULL)
+    et = ts->service[SERVICE_exceptions];
+    if (!et && (et = ts->service[SERVICE_exceptions] = calloc(1, sizeof(*et))) == NULL)
         return NULL;
     *sink = (exc_sink){ .handled = on_handled, .ended = on_ended, .now = now, .ctx = p };
-    return ts->exc;
+    return et;
 }
 
 /* ---- the message: Exception._message ---- */
@@ -160,7 +159,7 @@ static struct exc_agent_thread *machine(profiler *p, exc_sink *sink)
 /* Under the layout lock: finds _message in System.Exception (a base of c). */
 static int find_layout(profiler *p, ClassID c)
 {
-    exceptions_state *s = &p->exceptions;
+    exceptions_state *s = p->exceptions;
 
     if (FAILED(INFO(p)->GetStringLayout2(p->info, &s->string_length_offset, &s->string_buffer_offset)))
         return -1;
@@ -208,7 +207,7 @@ static int find_layout(profiler *p, ClassID c)
 /* The message of exception object obj (of class c) into buf ("" if none). */
 static void read_message(profiler *p, ObjectID obj, ClassID c, char *buf, size_t cap)
 {
-    exceptions_state *s = &p->exceptions;
+    exceptions_state *s = p->exceptions;
     const uint8_t *str;
     uint32_t len;
     int layout = atomic_load(&s->layout);
@@ -266,7 +265,7 @@ static int take_stack(struct exc_agent_thread *th, uint64_t cls, uint64_t t)
 
 void exceptions_thrown(profiler *p, ObjectID obj)
 {
-    exceptions_state *s = &p->exceptions;
+    exceptions_state *s = p->exceptions;
     struct exc_agent_thread *th;
     exc_sink sink;
     exc_state *x;

@@ -13,15 +13,11 @@
  * ClassIDs into a fixed table sized before the GC; a type beyond its
  * capacity is recorded as the type "?" (index TYPE_OVERFLOW). */
 #include "agent/heap/heap.h"
-#include "agent/core/agent_thread.h"
+#include "agent/core/service.h"
 #include "agent/heap/heap_fields.h"
 #include "agent/heap/heap_remap.h"
 #include "agent/heap/heap_statics.h"
 #include "common/config.h"
-#include "agent/core/control.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
 #include "trace/heap_codec.h"
 
 #include <errno.h>
@@ -332,11 +328,11 @@ static void track_gc_end(struct heap_service *h)
     h->prev_hint = 0;
 }
 
-HRESULT cb_MovedReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *oldStart, ObjectID *newStart,
-                            SIZE_T *len)
+static HRESULT cb_MovedReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *oldStart, ObjectID *newStart,
+                                   SIZE_T *len)
 {
     profiler *p = profiler_from(This);
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
 
     if (h && h->remapping && oldStart && newStart && len)   /* (heap_remap_add locks itself) */
         heap_remap_add(&h->remap, cRanges, (const uint64_t *)oldStart, (const uint64_t *)newStart,
@@ -344,10 +340,10 @@ HRESULT cb_MovedReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectI
     return S_OK;
 }
 
-HRESULT cb_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *start, SIZE_T *len)
+static HRESULT cb_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *start, SIZE_T *len)
 {
     profiler *p = profiler_from(This);
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
 
     if (h && h->remapping && start && len)
         heap_remap_add(&h->remap, cRanges, (const uint64_t *)start, NULL, (const uint64_t *)len);
@@ -373,7 +369,7 @@ static void put_static(void *ctx, uint64_t object, uint32_t name)
 
 void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected)
 {
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
 
     if (h && atomic_load(&h->identity)) {
         pthread_mutex_lock(&h->gc_lock);
@@ -393,7 +389,7 @@ void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected)
 
 void heap_gc_finished(profiler *p)
 {
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
 
     if (!h)
         return;
@@ -421,11 +417,11 @@ void heap_gc_finished(profiler *p)
     pthread_mutex_unlock(&h->gc_lock);
 }
 
-HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId, ULONG cObjectRefs,
-                            ObjectID *objectRefIds)
+static HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId, ULONG cObjectRefs,
+                                   ObjectID *objectRefIds)
 {
     profiler *p = profiler_from(This);
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
     SIZE_T size = 0;
     size_t from = 0;
     int wrote = 0;
@@ -472,11 +468,12 @@ HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, Cla
     return S_OK;
 }
 
-HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds,
-                           COR_PRF_GC_ROOT_KIND *rootKinds, COR_PRF_GC_ROOT_FLAGS *rootFlags, UINT_PTR *rootIds)
+static HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds,
+                                  COR_PRF_GC_ROOT_KIND *rootKinds, COR_PRF_GC_ROOT_FLAGS *rootFlags,
+                                  UINT_PTR *rootIds)
 {
     profiler *p = profiler_from(This);
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
 
     if (!h || atomic_load(&h->state) != RECORDING || !rootRefIds)
         return S_OK;
@@ -505,11 +502,12 @@ HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, Object
 /* Dependent handles (ConditionalWeakTable entries, ICorProfilerCallback5):
  * the value lives as long as the key; recorded as HEAP_ROOT_DEPENDENT
  * entries, which the report turns into edges key -> value. */
-HRESULT cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *keyRefIds,
-                                                 ObjectID *valueRefIds, GCHandleID *rootIds)
+static HRESULT cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs,
+                                                        ObjectID *keyRefIds, ObjectID *valueRefIds,
+                                                        GCHandleID *rootIds)
 {
     profiler *p = profiler_from(This);
-    struct heap_service *h = p->heap.running;
+    struct heap_service *h = p->heap->running;
 
     (void)rootIds;
     if (!h || atomic_load(&h->state) != RECORDING || !keyRefIds || !valueRefIds)
@@ -1059,7 +1057,7 @@ static void heap_free(struct heap_service *h)
  * it without a lock.  NULL when out of memory. */
 static struct heap_service *heap_get(profiler *p)
 {
-    struct heap_service *h = atomic_load(&p->heap.running), *none = NULL;
+    struct heap_service *h = atomic_load(&p->heap->running), *none = NULL;
 
     if (h)
         return h;
@@ -1085,7 +1083,7 @@ static struct heap_service *heap_get(profiler *p)
     atomic_init(&h->identity, 0);
     atomic_init(&h->gcs, 0);
     h->p = p;
-    if (!atomic_compare_exchange_strong(&p->heap.running, &none, h)) {
+    if (!atomic_compare_exchange_strong(&p->heap->running, &none, h)) {
         heap_free(h);                        /* another thread made it first */
         return none;
     }
@@ -1117,7 +1115,7 @@ int heap_start(profiler *p)
 
 void heap_stop(profiler *p)
 {
-    struct heap_service *h = atomic_load(&p->heap.running);
+    struct heap_service *h = atomic_load(&p->heap->running);
 
     if (!h || !h->thread_started)
         return;
@@ -1131,10 +1129,41 @@ void heap_stop(profiler *p)
 
 void heap_release(profiler *p)
 {
-    struct heap_service *h = atomic_load(&p->heap.running);
+    struct heap_service *h = atomic_load(&p->heap->running);
 
     if (h) {
         heap_free(h);
-        atomic_store(&p->heap.running, NULL);
+        atomic_store(&p->heap->running, NULL);
     }
 }
+
+/* ---- the service ---- */
+
+static void heap_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    /* snapshots by a GC of ours (after an attach only asked for here) */
+    if ((cfg->heap_every_ms > 0 || cfg->heap_count > 0) && cfg->heap_method != CP_HEAP_METHOD_ENUMERATE)
+        *low |= COR_PRF_MONITOR_GC;
+}
+
+static void heap_callbacks(ICorProfilerCallbackVtbl *v)
+{
+    v->ObjectReferences = cb_ObjectReferences;
+    v->RootReferences2 = cb_RootReferences2;
+    v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;
+    v->MovedReferences2 = cb_MovedReferences2;
+    v->SurvivingReferences2 = cb_SurvivingReferences2;
+}
+
+const agent_service heap_service = {
+    .name = "heap",
+    .state_size = sizeof(heap_state),
+    .event_mask = heap_event_mask,
+    .callbacks = heap_callbacks,
+    .when = AFTER_CATCHUP, .start = heap_start, .stop = heap_stop,
+    .failed_note = "heap snapshots could not start (out of memory or threads)",
+    .stop_before_detach = 1,
+    .release = heap_release,
+    .gc_started = heap_gc_started,
+    .gc_finished = heap_gc_finished,
+};

@@ -63,14 +63,5 @@ void heap_release(profiler *p);
 /* The GC callbacks' part (no-ops unless a snapshot's GC is under way). */
 void heap_gc_started(profiler *p, int cGenerations, const BOOL *collected);
 void heap_gc_finished(profiler *p);
-HRESULT cb_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId, ULONG cObjectRefs,
-                            ObjectID *objectRefIds);
-HRESULT cb_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *rootRefIds,
-                           COR_PRF_GC_ROOT_KIND *rootKinds, COR_PRF_GC_ROOT_FLAGS *rootFlags, UINT_PTR *rootIds);
-HRESULT cb_MovedReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *oldStart, ObjectID *newStart,
-                            SIZE_T *len);
-HRESULT cb_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cRanges, ObjectID *start, SIZE_T *len);
-HRESULT cb_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID *keyRefIds,
-                                                 ObjectID *valueRefIds, GCHandleID *rootIds);
 
 #endif

@@ -1,10 +1,7 @@
 /* heap_fields.c - the fields that hold an object's references
  * (heap_fields.h). */
 #include "agent/heap/heap_fields.h"
-#include "agent/core/names.h"
-#include "agent/core/names_format.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
 #include "api/cormetadata.h"
 
 #include <stdlib.h>

@@ -2,10 +2,8 @@
  * accepts `clrprobe heap` on an abstract Unix socket and runs its request
  * with heap_run.  Nothing here runs in a runtime callback. */
 #include "agent/heap/heap_listener.h"
-#include "agent/core/agent_thread.h"
+#include "agent/core/service.h"
 #include "agent/heap/heap.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
 #include "common/control_protocol.h"
 
 #include <errno.h>
@@ -92,7 +90,7 @@ static int read_request(int fd, int wake, char *buf, size_t cap)
 
 static void serve(profiler *p, int fd)
 {
-    heap_listener_state *l = &p->heap_listener;
+    heap_listener_state *l = p->heap_listener;
     struct ucred cred;
     socklen_t len = sizeof(cred);
     char req[128];
@@ -138,7 +136,7 @@ static void serve(profiler *p, int fd)
 static void *listener_main(void *arg)
 {
     profiler *p = arg;
-    heap_listener_state *l = &p->heap_listener;
+    heap_listener_state *l = p->heap_listener;
     int thread_ok = 0;
 
     pthread_setname_np(pthread_self(), "clrprobe-heapl");
@@ -160,7 +158,7 @@ static void *listener_main(void *arg)
 
 int heap_listener_start(profiler *p)
 {
-    heap_listener_state *l = &p->heap_listener;
+    heap_listener_state *l = p->heap_listener;
     struct sockaddr_un addr;
     socklen_t len;
     int rc;
@@ -200,7 +198,7 @@ int heap_listener_start(profiler *p)
 
 void heap_listener_stop(profiler *p)
 {
-    heap_listener_state *l = &p->heap_listener;
+    heap_listener_state *l = p->heap_listener;
 
     if (!l->running)
         return;
@@ -213,3 +211,11 @@ void heap_listener_stop(profiler *p)
     l->fd = l->wake = -1;
     l->running = 0;
 }
+
+const agent_service heap_listener_service = {
+    .name = "heap_listener",
+    .state_size = sizeof(heap_listener_state),
+    .when = AFTER_CATCHUP, .start = heap_listener_start, .stop = heap_listener_stop,
+    .failed_note = "clrprobe heap cannot reach this agent (out of threads)",
+    .stop_before_detach = 1,
+};

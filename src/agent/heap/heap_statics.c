@@ -1,8 +1,6 @@
 /* heap_statics.c - static fields as named heap roots (heap_statics.h). */
 #include "agent/heap/heap_statics.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
 #include "api/cormetadata.h"
 #include "common/idmap.h"
 #include "trace/heap_codec.h"

@@ -18,11 +18,8 @@
  * session.c only, never at the same time.  Calls the runtime, names.c,
  * catchup.c (the unload gate) and thread_state.c (emit). */
 #include "agent/sampling/sampler.h"
-#include "agent/core/agent_thread.h"
-#include "agent/core/names.h"
+#include "agent/core/service.h"
 #include "agent/sampling/sigsampler.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
 #include "common/idmap.h"
 
 #include <errno.h>
@@ -548,7 +545,7 @@ int sampler_start(profiler *p)
         profiler_note(p, "CPU sampling needs ICorProfilerInfo10 (.NET Core 3.0 or newer); not sampling");
         return 0;
     }
-    if (p->sampler.running)
+    if (p->sampler->running)
         return 0;
     s = calloc(1, sizeof(*s));
     if (!s)
@@ -567,11 +564,11 @@ int sampler_start(profiler *p)
         return -1;
     }
     atomic_init(&s->stop, 0);
-    p->sampler.running = s;
+    p->sampler->running = s;
     s->p = p;
     rc = agent_thread_start(&s->thread, NULL, sampler_main, s);
     if (rc != 0) {
-        p->sampler.running = NULL;
+        p->sampler->running = NULL;
         sampler_free(s);
         return -1;
     }
@@ -583,8 +580,8 @@ void sampler_stop(profiler *p)
     struct sampler *s;
 
     sigsampler_stop(p);
-    s = p->sampler.running;
-    p->sampler.running = NULL;
+    s = p->sampler->running;
+    p->sampler->running = NULL;
     if (s) {
         pthread_mutex_lock(&s->wait_lock);
         atomic_store(&s->stop, 1);
@@ -594,3 +591,58 @@ void sampler_stop(profiler *p)
         sampler_free(s);
     }
 }
+
+/* ---- the service ---- */
+
+static void sampler_init(profiler *p)
+{
+    pthread_mutex_init(&p->sampler->signal_lock, NULL);
+}
+
+static void sampler_fini(profiler *p)
+{
+    pthread_mutex_destroy(&p->sampler->signal_lock);
+}
+
+static void sampler_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (!(cfg->collect & CP_COLLECT_CPU))
+        return;
+    *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+    /* the signal engine: managed threads as they start (their ThreadIDs,
+     * and their stacks known at once), and ExceptionThrown, where it
+     * unblocks SIGPROF after the runtime's SIGSEGV handler (sig_engine.h) */
+    if (cfg->sampler == CP_SAMPLER_SIGNAL)
+        *low |= COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
+}
+
+static void sampler_thread_assigned(profiler *p, ThreadID id, DWORD os_tid)
+{
+    sigsampler_thread_assigned(p, id, os_tid);
+}
+
+/* the signal engine names what it sampled of a module's code while the
+ * code is still there */
+static void sampler_module_unloading(profiler *p, ModuleID id)
+{
+    sigsampler_before_unload(p);
+}
+
+/* first of all: SIGPROF may be blocked since a NullReferenceException */
+static void sampler_exception_thrown(profiler *p, ObjectID obj)
+{
+    sigsampler_exception_thrown(p);
+}
+
+const agent_service sampler_service = {
+    .name = "sampler",
+    .state_size = sizeof(sampler_state),
+    .init = sampler_init, .fini = sampler_fini,
+    .event_mask = sampler_event_mask,
+    .when = AFTER_CATCHUP, .start = sampler_start, .stop = sampler_stop,
+    .failed_note = "CPU sampling could not start (out of memory or threads)",
+    .stop_before_detach = 1, .cpu_window = 1,
+    .thread_assigned = sampler_thread_assigned,
+    .module_unloading = sampler_module_unloading,
+    .exception_thrown = sampler_exception_thrown,
+};

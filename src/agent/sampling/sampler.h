@@ -20,7 +20,7 @@ typedef struct sampler_state {
     struct sigsampler *signal;       /* the signal engine (sigsampler.h), under signal_lock: the
                                         callbacks that reach it hold the lock, so it is not freed
                                         under them */
-    pthread_mutex_t signal_lock;     /* (initialized with the instance: profiler.c) */
+    pthread_mutex_t signal_lock;     /* (initialized with the instance: sampler_init) */
 } sampler_state;
 
 /* Starts sampling at p->cfg.rate Hz if the configuration collects cpu,

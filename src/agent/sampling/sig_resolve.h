@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/core/ip_functions.h"
+#include "agent/core/service.h"
 #include "common/idmap.h"
 #include "unwind/code_map.h"
 

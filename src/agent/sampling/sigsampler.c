@@ -19,10 +19,8 @@
  *   - at stop: every timer deleted, the handler removed (sig_engine.h), the
  *     rings drained a last time. */
 #include "agent/sampling/sigsampler.h"
-#include "agent/core/agent_thread.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/sampling/sampler.h"
+#include "agent/core/service.h"
 #include "agent/sampling/sig_engine.h"
 #include "agent/sampling/sig_resolve.h"
 #include "agent/sampling/sig_threads.h"
@@ -494,9 +492,9 @@ int sigsampler_start(profiler *p)
         sigsampler_free(s);
         return -1;
     }
-    pthread_mutex_lock(&p->sampler.signal_lock);
-    p->sampler.signal = s;
-    pthread_mutex_unlock(&p->sampler.signal_lock);
+    pthread_mutex_lock(&p->sampler->signal_lock);
+    p->sampler->signal = s;
+    pthread_mutex_unlock(&p->sampler->signal_lock);
     return 0;
 }
 
@@ -504,10 +502,10 @@ void sigsampler_stop(profiler *p)
 {
     struct sigsampler *s;
 
-    pthread_mutex_lock(&p->sampler.signal_lock);
-    s = p->sampler.signal;
-    p->sampler.signal = NULL;
-    pthread_mutex_unlock(&p->sampler.signal_lock);
+    pthread_mutex_lock(&p->sampler->signal_lock);
+    s = p->sampler->signal;
+    p->sampler->signal = NULL;
+    pthread_mutex_unlock(&p->sampler->signal_lock);
     if (!s)
         return;
     pthread_mutex_lock(&s->wait_lock);
@@ -526,11 +524,11 @@ void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid)
      * exception path, inherits that mask: the callback runs on the new thread) */
     if (tid == cp_gettid())
         sig_engine_thread_unblock();
-    pthread_mutex_lock(&p->sampler.signal_lock);
-    s = p->sampler.signal;
+    pthread_mutex_lock(&p->sampler->signal_lock);
+    s = p->sampler->signal;
     if (s)          /* (before the collector's first scan too: it finds it registered) */
         sig_threads_add(&s->threads, tid, managed, tid == cp_gettid());
-    pthread_mutex_unlock(&p->sampler.signal_lock);
+    pthread_mutex_unlock(&p->sampler->signal_lock);
 }
 
 void sigsampler_before_unload(profiler *p)
@@ -539,9 +537,9 @@ void sigsampler_before_unload(profiler *p)
     uint64_t ask;
     struct timespec until;
 
-    pthread_mutex_lock(&p->sampler.signal_lock);
-    if (!(s = p->sampler.signal)) {
-        pthread_mutex_unlock(&p->sampler.signal_lock);
+    pthread_mutex_lock(&p->sampler->signal_lock);
+    if (!(s = p->sampler->signal)) {
+        pthread_mutex_unlock(&p->sampler->signal_lock);
         return;
     }
     clock_gettime(CLOCK_MONOTONIC, &until);
@@ -557,7 +555,7 @@ void sigsampler_before_unload(profiler *p)
     while (s->drains_done < ask && pthread_cond_timedwait(&s->done_cond, &s->wait_lock, &until) != ETIMEDOUT)
         ;
     pthread_mutex_unlock(&s->wait_lock);
-    pthread_mutex_unlock(&p->sampler.signal_lock);
+    pthread_mutex_unlock(&p->sampler->signal_lock);
 }
 
 void sigsampler_exception_thrown(profiler *p)

@@ -3,10 +3,7 @@
  * thread that writes the hooks' per-thread figures (tracer_hooks.h) into
  * the trace. */
 #include "agent/tracer/tracer.h"
-#include "agent/core/agent_thread.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
+#include "agent/core/service.h"
 #include "agent/tracer/tracer_hooks.h"
 #include "common/idmap.h"
 #include "common/latency_hist.h"
@@ -127,7 +124,7 @@ out:
 
 tr_method *tracer_add_il_method(profiler *p, ModuleID module, int pattern, const char *name)
 {
-    tracer *t = p->tracer.t;
+    tracer *t = p->tracer->t;
     tr_method *m;
 
     if (!t)
@@ -147,13 +144,13 @@ void tracer_method_refused(profiler *p, const tr_method *m, ModuleID module, con
 
 int tracer_matches(profiler *p, const char *name)
 {
-    tracer *t = p->tracer.t;
+    tracer *t = p->tracer->t;
     return t ? mp_match(&t->patterns, name) : 0;
 }
 
 void tracer_precompiled(profiler *p, FunctionID fid, const char *name, ModuleID module)
 {
-    tracer *t = p->tracer.t;
+    tracer *t = p->tracer->t;
     uint64_t v;
     int pattern, fresh = 0;
 
@@ -170,7 +167,7 @@ void tracer_precompiled(profiler *p, FunctionID fid, const char *name, ModuleID 
 
 int tracer_may_inline(profiler *p, FunctionID callee)
 {
-    tracer *t = p->tracer.t;
+    tracer *t = p->tracer->t;
     char name[1024];
     ModuleID module;
     uint64_t v;
@@ -213,7 +210,7 @@ static int create(profiler *p, char *why, size_t why_len)
     idmap_init(&t->precompiled);
     idmap_init(&t->matched);
     atomic_store(&t->sh.active, 1);
-    p->tracer.t = t;
+    p->tracer->t = t;
     return 0;
 }
 
@@ -226,7 +223,7 @@ int tracer_install(profiler *p, char *why, size_t why_len)
         return 0;
     if (create(p, why, why_len) < 0)
         return -1;
-    t = p->tracer.t;
+    t = p->tracer->t;
     atomic_store(&t->mapping, 1);
     hr = INFO(p)->SetFunctionIDMapper2(p->info, mapper, t);
     if (SUCCEEDED(hr))
@@ -238,7 +235,7 @@ int tracer_install(profiler *p, char *why, size_t why_len)
         snprintf(why, why_len, "the runtime refused the enter/leave hooks (HRESULT 0x%08x)", (unsigned)hr);
         atomic_store(&t->mapping, 0);
         atomic_store(&t->sh.active, 0);
-        p->tracer.t = NULL;
+        p->tracer->t = NULL;
         return -1;
     }
     return 0;
@@ -404,7 +401,7 @@ static void *tracer_main(void *arg)
 
 int tracer_start(profiler *p)
 {
-    tracer *t = p->tracer.t;
+    tracer *t = p->tracer->t;
     int rc;
 
     if (!t || t->started)
@@ -418,7 +415,7 @@ int tracer_start(profiler *p)
 
 void tracer_stop(profiler *p)
 {
-    tracer *t = p->tracer.t;
+    tracer *t = p->tracer->t;
     unsigned long failed;
 
     if (!t || atomic_load(&t->stop))
@@ -447,18 +444,76 @@ void tracer_stop(profiler *p)
 
 void tracer_unwind_enter(profiler *p, FunctionID fid)
 {
-    if (p->tracer.t)
-        tr_unwind_enter(&p->tracer.t->sh, fid);
+    if (p->tracer->t)
+        tr_unwind_enter(&p->tracer->t->sh, fid);
 }
 
 void tracer_unwind_leave(profiler *p)
 {
-    if (p->tracer.t)
-        tr_unwind_leave(&p->tracer.t->sh);
+    if (p->tracer->t)
+        tr_unwind_leave(&p->tracer->t->sh);
 }
 
 void tracer_catcher_enter(profiler *p, FunctionID fid)
 {
-    if (p->tracer.t)
-        tr_catcher_enter(&p->tracer.t->sh, fid);
+    if (p->tracer->t)
+        tr_catcher_enter(&p->tracer->t->sh, fid);
 }
+
+/* ---- the service ---- */
+
+static void tracer_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (cfg->trace[0] && !attach)        /* the hooks; after an attach the IL probes (tracer_rejit.c) */
+        *low |= TRACER_EVENT_MASK;
+}
+
+/* --trace: at launch the hooks, which may only be set in Initialize; after
+ * an attach the tracer the IL probes call (tracer_rejit.h). */
+static int tracer_prepare(profiler *p, int attach, char *why, size_t cap)
+{
+    char reason[256] = "";
+
+    if (!p->cfg.trace[0])
+        return 0;
+    if ((attach ? tracer_create_for_attach(p, reason, sizeof(reason)) : tracer_install(p, reason, sizeof(reason))) == 0)
+        return 0;
+    snprintf(why, cap, "--trace: methods are not traced: %s", reason);
+    return -1;
+}
+
+/* A new session keeps nothing of the last tracer but the tracer itself,
+ * which rewritten code may still call. */
+static void tracer_reset(profiler *p)
+{
+    p->tracer->t = NULL;
+}
+
+/* A method a --trace pattern matches is not inlined. */
+static HRESULT cb_JITInlining(ICorProfilerCallback11 *This, FunctionID caller, FunctionID callee, BOOL *inline_it)
+{
+    if (inline_it)
+        *inline_it = tracer_may_inline(profiler_from(This), callee) ? TRUE : FALSE;
+    return S_OK;
+}
+
+static void tracer_callbacks(ICorProfilerCallbackVtbl *v)
+{
+    v->JITInlining = cb_JITInlining;
+}
+
+const agent_service tracer_service = {
+    .name = "tracer",
+    .state_size = sizeof(tracer_state),
+    .event_mask = tracer_event_mask,
+    .callbacks = tracer_callbacks,
+    .prepare = tracer_prepare,
+    .when = AFTER_CATCHUP, .start = tracer_start, .stop = tracer_stop,
+    .failed_note = "--trace: the tracer's thread could not start: calls are counted, but written out only at the end",
+    .stop_before_detach = 1,
+    .reset = tracer_reset,
+    .precompiled = tracer_precompiled,
+    .unwind_enter = tracer_unwind_enter,
+    .unwind_leave = tracer_unwind_leave,
+    .catcher_enter = tracer_catcher_enter,
+};

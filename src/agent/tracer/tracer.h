@@ -3,7 +3,7 @@
  * inside Initialize, tracer_install gives the runtime a FunctionIDMapper2
  * that asks for enter/leave hooks on the matching methods only (the
  * others are compiled without them and cost nothing) and the hooks of
- * tracer_hooks.h.  The tracer service (session.c's table) is a thread of
+ * tracer_hooks.h.  The tracer service (service_list.h) is a thread of
  * the agent's own that writes each thread's figures out as method_stats
  * records every second and at the end, the logged calls as call records
  * (--trace-calls), and frees the tables of threads that exited.
@@ -52,7 +52,7 @@ struct tr_method *tracer_add_il_method(profiler *p, ModuleID module, int pattern
 void tracer_method_refused(profiler *p, const struct tr_method *m, ModuleID module, const char *name,
                            const char *why);
 
-/* The event mask the tracer needs (added by runtime.c's event_mask). */
+/* The event mask the tracer needs (its descriptor's event_mask). */
 #define TRACER_EVENT_MASK (COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | \
                            COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_JIT_COMPILATION)
 

@@ -2,12 +2,9 @@
  * methods, asking for their ReJIT, giving the runtime their IL with the
  * probes, and the revert (tracer_rejit.h). */
 #include "agent/tracer/tracer_rejit.h"
-#include "agent/core/agent_thread.h"
+#include "agent/core/service.h"
 #include "agent/tracer/il_rewrite.h"
 #include "agent/tracer/il_sig.h"
-#include "agent/core/names.h"
-#include "agent/core/profiler.h"
-#include "agent/core/thread_state.h"
 #include "agent/tracer/tracer.h"
 #include "agent/tracer/tracer_hooks.h"
 #include "common/idmap.h"
@@ -273,7 +270,7 @@ int rejit_start(profiler *p)
     struct rejit *r;
     int rc;
 
-    if (!p->attached || !p->tracer.t || p->rejit.r)
+    if (!p->attached || !p->tracer->t || p->rejit->r)
         return 0;
     if (!(r = calloc(1, sizeof(*r))))
         return -1;
@@ -282,7 +279,7 @@ int rejit_start(profiler *p)
     pthread_mutex_init(&r->wait_lock, NULL);
     pthread_cond_init(&r->wake, NULL);
     idmap_init(&r->index);
-    p->rejit.r = r;                  /* (before the thread: GetReJITParameters may come at once) */
+    p->rejit->r = r;                  /* (before the thread: GetReJITParameters may come at once) */
     rc = agent_thread_start(&r->thread, NULL, rejit_main, r);
     if (rc != 0)
         return -1;                   /* (r stays: the callbacks may look at it) */
@@ -292,7 +289,7 @@ int rejit_start(profiler *p)
 
 void rejit_stop(profiler *p)
 {
-    struct rejit *r = p->rejit.r;
+    struct rejit *r = p->rejit->r;
     ModuleID *mods;
     mdMethodDef *toks;
     size_t n = 0;
@@ -333,7 +330,7 @@ void rejit_stop(profiler *p)
 
 void rejit_module_loaded(profiler *p, ModuleID module)
 {
-    struct rejit *r = p->rejit.r;
+    struct rejit *r = p->rejit->r;
 
     if (!r || atomic_load(&r->stop))
         return;
@@ -457,7 +454,7 @@ done:
 
 HRESULT rejit_parameters(profiler *p, ModuleID module, mdMethodDef method, ICorProfilerFunctionControl *ctl)
 {
-    struct rejit *r = p->rejit.r;
+    struct rejit *r = p->rejit->r;
     rj_entry *e;
     tr_method *m = NULL;
     char why[256] = "", name[1024] = "";
@@ -485,7 +482,7 @@ HRESULT rejit_parameters(profiler *p, ModuleID module, mdMethodDef method, ICorP
 
 void rejit_error(profiler *p, ModuleID module, mdMethodDef method, HRESULT hr)
 {
-    struct rejit *r = p->rejit.r;
+    struct rejit *r = p->rejit->r;
     char name[1024];
 
     if (!r)
@@ -493,3 +490,49 @@ void rejit_error(profiler *p, ModuleID module, mdMethodDef method, HRESULT hr)
     names_method_def(p->names, module, method, name, sizeof(name));
     profiler_note(p, "--trace: the runtime could not recompile %s (HRESULT 0x%08x)", name, (unsigned)hr);
 }
+
+/* ---- the service ---- */
+
+static void rejit_event_mask(const cp_config *cfg, int attach, DWORD *low, DWORD *high)
+{
+    if (cfg->trace[0] && attach)         /* --trace after an attach: IL probes by ReJIT */
+        *low |= REJIT_EVENT_MASK;
+}
+
+/* A new session starts without a rewriter (the last one's probes stay). */
+static void rejit_reset(profiler *p)
+{
+    p->rejit->r = NULL;
+}
+
+/* The new IL of a method asked for. */
+static HRESULT cb_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method,
+                                     ICorProfilerFunctionControl *control)
+{
+    return rejit_parameters(profiler_from(This), module, method, control);
+}
+
+static HRESULT cb_ReJITError(ICorProfilerCallback11 *This, ModuleID module, mdMethodDef method, FunctionID fid,
+                             HRESULT hr)
+{
+    rejit_error(profiler_from(This), module, method, hr);
+    return S_OK;
+}
+
+static void rejit_callbacks(ICorProfilerCallbackVtbl *v)
+{
+    v->GetReJITParameters = cb_GetReJITParameters;
+    v->ReJITError = cb_ReJITError;
+}
+
+const agent_service rejit_service = {
+    .name = "rejit",
+    .state_size = sizeof(rejit_state),
+    .event_mask = rejit_event_mask,
+    .callbacks = rejit_callbacks,
+    .when = AFTER_CATCHUP, .start = rejit_start, .stop = rejit_stop,
+    .failed_note = "--trace: the IL rewriting thread could not start: nothing is traced",
+    .stop_before_detach = 1,
+    .reset = rejit_reset,
+    .module_loaded = rejit_module_loaded,
+};

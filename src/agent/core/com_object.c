@@ -1,11 +1,14 @@
-/* profiler.c - the profiler instance as a COM object: creation, IUnknown
+/* com_object.c - the profiler instance as a COM object: creation, IUnknown
  * (QueryInterface answers IUnknown and ICorProfilerCallback..Callback11 with
  * the same object), reference counting, teardown (through the session), and
- * the vtable that puts our callback methods over the do-nothing defaults.
+ * the vtable: the do-nothing defaults, then the core's own callbacks (the
+ * session's lifecycle), then the slots each service sets (service.h).
  * Calls the callbacks (through the vtable) and the session; its creator
  * (manager.c) only through the on_free hook. */
+#include "agent/core/com_object.h"
 #include "agent/core/callbacks.h"
 #include "agent/core/profiler.h"
+#include "agent/core/service.h"
 #include "agent/core/session.h"
 
 #include <stdlib.h>
@@ -47,8 +50,8 @@ static void profiler_destroy(profiler *p)
     if (p->on_free)
         p->on_free(p);
     session_close(p, SESSION_DESTROY);
+    services_destroy(p);
     pthread_mutex_destroy(&p->threads_lock);
-    pthread_mutex_destroy(&p->sampler.signal_lock);
     free(p);
 }
 
@@ -77,49 +80,8 @@ static void build_vtable(void)
     v->InitializeForAttach = cb_InitializeForAttach;
     v->ProfilerAttachComplete = cb_ProfilerAttachComplete;
     v->ProfilerDetachSucceeded = cb_ProfilerDetachSucceeded;
-    v->AppDomainCreationFinished = cb_AppDomainCreationFinished;
-    v->AppDomainShutdownStarted = cb_AppDomainShutdownStarted;
-    v->AssemblyLoadFinished = cb_AssemblyLoadFinished;
-    v->AssemblyUnloadStarted = cb_AssemblyUnloadStarted;
-    v->ModuleLoadFinished = cb_ModuleLoadFinished;
-    v->ModuleUnloadStarted = cb_ModuleUnloadStarted;
-    v->ClassLoadFinished = cb_ClassLoadFinished;
-    v->ClassUnloadStarted = cb_ClassUnloadStarted;
-    v->JITCompilationStarted = cb_JITCompilationStarted;
-    v->JITCompilationFinished = cb_JITCompilationFinished;
-    v->JITCachedFunctionSearchStarted = cb_JITCachedFunctionSearchStarted;
-    v->JITCachedFunctionSearchFinished = cb_JITCachedFunctionSearchFinished;
-    v->ThreadCreated = cb_ThreadCreated;
-    v->ThreadDestroyed = cb_ThreadDestroyed;
-    v->ThreadAssignedToOSThread = cb_ThreadAssignedToOSThread;
-    v->ThreadNameChanged = cb_ThreadNameChanged;
-    v->GarbageCollectionStarted = cb_GarbageCollectionStarted;
-    v->GarbageCollectionFinished = cb_GarbageCollectionFinished;
-    v->EventPipeEventDelivered = cb_EventPipeEventDelivered;
-    v->ObjectAllocated = cb_ObjectAllocated;
-    v->ObjectReferences = cb_ObjectReferences;
-    v->RootReferences2 = cb_RootReferences2;
-    v->ConditionalWeakTableElementReferences = cb_ConditionalWeakTableElementReferences;
-    v->MovedReferences2 = cb_MovedReferences2;
-    v->SurvivingReferences2 = cb_SurvivingReferences2;
-    v->RuntimeSuspendStarted = cb_RuntimeSuspendStarted;
-    v->RuntimeSuspendAborted = cb_RuntimeSuspendAborted;
-    v->RuntimeResumeFinished = cb_RuntimeResumeFinished;
-    v->ExceptionThrown = cb_ExceptionThrown;
     v->LoadAsNotificationOnly = cb_LoadAsNotificationOnly;
-    v->ExceptionCatcherEnter = cb_ExceptionCatcherEnter;
-    v->ExceptionUnwindFunctionEnter = cb_ExceptionUnwindFunctionEnter;
-    v->JITInlining = cb_JITInlining;
-    v->GetReJITParameters = cb_GetReJITParameters;
-    v->ReJITError = cb_ReJITError;
-    v->ExceptionUnwindFunctionLeave = cb_ExceptionUnwindFunctionLeave;
-    v->ExceptionSearchFunctionEnter = cb_ExceptionSearchFunctionEnter;
-    v->ExceptionSearchFilterEnter = cb_ExceptionSearchFilterEnter;
-    v->ExceptionSearchFilterLeave = cb_ExceptionSearchFilterLeave;
-    v->ExceptionSearchCatcherFound = cb_ExceptionSearchCatcherFound;
-    v->ExceptionUnwindFinallyEnter = cb_ExceptionUnwindFinallyEnter;
-    v->ExceptionUnwindFinallyLeave = cb_ExceptionUnwindFinallyLeave;
-    v->ExceptionCatcherLeave = cb_ExceptionCatcherLeave;
+    services_callbacks(v);
 }
 
 const ICorProfilerCallbackVtbl *profiler_vtable(void)
@@ -137,7 +99,10 @@ profiler *profiler_create(void (*on_free)(profiler *p))
     atomic_init(&p->refcount, 1);
     atomic_init(&p->recording, 0);
     p->on_free = on_free;
+    if (services_create(p) < 0) {
+        free(p);
+        return NULL;
+    }
     pthread_mutex_init(&p->threads_lock, NULL);
-    pthread_mutex_init(&p->sampler.signal_lock, NULL);
     return p;
 }
