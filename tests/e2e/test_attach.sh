@@ -527,10 +527,11 @@ while time.time() < deadline:
             s.connect(path)
         except OSError:
             continue
-        s.sendall(b"hello %d\n" % os.getpid())
         s.settimeout(20)
         fds = array.array("i")
         try:
+            # (the command may refuse it before the hello is sent: EPIPE)
+            s.sendall(b"hello %d\n" % os.getpid())
             msg, anc, _, _ = s.recvmsg(64, socket.CMSG_SPACE(4 * fds.itemsize))
         except OSError:
             msg, anc = b"", []
