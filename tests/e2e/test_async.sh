@@ -49,9 +49,19 @@ test_async_methods_by_name() {
     assert_eq 0 "$(lines "$f" '\+<(BurnAsync|BurnPooledAsync|RunAsync)>d__[0-9]+\.MoveNext')" "async methods' MoveNext"
     assert_eq 0 "$(lines "$f" ';ClrProbe\.Sample\.AsyncTargets\.BurnAsync;ClrProbe\.Sample\.AsyncTargets\.BurnAsync \[async\]')" \
         "kick-off method left above its async method"
-    # a plain iterator is no async method: its MoveNext stays
-    assert_ge 1 "$(lines "$f" ';ClrProbe\.Sample\.AsyncTargets\+<BurnIterator>d__[0-9]+\.MoveNext')" "the plain iterator's MoveNext"
-    assert_eq 0 "$(lines "$f" 'BurnIterator \[async\]')" "the plain iterator shown as async"
+    # a plain iterator is no async method: its MoveNext stays.  Only a sample
+    # in its prolog (before it pushes its frame pointer) loses its caller,
+    # RunAsync's MoveNext (docs/sampling.md, what the signal engine cannot
+    # see), so that it follows ExecutionContext.RunInternal directly as a
+    # resumed state machine would: as the leaf, in at most 10% of its samples
+    local it=';ClrProbe\.Sample\.AsyncTargets\+<BurnIterator>d__[0-9]+\.MoveNext' total prolog
+    assert_ge 1 "$(lines "$f" "$it")" "the plain iterator's MoveNext"
+    assert_eq 0 "$(grep -E 'BurnIterator \[async\]' "$f" | grep -cvE "BurnIterator \[async\]$it [0-9]+\$")" \
+        "the plain iterator shown as async above another frame"
+    total=$(grep -E "$it" "$f" | awk '{n += $NF} END {print n + 0}')
+    prolog=$(grep -E "BurnIterator \[async\]$it [0-9]+\$" "$f" | awk '{n += $NF} END {print n + 0}')
+    echo "the iterator's samples: $total, $prolog of them as a resumed state machine (in its prolog)"
+    assert_ge "$prolog" $(((total + 9) / 10)) "at most 10% of the iterator's samples as a resumed state machine"
 
     # BurnAsync burns 60 of the 105 ms of a round (57%): the samples whose
     # innermost async frame it is (its continuation runs RunAsync on, which is
