@@ -34,6 +34,8 @@ internal static class Program
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
           pool [SECONDS]    attach target: 4 thread-pool work items burn CPU for SECONDS (default 5)
+          bursty [SECONDS]  4 async flows wake from 1-3 ms delays and burn 0.2 + 0.1 ms (2:1 in two
+                            functions) between the kernel's ticks, for SECONDS (default 3)
           mute [SECONDS]    a fake diagnostics socket that accepts and never answers (run with
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
           async [SECONDS]   CPU burnt in async methods (AsyncTargets.BurnAsync about half of it), a
@@ -137,6 +139,9 @@ internal static class Program
             case "shares":
                 return OptionalSeconds(scenario, rest, out double shareSeconds) ??
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
+            case "bursty":
+                return OptionalSeconds(scenario, rest, out double burstySeconds) ??
+                       BurstyScenario.Run(rest.Length == 0 ? BurstyScenario.DefaultSeconds : burstySeconds);
             case "pool":
                 return OptionalSeconds(scenario, rest, out double poolSeconds) ??
                        PoolScenario.Run(rest.Length == 0 ? PoolScenario.DefaultSeconds : poolSeconds);

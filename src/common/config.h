@@ -58,7 +58,11 @@ enum cp_collect {
 enum cp_sampler {
     CP_SAMPLER_SIGNAL = 0,       /* per-thread CPU timers and a signal handler: native and managed frames */
     CP_SAMPLER_SUSPEND = 1,      /* SuspendRuntime + DoStackSnapshot of every managed thread */
+    CP_SAMPLER_PERF = 2,         /* the signal engine, each thread's signals sent by a perf event on its
+                                    task clock instead of a CPU timer (exact between scheduler ticks) */
 };
+/* Does the engine sample with signals (the signal engine, by either clock)? */
+#define CP_SAMPLER_BY_SIGNAL(s) ((s) == CP_SAMPLER_SIGNAL || (s) == CP_SAMPLER_PERF)
 #define CP_SAMPLER_DEFAULT CP_SAMPLER_SIGNAL
 
 #define CP_RATE_DEFAULT 100          /* samples per second */

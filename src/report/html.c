@@ -393,11 +393,13 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
     json_string(out, title ? title : "clrprobe profile");
     fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%zu,\"total_samples\":%" PRIu64
             ",\n\"ticks\":%" PRIu64 ",\"suspend_ns\":%" PRIu64 ",\"max_suspend_ns\":%" PRIu64
-            ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"engine\":\"%s\",\"rate_unit\":\"%s\""
+            ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"engine\":\"%s\",\"clock\":\"%s\",\"rate_unit\":\"%s\""
             ",\"truncated\":%" PRIu64 ",\"waiting\":%" PRIu64 ",\n",
             vi->name, p->period_ns, p->nsamples, p->total_samples, p->ticks,
             p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed,
-            p->engine == SAMPLER_ENGINE_SIGNAL ? "signal" : "suspend", rp_profile_rate_unit(p), p->truncated,
+            p->engine == SAMPLER_ENGINE_SIGNAL ? "signal" : "suspend",
+            p->engine == SAMPLER_ENGINE_SIGNAL && p->clock == SAMPLER_CLOCK_PERF ? "perf" : "timer",
+            rp_profile_rate_unit(p), p->truncated,
             p->waiting);
     fprintf(out, "\"duration_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 ",\"cpu_unshown_ns\":%" PRIu64
             ",\"total_ns\":%" PRIu64 ",\"rate_hz\":%.3f,\"rate_low\":%s,\n", p->duration_ns, p->cpu_ns,

@@ -541,6 +541,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                 json_u64(&o, "period_ns", e->sampler_tick.period_ns);
             if (e->sampler_tick.engine == SAMPLER_ENGINE_SIGNAL) {
                 json_str(&o, "engine", "signal");
+                json_str(&o, "clock", e->sampler_tick.clock == SAMPLER_CLOCK_PERF ? "perf" : "timer");
                 json_u64(&o, "interval_ns", e->sampler_tick.interval_ns);
                 json_u64(&o, "signals", e->sampler_tick.signals);
                 json_u64(&o, "periods", e->sampler_tick.periods);

@@ -302,6 +302,9 @@ const char *rp_profile_rate_low_reason(const rp_profile *p)
 {
     if (p->engine != SAMPLER_ENGINE_SIGNAL)
         return "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU";
+    if (p->clock == SAMPLER_CLOCK_PERF)
+        return "samples were lost, or threads were sampled by CPU timers where perf events were refused (see the "
+               "notes; each sample holds the thread's CPU since the previous one: the CPU totals stay exact)";
     if (rp_profile_asked_hz(p) > 200)
         return "the kernel checks CPU timers once per scheduler tick, so a thread gets at most HZ samples a second "
                "(250 or 1000, by the kernel's build), each holding the CPU since the previous one: the CPU totals "
@@ -839,6 +842,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             if (k->period_ns)
                 p->period_ns = k->period_ns;
             p->engine = (unsigned)k->engine;
+            if (k->engine == SAMPLER_ENGINE_SIGNAL && k->clock == SAMPLER_CLOCK_PERF)
+                p->clock = SAMPLER_CLOCK_PERF;
             if (k->engine == SAMPLER_ENGINE_SIGNAL) {
                 if (p->ticks == 1)
                     first_tick = e->t - k->interval_ns;      /* (its first tick covers the time before it) */

@@ -105,6 +105,8 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             out->truncated += parts[i].truncated;
             if (parts[i].engine == SAMPLER_ENGINE_SIGNAL)
                 out->engine = SAMPLER_ENGINE_SIGNAL;
+            if (parts[i].clock == SAMPLER_CLOCK_PERF)
+                out->clock = SAMPLER_CLOCK_PERF;
         }
         if (out->engine == SAMPLER_ENGINE_SIGNAL)
             out->rate_hz = out->thread_cpu_ns ? (double)out->cpu_signals * 1e9 / (double)out->thread_cpu_ns : 0;

@@ -224,9 +224,11 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
     if (rp_format_process_cpu(p, process, sizeof(process)))
         fprintf(out, "%s%s\n", indent, process);
     if (p->ticks && p->engine == SAMPLER_ENGINE_SIGNAL)
-        fprintf(out, "%srate: %.1f samples per CPU-second achieved of %.1f asked (one every %.1f ms of a thread's CPU "
-                "time asked, each holding the CPU since the thread's previous one; they hold %.2f s of the %.2f s the "
-                "sampled threads used)%s%s\n", indent, p->rate_hz, rp_profile_asked_hz(p), (double)p->period_ns / 1e6,
+        fprintf(out, "%srate: %.1f samples per CPU-second achieved of %.1f asked (%s; one every %.1f ms of a thread's "
+                "CPU time asked, each holding the CPU since the thread's previous one; they hold %.2f s of the %.2f s "
+                "the sampled threads used)%s%s\n", indent, p->rate_hz, rp_profile_asked_hz(p),
+                p->clock == SAMPLER_CLOCK_PERF ? "perf events on each thread's task clock" : "a CPU timer per thread",
+                (double)p->period_ns / 1e6,
                 (double)p->periods * (double)p->period_ns / 1e9, (double)p->thread_cpu_ns / 1e9,
                 rp_profile_rate_low(p) ? "; below 80% of the rate asked: " : "",
                 rp_profile_rate_low(p) ? rp_profile_rate_low_reason(p) : "");

@@ -66,6 +66,9 @@
 /* sampler_tick.engine */
 #define SAMPLER_ENGINE_SUSPEND 0u
 #define SAMPLER_ENGINE_SIGNAL 1u
+/* What sends the signal engine's CPU samples (sampler_tick.clock). */
+#define SAMPLER_CLOCK_TIMER 0u       /* a CPU-clock timer per thread (checked at the scheduler tick) */
+#define SAMPLER_CLOCK_PERF 1u        /* a perf event per thread on its task clock (exact) */
 
 /* alloc_sample.method: how the allocation was recorded (docs/trace-format.md,
  * "Allocations"). */

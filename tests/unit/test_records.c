@@ -283,7 +283,13 @@ TEST(records_optional_field_reads_as_zero)
     v.sampler_tick = (rec_sampler_tick){ .suspend_ns = 5000, .sampler_cpu_ns = 7000, .threads = 2, .failed = 1,
                                          .period_ns = 4000000 };
     len = encode(buf, sizeof(buf), TK_SAMPLER_TICK, &v);
-    CHECK_EQ(len, 104);                             /* (period_ns and the signal engine's seven fields) */
+    CHECK_EQ(len, 112);                             /* (period_ns, the signal engine's seven fields, its clock) */
+    v.sampler_tick.clock = SAMPLER_CLOCK_PERF;
+    len = encode(buf, sizeof(buf), TK_SAMPLER_TICK, &v);
+    CHECK_EQ(decode(buf, len, &d, &p), 0);
+    CHECK_EQ(d.sampler_tick.clock, SAMPLER_CLOCK_PERF);
+    CHECK_EQ(decode(buf, len - 8, &d, &p), 0);      /* as the agent before the perf clock wrote it: 104 */
+    CHECK_EQ(d.sampler_tick.clock, SAMPLER_CLOCK_TIMER);
     len = 48;                                       /* as the agent before the signal engine wrote it */
     CHECK_EQ(decode(buf, len - 8, &d, &p), 0);      /* as an earlier agent wrote it: length 40 */
     CHECK_EQ(d.sampler_tick.suspend_ns, 5000);

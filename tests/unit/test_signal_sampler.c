@@ -133,8 +133,12 @@ TEST(sig_config_sampler_and_wall)
     }
     CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=suspend", &cfg, err, sizeof(err)));
     CHECK_EQ(CP_SAMPLER_SUSPEND, cfg.sampler);
-    CHECK_EQ(-1, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=perf", &cfg, err, sizeof(err)));
-    CHECK(strstr(err, "not signal or suspend") != NULL);
+    CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=perf", &cfg, err, sizeof(err)));
+    CHECK_EQ(CP_SAMPLER_PERF, cfg.sampler);
+    CHECK(CP_SAMPLER_BY_SIGNAL(cfg.sampler));
+    CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0 && strstr(text, "sampler=perf") != NULL);
+    CHECK_EQ(-1, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=timer", &cfg, err, sizeof(err)));
+    CHECK(strstr(err, "not signal, perf or suspend") != NULL);
     CHECK_EQ(-1, cp_config_parse("v=1;sampler=signal;sampler=signal", &cfg, err, sizeof(err)));
 }
 

@@ -536,7 +536,7 @@ int sampler_start(profiler *p)
 
     if (!(p->cfg.collect & CP_COLLECT_CPU))
         return 0;
-    if (p->cfg.sampler == CP_SAMPLER_SIGNAL) {
+    if (CP_SAMPLER_BY_SIGNAL(p->cfg.sampler)) {
         int engine = sigsampler_start(p);
         if (engine <= 0)
             return engine;              /* (1: it cannot run here, and said why: the suspend engine instead) */
@@ -612,7 +612,7 @@ static void sampler_event_mask(const cp_config *cfg, int attach, DWORD *low, DWO
     /* the signal engine: managed threads as they start (their ThreadIDs,
      * and their stacks known at once), and ExceptionThrown, where it
      * unblocks SIGPROF after the runtime's SIGSEGV handler (sig_engine.h) */
-    if (cfg->sampler == CP_SAMPLER_SIGNAL)
+    if (CP_SAMPLER_BY_SIGNAL(cfg->sampler))
         *low |= COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_EXCEPTIONS;
 }
 

@@ -12,6 +12,8 @@
 #include "common/clock.h"
 #include "unwind/stack_walk.h"
 
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -35,6 +37,12 @@ static int g_segv_masked;
  * still leave that handler with it blocked, after the uninstall too, so
  * ExceptionThrown goes on unblocking it while the library is loaded */
 static atomic_int g_unblock;
+static atomic_int g_perf_used;              /* a perf event was ever set to send us SIGPROF */
+
+void sig_engine_perf_used(void)
+{
+    atomic_store(&g_perf_used, 1);
+}
 
 uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s)
 {
@@ -120,7 +128,28 @@ static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
     syscall(SYS_timer_settime, (int)s->timer, 0, &its, NULL);
 }
 
-static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *uc)
+/* The perf clock: the next period drawn as the timer's is, and the event
+ * enabled again for one more overflow.  The task clock counts only while
+ * the event is scheduled in with the thread, a little less than the
+ * thread's CPU clock (each wake-up's switch: a tenth of the CPU of a thread
+ * that wakes every millisecond or two, in a VM): that shortfall of the last
+ * period (late) is taken off the next, as the timer's lateness is, so the
+ * samples come at the rate asked per second of the thread's CPU. */
+static void perf_rearm(const sig_engine *e, sig_slot *s, uint64_t late)
+{
+    uint64_t x = s->random ? s->random : 0x9e3779b97f4a7c15ull, next;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s->random = x;
+    next = e->period_ns / 2 + x % (e->period_ns ? e->period_ns : 1);
+    next = next > late + e->period_ns / 8 ? next - late : e->period_ns / 8;
+    s->armed = next;
+    ioctl(s->perf_fd, PERF_EVENT_IOC_PERIOD, &next);
+    ioctl(s->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+}
+
+static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, int perf, ucontext_t *uc)
 {
     uint64_t t0 = now_ns(), cpu0 = cp_own_cpu_ns(), cpu = 0;
     code_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
@@ -135,7 +164,11 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *u
     if (kind == SIG_SAMPLE_CPU) {
         uint64_t now = cpu0, since = now > s->cpu_at ? now - s->cpu_at : 0;
         /* (the first sample's reference is the arming, read by another thread: not the same instant) */
-        rearm(e, s, s->armed && since > s->armed && since - s->armed < e->period_ns ? since - s->armed : 0);
+        uint64_t late = s->armed && since > s->armed && since - s->armed < e->period_ns ? since - s->armed : 0;
+        if (perf)
+            perf_rearm(e, s, late);
+        else
+            rearm(e, s, late);
         if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
             atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
             return;                      /* (its CPU goes to the thread's next sample) */
@@ -177,13 +210,22 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, ucontext_t *u
 static int is_handler(const struct sigaction *sa);
 static void on_signal(int sig, siginfo_t *si, void *ucv);
 
-/* Is this SIGPROF one of ours: a thread's CPU timer, or a wall-clock
- * sample queued by our collector (this process, with a slot's cookie)?
- * One of a slot freed since, or after the engine stopped, is still ours,
- * and is dropped. */
+/* A perf event's signal (F_SETSIG: the code says why, si_fd which event). */
+static int is_perf(const siginfo_t *si)
+{
+    return si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
+}
+
+/* Is this SIGPROF one of ours: a thread's CPU timer, a thread's perf event
+ * (once the perf clock was used), or a wall-clock sample queued by our
+ * collector (this process, with a slot's cookie)?  One of a slot freed
+ * since, or after the engine stopped, is still ours, and is dropped. */
 static int is_ours(const sig_engine *e, const siginfo_t *si)
 {
     uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+
+    if (is_perf(si))
+        return atomic_load(&g_perf_used);
 
     if (v >> 48 != COOKIE_MAGIC)
         return 0;
@@ -234,13 +276,17 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     e = atomic_load(&g_engine);
     ours = si && is_ours(e, si);
     if (e && ours) {
-        uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
-        unsigned kind = si->si_code == SI_TIMER ? SIG_SAMPLE_CPU : SIG_SAMPLE_WALL;
-        if (((v >> 32) & 0xffff) < e->nslots) {
+        int perf = is_perf(si);
+        uint64_t v = perf ? (si->si_fd >= 0 && (uint32_t)si->si_fd < e->perf_nfds && e->perf_cookie
+                                 ? atomic_load(&e->perf_cookie[si->si_fd]) : 0)
+                          : (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+        unsigned kind = si->si_code == SI_QUEUE ? SIG_SAMPLE_WALL : SIG_SAMPLE_CPU;
+        if (v >> 48 == COOKIE_MAGIC && ((v >> 32) & 0xffff) < e->nslots) {
             sig_slot *s = &e->slots[(v >> 32) & 0xffff];
+            /* (a perf event is the thread's own: checked as the wall samples are) */
             if (atomic_load(&s->state) == SLOT_ACTIVE && atomic_load(&s->gen) == (uint32_t)v &&
-                (kind == SIG_SAMPLE_CPU || (uint32_t)syscall(SYS_gettid) == s->tid))
-                take_sample(e, s, kind, ucv);
+                ((kind == SIG_SAMPLE_CPU && !perf) || (uint32_t)syscall(SYS_gettid) == s->tid))
+                take_sample(e, s, kind, perf, ucv);
         }
     }
     atomic_fetch_sub(&g_in_handler, 1);

@@ -65,9 +65,12 @@ typedef struct sig_slot {
     uint64_t cpu_at;              /* the thread's CPU time at its previous CPU sample (or when armed) */
     uint64_t armed;               /* the timer's last it_value: a sample later than that was late by the rest */
     uint64_t random;              /* xorshift state: each next period drawn in [period/2, 3 period/2) */
-    /* the collector's (the handler reads timer) */
+    /* the collector's (the handler reads timer, perf_fd) */
     long timer;                   /* the kernel's timer id */
     int has_timer;
+    int timer_watch_only;         /* (perf clock) the timer never fires: it only tells the thread ended */
+    int perf_fd;                  /* the perf event on its task clock that signals it (has_perf) */
+    int has_perf;
     uint64_t retired_at;          /* when it was retired (reused a while after) */
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
     uint64_t sampled_last;        /* sampled_ns at the last tick */
@@ -85,10 +88,22 @@ typedef struct sig_engine {
     _Atomic(code_map *) map;      /* what the handler walks with (a snapshot: code_map.h) */
     const uint64_t *unloads;      /* the runtime's unload count (catchup.h: read atomically), or NULL */
     _Atomic int in_handler;       /* handlers running now */
+    /* The perf clock (sampler=perf): each thread's signals come from a perf
+     * event on its task clock (sig_threads.c), which names itself only by
+     * its descriptor (si_fd): perf_cookie[fd] is the slot's cookie, 0 when
+     * the descriptor is none of ours (fds at or past perf_nfds are not used). */
+    int perf;
+    _Atomic uint64_t *perf_cookie;
+    uint32_t perf_nfds;
 } sig_engine;
 
 /* The value a slot's signals carry (sigev_value / si_value). */
 uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s);
+
+/* The perf clock's signals were asked for once in this process (sig_threads.c,
+ * before its first event is armed): from then on a SIGPROF with a POLL_* code
+ * is ours (one of a retired event is dropped, never handed to the program). */
+void sig_engine_perf_used(void);
 
 /* Installs the handler for e (process-wide), after checking that nobody
  * else handles SIGPROF, and adds SIGPROF to the runtime's SIGSEGV handler's

@@ -19,11 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#define PERF_FD_TABLE_MAX 65536u          /* descriptors past this are not used for perf events */
+#define PERF_FD_HEADROOM 256u              /* descriptors left free below the limit, for the program */
+#define WATCH_ONLY_S (365 * 24 * 3600)     /* the perf clock's timer: never fires, only tells a thread ended */
 #define RECYCLE_AFTER_NS 200000000ull    /* a retired slot is reused this long after (no handler is that slow) */
 #define GROWABLE_STACK_MAX (64ull << 20) /* the main thread's stack: read at most this far below its top */
 
@@ -36,6 +41,16 @@ int sig_threads_init(sig_threads *t, sig_engine *e, uint64_t period_ns, int cpu_
     idmap_init(&t->by_tid);
     if (!(t->reusable = calloc(e->nslots, sizeof(*t->reusable))))
         return -1;
+    if (e->perf) {
+        struct rlimit rl;
+        t->fd_limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (uint64_t)rl.rlim_cur : 1024;
+        e->perf_nfds = t->fd_limit < PERF_FD_TABLE_MAX ? (uint32_t)t->fd_limit : PERF_FD_TABLE_MAX;
+        if (!(e->perf_cookie = calloc(e->perf_nfds, sizeof(*e->perf_cookie)))) {
+            free(t->reusable);
+            return -1;
+        }
+        sig_engine_perf_used();
+    }
     if (pthread_mutex_init(&t->lock, NULL) != 0) {
         free(t->reusable);
         return -1;
@@ -43,8 +58,15 @@ int sig_threads_init(sig_threads *t, sig_engine *e, uint64_t period_ns, int cpu_
     return 0;
 }
 
+static void perf_close(sig_slot *s);
+
 void sig_threads_free(sig_threads *t)
 {
+    for (uint32_t i = 0; i < t->used; i++)
+        perf_close(&t->eng->slots[i]);
+    free(t->eng->perf_cookie);
+    t->eng->perf_cookie = NULL;
+    t->eng->perf_nfds = 0;
     pthread_mutex_destroy(&t->lock);
     idmap_free(&t->by_tid);
     free(t->reusable);
@@ -74,6 +96,10 @@ static int timer_arm(sig_threads *t, sig_slot *s)
     its.it_interval.tv_sec = (time_t)(t->period_ns / 1000000000u);
     its.it_interval.tv_nsec = (long)(t->period_ns % 1000000000u);
     its.it_value = its.it_interval;
+    if (s->timer_watch_only) {
+        its.it_interval.tv_sec = its.it_value.tv_sec = WATCH_ONLY_S;
+        its.it_interval.tv_nsec = its.it_value.tv_nsec = 0;
+    }
     if (syscall(SYS_timer_settime, id, 0, &its, NULL) != 0) {
         t->timer_failures++;
         t->timer_errno = errno;
@@ -83,6 +109,117 @@ static int timer_arm(sig_threads *t, sig_slot *s)
     s->timer = id;
     s->has_timer = 1;
     return 0;
+}
+
+static void timer_disarm(sig_slot *s);
+
+/* ---- the perf clock ----
+ *
+ * A software perf event on the thread's task clock (PERF_COUNT_SW_TASK_CLOCK,
+ * pid = the thread): a high-resolution timer that runs only while the
+ * thread runs and keeps what is left of its period across switches, so a
+ * thread that runs between scheduler ticks is sampled as often as one that
+ * runs through them.  Its overflow sends the thread SIGPROF (O_ASYNC,
+ * F_SETSIG, F_SETOWN_EX to that thread) and disables it; the handler draws
+ * the next period and enables it for one more (sig_engine.c).  The
+ * descriptor is close-on-exec, never one of the standard three, and kept
+ * PERF_FD_HEADROOM below the limit; a thread whose event cannot be had
+ * keeps a CPU timer instead (perf_failures, said in the trace).  The
+ * thread's CPU timer still exists, armed a year ahead: the kernel disarms
+ * it when the thread ends, which is how an ended thread is told from a new
+ * one given its id (thread_ended). */
+
+static int perf_open(sig_threads *t, sig_slot *s)
+{
+    struct perf_event_attr a;
+    struct f_owner_ex owner = { F_OWNER_TID, (pid_t)s->tid };
+    int fd;
+
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = t->period_ns / 2 + s->random % (t->period_ns ? t->period_ns : 1);
+    s->armed = a.sample_period;
+    a.disabled = 1;
+    a.wakeup_events = 1;
+    a.exclude_hv = 1;
+    fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)s->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        a.exclude_kernel = 1;          /* (perf_event_paranoid 2 without CAP_PERFMON: user time only) */
+        fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)s->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0) {
+        if (errno != ESRCH)             /* (not a thread that ended meanwhile) */
+            t->perf_errno = errno;
+        return -1;
+    }
+    if (fd <= 2) {                      /* the program closed a standard descriptor: not ours to take */
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        if ((fd = high) < 0) {
+            t->perf_errno = errno;
+            return -1;
+        }
+    }
+    if ((uint64_t)fd + PERF_FD_HEADROOM >= t->fd_limit || (uint32_t)fd >= t->eng->perf_nfds) {
+        close(fd);
+        t->perf_errno = 0;              /* (near the limit) */
+        return -1;
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) < 0 || fcntl(fd, F_SETSIG, SIG_SAMPLER_SIGNAL) < 0 ||
+        fcntl(fd, F_SETOWN_EX, &owner) < 0) {
+        t->perf_errno = errno;
+        close(fd);
+        return -1;
+    }
+    s->perf_fd = fd;
+    s->has_perf = 1;
+    atomic_store(&t->eng->perf_cookie[fd], sig_slot_cookie(t->eng, s));
+    if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) < 0) {
+        t->perf_errno = errno;
+        atomic_store(&t->eng->perf_cookie[fd], 0);
+        close(fd);
+        s->has_perf = 0;
+        return -1;
+    }
+    t->perf_threads++;
+    return 0;
+}
+
+/* No more signals from the slot's event (its descriptor stays open until
+ * the slot is free: a handler may still be about to enable it, sig_engine.c). */
+static void perf_disable(sig_threads *t, sig_slot *s)
+{
+    if (!s->has_perf)
+        return;
+    atomic_store(&t->eng->perf_cookie[s->perf_fd], 0);
+    ioctl(s->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static void perf_close(sig_slot *s)
+{
+    if (s->has_perf)
+        close(s->perf_fd);
+    s->has_perf = 0;
+}
+
+/* The slot's clock: its CPU timer, or its perf event with a timer that only
+ * watches (the CPU timer alone when the event cannot be had). */
+static int clock_arm(sig_threads *t, sig_slot *s)
+{
+    s->timer_watch_only = 0;
+    if (t->eng->perf) {
+        s->timer_watch_only = 1;
+        if (timer_arm(t, s) < 0)
+            return -1;
+        if (perf_open(t, s) == 0)
+            return 0;
+        t->perf_failures++;
+        timer_disarm(s);
+        s->timer_watch_only = 0;
+    }
+    return timer_arm(t, s);
 }
 
 static void timer_disarm(sig_slot *s)
@@ -227,6 +364,7 @@ static sig_slot *slot_for(sig_threads *t, uint32_t tid)
 
 static void retire(sig_threads *t, sig_slot *s, uint64_t now)
 {
+    perf_disable(t, s);
     timer_disarm(s);
     atomic_store(&s->state, SLOT_RETIRED);
     atomic_fetch_add(&s->gen, 1);               /* signals still on their way are ignored */
@@ -289,6 +427,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     atomic_store(&s->seen_sp, 0);
     atomic_store(&s->seen_self, 0);
     s->has_timer = 0;
+    perf_close(s);                                /* (closed when it was freed; never open here) */
     s->named = 0;
     s->cpu_last = cp_thread_cpu_of(tid);
     s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
@@ -301,7 +440,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     else
         atomic_store(&s->seen_sp, blocked_sp(tid));     /* (the collector finds its stack) */
     atomic_store(&s->state, SLOT_ACTIVE);
-    if (t->cpu_timers && timer_arm(t, s) < 0) {
+    if (t->cpu_timers && clock_arm(t, s) < 0) {
         atomic_fetch_add(&s->gen, 1);          /* (no timer, so no signal of this generation) */
         atomic_store(&s->state, SLOT_FREE);
         t->reusable[t->nreusable++] = idx;
@@ -405,6 +544,20 @@ void sig_threads_stop_all(sig_threads *t)
             retire(t, s, 0);
     }
     pthread_mutex_unlock(&t->lock);
+    if (!t->eng->perf)
+        return;
+    /* A handler that found its slot active just before may enable its
+     * event once more: once none runs (or after 100 ms), every event is
+     * disabled again, for good. */
+    for (int i = 0; i < 100 && !sig_engine_quiet(); i++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    pthread_mutex_lock(&t->lock);
+    for (uint32_t i = 0; i < t->used; i++)
+        if (t->eng->slots[i].has_perf)
+            ioctl(t->eng->slots[i].perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    pthread_mutex_unlock(&t->lock);
 }
 
 void sig_threads_recycle(sig_threads *t, uint64_t now)
@@ -414,6 +567,7 @@ void sig_threads_recycle(sig_threads *t, uint64_t now)
         sig_slot *s = &t->eng->slots[i];
         if (atomic_load(&s->state) == SLOT_RETIRED && now - s->retired_at > RECYCLE_AFTER_NS &&
             !sig_ring_peek(&s->ring)) {
+            perf_close(s);
             atomic_store(&s->state, SLOT_FREE);
             t->reusable[t->nreusable++] = i;
         }

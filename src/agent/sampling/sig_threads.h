@@ -31,6 +31,10 @@ typedef struct sig_threads {
     /* what could not be done, for the trace's notes (the collector reads them) */
     unsigned timer_failures, table_full, blocked;
     int timer_errno;
+    unsigned perf_failures;      /* threads the perf clock could not sample: their CPU timer does */
+    int perf_errno;              /* (0 with failures: its descriptor would come too near the limit) */
+    unsigned perf_threads;       /* threads sampled by the perf clock, ever */
+    uint64_t fd_limit;           /* the process's descriptor limit (RLIMIT_NOFILE), at init */
 } sig_threads;
 
 int sig_threads_init(sig_threads *t, sig_engine *e, uint64_t period_ns, int cpu_timers);

@@ -70,7 +70,7 @@ struct sigsampler {
     /* this tick's figures */
     uint64_t tick_at, own_cpu_at, signals_at, periods_at, dropped_at, handler_at;
     uint64_t frames[SIG_MAX_FRAMES];
-    int noted_timer, noted_full;     /* their notes were written */
+    int noted_timer, noted_full, noted_perf;   /* their notes were written */
 };
 
 /* ---- the code map ---- */
@@ -261,7 +261,8 @@ static void tick(struct sigsampler *s, uint64_t now)
             .period_ns = s->period_ns, .engine = SAMPLER_ENGINE_SIGNAL,
             .interval_ns = now - s->tick_at, .signals = signals - s->signals_at,
             .periods = s->period_ns ? (periods - s->periods_at + s->period_ns / 2) / s->period_ns : 0, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
-            .wall_period_ns = s->wall ? s->wall_period_ns : 0 });
+            .wall_period_ns = s->wall ? s->wall_period_ns : 0,
+            .clock = s->threads.perf_threads ? SAMPLER_CLOCK_PERF : SAMPLER_CLOCK_TIMER });
         emit_end(&e);
     }
     s->tick_at = now;
@@ -280,6 +281,17 @@ static void notes(struct sigsampler *s)
         s->noted_timer = 1;
         profiler_note(s->p, "signal sampler: a thread's CPU timer could not be created (%s); that thread "
                       "is not sampled", strerror(t->timer_errno));
+    }
+    if (t->perf_failures && !s->noted_perf) {
+        s->noted_perf = 1;
+        if (t->perf_errno)
+            profiler_note(s->p, "signal sampler: a perf event on a thread's task clock was refused (%s); %s "
+                          "sampled by %s CPU timer instead (exact only at the scheduler tick)",
+                          strerror(t->perf_errno), t->perf_threads ? "that thread is" : "every thread is",
+                          t->perf_threads ? "its" : "a");
+        else
+            profiler_note(s->p, "signal sampler: the process is near its descriptor limit (%llu); a thread is "
+                          "sampled by its CPU timer instead of a perf event", (unsigned long long)t->fd_limit);
     }
     if (t->table_full && !s->noted_full) {
         s->noted_full = 1;
@@ -468,6 +480,7 @@ int sigsampler_start(profiler *p)
     s->eng.pid = getpid();
     s->eng.period_ns = s->period_ns;
     s->eng.nslots = SLOTS;
+    s->eng.perf = p->cfg.sampler == CP_SAMPLER_PERF;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
     if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||
         sig_threads_init(&s->threads, &s->eng, s->period_ns, 1) < 0) {
