@@ -104,6 +104,23 @@ static int in_syscall(const code_map *m, const ucontext_t *uc)
     return 0;
 }
 
+/* The slot's next period, for either clock: drawn in [period/2,
+ * 3 period/2) by its xorshift state, less the lateness of the last one (at
+ * least period/8); kept in armed, against which the next sample's lateness
+ * is measured. */
+static uint64_t next_period(const sig_engine *e, sig_slot *s, uint64_t late)
+{
+    uint64_t x = s->random ? s->random : 0x9e3779b97f4a7c15ull, next;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s->random = x;
+    next = e->period_ns / 2 + x % (e->period_ns ? e->period_ns : 1);
+    next = next > late + e->period_ns / 8 ? next - late : e->period_ns / 8;
+    s->armed = next;
+    return next;
+}
+
 /* The thread's timer re-armed for a period drawn in [period/2, 3 period/2),
  * counted from where the ideal schedule put this sample: the kernel sees a
  * CPU timer expire only at its scheduler tick, so a sample comes late by up
@@ -113,18 +130,11 @@ static int in_syscall(const code_map *m, const ucontext_t *uc)
 static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
 {
     struct itimerspec its;
-    uint64_t x = s->random ? s->random : 0x9e3779b97f4a7c15ull, next;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    s->random = x;
-    next = e->period_ns / 2 + x % (e->period_ns ? e->period_ns : 1);
-    next = next > late + e->period_ns / 8 ? next - late : e->period_ns / 8;
+    uint64_t next = next_period(e, s, late);
     its.it_interval.tv_sec = (time_t)(e->period_ns / 1000000000u);
     its.it_interval.tv_nsec = (long)(e->period_ns % 1000000000u);
     its.it_value.tv_sec = (time_t)(next / 1000000000u);
     its.it_value.tv_nsec = (long)(next % 1000000000u);
-    s->armed = next;
     syscall(SYS_timer_settime, (int)s->timer, 0, &its, NULL);
 }
 
@@ -137,14 +147,7 @@ static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
  * samples come at the rate asked per second of the thread's CPU. */
 static void perf_rearm(const sig_engine *e, sig_slot *s, uint64_t late)
 {
-    uint64_t x = s->random ? s->random : 0x9e3779b97f4a7c15ull, next;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    s->random = x;
-    next = e->period_ns / 2 + x % (e->period_ns ? e->period_ns : 1);
-    next = next > late + e->period_ns / 8 ? next - late : e->period_ns / 8;
-    s->armed = next;
+    uint64_t next = next_period(e, s, late);
     ioctl(s->perf_fd, PERF_EVENT_IOC_PERIOD, &next);
     ioctl(s->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
 }
