@@ -56,6 +56,7 @@ internal static class Program
                             SECONDS / 40 ms rounds (default 2 s); the measured waits on stderr
           nre [SECONDS [THREADS]]  THREADS threads (default 4) throw and catch NullReferenceExceptions from a null
                             dereference for SECONDS (default 2)
+          nre until FILE [THREADS]  the same until FILE exists
           hotloop [SECONDS] thread clrprobe-hot: HotTargets.Caller calls HotTargets.Spin, a loop with no call and
                             no safe point (default 2 s)
           io [ROUNDS]       files, sleeps, Process.Start and a loopback TCP echo with a receive timeout, ROUNDS
@@ -166,6 +167,9 @@ internal static class Program
             case "contention":
                 return OptionalSeconds(scenario, rest, out double contentionSeconds) ??
                        ContentionScenario.Run(rest.Length == 0 ? ContentionScenario.DefaultSeconds : contentionSeconds);
+            case "nre" when rest.Length >= 2 && rest[0] == "until":
+                return OptionalInt(scenario, rest[2..], 4, out int untilThreads) ??
+                       SignalScenarios.NreUntil(rest[1], untilThreads);
             case "nre":
                 return TwoNumbers(scenario, rest, 2, 4, out double nreSeconds, out int nreThreads) ??
                        SignalScenarios.Nre(nreSeconds, nreThreads);

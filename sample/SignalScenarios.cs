@@ -116,7 +116,13 @@ public static class HotTargets
 
 internal static class SignalScenarios
 {
-    public static int Nre(double seconds, int threads)
+    public static int Nre(double seconds, int threads) => Nre(seconds, threads, null);
+
+    // Until stopFile exists (looked for every 20 ms), however long that takes: an attach target whose test sets its
+    // end, so that a loaded machine, slower at each attach, never outlives it.
+    public static int NreUntil(string stopFile, int threads) => Nre(double.PositiveInfinity, threads, stopFile);
+
+    private static int Nre(double seconds, int threads, string? stopFile)
     {
         if (threads < 1 || threads > 64)
         {
@@ -126,14 +132,16 @@ internal static class SignalScenarios
         var counts = new long[threads];
         var failures = new int[threads];
         var workers = new Thread[threads];
-        long until = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        long until = double.IsPositiveInfinity(seconds) ? long.MaxValue
+                   : Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
+        var stopped = new StrongBox<bool>(false);
         for (int t = 0; t < threads; t++)
         {
             int index = t;
             workers[t] = new Thread(() =>
             {
                 NreTarget? none = index < 0 ? new NreTarget() : null;
-                while (Stopwatch.GetTimestamp() < until)
+                while (!Volatile.Read(ref stopped.Value) && Stopwatch.GetTimestamp() < until)
                 {
                     if (!NreTargets.Catch(none))
                     {
@@ -143,6 +151,14 @@ internal static class SignalScenarios
                 }
             }) { Name = $"clrprobe-nre-{t}" };
             workers[t].Start();
+        }
+        if (stopFile != null)
+        {
+            while (!File.Exists(stopFile))
+            {
+                Thread.Sleep(20);
+            }
+            Volatile.Write(ref stopped.Value, true);
         }
         foreach (Thread w in workers)
         {

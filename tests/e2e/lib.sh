@@ -307,6 +307,30 @@ wait_for_text() {
     return 1
 }
 
+# attach_when_ready PID ARG...: clrprobe attach PID ARG..., once the
+# runtime's diagnostics socket is there (named with the process's start
+# time, field 22 of its stat, so that a stale socket of an earlier process
+# with the same pid is not taken for it; 30 s at most), and again while the
+# runtime says it is still starting (10 s at most); what the last attach
+# said on stderr goes to stderr, its exit code is returned.
+attach_when_ready() {
+    local pid=$1 start k rc
+    shift
+    start=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $20}')
+    for ((k = 0; k < 300; k++)); do
+        [[ -S ${TMPDIR:-/tmp}/dotnet-diagnostic-$pid-$start-socket ]] && break
+        sleep 0.1
+    done
+    for ((k = 0; k < 100; k++)); do
+        "$CLRPROBE" attach "$pid" "$@" 2>attach_when_ready.err
+        rc=$?
+        ((rc != 0)) && grep -q "the runtime is not ready yet" attach_when_ready.err || break
+        sleep 0.1
+    done
+    cat attach_when_ready.err >&2
+    return "$rc"
+}
+
 # agent_env CONFIG COMMAND...: runs COMMAND with the variables clrprobe run
 # would set, but with our own configuration text.
 agent_env() {

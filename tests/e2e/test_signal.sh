@@ -251,12 +251,11 @@ test_signal_output_unchanged_at_1000hz() {
 # ends as it would have.
 test_signal_attach_detach_ten_cycles() {
     local tpid i maps timers cgt blk
-    "$SAMPLE" nre 30 2 >target.out 2>target.err &
+    "$SAMPLE" nre until stop 2 >target.out 2>target.err &
     tpid=$!
     at_exit "kill $tpid 2>/dev/null"
-    sleep 1
     for ((i = 1; i <= 10; i++)); do
-        "$CLRPROBE" attach "$tpid" -o "c$i.clrp" --sampler signal --rate 1000 --duration 0.4 >a.out 2>a.err
+        attach_when_ready "$tpid" -o "c$i.clrp" --sampler signal --rate 1000 --duration 0.4 >a.out 2>a.err
         assert_eq 0 "$?" "attach $i: exit code"
         maps=$(grep -c libclrprobe "/proc/$tpid/maps")
         timers=$(grep -c '^ID:' "/proc/$tpid/timers")
@@ -274,6 +273,7 @@ test_signal_attach_detach_ten_cycles() {
             'select(.kind=="sample" and .clock=="cpu" and any(.frames[]; startswith("libcoreclr.so")))')" \
             "attach $i: samples with native frames"
     done
+    touch stop
     wait "$tpid"
     assert_eq 0 "$?" "the target's exit code"
     assert_eq "nre done: 2 threads, 0 failures" "$(cat target.out)" "the target's output"
@@ -508,27 +508,12 @@ test_perf_clock_at_1000_hz() {
 # the library is unmapped; the target's output is what it prints alone
 # (the first and the last trace read: the perf clock sampled).
 test_perf_clock_attach_detach_cycles() {
-    local tpid i k perf_fds timers cgt
-    "$SAMPLE" nre 30 2 >target.out 2>target.err &
+    local tpid i perf_fds timers cgt
+    "$SAMPLE" nre until stop 2 >target.out 2>target.err &
     tpid=$!
     at_exit "kill $tpid 2>/dev/null"
-    # (the runtime's diagnostics socket, named with the process's start time,
-    # field 22 of its stat, so that a stale one of an earlier process with
-    # the same pid is not taken for it: it can be attached to)
-    local start
-    start=$(sed 's/.*) //' "/proc/$tpid/stat" | awk '{print $20}')
-    for ((i = 0; i < 300; i++)); do
-        [[ -S ${TMPDIR:-/tmp}/dotnet-diagnostic-$tpid-$start-socket ]] && break
-        sleep 0.1
-    done
     for ((i = 1; i <= 10; i++)); do
-        # (a runtime still starting says so: the first attach waits for it, 10 s at most)
-        for ((k = 0; k < 100; k++)); do
-            "$CLRPROBE" attach "$tpid" -o "p$i.clrp" --sampler perf --rate 1000 --duration 0.4 >a.out 2>a.err &&
-                break
-            grep -q "the runtime is not ready yet" a.err || break
-            sleep 0.1
-        done
+        attach_when_ready "$tpid" -o "p$i.clrp" --sampler perf --rate 1000 --duration 0.4 >a.out 2>a.err
         assert_eq "" "$(grep -v '^clrprobe: \(attached\|detached\)' a.err)" "attach $i: what it said"
         assert_eq 1 "$(grep -c '^clrprobe: detached' a.err)" "attach $i: detached"
         if ((i == 1)) && perf_refused p1.clrp; then
@@ -542,11 +527,12 @@ test_perf_clock_attach_detach_cycles() {
         assert_eq 0 "$perf_fds" "attach $i: perf event descriptors left"
         assert_eq 0 "$timers" "attach $i: timers left"
         assert_eq 0 "$(( (0x$cgt >> 26) & 1 ))" "attach $i: SIGPROF still caught"
-        ((i == 1 || i == 10)) || continue     # (a report takes a second or two: the target lives 30 s)
+        ((i == 1 || i == 10)) || continue     # (a report takes a second or two)
         "$CLRPROBE" report "p$i.clrp" --format jsonl >p.jsonl 2>/dev/null
         assert_ge 1 "$(jcount p.jsonl 'select(.kind=="sampler_tick" and .clock=="perf")')" "attach $i: the perf clock sampled"
         assert_ge 1 "$(jcount p.jsonl 'select(.kind=="sample" and .clock=="cpu")')" "attach $i: CPU samples"
     done
+    touch stop
     wait "$tpid"
     assert_eq 0 "$?" "the target's exit code"
     assert_eq "nre done: 2 threads, 0 failures" "$(cat target.out)" "the target's output"
