@@ -107,6 +107,14 @@ $(STANDIN): tests/apm/standin_agent.c src/api/guids.c src/api/corprof.h src/api/
 	$(CC) $(PROJECT_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-z,defs -o $@ \
 	    tests/apm/standin_agent.c src/api/guids.c
 
+# A command run under a seccomp filter that refuses perf_event_open (tests/tools/deny_perf/).
+DENY_PERF := $(BUILD)/tests/deny_perf
+$(DENY_PERF): tests/tools/deny_perf/deny_perf.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROJECT_CFLAGS) $(CFLAGS) -o $@ $<
+# What the tests run beside the product.
+TEST_TOOLS := $(STANDIN) $(DENY_PERF)
+
 # The ASP.NET Core sample (the request loop of bench/sampling.sh, the SHA-256 endpoint).
 $(WEB_DLL): $(WEB_SRC)
 	dotnet build sample/web/Web.csproj -c Release -o $(BUILD)/web --nologo -v q -clp:ErrorsOnly
@@ -118,10 +126,10 @@ demo: setup all
 
 # The README's second command (and .ci/run): set up, build, run every test.
 check: setup
-	$(MAKE) all $(BUILD)/unit_tests $(STANDIN)
+	$(MAKE) all $(BUILD)/unit_tests $(TEST_TOOLS)
 	./tests/run.sh
 
-test: all $(BUILD)/unit_tests $(STANDIN)
+test: all $(BUILD)/unit_tests $(TEST_TOOLS)
 	./tests/run.sh
 
 unit: $(BUILD)/unit_tests
@@ -139,7 +147,7 @@ ASAN_BUILD := build-asan
 ASAN_CC    := gcc
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-stringop-overflow
 asan: setup
-	$(MAKE) all $(STANDIN)
+	$(MAKE) all $(TEST_TOOLS)
 	$(MAKE) CC=$(ASAN_CC) BUILD=$(ASAN_BUILD) SANITIZE="$(ASAN_FLAGS)" \
 	    SANITIZE_EXE="-static-libasan -static-libubsan" \
 	    $(ASAN_BUILD)/clrprobe $(ASAN_BUILD)/libclrprobe.so $(ASAN_BUILD)/unit_tests

@@ -70,8 +70,10 @@ int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
         *sampler = CP_SAMPLER_SUSPEND;
     else if (strcmp(text, "perf") == 0)
         *sampler = CP_SAMPLER_PERF;
+    else if (strcmp(text, "auto") == 0)
+        *sampler = CP_SAMPLER_AUTO;
     else {
-        config_error(err, errlen, "sampler '%.32s' is not signal, perf or suspend", text);
+        config_error(err, errlen, "sampler '%.32s' is not auto, perf, signal or suspend", text);
         return -1;
     }
     return 0;
@@ -79,7 +81,8 @@ int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
 
 const char *cp_sampler_name(int sampler)
 {
-    return sampler == CP_SAMPLER_SUSPEND ? "suspend" : sampler == CP_SAMPLER_PERF ? "perf" : "signal";
+    return sampler == CP_SAMPLER_SUSPEND ? "suspend" : sampler == CP_SAMPLER_PERF ? "perf"
+         : sampler == CP_SAMPLER_AUTO    ? "auto" : "signal";
 }
 
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)

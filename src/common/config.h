@@ -60,10 +60,12 @@ enum cp_sampler {
     CP_SAMPLER_SUSPEND = 1,      /* SuspendRuntime + DoStackSnapshot of every managed thread */
     CP_SAMPLER_PERF = 2,         /* the signal engine, each thread's signals sent by a perf event on its
                                     task clock instead of a CPU timer (exact between scheduler ticks) */
+    CP_SAMPLER_AUTO = 3,         /* the default: perf where the process may open perf events, else signal,
+                                    else suspend (agent/sampling/sig_clock.h) */
 };
 /* Does the engine sample with signals (the signal engine, by either clock)? */
-#define CP_SAMPLER_BY_SIGNAL(s) ((s) == CP_SAMPLER_SIGNAL || (s) == CP_SAMPLER_PERF)
-#define CP_SAMPLER_DEFAULT CP_SAMPLER_SIGNAL
+#define CP_SAMPLER_BY_SIGNAL(s) ((s) != CP_SAMPLER_SUSPEND)
+#define CP_SAMPLER_DEFAULT CP_SAMPLER_AUTO
 
 #define CP_RATE_DEFAULT 100          /* samples per second */
 #define CP_RATE_MIN 1

@@ -550,6 +550,16 @@ int rp_write_chrome(const rp_trace *tr, FILE *out)
     counters(&tl, pid, period, out);
     fputs("\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"clrprobe\",\"trace\":", out);
     json_string(out, prog);
+    for (size_t i = 0; i < tr->nev; i++) {       /* (the first sampler's: which one sampled, and why) */
+        if (tr->ev[i].kind == TK_SAMPLER_START) {
+            const rec_sampler_start *k = &tr->ev[i].sampler_start;
+            char sampler[512];
+            rp_format_sampler(k->engine, k->clock, k->why, sampler, sizeof(sampler));
+            fputs(",\"sampler\":", out);
+            json_string(out, sampler);
+            break;
+        }
+    }
     fputs("}}\n", out);
     rc = ferror(out) ? -1 : 0;
 out:

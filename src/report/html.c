@@ -9,7 +9,7 @@
  *   { "title", "view": "cpu"|"wall"|"alloc"|"alloc-count"|"live"|"contention" (views.h),
  *     "period_ns", "samples", "total_samples",
  *     "ticks", "suspend_ns", "max_suspend_ns", "sampler_cpu_ns", "failed",
- *     "engine": "suspend"|"signal", "rate_unit", "truncated", "waiting",
+ *     "engine": "suspend"|"signal", "clock": "perf"|"timer", "rate_unit", "truncated", "waiting",
  *     "duration_ns", "cpu_ns", "cpu_unshown_ns", "total_ns", "rate_hz", "rate_low",
  *                                             the totals (profile.h): total_ns is what the
  *                                             view's samples stand for (rp_profile_total)
@@ -17,6 +17,8 @@
  *                                             only in the views that weigh samples (not cpu,
  *                                             wall): the unit of the trees' counts, their sum,
  *                                             what the view counts, the text report's totals
+ *     "sampler",                              which sampler ran and why, as the text says it
+ *                                             (only when the trace says it)
  *     "process_cpu_ns", "process_cpu",        the process's CPU (the kernel's count) and the
  *                                             text's line about it: only when the trace has it
  *     "frames": [name, ...],                  only the names some sample uses
@@ -411,6 +413,13 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
         fputs(",\"totals\":", out);
         if (totals_json(p, out) < 0)
             goto out;
+        fputs(",\n", out);
+    }
+    if (p->sampler_why[0]) {          /* which sampler and why, as the text says it */
+        char sampler[512];
+        rp_format_sampler(p->engine, p->clock, p->sampler_why, sampler, sizeof(sampler));
+        fputs("\"sampler\":", out);
+        json_string(out, sampler);
         fputs(",\n", out);
     }
     if (rp_format_process_cpu(p, process, sizeof(process))) {      /* the kernel's count, as the text says it */

@@ -471,6 +471,14 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         case TK_NOTE:
             json_str(&o, "text", e->note.text);
             break;
+        case TK_SAMPLER_START:
+            json_str(&o, "engine", e->sampler_start.engine == SAMPLER_ENGINE_SIGNAL ? "signal" : "suspend");
+            if (e->sampler_start.engine == SAMPLER_ENGINE_SIGNAL)
+                json_str(&o, "clock", e->sampler_start.clock == SAMPLER_CLOCK_PERF ? "perf" : "timer");
+            if (e->sampler_start.flags & SAMPLER_FLAG_USER_ONLY)
+                json_bool(&o, "user_time_only", 1);
+            json_str(&o, "why", e->sampler_start.why);
+            break;
         case TK_FUNC_NAME:
             json_hex(&o, "id", e->function_name.function);
             json_hex(&o, "module_id", e->function_name.module);

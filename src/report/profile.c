@@ -302,6 +302,9 @@ const char *rp_profile_rate_low_reason(const rp_profile *p)
 {
     if (p->engine != SAMPLER_ENGINE_SIGNAL)
         return "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU";
+    if (p->clock == SAMPLER_CLOCK_PERF && (p->sampler_flags & SAMPLER_FLAG_USER_ONLY))
+        return "the perf events see user time only, and the threads spent time in the kernel; or samples were "
+               "lost (each sample holds the thread's CPU since the previous one: the CPU totals stay exact)";
     if (p->clock == SAMPLER_CLOCK_PERF)
         return "samples were lost, or threads were sampled by CPU timers where perf events were refused (see the "
                "notes; each sample holds the thread's CPU since the previous one: the CPU totals stay exact)";
@@ -826,6 +829,12 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 idmap_put(&b.threads_by_id, rp_thread_id(e), (uint64_t)e->thread);
             if (e->kind == TK_THREAD_OS && e->thread_os.os_tid)
                 idmap_put(&os_threads, e->thread_os.os_tid, e->thread_os.thread);
+            break;
+        case TK_SAMPLER_START:
+            if (vi->family == RP_FAMILY_TIME) {
+                snprintf(p->sampler_why, sizeof(p->sampler_why), "%s", e->sampler_start.why);
+                p->sampler_flags = e->sampler_start.flags;
+            }
             break;
         case TK_SAMPLER_TICK: {                 /* (the sampler's: the CPU sampler's views only) */
             const rec_sampler_tick *k = &e->sampler_tick;

@@ -75,6 +75,8 @@ typedef struct rp_profile {
     /* The signal engine's ticks (engine SAMPLER_ENGINE_SIGNAL; all 0 for the suspend engine's): */
     unsigned engine;         /* SAMPLER_ENGINE_* of the ticks (the last one's) */
     unsigned clock;          /* SAMPLER_CLOCK_* of the signal engine's ticks (perf if any tick says so) */
+    unsigned sampler_flags;  /* SAMPLER_FLAG_* of its sampler_start record */
+    char sampler_why[400];   /* why that engine and clock (the record's; "" from an earlier agent) */
     uint64_t signals;        /* samples it took (CPU timer and wall signals) */
     uint64_t periods;        /* the CPU its CPU samples hold, in periods */
     uint64_t cpu_signals;    /* its CPU-timer samples (in any view), the draws the rate counts */

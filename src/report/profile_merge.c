@@ -107,6 +107,9 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
                 out->engine = SAMPLER_ENGINE_SIGNAL;
             if (parts[i].clock == SAMPLER_CLOCK_PERF)
                 out->clock = SAMPLER_CLOCK_PERF;
+            out->sampler_flags |= parts[i].sampler_flags;
+            if (!out->sampler_why[0])          /* (the first process's reason: the processes of one host) */
+                memcpy(out->sampler_why, parts[i].sampler_why, sizeof(out->sampler_why));
         }
         if (out->engine == SAMPLER_ENGINE_SIGNAL)
             out->rate_hz = out->thread_cpu_ns ? (double)out->cpu_signals * 1e9 / (double)out->thread_cpu_ns : 0;

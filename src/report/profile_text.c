@@ -192,6 +192,28 @@ static void view_totals(const rp_profile *p, const char *indent, FILE *out)
     fprintf(out, "%s%s\n", indent, rp_alloc_scaling(p->alloc_methods, 1));
 }
 
+void rp_format_sampler(unsigned engine, unsigned clock, const char *why, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s; why: %s",
+             engine != SAMPLER_ENGINE_SIGNAL ? "suspend engine"
+             : clock == SAMPLER_CLOCK_PERF   ? "signal engine, perf events on each thread's task clock"
+                                             : "signal engine, a CPU timer per thread", why);
+}
+
+/* "sampler: ..." (rp_format_sampler), from the trace's sampler_start
+ * (nothing from an earlier agent). */
+static void sampler_line(const rp_profile *p, const char *indent, FILE *out)
+{
+    char text[512];
+
+    if (!p->sampler_why[0])
+        return;
+    rp_format_sampler(p->engine, p->clock, p->sampler_why, text, sizeof(text));
+    fprintf(out, "%ssampler: ", indent);
+    esc_puts(out, text);
+    putc('\n', out);
+}
+
 void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
 {
     char process[512];
@@ -215,6 +237,7 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
                 (double)rp_profile_total(p) / 1e9, p->nsamples, (double)rp_profile_sample_period(p) / 1e6, dur);
         fprintf(out, "%srate: every thread signalled every %.1f ms (wall-clock ticks)\n", indent,
                 (double)rp_profile_sample_period(p) / 1e6);
+        sampler_line(p, indent, out);
         return;
     } else {
         fprintf(out, "%s%.2f s of thread time (%zu samples x %.1f ms, running or waiting) in %.2f s; "
@@ -241,6 +264,7 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
     else
         fprintf(out, "%srate: every %.1f ms asked (the trace has no tick records)\n", indent,
                 (double)p->period_ns / 1e6);
+    sampler_line(p, indent, out);
 }
 
 void rp_write_profile_text(const rp_profile *p, FILE *out)

@@ -48,6 +48,10 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
  * N% in this view, ..." (rp_profile_process_share) into buf; 0 (buf "")
  * when the trace has no process CPU. */
 int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len);
+/* "signal engine, perf events on each thread's task clock; why: the default
+ * where ..." for a sampler_start record's engine, clock and reason (every
+ * report that says which sampler ran says it so), into buf (not escaped). */
+void rp_format_sampler(unsigned engine, unsigned clock, const char *why, char *buf, size_t len);
 
 /* `root;...;leaf count` lines, aggregated (collapsed.c); with by_thread the
  * thread name is the root frame.  Names are escaped (common/escape.h), ';'

@@ -81,10 +81,16 @@ static const char *name(const rp_profile *p, const char *title, char *buf, size_
     if (n < len)
         n += (size_t)snprintf(buf + n, len - n, "; in %.2f s", (double)p->duration_ns / 1e9);
     if (n < len && p->ticks)
-        snprintf(buf + n, len - n, "; %.1f %s of %.1f asked%s", p->rate_hz, rp_profile_rate_unit(p),
-                 rp_profile_asked_hz(p),
-                 !rp_profile_rate_low(p) ? "" : p->engine == SAMPLER_ENGINE_SIGNAL ? " (warning: below 80%)"
-                                                                                   : " (warning: below 90%)");
+        n += (size_t)snprintf(buf + n, len - n, "; %.1f %s of %.1f asked%s", p->rate_hz, rp_profile_rate_unit(p),
+                              rp_profile_asked_hz(p),
+                              !rp_profile_rate_low(p)                ? ""
+                              : p->engine == SAMPLER_ENGINE_SIGNAL ? " (warning: below 80%)"
+                                                                   : " (warning: below 90%)");
+    if (n < len && p->sampler_why[0]) {
+        char sampler[512];
+        rp_format_sampler(p->engine, p->clock, p->sampler_why, sampler, sizeof(sampler));
+        snprintf(buf + n, len - n, "; sampler: %s", sampler);
+    }
     return buf;
 }
 

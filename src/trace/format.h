@@ -69,6 +69,9 @@
 /* What sends the signal engine's CPU samples (sampler_tick.clock). */
 #define SAMPLER_CLOCK_TIMER 0u       /* a CPU-clock timer per thread (checked at the scheduler tick) */
 #define SAMPLER_CLOCK_PERF 1u        /* a perf event per thread on its task clock (exact) */
+/* sampler_start.flags */
+#define SAMPLER_FLAG_USER_ONLY 0x1u  /* perf events of user time only (exclude_kernel): the time threads
+                                        spend in the kernel is not sampled */
 
 /* alloc_sample.method: how the allocation was recorded (docs/trace-format.md,
  * "Allocations"). */
@@ -107,7 +110,7 @@ enum trace_kind {
 #define RECORD(NAME, num, name, fields, report) TK_##NAME = num,
 #include "trace/records.def"
 #undef RECORD
-    TK_KIND_MAX = 45          /* the highest number in records.def */
+    TK_KIND_MAX = 46          /* the highest number in records.def */
 };
 
 /* --- little-endian helpers ------------------------------------------- */

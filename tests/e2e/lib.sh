@@ -392,6 +392,8 @@ wait_unmapped() {
 # profiler loaded at launch that logs each callback it gets, with the time
 # (realtime ns), to $PWD/apm.log.
 STANDIN="$ROOT/build/tests/libstandin_agent.so"
+# A command run with perf_event_open refused by a seccomp filter (tests/tools/deny_perf).
+DENY_PERF="$ROOT/build/tests/deny_perf"
 STANDIN_CLSID='{A11CE0DE-5EED-4A9E-8C7B-0123456789AB}'
 
 # with_standin COMMAND...: runs COMMAND with the stand-in as the startup

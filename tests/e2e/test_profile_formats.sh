@@ -66,9 +66,9 @@ test_profile_formats_speedscope() {
     jq -e . s.json >/dev/null || { fail "not JSON"; return; }
     assert_eq "https://www.speedscope.app/file-format-schema.json" "$(jq -r '."$schema"' s.json)" "\$schema"
     assert_eq clrprobe "$(jq -r .exporter s.json)" "exporter"
-    # the trace's file name, then its CPU time and the process's, the window
-    # and the rate achieved of the rate asked (docs/sampling.md)
-    [[ "$(jq -r .name s.json)" =~ ^shares\.clrp:\ [0-9.]+\ s\ of\ CPU\ time\ in\ sampled\ threads,\ [0-9]+%\ of\ the\ [0-9.]+\ s\ the\ process\ used\;\ in\ [0-9.]+\ s\;\ [0-9.]+\ ticks/s\ of\ 100\.0\ asked( \(warning:\ below\ 90%\))?$ ]] ||
+    # the trace's file name, then its CPU time and the process's, the window,
+    # the rate achieved of the rate asked and the sampler (docs/sampling.md)
+    [[ "$(jq -r .name s.json)" =~ ^shares\.clrp:\ [0-9.]+\ s\ of\ CPU\ time\ in\ sampled\ threads,\ [0-9]+%\ of\ the\ [0-9.]+\ s\ the\ process\ used\;\ in\ [0-9.]+\ s\;\ [0-9.]+\ ticks/s\ of\ 100\.0\ asked( \(warning:\ below\ 90%\))?\;\ sampler:\ suspend\ engine\;\ why:\ asked\ \(--sampler\ suspend\)$ ]] ||
         fail "name: '$(jq -r .name s.json)' is not the trace's file name, its CPU totals, window and rate"
     assert_eq 0 "$(jq -r .activeProfileIndex s.json)" "activeProfileIndex"
     assert_ge 3 "$(jq '.shared.frames | length' s.json)" "shared frames"

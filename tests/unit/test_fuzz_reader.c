@@ -285,6 +285,8 @@ static bytes make_heap_seed(void)
     PUT(b, TK_FUNC_NAME, 0, 10, t++, function_name, .function = 0x7002, .module = 1, .name = "App.Work.Run");
     PUT(b, TK_TRACED_METHOD, 0, 10, t++, traced_method, .function = 0x7002, .module = 1, .how = TRACE_HOW_HOOKS,
         .name = "App.Work.Run", .reason = "");
+    PUT(b, TK_SAMPLER_START, 0, 99, t++, sampler_start, .engine = SAMPLER_ENGINE_SIGNAL, .clock = SAMPLER_CLOCK_PERF,
+        .flags = SAMPLER_FLAG_USER_ONLY, .why = "the default\r\n\x1b[31m");
     for (int i = 0; i < 6; i++) {
         PUT(b, TK_SAMPLER_TICK, 0, 99, t, sampler_tick, .threads = 1, .period_ns = 10000000);
         PUT(b, TK_SAMPLE, 0, 10, t, sample, .thread = 0xb0, .os_tid = 10, .cpu_ns = 10000000, .nframes = 2,

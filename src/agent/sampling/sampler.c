@@ -528,16 +528,32 @@ static void sampler_free(struct sampler *s)
     free(s);
 }
 
+/* Says in the trace which engine started, with which clock and why. */
+static void said_start(profiler *p, unsigned engine, const sig_clock_choice *said)
+{
+    emit e;
+
+    if (emit_begin(p, &e, TK_SAMPLER_START)) {
+        rec_sampler_start_put(&e.r, &(rec_sampler_start){
+            .engine = engine, .clock = said->clock, .flags = said->flags, .why = said->why });
+        emit_end(&e);
+    }
+}
+
 int sampler_start(profiler *p)
 {
     struct sampler *s;
     pthread_condattr_t ca;
     int rc;
 
+    sig_clock_choice said = { .why = "asked (--sampler suspend)" };
+
     if (!(p->cfg.collect & CP_COLLECT_CPU))
         return 0;
     if (CP_SAMPLER_BY_SIGNAL(p->cfg.sampler)) {
-        int engine = sigsampler_start(p);
+        int engine = sigsampler_start(p, &said);
+        if (engine == 0)
+            said_start(p, SAMPLER_ENGINE_SIGNAL, &said);
         if (engine <= 0)
             return engine;              /* (1: it cannot run here, and said why: the suspend engine instead) */
     }
@@ -572,6 +588,9 @@ int sampler_start(profiler *p)
         sampler_free(s);
         return -1;
     }
+    said.clock = SAMPLER_CLOCK_TIMER;
+    said.flags = 0;
+    said_start(p, SAMPLER_ENGINE_SUSPEND, &said);
     return 0;
 }
 

@@ -27,7 +27,8 @@ typedef struct sampler_state {
  * with the engine it names: the signal engine (sigsampler.h), or this
  * file's suspend engine, which also stands in when the signal engine
  * cannot run (a note in the trace says why, and when the runtime cannot
- * sample at all).  0, or -1 (nothing started). */
+ * sample at all).  The trace's sampler_start says which engine and clock
+ * sample, and why.  0, or -1 (nothing started). */
 int sampler_start(profiler *p);
 
 /* Stops and joins the sampler thread, frees its memory.  Safe to call when

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -104,17 +105,34 @@ static int in_syscall(const code_map *m, const ucontext_t *uc)
     return 0;
 }
 
+/* The next number of the xorshift state *state (never 0). */
+static uint64_t xorshift(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
+uint64_t sig_first_period(uint64_t period_ns, uint64_t *random)
+{
+    double u = (double)(xorshift(random) >> 11) / 9007199254740992.0;    /* [0, 1), 53 bits */
+    double v = (double)(xorshift(random) >> 11) / 9007199254740992.0;
+    /* a period of [P/2, 3P/2) drawn in proportion to its length (its
+     * distribution function (x^2 - P^2/4) / 2P^2, inverted), and a uniform
+     * point of it */
+    uint64_t first = (uint64_t)(v * (double)period_ns * sqrt(0.25 + 2.0 * u));
+    return first > SIG_PERIOD_MIN_NS ? first : SIG_PERIOD_MIN_NS;
+}
+
 /* The slot's next period, for either clock: drawn in [period/2,
  * 3 period/2) by its xorshift state, less the lateness of the last one (at
  * least period/8); kept in armed, against which the next sample's lateness
  * is measured. */
 static uint64_t next_period(const sig_engine *e, sig_slot *s, uint64_t late)
 {
-    uint64_t x = s->random ? s->random : 0x9e3779b97f4a7c15ull, next;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    s->random = x;
+    uint64_t x = xorshift(&s->random), next;
     next = e->period_ns / 2 + x % (e->period_ns ? e->period_ns : 1);
     next = next > late + e->period_ns / 8 ? next - late : e->period_ns / 8;
     s->armed = next;

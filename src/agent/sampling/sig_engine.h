@@ -73,7 +73,8 @@ typedef struct sig_slot {
     int has_perf;
     uint64_t retired_at;          /* when it was retired (reused a while after) */
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
-    uint64_t sampled_last;        /* sampled_ns at the last tick */
+    uint64_t sampled_base;        /* sampled_ns when the thread took the slot */
+    uint64_t cpu_counted;         /* its CPU counted in the ticks since then (thread_cpu_ns) */
     int named;                    /* its thread_os record was written */
     /* counted by the handler */
     _Atomic uint64_t signals, dropped, handler_ns;
@@ -88,14 +89,25 @@ typedef struct sig_engine {
     _Atomic(code_map *) map;      /* what the handler walks with (a snapshot: code_map.h) */
     const uint64_t *unloads;      /* the runtime's unload count (catchup.h: read atomically), or NULL */
     _Atomic int in_handler;       /* handlers running now */
-    /* The perf clock (sampler=perf): each thread's signals come from a perf
+    /* The perf clock (sig_clock.h): each thread's signals come from a perf
      * event on its task clock (sig_threads.c), which names itself only by
      * its descriptor (si_fd): perf_cookie[fd] is the slot's cookie, 0 when
      * the descriptor is none of ours (fds at or past perf_nfds are not used). */
     int perf;
+    int perf_user_only;           /* events of user time only (exclude_kernel): all the process may open */
     _Atomic uint64_t *perf_cookie;
     uint32_t perf_nfds;
 } sig_engine;
+
+/* A thread's first period (the shortest: SIG_PERIOD_MIN_NS), drawn with
+ * *random: where a thread joins the renewal process of its samples (periods
+ * drawn uniformly in [P/2, 3P/2)) at a random point, as if it had been
+ * running forever.  Counting from a fresh period instead would give each
+ * thread about half a sample fewer than its CPU over P (a thread that uses
+ * less than a period, as most of a runtime's do, would never be sampled):
+ * the samples per CPU-second would fall short by that much a thread. */
+#define SIG_PERIOD_MIN_NS 10000u
+uint64_t sig_first_period(uint64_t period_ns, uint64_t *random);
 
 /* The value a slot's signals carry (sigev_value / si_value). */
 uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s);

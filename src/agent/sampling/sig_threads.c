@@ -11,6 +11,7 @@
 #include "agent/sampling/sig_threads.h"
 #include "common/clock.h"
 #include "common/files.h"
+#include "common/hash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -93,9 +94,11 @@ static int timer_arm(sig_threads *t, sig_slot *s)
         }
         return -1;
     }
+    uint64_t first = sig_first_period(t->period_ns, &s->random);
     its.it_interval.tv_sec = (time_t)(t->period_ns / 1000000000u);
     its.it_interval.tv_nsec = (long)(t->period_ns % 1000000000u);
-    its.it_value = its.it_interval;
+    its.it_value.tv_sec = (time_t)(first / 1000000000u);
+    its.it_value.tv_nsec = (long)(first % 1000000000u);
     if (s->timer_watch_only) {
         its.it_interval.tv_sec = its.it_value.tv_sec = WATCH_ONLY_S;
         its.it_interval.tv_nsec = its.it_value.tv_nsec = 0;
@@ -139,16 +142,13 @@ static int perf_open(sig_threads *t, sig_slot *s)
     a.size = sizeof(a);
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = t->period_ns / 2 + s->random % (t->period_ns ? t->period_ns : 1);
+    a.sample_period = sig_first_period(t->period_ns, &s->random);
     s->armed = a.sample_period;
     a.disabled = 1;
     a.wakeup_events = 1;
     a.exclude_hv = 1;
+    a.exclude_kernel = t->eng->perf_user_only ? 1 : 0;  /* (perf_event_paranoid 2 without CAP_PERFMON) */
     fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)s->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-        a.exclude_kernel = 1;          /* (perf_event_paranoid 2 without CAP_PERFMON: user time only) */
-        fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)s->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    }
     if (fd < 0) {
         if (errno != ESRCH)             /* (not a thread that ended meanwhile) */
             t->perf_errno = errno;
@@ -431,9 +431,10 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     s->named = 0;
     s->cpu_last = cp_thread_cpu_of(tid);
     s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
-    s->sampled_last = atomic_load(&s->sampled_ns);
+    s->sampled_base = atomic_load(&s->sampled_ns);
+    s->cpu_counted = 0;
     s->armed = 0;
-    s->random = 0x9e3779b97f4a7c15ull ^ ((uint64_t)tid << 32) ^ (uint64_t)(uintptr_t)s;
+    s->random = cp_fnv1a_step(cp_fnv1a_step(CP_FNV1A_BASIS, tid), cp_monotonic_ns() ^ (uintptr_t)s);
     atomic_fetch_add(&s->gen, 1);
     if (on_thread)
         own_stack(s);
@@ -573,4 +574,20 @@ void sig_threads_recycle(sig_threads *t, uint64_t now)
         }
     }
     pthread_mutex_unlock(&t->lock);
+}
+
+uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu)
+{
+    uint64_t used = 0, held = sampled - sl->sampled_base;
+
+    if (now_cpu) {
+        used = now_cpu > sl->cpu_last ? now_cpu - sl->cpu_last : 0;
+        sl->cpu_last = now_cpu;
+    }
+    sl->cpu_counted += used;
+    if (held > sl->cpu_counted) {
+        used += held - sl->cpu_counted;
+        sl->cpu_counted = held;
+    }
+    return used;
 }

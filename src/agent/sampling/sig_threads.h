@@ -74,4 +74,13 @@ void sig_threads_recycle(sig_threads *t, uint64_t now);
  * runtime's SIGSEGV handler while SIGPROF is in its mask. */
 unsigned sig_threads_count_blocking(void);
 
+/* A tick's count of the slot's CPU (the sampler tick's thread_cpu_ns): what
+ * its thread used since the last tick by its clock (now_cpu, read after
+ * sampled, the slot's sampled_ns; 0: the thread has ended, its clock with
+ * it), and, once its samples hold more CPU over the thread's life than its
+ * clock was seen to use (an ended thread's last samples), that too.
+ * Counted over the thread's life, never tick by tick: a sample holds the
+ * CPU since the thread's previous one, some of it in the tick before. */
+uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu);
+
 #endif

@@ -21,6 +21,7 @@
 #include "agent/sampling/sigsampler.h"
 #include "agent/sampling/sampler.h"
 #include "agent/core/service.h"
+#include "agent/sampling/sig_clock.h"
 #include "agent/sampling/sig_engine.h"
 #include "agent/sampling/sig_resolve.h"
 #include "agent/sampling/sig_threads.h"
@@ -235,23 +236,14 @@ static void tick(struct sigsampler *s, uint64_t now)
 
     for (uint32_t i = 0; i < s->threads.used; i++) {
         sig_slot *sl = &s->eng.slots[i];
-        uint64_t sampled = atomic_load(&sl->sampled_ns), held = sampled - sl->sampled_last, used = 0;
+        uint64_t sampled = atomic_load(&sl->sampled_ns);
         signals += atomic_load(&sl->signals);
         periods += sampled;
         dropped += atomic_load(&sl->dropped);
         handler += atomic_load(&sl->handler_ns);
-        sl->sampled_last = sampled;
-        if (atomic_load(&sl->state) == SLOT_ACTIVE) {
-            threads++;
-            uint64_t c = cp_thread_cpu_of(sl->tid);
-            if (c) {
-                used = c > sl->cpu_last ? c - sl->cpu_last : 0;
-                sl->cpu_last = c;
-            }
-        }
-        /* (a thread that ended is gone with its clock: what its samples held
-         * since the last tick is the CPU it is known to have used) */
-        thread_cpu += used > held ? used : held;
+        int active = atomic_load(&sl->state) == SLOT_ACTIVE;
+        threads += active;
+        thread_cpu += sig_slot_cpu_used(sl, sampled, active ? cp_thread_cpu_of(sl->tid) : 0);
     }
     if (emit_begin_at(p, &e, TK_SAMPLER_TICK, now)) {
         rec_sampler_tick_put(&e.r, &(rec_sampler_tick){
@@ -452,18 +444,22 @@ static void sigsampler_free(struct sigsampler *s)
     free(s);
 }
 
-int sigsampler_start(profiler *p)
+int sigsampler_start(profiler *p, sig_clock_choice *clock)
 {
     struct sigsampler *s;
     pthread_condattr_t ca;
-    char why[256];
+    sig_perf_rights rights;
+    char failure[256];
     int rc;
 
     if (!INFO_HAS(p, GetFunctionFromIP3)) {
-        profiler_note(p, "the signal sampler needs ICorProfilerInfo8 (.NET Core 2.1 or newer); "
-                      "sampling with the suspend engine");
+        snprintf(clock->why, sizeof(clock->why), "the signal sampler needs ICorProfilerInfo8 (.NET Core 2.1 or newer)");
+        profiler_note(p, "%s; sampling with the suspend engine", clock->why);
         return 1;
     }
+    if (p->cfg.sampler != CP_SAMPLER_SIGNAL)
+        sig_perf_rights_probe(&rights);
+    sig_clock_choose(p->cfg.sampler, p->cfg.sampler != CP_SAMPLER_SIGNAL ? &rights : NULL, clock);
     if (!(s = calloc(1, sizeof(*s))))
         return -1;
     s->p = p;
@@ -480,7 +476,8 @@ int sigsampler_start(profiler *p)
     s->eng.pid = getpid();
     s->eng.period_ns = s->period_ns;
     s->eng.nslots = SLOTS;
-    s->eng.perf = p->cfg.sampler == CP_SAMPLER_PERF;
+    s->eng.perf = clock->clock == SAMPLER_CLOCK_PERF;
+    s->eng.perf_user_only = (clock->flags & SAMPLER_FLAG_USER_ONLY) != 0;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
     if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||
         sig_threads_init(&s->threads, &s->eng, s->period_ns, 1) < 0) {
@@ -494,8 +491,9 @@ int sigsampler_start(profiler *p)
     }
     s->res_ok = 1;
     s->blocking_before = sig_threads_count_blocking();    /* (threads that block SIGPROF themselves) */
-    if (sig_engine_install(&s->eng, why, sizeof(why)) < 0) {
-        profiler_note(p, "the signal sampler cannot run here: %s; sampling with the suspend engine", why);
+    if (sig_engine_install(&s->eng, failure, sizeof(failure)) < 0) {
+        snprintf(clock->why, sizeof(clock->why), "the signal sampler cannot run here: %s", failure);
+        profiler_note(p, "%s; sampling with the suspend engine", clock->why);
         sigsampler_free(s);
         return 1;
     }

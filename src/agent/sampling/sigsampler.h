@@ -13,14 +13,18 @@
 #ifndef CLRPROBE_AGENT_SIGSAMPLER_H
 #define CLRPROBE_AGENT_SIGSAMPLER_H
 
+#include "agent/sampling/sig_clock.h"
+
 #include <stdint.h>
 
 typedef struct profiler profiler;
 
-/* Starts the engine (the collector thread).  0; 1 when it cannot sample
- * with signals here (a note says why: the caller falls back to the suspend
- * engine); -1 (out of memory or threads). */
-int sigsampler_start(profiler *p);
+/* Starts the engine (the collector thread), with the clock sig_clock.h
+ * chooses, which *clock tells (for the trace's sampler_start).  0; 1 when
+ * it cannot sample with signals here (clock->why says why, and a note: the
+ * caller falls back to the suspend engine); -1 (out of memory or
+ * threads). */
+int sigsampler_start(profiler *p, sig_clock_choice *clock);
 
 /* Stops it: deletes every timer, puts SIGPROF back, drains what was
  * sampled, joins the collector.  Safe when not started. */

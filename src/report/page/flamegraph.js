@@ -485,7 +485,8 @@ function header() {
   $('process').textContent = D.process_cpu ? D.process_cpu.charAt(0).toUpperCase() + D.process_cpu.slice(1) : '';
   $('rate').textContent = (D.ticks ? 'Rate: ' + D.rate_hz.toFixed(1) + ' ' + (D.rate_unit || 'ticks/s') + ' achieved of ' + (1e9 / D.period_ns).toFixed(1) +
     ' asked (every ' + fmtMs(D.period_ns) + ')' : 'Rate: every ' + fmtMs(D.period_ns) + ' asked') +
-    (D.rate_low ? ' \u2014 warning: below ' + (D.engine === 'signal' ? '80' : '90') + '% of the rate asked' : '');
+    (D.rate_low ? ' \u2014 warning: below ' + (D.engine === 'signal' ? '80' : '90') + '% of the rate asked' : '') +
+    (D.sampler ? ' \u00b7 sampler: ' + D.sampler : '');
   $('rate').className = D.rate_low ? 'meta warn' : 'meta';
   $('overhead').textContent = D.ticks && D.engine === 'signal' ? 'Sampler overhead (signal sampler): no thread ' +
     'stopped but for its own sample; handlers and collector ' + fmtMs(D.sampler_cpu_ns) + ' of CPU in all' +
