@@ -393,11 +393,12 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
         fprintf(out, "\"t0_ns\":%" PRIu64 ",\"bucket_ns\":%" PRIu64 ",\"buckets\":%d,\n", t0, width, HTML_BUCKETS);
     fputs("\"title\":", out);
     json_string(out, title ? title : "clrprobe profile");
-    fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%zu,\"total_samples\":%" PRIu64
+    fprintf(out, ",\"view\":\"%s\",\"period_ns\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"total_samples\":%" PRIu64
             ",\n\"ticks\":%" PRIu64 ",\"suspend_ns\":%" PRIu64 ",\"max_suspend_ns\":%" PRIu64
             ",\"sampler_cpu_ns\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"engine\":\"%s\",\"clock\":\"%s\",\"rate_unit\":\"%s\""
             ",\"truncated\":%" PRIu64 ",\"waiting\":%" PRIu64 ",\n",
-            vi->name, p->period_ns, p->nsamples, p->total_samples, p->ticks,
+            vi->name, p->period_ns, vi->counts_samples ? rp_profile_count_total(p) : (uint64_t)p->nsamples,
+            vi->counts_samples ? p->total_count : p->total_samples, p->ticks,
             p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed,
             p->engine == SAMPLER_ENGINE_SIGNAL ? "signal" : "suspend",
             p->engine == SAMPLER_ENGINE_SIGNAL && p->clock == SAMPLER_CLOCK_PERF ? "perf" : "timer",
@@ -443,7 +444,8 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
         fputs(",\"kname\":", out);
         json_string(out, p->threads[t].os_name ? p->threads[t].os_name : "");
         fprintf(out, ",\"id\":\"0x%" PRIx64 "\",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"cpu_ns\":%" PRIu64,
-                p->threads[t].managed_id, p->threads[t].os_tid, p->threads[t].samples, p->threads[t].cpu_ns);
+                p->threads[t].managed_id, p->threads[t].os_tid,
+                vi->counts_samples ? p->threads[t].count : p->threads[t].samples, p->threads[t].cpu_ns);
         if (!vi->counts_samples)
             fprintf(out, ",\"weight\":%" PRIu64, p->threads[t].weight);
         fputs(",\"tree\":[", out);

@@ -213,7 +213,9 @@ static int same_agg(const void *ctx, uint32_t entry)
 
 static void agg_add(agg *a, const rp_profile *p, const rp_sample *s)
 {
-    a->count++;
+    /* (the cpu and wall views: the samples as every format counts them;
+     * the others: their records, the contentions or allocations) */
+    a->count += rp_view_of(p->view)->counts_samples ? rp_sample_count(p, s) : 1;
     a->weight += rp_sample_weight(p, s);
     a->alloc[0] += s->objects;
     a->alloc[1] += s->bytes;

@@ -10,6 +10,7 @@
 #include "common/idmap.h"
 #include "trace/format.h"
 
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,25 @@ static int signal_counts(rp_profile *p)
     return 0;
 }
 
+/* Each thread's count and the view's count before the filter, once the
+ * samples are counted: in the signal engine's CPU view each thread's
+ * samples hold its CPU in periods, rounded as signal_counts rounds them
+ * (cpu_by_key: every thread's, filtered out or not). */
+static void view_counts(rp_profile *p, const idmap *cpu_by_key)
+{
+    uint64_t key, sum;
+
+    for (size_t i = 0; i < p->nsamples; i++)
+        p->threads[p->samples[i].thread].count += rp_sample_count(p, &p->samples[i]);
+    p->total_count = p->total_samples;
+    if (p->view != RP_VIEW_CPU || !p->period_ns || !cpu_by_key->count)
+        return;
+    p->total_count = 0;
+    for (size_t i = 0; i < cpu_by_key->cap; i++)
+        if (idmap_at(cpu_by_key, i, &key, &sum))
+            p->total_count += (uint64_t)llround((double)sum / (double)p->period_ns);
+}
+
 const char *rp_live_empty_reason(const rp_profile *p)
 {
     if (rp_view_of(p->view)->family != RP_FAMILY_MEMORY || (p->view == RP_VIEW_LIVE && p->nsamples))
@@ -347,6 +367,12 @@ typedef struct builder {
     async_roles roles;
     rp_interner in;
     idmap names, threads_by_id, thread_slots, labelled;
+    idmap cpu_by_key;        /* the signal engine's CPU view: each thread's samples' cpu_ns, filtered
+                                out or not (total_count) */
+    idmap first_by_id;       /* each thread id's first thread lifetime in the trace, for a sample
+                                written before any record of its thread (the signal engine samples
+                                a thread before the runtime's callback says it exists): one OS
+                                thread, one row */
     size_t cap, tcap, lcap;
     long native, unknown;
 } builder;
@@ -360,7 +386,7 @@ static int thread_of(builder *b, uint64_t managed, uint32_t os_tid, const rp_thr
 {
     rp_profile *p = b->p;
     uint64_t v;
-    int tidx = idmap_get(&b->threads_by_id, managed, &v) ? (int)v : -1;
+    int tidx = idmap_get(&b->threads_by_id, managed, &v) || idmap_get(&b->first_by_id, managed, &v) ? (int)v : -1;
     int matches;
 
     *th = tidx >= 0 ? &b->tr->threads[tidx] : NULL;
@@ -574,6 +600,12 @@ static int add_cpu_sample(builder *b, const rp_event *e, idmap *last_sample)
         p->total_samples++;
         if ((matches = thread_of(b, r->thread, r->os_tid, &th, &key, &label)) < 0)
             return -1;
+        if (p->view == RP_VIEW_CPU) {
+            uint64_t sum = 0;
+            idmap_get(&b->cpu_by_key, key, &sum);
+            if (idmap_put(&b->cpu_by_key, key, sum + r->cpu_ns) < 0)
+                return -1;
+        }
         if (!matches)
             return 0;
         return keep_cpu_sample(b, e, th, key, label, 1);
@@ -793,6 +825,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     p->filtered = filter != NULL;
     idmap_init(&b.names);
     idmap_init(&b.threads_by_id);
+    idmap_init(&b.first_by_id);
+    idmap_init(&b.cpu_by_key);
     idmap_init(&b.thread_slots);
     idmap_init(&b.labelled);
     idmap_init(&last_sample);
@@ -805,6 +839,13 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         goto out;
     if (vi->family == RP_FAMILY_MEMORY && live_gcs_read(tr, &gcs, p) < 0)
         goto out;
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        uint64_t seen;
+        if ((e->kind == TK_THREAD_CREATE || e->kind == TK_THREAD_OS || e->kind == TK_THREAD_NAME) &&
+            e->thread >= 0 && !idmap_get(&b.first_by_id, rp_thread_id(e), &seen))
+            idmap_put(&b.first_by_id, rp_thread_id(e), (uint64_t)e->thread);
+    }
 
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
@@ -896,6 +937,7 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         p->period_ns = 10000000u;            /* (traces without ticks: the default rate) */
     if (signal_counts(p) < 0)
         goto out;
+    view_counts(p, &b.cpu_by_key);
     /* The window: each tick stands for one period, so N evenly spaced ticks
      * make N periods and the achieved rate is the asked one.  The other
      * families: their records' first to last. */
@@ -952,6 +994,8 @@ out:
     idindex_free(b.in.slots);
     idmap_free(&b.names);
     idmap_free(&b.threads_by_id);
+    idmap_free(&b.first_by_id);
+    idmap_free(&b.cpu_by_key);
     idmap_free(&b.thread_slots);
     idmap_free(&b.labelled);
     idmap_free(&last_sample);

@@ -33,6 +33,8 @@ typedef struct rp_pthread {
     uint64_t managed_id;     /* managed ThreadID (0 if unknown) */
     uint32_t os_tid;
     uint64_t samples;        /* in the chosen view */
+    uint64_t count;          /* those samples as the view counts them (rp_sample_count): what its rows add
+                                up to (in the signal engine's CPU view the periods of CPU they hold) */
     uint64_t cpu_ns;         /* the CPU its kept samples measured (sum of their cpu_ns) */
     uint64_t weight;         /* the allocation and contention views: the sum of its samples' weights */
 } rp_pthread;
@@ -71,6 +73,10 @@ typedef struct rp_profile {
     rp_sample *samples;      /* the samples of the view and filter, in time order */
     size_t nsamples;
     uint64_t total_samples;  /* the view's records, before the view's rule and the filter */
+    uint64_t total_count;    /* the same as the view counts them (rp_sample_count; the cpu and wall views):
+                                in the signal engine's CPU view the periods of CPU every thread's samples
+                                hold, else total_samples.  Every format's "N samples of M" states
+                                rp_profile_count_total and this, which the rows add up to */
     uint64_t ticks, suspend_ns, max_suspend_ns, sampler_cpu_ns, failed;
     /* The signal engine's ticks (engine SAMPLER_ENGINE_SIGNAL; all 0 for the suspend engine's): */
     unsigned engine;         /* SAMPLER_ENGINE_* of the ticks (the last one's) */

@@ -51,7 +51,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
     out->samples = NULL;
     out->nthreads = out->nsamples = 0;
     out->arena = NULL;
-    out->total_samples = out->ticks = out->suspend_ns = out->max_suspend_ns = out->sampler_cpu_ns = out->failed = 0;
+    out->total_samples = out->total_count = out->ticks = out->suspend_ns = out->max_suspend_ns = out->sampler_cpu_ns = out->failed = 0;
     out->cpu_ns = out->cpu_unshown_ns = out->duration_ns = 0;
     out->weight_total = out->followed = 0;
     out->bytes = out->objects = 0;
@@ -140,6 +140,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             }
         }
         out->total_samples += parts[i].total_samples;
+        out->total_count += parts[i].total_count;
         out->ticks += parts[i].ticks;
         out->suspend_ns += parts[i].suspend_ns;
         out->sampler_cpu_ns += parts[i].sampler_cpu_ns;

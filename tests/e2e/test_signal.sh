@@ -656,3 +656,57 @@ test_perf_clock_near_the_descriptor_limit_falls_back() {
     "$CLRPROBE" report l.clrp >l.txt 2>/dev/null
     assert_contains l.txt "achieved of 100.0 asked (a CPU timer per thread" "the text names the timer"
 }
+
+# One count everywhere: the bursty program's CPU profile (threads whose
+# samples hold unequal CPU, the runtime's threads sampled before the
+# runtime names them) states one number of samples in every section and
+# format: the text's "N samples of M" (M = N unfiltered), its per-thread
+# lists, collapsed (by thread too), the html page's total, its threads and
+# its "of", pprof's samples (go tool pprof); their CPU time is the text's
+# in speedscope's weights and pprof's nanoseconds; the samples taken are
+# jsonl's records.  One OS thread is one row.  With --thread, N is the
+# thread's and M still the whole.
+test_profile_counts_agree_in_every_format() {
+    "$CLRPROBE" run -o c.clrp --collect cpu,threads -- "$SAMPLE" bursty 2 >/dev/null 2>c.err
+    assert_eq 0 "$?" "exit code: $(cat c.err)"
+    "$CLRPROBE" report c.clrp >c.txt 2>/dev/null
+    local n m taken rows col colt html htmlt htmlm cpu
+    read -r n m < <(sed -n 's/^Where time goes (CPU view: \([0-9]*\) samples of \([0-9]*\).*/\1 \2/p' c.txt)
+    echo "text: $n samples of $m"
+    assert_ge 50 "$n" "samples"
+    assert_eq "$n" "$m" "N of M unfiltered"
+    taken=$(jcount <("$CLRPROBE" report c.clrp --format jsonl 2>/dev/null) 'select(.kind=="sample" and .clock=="cpu")')
+    if grep -q "samples of $m ($taken taken" c.txt; then :; else assert_eq "$n" "$taken" "samples taken (jsonl)"; fi
+    rows=$(sed -n 's/^  Thread .*: \([0-9]*\) samples, .*/\1/p' c.txt | awk '{s += $1} END {print s + 0}')
+    assert_eq "$n" "$rows" "the per-thread lists add up"
+    assert_eq "" "$(sed -n 's/^  Thread .*(\([0-9]*\)): .*/\1/p' c.txt | sort | uniq -d)" "an OS thread listed twice"
+    "$CLRPROBE" report c.clrp --format collapsed >c.col 2>/dev/null
+    col=$(awk '{s += $NF} END {print s + 0}' c.col)
+    assert_eq "$n" "$col" "collapsed"
+    "$CLRPROBE" report c.clrp --format collapsed --by-thread >ct.col 2>/dev/null
+    colt=$(awk '{s += $NF} END {print s + 0}' ct.col)
+    assert_eq "$n" "$colt" "collapsed by thread"
+    "$CLRPROBE" report c.clrp --format html -o c.html 2>/dev/null
+    html_first_view c.html >c1.html
+    html=$(grep -o '"samples":[0-9]*,"total_samples":[0-9]*' c1.html | head -1)
+    assert_eq "\"samples\":$n,\"total_samples\":$m" "$html" "html's total and its of"
+    htmlt=$(grep -o '"tid":[0-9]*,"samples":[0-9]*' c1.html | sed 's/.*://' | awk '{s += $1} END {print s + 0}')
+    assert_eq "$n" "$htmlt" "html's threads add up"
+    assert_eq "" "$(grep -o '"tid":[0-9]*,"samples"' c1.html | sort | uniq -d)" "html: an OS thread listed twice"
+    cpu=$(sed -n 's/^  \([0-9.]*\) s of CPU time in .*/\1/p' c.txt)
+    "$CLRPROBE" report c.clrp --format speedscope -o c.json 2>/dev/null
+    assert_eq "$cpu" "$(jq '[.profiles[].weights | add] | add / 1e9 * 100 | round / 100 | tostring' -r c.json |
+        awk '{printf "%.2f", $1}')" "speedscope's CPU time"
+    if command -v go >/dev/null; then
+        "$CLRPROBE" report c.clrp --format pprof -o c.pb.gz 2>/dev/null
+        HOME=${HOME:-$WORK} go tool pprof -raw c.pb.gz >raw.txt 2>/dev/null
+        assert_eq "$n" "$(awk '/^Samples:/ {on = 1; next} /^Locations/ {on = 0} on && $1 ~ /^[0-9]+$/ {s += $1} END {print s + 0}' raw.txt)" \
+            "pprof's samples"
+    fi
+    local tid
+    tid=$(sed -n 's/^  Thread .* (\([0-9]*\)): [1-9][0-9]* samples, .*/\1/p' c.txt | head -1)
+    "$CLRPROBE" report c.clrp --thread "$tid" >f.txt 2>/dev/null
+    read -r n m < <(sed -n 's/^Where time goes (CPU view: \([0-9]*\) samples of \([0-9]*\).*/\1 \2/p' f.txt)
+    assert_eq "$(sed -n "s/^  Thread .*($tid): \([0-9]*\) samples, .*/\1/p" c.txt)" "$n" "--thread: the thread's count"
+    assert_eq "$col" "$m" "--thread: of the whole"
+}

@@ -269,6 +269,8 @@ TEST(sig_report_views_and_rate)
     CHECK_EQ(1000000000ull, p.duration_ns);
     /* the counting formats count periods: the native thread's sample stood for 2 */
     CHECK_EQ(12, rp_profile_count_total(&p));
+    CHECK_EQ(12, p.total_count);                 /* (the "of": the same, unfiltered) */
+    CHECK_EQ(12, p.threads[0].count + p.threads[1].count);
     /* 11 CPU samples in 0.125 s of the threads' CPU: 88 per CPU-second
      * (not judged low: under 20 periods of CPU) */
     CHECK(p.rate_hz > 87.9 && p.rate_hz < 88.1);
@@ -282,6 +284,13 @@ TEST(sig_report_views_and_rate)
             native_seen |= strcmp(p.frames[i], "libcrypto.so.3!SHA256_Update") == 0;
         CHECK(native_seen);
     }
+    rp_profile_free(&p);
+
+    /* one thread: its count of the whole's */
+    CHECK_EQ(0, rp_profile_build(&tr, RP_VIEW_CPU, "worker", &p));
+    CHECK_EQ(1, p.nthreads);
+    CHECK_EQ(10, rp_profile_count_total(&p));
+    CHECK_EQ(12, p.total_count);
     rp_profile_free(&p);
 
     CHECK_EQ(0, rp_profile_build(&tr, RP_VIEW_WALL, NULL, &p));
@@ -345,4 +354,30 @@ TEST(sig_slot_cpu_counted_over_the_thread_life)
     CHECK_EQ(72, total);
     total += sig_slot_cpu_used(&sl, 500 + 72, 0);              /* (counted once) */
     CHECK_EQ(72, total);
+}
+
+/* A thread sampled before the runtime's records of it (the signal engine
+ * samples a thread before ThreadCreated says it exists) is one row, with
+ * the name the records give it: one OS thread, one row. */
+TEST(sig_report_thread_sampled_before_its_records)
+{
+    static const uint64_t hot[] = { 0x601, 0x600 };
+    synth s;
+    rp_trace tr;
+    rp_profile p;
+
+    synth_begin(&s, "sig-early");
+    synth_name(&s, 1, 0x600, "App.Main");
+    synth_name(&s, 1, 0x601, "App.Hot");
+    sig_sample(&s, 50000000ull, 0xB0, 201, 10000000, SAMPLE_FLAG_CPU_TIMER, hot, 2);
+    synth_thread(&s, 60000000ull, 0xB0, 201, "late");
+    sig_sample(&s, 70000000ull, 0xB0, 201, 10000000, SAMPLE_FLAG_CPU_TIMER, hot, 2);
+    sig_tick(&s, 100000000ull, 100000000ull, 2, 2, 20000000ull);
+    CHECK_EQ(synth_load(&s, &tr), TRACE_OK);
+    CHECK_EQ(0, rp_profile_build(&tr, RP_VIEW_CPU, NULL, &p));
+    CHECK_EQ(1, p.nthreads);
+    CHECK_STR("late (201)", p.threads[0].name);
+    CHECK_EQ(2, p.threads[0].count);
+    rp_profile_free(&p);
+    synth_done(&s, &tr);
 }
