@@ -31,6 +31,19 @@ void cli_option_error(const char *cmd, char **argv, int optind, int optopt);
 struct cp_config;
 int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
 
+/* --help's lines for --sampler, which run and attach share. */
+#define CLI_HELP_SAMPLER \
+    "      --sampler ENGINE  how CPU samples are taken (default: auto): perf, a perf event on each\n" \
+    "                        thread's task clock signals it after each period of its CPU time and\n" \
+    "                        the handler walks its native and managed frames where it is (every\n" \
+    "                        thread, none stopped, no safe point needed; exact between the\n" \
+    "                        kernel's ticks: short bursts, rates above 250 Hz); signal, the same\n" \
+    "                        with a timer on each thread's CPU clock, checked at the kernel's tick;\n" \
+    "                        suspend, the runtime is suspended and each managed thread's managed\n" \
+    "                        frames are walked at a safe point; auto, perf where the process may\n" \
+    "                        open perf events, else signal (the report says which, and why:\n" \
+    "                        docs/sampling.md)\n"
+
 /* The agent options, as long options (their short codes are what
  * cli_agent_option takes), for a subcommand's getopt table. */
 #define CLI_TRACE_OPTIONS \

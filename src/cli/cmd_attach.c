@@ -38,16 +38,8 @@ static const char attach_usage[] =
     "                        waits with stacks), wall (with the signal sampler: every thread\n"
     "                        signalled at the rate too, running or waiting, for the wall view)\n"
     "  -r, --rate HZ         CPU sampling rate, 1..1000 samples per second (default: 100)\n"
-    "      --sampler ENGINE  how CPU samples are taken (default: auto): perf, a perf event on each\n"
-    "                        thread's task clock signals it after each period of its CPU time and\n"
-    "                        the handler walks its native and managed frames where it is (every\n"
-    "                        thread, none stopped, no safe point needed; exact between the\n"
-    "                        kernel's ticks: short bursts, rates above 250 Hz); signal, the same\n"
-    "                        with a timer on each thread's CPU clock, checked at the kernel's tick;\n"
-    "                        suspend, the runtime is suspended and each managed thread's managed\n"
-    "                        frames are walked at a safe point; auto, perf where the process may\n"
-    "                        open perf events, else signal (the report says which, and why:\n"
-    "                        docs/sampling.md)\n"
+    CLI_HELP_SAMPLER
+
     "      --heap-every S    also a heap snapshot every S (seconds, or 500ms, 2m...: at least 0.1 s):\n"
     "                        an induced full GC records every live object (clrprobe heap takes\n"
     "                        snapshots alone); background GC is off until the agent detaches\n"

@@ -344,16 +344,28 @@ TEST(sig_slot_cpu_counted_over_the_thread_life)
     memset(&sl, 0, sizeof(sl));
     sl.cpu_last = 1000;                 /* (its clock when it took the slot) */
     sl.sampled_base = 500;              /* (the slot's sampled_ns then) */
-    total += sig_slot_cpu_used(&sl, 500 + 25, 1000 + 30);      /* 30 used, samples hold 25 */
+    total += sig_slot_cpu_used(&sl, 500 + 25, 1000 + 30, 0);      /* 30 used, samples hold 25 */
     CHECK_EQ(30, total);
-    total += sig_slot_cpu_used(&sl, 500 + 58, 1000 + 60);      /* 30 more; samples 33 more (5 from before) */
+    total += sig_slot_cpu_used(&sl, 500 + 58, 1000 + 60, 0);      /* 30 more; samples 33 more (5 from before) */
     CHECK_EQ(60, total);
-    total += sig_slot_cpu_used(&sl, 500 + 58, 1000 + 60);      /* idle */
+    total += sig_slot_cpu_used(&sl, 500 + 58, 1000 + 60, 0);      /* idle */
     CHECK_EQ(60, total);
-    total += sig_slot_cpu_used(&sl, 500 + 72, 0);              /* ended: its last sample holds 72 in all */
+    total += sig_slot_cpu_used(&sl, 500 + 72, 0, 0);              /* ended: its last sample holds 72 in all */
     CHECK_EQ(72, total);
-    total += sig_slot_cpu_used(&sl, 500 + 72, 0);              /* (counted once) */
+    total += sig_slot_cpu_used(&sl, 500 + 72, 0, 0);              /* (counted once) */
     CHECK_EQ(72, total);
+
+    /* with a perf event: an ended thread's CPU after the last tick is what
+     * its event counted since (its samples need not hold it all) */
+    memset(&sl, 0, sizeof(sl));
+    total = 0;
+    sl.cpu_last = 1000;
+    total += sig_slot_cpu_used(&sl, 20, 1000 + 30, 28);            /* (the event counts a little less) */
+    CHECK_EQ(30, total);
+    total += sig_slot_cpu_used(&sl, 20, 0, 28 + 9);                /* ended 9 of its event's ns later */
+    CHECK_EQ(39, total);
+    total += sig_slot_cpu_used(&sl, 20, 0, 28 + 9);
+    CHECK_EQ(39, total);
 }
 
 /* A thread sampled before the runtime's records of it (the signal engine

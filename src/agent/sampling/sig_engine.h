@@ -75,6 +75,7 @@ typedef struct sig_slot {
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
     uint64_t sampled_base;        /* sampled_ns when the thread took the slot */
     uint64_t cpu_counted;         /* its CPU counted in the ticks since then (thread_cpu_ns) */
+    uint64_t task_clock_last;     /* its perf event's count at the last tick */
     int named;                    /* its thread_os record was written */
     /* counted by the handler */
     _Atomic uint64_t signals, dropped, handler_ns;

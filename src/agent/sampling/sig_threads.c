@@ -432,7 +432,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     s->cpu_last = cp_thread_cpu_of(tid);
     s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
     s->sampled_base = atomic_load(&s->sampled_ns);
-    s->cpu_counted = 0;
+    s->cpu_counted = s->task_clock_last = 0;
     s->armed = 0;
     s->random = cp_fnv1a_step(cp_fnv1a_step(CP_FNV1A_BASIS, tid), cp_monotonic_ns() ^ (uintptr_t)s);
     atomic_fetch_add(&s->gen, 1);
@@ -576,14 +576,27 @@ void sig_threads_recycle(sig_threads *t, uint64_t now)
     pthread_mutex_unlock(&t->lock);
 }
 
-uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu)
+uint64_t sig_slot_task_clock(const sig_slot *sl)
+{
+    uint64_t count = 0;
+
+    if (!sl->has_perf || read(sl->perf_fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+        return 0;
+    return count;
+}
+
+uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu, uint64_t task_clock)
 {
     uint64_t used = 0, held = sampled - sl->sampled_base;
 
     if (now_cpu) {
         used = now_cpu > sl->cpu_last ? now_cpu - sl->cpu_last : 0;
         sl->cpu_last = now_cpu;
+    } else if (task_clock > sl->task_clock_last) {
+        used = task_clock - sl->task_clock_last;     /* (ended: what its event counted after the last tick) */
     }
+    if (task_clock)
+        sl->task_clock_last = task_clock;
     sl->cpu_counted += used;
     if (held > sl->cpu_counted) {
         used += held - sl->cpu_counted;

@@ -77,10 +77,18 @@ unsigned sig_threads_count_blocking(void);
 /* A tick's count of the slot's CPU (the sampler tick's thread_cpu_ns): what
  * its thread used since the last tick by its clock (now_cpu, read after
  * sampled, the slot's sampled_ns; 0: the thread has ended, its clock with
- * it), and, once its samples hold more CPU over the thread's life than its
- * clock was seen to use (an ended thread's last samples), that too.
- * Counted over the thread's life, never tick by tick: a sample holds the
- * CPU since the thread's previous one, some of it in the tick before. */
-uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu);
+ * it); an ended thread's CPU after the last tick by what its perf event
+ * counted (task_clock, the event's count now: sig_slot_task_clock; 0
+ * without one); and, once its samples hold more CPU over the thread's life
+ * than was counted (an ended thread's last samples, without a perf event),
+ * that too.  Counted over the thread's life, never tick by tick: a sample
+ * holds the CPU since the thread's previous one, some of it in the tick
+ * before.  Without the ended threads' last CPU, 50 threads that each end
+ * a part of a period after their last tick made the rate read 8% high. */
+uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu, uint64_t task_clock);
+
+/* The count of the slot's perf event (its thread's task clock while the
+ * event was enabled, the thread ended or not), 0 without one. */
+uint64_t sig_slot_task_clock(const sig_slot *sl);
 
 #endif

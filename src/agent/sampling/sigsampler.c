@@ -243,7 +243,8 @@ static void tick(struct sigsampler *s, uint64_t now)
         handler += atomic_load(&sl->handler_ns);
         int active = atomic_load(&sl->state) == SLOT_ACTIVE;
         threads += active;
-        thread_cpu += sig_slot_cpu_used(sl, sampled, active ? cp_thread_cpu_of(sl->tid) : 0);
+        uint64_t now_cpu = active ? cp_thread_cpu_of(sl->tid) : 0;
+        thread_cpu += sig_slot_cpu_used(sl, sampled, now_cpu, sig_slot_task_clock(sl));
     }
     if (emit_begin_at(p, &e, TK_SAMPLER_TICK, now)) {
         rec_sampler_tick_put(&e.r, &(rec_sampler_tick){
