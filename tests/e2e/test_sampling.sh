@@ -125,8 +125,12 @@ test_rate_is_honoured_and_checked() {
         assert_not_contains r.txt "warning: below 90%" "a warning at ${stated}/s of 20"
     fi
     "$CLRPROBE" report r.clrp --format html -o r.html 2>/dev/null
-    assert_eq "$stated" "$(html_first_view r.html | grep -o '"rate_hz":[0-9.]*' | awk -F: '{printf "%.1f", $2}')" \
-        "the achieved rate in the html page's data"
+    # (the page's data has three decimals, the text one: 20.049 and 20.0 are the same rate, 20.05 read
+    # back and rounded again is not always 20.0)
+    local html_rate
+    html_rate=$(html_first_view r.html | grep -o '"rate_hz":[0-9.]*' | cut -d: -f2)
+    awk -v h="$html_rate" -v s="$stated" 'BEGIN {d = h - s; exit !(h != "" && d >= -0.05 && d <= 0.05)}' ||
+        fail "the achieved rate in the html page's data: $html_rate, the text's $stated"
     "$CLRPROBE" report r.clrp --format speedscope -o r.json 2>/dev/null
     assert_contains "$(jq -r .name r.json)" "; $stated ticks/s of 20.0 asked" "the achieved rate in speedscope's name"
     for bad in 0 1001 fast; do

@@ -673,7 +673,7 @@ test_profile_counts_agree_in_every_format() {
     local n m taken rows col colt html htmlt htmlm cpu
     read -r n m < <(sed -n 's/^Where time goes (CPU view: \([0-9]*\) samples of \([0-9]*\).*/\1 \2/p' c.txt)
     echo "text: $n samples of $m"
-    assert_ge 50 "$n" "samples"
+    assert_ge 20 "$n" "samples"
     assert_eq "$n" "$m" "N of M unfiltered"
     taken=$(jcount <("$CLRPROBE" report c.clrp --format jsonl 2>/dev/null) 'select(.kind=="sample" and .clock=="cpu")')
     if grep -q "samples of $m ($taken taken" c.txt; then :; else assert_eq "$n" "$taken" "samples taken (jsonl)"; fi
