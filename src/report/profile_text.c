@@ -304,24 +304,24 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
         }
         return;
     }
-    if (p->engine == SAMPLER_ENGINE_SIGNAL) {
+    {
         /* (the signal engine's CPU samples count the periods of CPU they
-         * hold: the tables, every format and this line add those up) */
+         * hold, the suspend engine's one each: the tables, every format and
+         * this line add those up) */
         uint64_t count = rp_profile_count_total(p);
         char taken[96] = "";
         if (count != p->nsamples)
             snprintf(taken, sizeof(taken), " (%zu taken, each counted as the periods of CPU it holds)", p->nsamples);
         fprintf(out, "\nWhere time goes (%s view: %" PRIu64 " samples of %" PRIu64 "%s; %s)\n",
                 p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", count, p->total_count, taken,
-                p->view == RP_VIEW_CPU ? "signal sampler: a sample after every period of a thread's CPU time, "
-                                         "native and managed frames"
-                                       : "signal sampler: every thread at the rate, running or waiting");
-    } else
-        fprintf(out, "\nWhere time goes (%s view: %zu samples of %" PRIu64 "; %s)\n",
-                p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", p->nsamples, p->total_samples,
-                p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since their "
-                                         "previous sample"
-                                       : "all samples, running or waiting");
+                p->engine == SAMPLER_ENGINE_SIGNAL
+                    ? (p->view == RP_VIEW_CPU ? "signal sampler: a sample after every period of a thread's CPU time, "
+                                                "native and managed frames"
+                                              : "signal sampler: every thread at the rate, running or waiting")
+                    : (p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since "
+                                                "their previous sample"
+                                              : "all samples, running or waiting"));
+    }
     rp_write_profile_totals(p, "  ", out);
     if (p->view == RP_VIEW_WALL && p->engine == SAMPLER_ENGINE_SIGNAL && p->nsamples)
         fprintf(out, "  %" PRIu64 " of the %zu samples (%.0f%%) found their thread waiting in a system call, the "

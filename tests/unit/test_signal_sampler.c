@@ -233,16 +233,24 @@ static void sig_tick(synth *s, uint64_t t, uint64_t interval, uint64_t signals, 
     synth_put(s, t, TK_SAMPLER_TICK, &v);
 }
 
+/* The stack App.Main -> App.Hot (leaf first), named in a trace that sig_begin starts. */
+static const uint64_t hot[] = { 0x601, 0x600 };
+
+static void sig_begin(synth *s, const char *name)
+{
+    synth_begin(s, name);
+    synth_name(s, 1, 0x600, "App.Main");
+    synth_name(s, 1, 0x601, "App.Hot");
+}
+
 TEST(sig_report_views_and_rate)
 {
-    static const uint64_t hot[] = { 0x601, 0x600 }, native[] = { SIG_NATIVE_ID_BIT | 1, 0x600 };
+    static const uint64_t native[] = { SIG_NATIVE_ID_BIT | 1, 0x600 };
     synth s;
     rp_trace tr;
     rp_profile p;
 
-    synth_begin(&s, "sig-views");
-    synth_name(&s, 1, 0x600, "App.Main");
-    synth_name(&s, 1, 0x601, "App.Hot");
+    sig_begin(&s, "sig-views");
     synth_name(&s, 1, SIG_NATIVE_ID_BIT | 1, "libcrypto.so.3!SHA256_Update");
     synth_thread(&s, 2, 0xA0, 101, "worker");
     /* a thread that runs a tenth of the time: its CPU samples come 100 ms
@@ -373,14 +381,11 @@ TEST(sig_slot_cpu_counted_over_the_thread_life)
  * the name the records give it: one OS thread, one row. */
 TEST(sig_report_thread_sampled_before_its_records)
 {
-    static const uint64_t hot[] = { 0x601, 0x600 };
     synth s;
     rp_trace tr;
     rp_profile p;
 
-    synth_begin(&s, "sig-early");
-    synth_name(&s, 1, 0x600, "App.Main");
-    synth_name(&s, 1, 0x601, "App.Hot");
+    sig_begin(&s, "sig-early");
     sig_sample(&s, 50000000ull, 0xB0, 201, 10000000, SAMPLE_FLAG_CPU_TIMER, hot, 2);
     synth_thread(&s, 60000000ull, 0xB0, 201, "late");
     sig_sample(&s, 70000000ull, 0xB0, 201, 10000000, SAMPLE_FLAG_CPU_TIMER, hot, 2);
