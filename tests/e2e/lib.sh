@@ -272,6 +272,16 @@ shares_trace() {
     [[ -s $TRACE ]] || fail "no trace recorded"
 }
 
+# sleeper_cpu_samples TRACE: how many samples the CPU view of TRACE gives the
+# `shares` sample's sleeping thread.  It wakes every 20 ms for microseconds,
+# so the CPU view has it only in the rare case test_sampling.sh bounds (two
+# ticks close together on a busy machine): a format's CPU view must show
+# exactly this many, most often none, not a fixed 0 that a loaded machine breaks.
+sleeper_cpu_samples() {
+    "$CLRPROBE" report "$1" --format collapsed --by-thread 2>/dev/null >sleeper-threads.txt
+    collapsed_thread clrprobe-sleeper sleeper-threads.txt | collapsed_total /dev/stdin
+}
+
 # burn_until_exit TRACE ENGINE: records `Sample burn 2 2400000 wait` (two
 # threads busy for ~1.5 s of CPU each, then a wait for a line on stdin)
 # under clrprobe run --sampler ENGINE into TRACE, and sets PROC_CPU to the

@@ -170,10 +170,12 @@ test_signal_dynamic_method_named() {
         fail "lambda_method as the leaf but not under CallLoop in $leaf_elsewhere of its $total samples: $elsewhere"
 }
 
-# The sleeping thread of `Sample shares` uses microseconds of CPU: no
-# sample in the CPU view (at most 1: a timer that expires once), and with
-# --collect wall it is there, waiting in a system call at least 90% of the
-# time (it wakes every 20 ms for a moment).
+# The sleeping thread of `Sample shares` uses a few milliseconds of CPU (its
+# start, then microseconds every 20 ms): in the CPU view it has about as many
+# samples as its CPU time holds periods, a fraction of one and a few at most
+# on a loaded machine (at most 2 + 2% of its wall samples; all of them if
+# waiting counted as CPU), and with --collect wall it is there, waiting in a
+# system call at least 90% of the time.
 test_signal_blocked_thread_in_wall_view_only() {
     local tid cpu wall waiting
     "$CLRPROBE" run -o wall.clrp --sampler signal --collect cpu,wall,threads -- "$SAMPLE" shares 2 >/dev/null 2>&1
@@ -184,7 +186,8 @@ test_signal_blocked_thread_in_wall_view_only() {
     wall=$(jcount wall.clrp.jsonl "select(.kind==\"sample\" and .clock==\"wall\" and .os_tid==$tid)")
     waiting=$(jcount wall.clrp.jsonl "select(.kind==\"sample\" and .clock==\"wall\" and .os_tid==$tid and .state==\"waiting\")")
     echo "sleeper: $cpu CPU samples, $wall wall samples ($waiting waiting)"
-    awk -v c="$cpu" 'BEGIN {exit !(c <= 1)}' || fail "the sleeping thread has $cpu samples in the CPU view"
+    awk -v c="$cpu" -v w="$wall" 'BEGIN {exit !(c <= 2 + 0.02 * w)}' ||
+        fail "the sleeping thread has $cpu samples in the CPU view (of $wall in the wall view)"
     assert_ge 100 "$wall" "the sleeping thread's wall samples in 2 s at 100 Hz"
     awk -v w="$waiting" -v a="$wall" 'BEGIN {exit !(a > 0 && w >= 0.9 * a)}' ||
         fail "only $waiting of the sleeper's $wall wall samples are waiting"
