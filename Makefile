@@ -5,7 +5,8 @@
 #   build/web/            the bundled ASP.NET Core sample
 #   build/unit_tests      unit tests of the pure parts
 #   build/tests/libstandin_agent.so  a stand-in APM agent the tests load beside ours
-# Targets: all (default), demo, check, test, unit, asan, bench, setup, clean.
+# Targets: all (default), demo, check, test, unit, asan, bench, setup, install
+# (PREFIX, DESTDIR), uninstall, deb, clean.
 #
 # CFLAGS (default -O2 -g), CPPFLAGS and LDFLAGS are the user's: they come after
 # the project's own flags (PROJECT_CFLAGS: C11, warnings, include path,
@@ -21,9 +22,21 @@ PROJECT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Isrc -MMD -MP
 # (not the agent); set only by `make asan`, which builds into its own directory.
 SANITIZE :=
 SANITIZE_EXE :=
-ALL_CFLAGS  = $(PROJECT_CFLAGS) $(SANITIZE) $(CPPFLAGS) $(CFLAGS)
-ALL_LDFLAGS = $(SANITIZE) $(LDFLAGS)
-LDLIBS  := -lz -lpthread -lm
+# The C library the product is built against: build/sysroot, Debian 11's
+# (glibc 2.31, made by `make setup`, scripts/sysroot.sh), so that the command
+# and the agent run on glibc 2.28 and later; the machine's own without it (a
+# build before the set-up) and for `make asan` (the sanitizers' runtimes
+# need the machine's).  -B and -L put its start files and libraries before
+# the compiler's defaults, which --sysroot alone does not.
+SYSROOT := $(if $(SANITIZE),,$(if $(wildcard $(CURDIR)/build/sysroot/.made),$(CURDIR)/build/sysroot))
+TRIPLET := x86_64-linux-gnu
+SYSROOT_CFLAGS  := $(if $(SYSROOT),--sysroot=$(SYSROOT))
+SYSROOT_LDFLAGS := $(if $(SYSROOT),--sysroot=$(SYSROOT) -B$(SYSROOT)/usr/lib/$(TRIPLET) \
+                   -L$(SYSROOT)/usr/lib/$(TRIPLET) -L$(SYSROOT)/lib/$(TRIPLET))
+ALL_CFLAGS  = $(PROJECT_CFLAGS) $(SYSROOT_CFLAGS) $(SANITIZE) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SYSROOT_LDFLAGS) $(SANITIZE) $(LDFLAGS)
+# (-ldl and -lpthread: before glibc 2.34 dlopen and the threads were not in libc)
+LDLIBS  := -lz -lpthread -ldl -lm
 
 # Sources by folder, at any depth (a folder's subfolders are part of it),
 # each list written once: $(call sources,FOLDER,EXT).
@@ -65,10 +78,30 @@ SAMPLE_DLL := $(BUILD)/sample/Sample.dll
 WEB_SRC := $(wildcard sample/web/*.cs) sample/web/Web.csproj
 WEB_DLL := $(BUILD)/web/Web.dll
 
-.PHONY: all demo check test unit asan bench setup clean
+.PHONY: all demo check test unit asan bench setup install uninstall deb clean FORCE
 all: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so $(SAMPLE_DLL) $(WEB_DLL)
 
-$(BUILD)/obj/pic/%.o: %.c
+# Everything is built again when the flags change (the sysroot made after a
+# first build, another CC or CFLAGS): they are kept in $(BUILD)/flags.
+FLAGS_FILE := $(BUILD)/flags
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LDLIBS)' | cmp -s - $@ || \
+	    echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(LDLIBS)' >$@
+FORCE:
+
+# What --version says: the release, the commit it was built from, the C library it needs.
+VERSION_H := $(BUILD)/gen/version.h
+BUILT_FROM = $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 'a source tree')
+LIBC_NEEDED = $(if $(SYSROOT),glibc 2.28 or later,glibc $(shell getconf GNU_LIBC_VERSION | cut -d' ' -f2) or later: built without build/sysroot)
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define CLRPROBE_BUILT_FROM "%s"\n#define CLRPROBE_LIBC_NEEDED "%s"\n' '$(BUILT_FROM)' '$(LIBC_NEEDED)' | \
+	    cmp -s - $@ || printf '#define CLRPROBE_BUILT_FROM "%s"\n#define CLRPROBE_LIBC_NEEDED "%s"\n' \
+	    '$(BUILT_FROM)' '$(LIBC_NEEDED)' >$@
+$(BUILD)/obj/std/src/cli/main.o: $(VERSION_H)
+
+$(BUILD)/obj/pic/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
@@ -83,18 +116,19 @@ $(BUILD)/obj/std/%.o: %.S
 # .incbin's files are no #include: the dependency files do not list them.
 $(BUILD)/obj/std/src/report/html_page_files.o: $(wildcard src/report/page/*)
 
-$(BUILD)/obj/std/%.o: %.c
+$(BUILD)/obj/std/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Itests/unit -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/libclrprobe.so: $(AGENT_OBJ)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=src/agent/core/exports.map -o $@ $^ $(LDLIBS)
+$(BUILD)/libclrprobe.so: $(AGENT_OBJ) $(FLAGS_FILE)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-z,defs -Wl,--version-script=src/agent/core/exports.map -o $@ \
+	    $(filter %.o,$^) $(LDLIBS)
 
-$(BUILD)/clrprobe: $(CLI_OBJ)
-	$(CC) $(ALL_LDFLAGS) $(SANITIZE_EXE) -o $@ $^ $(LDLIBS)
+$(BUILD)/clrprobe: $(CLI_OBJ) $(FLAGS_FILE)
+	$(CC) $(ALL_LDFLAGS) $(SANITIZE_EXE) -o $@ $(filter %.o,$^) $(LDLIBS)
 
-$(BUILD)/unit_tests: $(UNIT_OBJ)
-	$(CC) $(ALL_LDFLAGS) $(SANITIZE_EXE) -o $@ $^ $(LDLIBS)
+$(BUILD)/unit_tests: $(UNIT_OBJ) $(FLAGS_FILE)
+	$(CC) $(ALL_LDFLAGS) $(SANITIZE_EXE) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(SAMPLE_DLL): $(SAMPLE_SRC)
 	dotnet build sample/Sample.csproj -c Release -o $(BUILD)/sample --nologo -v q -clp:ErrorsOnly
@@ -158,6 +192,29 @@ bench: all
 
 setup:
 	./scripts/setup.sh
+
+# Installed layout: PREFIX/bin/clrprobe finds PREFIX/lib/clrprobe/libclrprobe.so
+# (cli_find_agent); DESTDIR stages it (packaging).  The product only, built
+# against build/sysroot when the set-up made it.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+DOCS    := README.md $(wildcard docs/*.md)
+install: $(BUILD)/clrprobe $(BUILD)/libclrprobe.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/clrprobe $(DESTDIR)$(PREFIX)/share/doc/clrprobe
+	install -m 0755 $(BUILD)/clrprobe $(DESTDIR)$(PREFIX)/bin/clrprobe
+	install -m 0644 $(BUILD)/libclrprobe.so $(DESTDIR)$(PREFIX)/lib/clrprobe/libclrprobe.so
+	install -m 0644 $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/clrprobe/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/clrprobe $(DESTDIR)$(PREFIX)/lib/clrprobe/libclrprobe.so
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/clrprobe
+	-rmdir $(DESTDIR)$(PREFIX)/lib/clrprobe
+
+# A Debian package, build/clrprobe_VERSION_amd64.deb (scripts/make_deb.sh):
+# the installed layout under /usr, built against Debian 11's C library.
+deb: setup
+	$(MAKE) $(BUILD)/clrprobe $(BUILD)/libclrprobe.so
+	./scripts/make_deb.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) sample/bin sample/obj sample/web/bin sample/web/obj

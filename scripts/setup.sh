@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # setup.sh - installs what clrprobe needs to build and test, idempotently:
 # Debian packages (compiler, make, zlib headers, jq for the tests), a check
-# that the .NET SDK is present, and the tests' readers of .heapsnapshot and
+# that the .NET SDK is present, the C library the product is built against
+# (build/sysroot: Debian 11's, scripts/sysroot.sh), and the tests' readers of .heapsnapshot and
 # Trace Event Format files (Chrome DevTools' own code from the npm registry,
 # pinned by tests/tools/*/package-lock.json, into build/tools).  Safe to run
 # again; does nothing when all is already there.
 set -euo pipefail
 
-PACKAGES=(gcc make libc6-dev zlib1g-dev jq protobuf-compiler golang-go chromium time python3)
+PACKAGES=(gcc make libc6-dev zlib1g-dev debian-archive-keyring jq protobuf-compiler golang-go chromium time python3)
 command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
 missing=()
@@ -40,11 +41,13 @@ if ! dotnet --list-sdks 2>/dev/null | grep -q .; then
     exit 1
 fi
 
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+"$ROOT/scripts/sysroot.sh" "$ROOT/build/sysroot"
+
 # The tests' independent readers, from the npm registry, each pinned by its
 # package-lock.json, into build/tools/NAME: Chrome DevTools' heap snapshot
 # code (tests/e2e/test_heap_formats.sh) and the trace model of DevTools'
 # Performance panel (tests/e2e/test_timeline.sh).
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 install_reader() {   # NAME PACKAGE-DIR-IN-node_modules SCRIPT
     local src=$ROOT/tests/tools/$1 dir=$ROOT/build/tools/$1
     if ! cmp -s "$src/package-lock.json" "$dir/package-lock.json" || [[ ! -d $dir/node_modules/$2 ]]; then

@@ -669,6 +669,15 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
     sigset_t sigs;
     int rc, r;
 
+    if (!s->resume) {
+        /* never offer the runtime an agent it cannot load (it would say nothing useful) */
+        ipc_libc_t libc;
+        if (ipc_target_libc(s->pid, &libc, err, sizeof(err)) == IPC_OK &&
+            ipc_libc_refuses(&libc, s->pid, err, sizeof(err)) != IPC_OK) {
+            cli_error("cannot attach: %s", err);
+            return ATTACH_FAILED;
+        }
+    }
     if (cli_find_agent(agent, sizeof(agent)) < 0)
         return ATTACH_FAILED;
     rc = ipc_socket_path(s->pid, sockpath, sizeof(sockpath), err, sizeof(err));

@@ -61,7 +61,8 @@ int cli_agent_options_check(const char *cmd, const struct cp_config *cfg);
  * cmd names the subcommand in messages. */
 int cli_pid_by_name(const char *cmd, const char *name);
 
-/* Full path of the agent beside this executable, or -1 with a message. */
+/* Full path of the agent beside this executable or in the installed layout
+ * (PREFIX/lib/clrprobe/), or -1 with a message. */
 int cli_find_agent(char *buf, size_t len);
 
 /* Makes path absolute (relative to the working directory) into buf. */

@@ -147,8 +147,12 @@ int cli_pid_by_name(const char *cmd, const char *name)
     return pid;
 }
 
+/* Where the agent is, from where the command is: beside it (the build tree,
+ * build/), or in the installed layout, PREFIX/bin/clrprobe and
+ * PREFIX/lib/clrprobe/libclrprobe.so (make install, the Debian package). */
 int cli_find_agent(char *buf, size_t len)
 {
+    static const char *const beside[] = {"libclrprobe.so", "../lib/clrprobe/libclrprobe.so"};
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     char *slash;
@@ -161,17 +165,23 @@ int cli_find_agent(char *buf, size_t len)
     slash = strrchr(exe, '/');
     if (slash)
         *slash = '\0';
-    if ((size_t)snprintf(buf, len, "%s/libclrprobe.so", exe) >= len) {
-        cli_error("installation path is too long");
-        return -1;
+    for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+        if ((size_t)snprintf(buf, len, "%s/%s", exe, beside[i]) >= len) {
+            cli_error("installation path is too long");
+            return -1;
+        }
+        if (access(buf, R_OK) == 0) {
+            char *real = realpath(buf, NULL); /* the target opens it by this name: no "..", no link */
+            if (real && strlen(real) < len)
+                strcpy(buf, real);
+            free(real);
+            return 0;
+        }
     }
-    if (access(buf, R_OK) != 0) {
-        cli_error("the agent %s was not found beside the clrprobe command (%s); "
-                  "rebuild with 'make' or reinstall clrprobe and libclrprobe.so together",
-                  buf, strerror(errno));
-        return -1;
-    }
-    return 0;
+    cli_error("the agent libclrprobe.so is neither beside the clrprobe command (%s) nor in %s/../lib/clrprobe/; "
+              "rebuild with 'make' or reinstall clrprobe and libclrprobe.so together",
+              exe, exe);
+    return -1;
 }
 
 int cli_absolute_path(const char *path, char *buf, size_t len)

@@ -371,6 +371,36 @@ int ipc_maps_find(const char *maps, size_t len, const char *path, unsigned dev_m
                   uint64_t ino, const char *base, char *out, size_t cap);
 
 /* ------------------------------------------------------------------------
+ * The C library of a process (libc_check.c).
+ * ------------------------------------------------------------------------ */
+
+typedef enum ipc_libc_kind { IPC_LIBC_UNKNOWN, IPC_LIBC_GLIBC, IPC_LIBC_MUSL } ipc_libc_kind;
+
+/* The oldest glibc the agent loads on (the Makefile's sysroot and the tests
+ * keep the product to its symbols). */
+#define IPC_LIBC_MIN_MAJOR 2
+#define IPC_LIBC_MIN_MINOR 28
+
+typedef struct ipc_libc {
+    ipc_libc_kind kind;
+    int major, minor;   /* glibc's version */
+    int at_least;       /* the version is a lower bound (libc.so.6 mapped: 2.34 or later) */
+    char path[4096];    /* the mapped file, as the process names it */
+} ipc_libc_t;
+
+/* The C library mapped in a /proc/PID/maps text (pure): 1 and *out, or 0
+ * (kind UNKNOWN) when none is recognised. */
+int ipc_libc_from_maps(const char *maps, size_t len, ipc_libc_t *out);
+
+/* The C library of process pid: IPC_OK and *out (UNKNOWN when its maps name
+ * none), or IPC_ERR_SYSTEM when its maps cannot be read. */
+int ipc_target_libc(int pid, ipc_libc_t *out, char *err, size_t errlen);
+
+/* IPC_ERR_REFUSED with the reason and the fix in err when the agent cannot
+ * load on that C library (musl; glibc older than 2.28), else IPC_OK. */
+int ipc_libc_refuses(const ipc_libc_t *libc, int pid, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
  * Processes by name (byname.c).
  * ------------------------------------------------------------------------ */
 

@@ -47,7 +47,7 @@ test_unwritable_output_checked_before_start() {
 test_agent_missing_beside_command() {
     mkdir -p lonely
     cp "$CLRPROBE" lonely/clrprobe
-    expect_error 1 "libclrprobe.so was not found beside the clrprobe command" lonely/clrprobe run -- "$SAMPLE" jit
+    expect_error 1 "the agent libclrprobe.so is neither beside the clrprobe command" lonely/clrprobe run -- "$SAMPLE" jit
 }
 
 test_not_a_dotnet_program() {

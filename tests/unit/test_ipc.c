@@ -897,6 +897,69 @@ TEST(ipc_loaded_profiler_of_this_process)
     CHECK_EQ(IPC_ERR_NO_PROCESS, ipc_loaded_profiler(0, &lp, err, sizeof(err)));
 }
 
+/* ---- the C library of a process (libc_check.c) ---- */
+
+static ipc_libc_t libc_of(const char *maps)
+{
+    ipc_libc_t l;
+    ipc_libc_from_maps(maps, strlen(maps), &l);
+    return l;
+}
+
+TEST(ipc_libc_read_from_the_mapped_files)
+{
+    ipc_libc_t l;
+    char err[512];
+
+    /* glibc before 2.34: the kernel names libc-X.Y.so, not the libc.so.6 link */
+    l = libc_of("7f0000000000-7f0000001000 r--p 00000000 08:01 12 /usr/lib/x86_64-linux-gnu/libdl-2.31.so\n"
+                "7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /usr/lib/x86_64-linux-gnu/libc-2.31.so\n");
+    CHECK_EQ(IPC_LIBC_GLIBC, l.kind);
+    CHECK_EQ(2, l.major);
+    CHECK_EQ(31, l.minor);
+    CHECK_EQ(0, l.at_least);
+    CHECK_STR(l.path, "/usr/lib/x86_64-linux-gnu/libc-2.31.so");
+    CHECK_EQ(IPC_OK, ipc_libc_refuses(&l, 7, err, sizeof(err)));
+    /* RHEL 8: the oldest accepted */
+    l = libc_of("7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /usr/lib64/libc-2.28.so\n");
+    CHECK_EQ(IPC_OK, ipc_libc_refuses(&l, 7, err, sizeof(err)));
+    /* Amazon Linux 2: refused, with the version and the supported ones */
+    l = libc_of("7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /usr/lib64/libc-2.26.so\n");
+    CHECK_EQ(IPC_ERR_REFUSED, ipc_libc_refuses(&l, 7, err, sizeof(err)));
+    CHECK(strstr(err, "process 7 runs on glibc 2.26 (/usr/lib64/libc-2.26.so)") != NULL);
+    CHECK(strstr(err, "needs glibc 2.28 or later") != NULL);
+    /* 2.34 and later: libc.so.6 itself, a lower bound; a deleted (upgraded) file too */
+    l = libc_of("7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /usr/lib/x86_64-linux-gnu/libc.so.6 (deleted)\n");
+    CHECK_EQ(IPC_LIBC_GLIBC, l.kind);
+    CHECK_EQ(1, l.at_least);
+    CHECK_STR(l.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+    CHECK_EQ(IPC_OK, ipc_libc_refuses(&l, 7, err, sizeof(err)));
+    /* Alpine: musl's loader is its C library */
+    l = libc_of("55d0c0a00000-55d0c0a02000 r--p 00000000 fe:00 1234 /usr/share/dotnet/dotnet\n"
+                "7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /lib/ld-musl-x86_64.so.1\n");
+    CHECK_EQ(IPC_LIBC_MUSL, l.kind);
+    CHECK_EQ(IPC_ERR_REFUSED, ipc_libc_refuses(&l, 9, err, sizeof(err)));
+    CHECK(strstr(err, "process 9 runs on musl (/lib/ld-musl-x86_64.so.1") != NULL);
+    /* names that only look alike; no C library at all: unknown, not refused */
+    l = libc_of("7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /opt/app/libc-2.20.so.bak\n"
+                "7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /opt/app/mylibc.so.6\n"
+                "7f0000002000-7f0000003000 r-xp 00002000 08:01 13 /opt/app/libc-x.y.so\n"
+                "7ffd1c5a1000-7ffd1c5c2000 rw-p 00000000 00:00 0 [stack]\n");
+    CHECK_EQ(IPC_LIBC_UNKNOWN, l.kind);
+    CHECK_EQ(IPC_OK, ipc_libc_refuses(&l, 7, err, sizeof(err)));
+    CHECK_EQ(0, ipc_libc_from_maps("", 0, &l));
+}
+
+TEST(ipc_libc_of_this_process)
+{
+    ipc_libc_t l;
+    char err[256];
+
+    CHECK_EQ(IPC_OK, ipc_target_libc(getpid(), &l, err, sizeof(err)));
+    CHECK_EQ(IPC_LIBC_GLIBC, l.kind);
+    CHECK_EQ(IPC_OK, ipc_libc_refuses(&l, getpid(), err, sizeof(err)));
+}
+
 /* ---- process names (byname.c) ---- */
 
 TEST(ipc_dotnet_process_name_rule)
