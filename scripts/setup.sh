@@ -8,7 +8,8 @@
 # again; does nothing when all is already there.
 set -euo pipefail
 
-PACKAGES=(gcc make libc6-dev zlib1g-dev debian-archive-keyring jq protobuf-compiler golang-go chromium time python3)
+PACKAGES=(gcc make libc6-dev zlib1g-dev debian-archive-keyring jq protobuf-compiler golang-go chromium time python3
+          podman runc debootstrap)
 command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
 missing=()

@@ -7,6 +7,7 @@
  * Ctrl-C / SIGTERM. */
 #include "cli/attach_session.h"
 #include "cli/cli.h"
+#include "cli/in_target.h"
 #include "cli/output.h"
 #include "common/clock.h"
 #include "common/config.h"
@@ -40,21 +41,23 @@ static void ctl_cleanup(attach_ctl *c)
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
-    cli_unlisten_private(&c->listen_fd, &c->dir_fd, c->dir, c->path);
+    target_unlisten_private(c->ns_pid, &c->listen_fd, &c->dir_fd, c->dir, c->path);
 }
 
-/* A private directory with a listening socket the agent connects to.  When
+/* A private directory with a listening socket the agent connects to (in
+ * the /tmp of the target's container when it is in one).  When
  * root attaches to another user's process, that user must be able to
  * connect: the socket is given to it, the directory stays root's
  * (cli_private_give: a directory given away would let that user put a link
  * where root then chowns or removes). */
-static int ctl_listen(attach_ctl *c, uid_t target_uid)
+static int ctl_listen(attach_ctl *c, int pid, uid_t target_uid)
 {
     char err[PATH_MAX + 128];
 
     c->fd = -1;
-    c->listen_fd = cli_listen_private("ctl", "ctl", 2, &c->dir_fd, c->dir, sizeof(c->dir), c->path,
-                                      sizeof(c->path), err, sizeof(err));
+    c->ns_pid = ipc_ns_foreign(pid) ? pid : 0;
+    c->listen_fd = target_listen_private(c->ns_pid, "ctl", "ctl", 2, &c->dir_fd, c->dir, sizeof(c->dir), c->path,
+                                         sizeof(c->path), err, sizeof(err));
     if (c->listen_fd < 0) {
         cli_error("%s (for the control channel)", err);
         return -1;
@@ -90,7 +93,7 @@ static void ctl_accept(attach_ctl *c, int pid)
     }
     /* The agent connects once: remove the path now, so that nothing is
      * left in /tmp even if this command is killed. */
-    cli_unlisten_private(&c->listen_fd, &c->dir_fd, c->dir, c->path);
+    target_unlisten_private(c->ns_pid, &c->listen_fd, &c->dir_fd, c->dir, c->path);
 }
 
 /* Takes the pending interruption off the signalfd (so that it counts once
@@ -693,7 +696,7 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
         return ATTACH_FAILED;
     if (open_handover(s) < 0)
         return ATTACH_FAILED;
-    if (ctl_listen(&s->ch, attach_process_uid(s->pid)) < 0)
+    if (ctl_listen(&s->ch, s->pid, attach_process_uid(s->pid)) < 0)
         return ATTACH_FAILED;
     snprintf(cfg->ctl, sizeof(cfg->ctl), "%s", s->ch.path);
     snprintf(cfg->main_profiler, sizeof(cfg->main_profiler), "%s", s->notification ? s->main_profiler : "");
@@ -718,7 +721,19 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
     }
     cli_output_watch(&s->out, s->sfd);       /* (the copy into a FIFO at the end, too) */
 
-    r = s->resume ? resume_agent(s, text, (int)(timeout_s * 1000)) : attach_agent(s, agent, text, (int)(timeout_s * 1000));
+    if (s->resume) {
+        r = resume_agent(s, text, (int)(timeout_s * 1000));
+    } else {
+        /* (in a container, the agent is copied where the target can open it,
+         * until the runtime has answered) */
+        target_agent placed;
+        if (target_place_agent(ipc_ns_foreign(s->pid) ? s->pid : 0, agent, &placed, err, sizeof(err)) < 0) {
+            cli_error("cannot attach to process %d: %s", s->pid, err);
+            return ATTACH_FAILED;
+        }
+        r = attach_agent(s, placed.path, text, (int)(timeout_s * 1000));
+        target_remove_agent(&placed);
+    }
     if (r == INTERRUPTED && !s->ready && s->ch.fd < 0) {
         cli_error("interrupted: nothing was attached (if the runtime still loads the agent, it finds clrprobe "
                   "gone and unloads)");

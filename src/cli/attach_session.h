@@ -18,6 +18,7 @@
 
 /* The command's end of the control connection. */
 typedef struct attach_ctl {
+    int ns_pid;                   /* the target, when the socket is in its container's namespaces; else 0 */
     int listen_fd, fd;
     int dir_fd;                   /* the socket's private directory, kept open (cli_listen_private) */
     char dir[64], path[128];

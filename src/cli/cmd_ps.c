@@ -26,11 +26,17 @@ static const char ps_usage[] =
     "  PROFILER its main profiler: the file name of the startup profiler's library (an APM\n"
     "           agent), 'clrprobe' for clrprobe's agent, '-' for none seen; 'clrprobe attach'\n"
     "           loads beside one as a notification profiler\n"
+    "  CONTAINER for a process in a container (its own mount or network namespace): the\n"
+    "           container's id (from its cgroup, 12 characters; 'ns' when none is named\n"
+    "           there) and the pid the process has in it, as ID/PID; '-' for a process\n"
+    "           of this host (clrprobe attach, heap and ps reach both)\n"
     "  COMMAND  its command line (/proc/PID/cmdline)\n"
     "\n"
-    "Processes are found by their diagnostics sockets in $TMPDIR and /tmp, so a process\n"
-    "started with DOTNET_EnableDiagnostics=0, or whose TMPDIR is neither yours nor /tmp,\n"
-    "is not listed ('clrprobe attach PID' still finds the latter).\n"
+    "Processes are found by their diagnostics sockets in $TMPDIR and /tmp, and those in\n"
+    "containers in their own TMPDIR, so a process started with DOTNET_EnableDiagnostics=0,\n"
+    "or whose TMPDIR is neither yours nor /tmp, is not listed ('clrprobe attach PID' still\n"
+    "finds the latter).  Containers are seen as root (or from a sidecar with\n"
+    "CAP_SYS_ADMIN and CAP_SYS_PTRACE that shares their pid namespace).\n"
     "Processes of other users (which this user may not attach to) are not listed either:\n"
     "how many were left out is said on stderr; run clrprobe as their user, or as root,\n"
     "to see them.\n"
@@ -119,7 +125,7 @@ int cmd_ps(int argc, char **argv)
     for (i = 0; i < count; i++) {
         ipc_process_info_t info;
         char name[256], cmdline[4096], version[128], shown_name[4 * sizeof(name)], shown_runtime[4 * sizeof(version)];
-        char prof[256], shown_prof[4 * sizeof(prof)];
+        char prof[256], shown_prof[4 * sizeof(prof)], container[64];
         char *shown_cmd;
         const char *runtime = "?", *command;
         int rc = ipc_process_info(eps[i].pid, PS_TIMEOUT_MS, &info, err, sizeof(err));
@@ -153,9 +159,14 @@ int cmd_ps(int argc, char **argv)
         main_profiler_of(eps[i].pid, prof, sizeof(prof));
         esc_buf(shown_prof, sizeof(shown_prof), prof, strlen(prof), NULL);
         shown_cmd = esc_dup(command);
+        if (!eps[i].in_container)
+            snprintf(container, sizeof(container), "-");
+        else
+            snprintf(container, sizeof(container), "%.12s/%d", eps[i].container[0] ? eps[i].container : "ns",
+                     eps[i].inner_pid);
         if (!shown)
-            printf("%-8s %-16s %-10s %-20s %s\n", "PID", "NAME", "RUNTIME", "PROFILER", "COMMAND");
-        printf("%-8d %-16s %-10s %-20s %s\n", eps[i].pid, shown_name, shown_runtime, shown_prof,
+            printf("%-8s %-16s %-10s %-20s %-19s %s\n", "PID", "NAME", "RUNTIME", "PROFILER", "CONTAINER", "COMMAND");
+        printf("%-8d %-16s %-10s %-20s %-19s %s\n", eps[i].pid, shown_name, shown_runtime, shown_prof, container,
                shown_cmd ? shown_cmd : "?");
         free(shown_cmd);
         shown++;

@@ -18,7 +18,6 @@ int ipc_attach_profiler_send(int pid, int timeout_ms, const GUID *clsid, const c
                              char *err, size_t errlen)
 {
     ipc_wait w = ipc_wait_for(timeout_ms, cancel_fd);
-    char path[IPC_PATH_MAX];
     uint8_t *msg;
     long len;
     int fd, rc;
@@ -40,8 +39,7 @@ int ipc_attach_profiler_send(int pid, int timeout_ms, const GUID *clsid, const c
                           "the agent path and the configuration do not fit in one diagnostics message "
                           "(%d bytes at most)", IPC_MAX_MESSAGE);
     }
-    rc = ipc_socket_path(pid, path, sizeof(path), err, errlen);
-    fd = rc == IPC_OK ? ipc_connect_until(path, &w, err, errlen) : rc;
+    fd = ipc_connect_process_until(pid, &w, err, errlen);
     if (fd >= 0) {
         rc = ipc_send_until(fd, pid, &w, msg, (size_t)len, err, errlen);
         if (rc != IPC_OK) {

@@ -231,13 +231,18 @@ typedef struct ipc_endpoint {
     int      pid;
     uint64_t key;                    /* from the socket name */
     uid_t    uid;                    /* owner of the socket file */
-    char     path[IPC_PATH_MAX];
+    char     path[IPC_PATH_MAX];     /* as the process's file system has it */
+    int      inner_pid;              /* the pid it knows itself by (its pid namespace's) */
+    int      in_container;           /* its mount or network namespace is not ours */
+    char     container[65];          /* its container's id, from its cgroup ("" when none is named there) */
 } ipc_endpoint_t;
 
-/* Scans $TMPDIR (ours) and /tmp for dotnet-diagnostic-*-socket sockets and
+/* Scans $TMPDIR (ours) and /tmp for dotnet-diagnostic-*-socket sockets, and
+ * the processes of other mount and network namespaces (containers) that
+ * have the runtime mapped for theirs (in their own TMPDIR, from inside), and
  * returns the live ones (the process exists and the socket is its own, by
  * the rule of ipc_socket_path), one per pid, sorted by pid, as a malloc'd array in *out (free() it; NULL when
- * *count is 0).  Unreadable directories are skipped.  IPC_OK or
+ * *count is 0).  Unreadable directories and processes are skipped.  IPC_OK or
  * IPC_ERR_SYSTEM (out of memory). */
 int ipc_list_processes(ipc_endpoint_t **out, size_t *count, char *err, size_t errlen);
 
@@ -321,6 +326,13 @@ typedef enum ipc_profiler_kind {
  * NSpid line of /proc/PID/status); pid itself when not there. */
 int ipc_inner_pid(int pid);
 
+/* The container's id in a /proc/PID/cgroup text: the last run of 64
+ * hexadecimal digits in a path (libpod-ID.scope, docker-ID.scope,
+ * cri-containerd-ID.scope, .../docker/ID, kubepods' pod.../ID): 1 and out
+ * (65 bytes), or 0.  ipc_container_id: of process pid. */
+int ipc_container_id_from_cgroup(const char *text, size_t len, char out[65]);
+int ipc_container_id(int pid, char out[65]);
+
 /* Is the abstract Unix socket "@name" bound by pid itself: listed in its
  * network namespace's /proc/PID/net/unix, with an inode that is one of
  * pid's descriptors (any user may bind a name first: peer.c)? */
@@ -369,6 +381,35 @@ int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t e
  * " (deleted)" suffix); 0 when none. */
 int ipc_maps_find(const char *maps, size_t len, const char *path, unsigned dev_major, unsigned dev_minor,
                   uint64_t ino, const char *base, char *out, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * Work in a container's namespaces (nsjoin.c).
+ * ------------------------------------------------------------------------ */
+
+#define IPC_NS_MAX_FDS 3
+
+/* What the work done in the target's namespaces hands back: a status (an
+ * IPC_* code) with err, descriptors (-1 where none) and a text. */
+typedef struct ipc_ns_result {
+    int status;
+    int fds[IPC_NS_MAX_FDS];
+    char text[4096];
+    char err[1024];
+} ipc_ns_result;
+
+typedef void (*ipc_ns_fn)(void *arg, ipc_ns_result *res);
+
+/* 1 when process pid's mount or network namespace is not ours (a process in
+ * a container, seen from the host or a sidecar). */
+int ipc_ns_foreign(int pid);
+
+/* Runs fn(arg, res) in a child process that has joined process pid's mount
+ * and network namespaces (those that are not ours) and taken its root as its
+ * root, so that paths resolve as they do for pid, inside its container;
+ * returns what fn put in *res: IPC_OK with its descriptors (the caller's to
+ * close) and text, or its status with err (and no descriptors).  The child
+ * is a fork: fn may use this process's memory and descriptors as they were. */
+int ipc_ns_run(int pid, ipc_ns_fn fn, void *arg, ipc_ns_result *res, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * The C library of a process (libc_check.c).

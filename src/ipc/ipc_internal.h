@@ -71,6 +71,9 @@ int ipc_permission_error(int pid, char *err, size_t errlen);
  * the process.  2 = key matches, 1 = by time only, 0 = stale. */
 int ipc_socket_currency(int pid, uint64_t key, int64_t mtime, uint64_t starttime);
 
+/* The boot time (btime, seconds since the epoch), read once; 0 if unknown. */
+int64_t ipc_boot_time(void);
+
 /* A wait budget: an absolute deadline (ipc_now_ms() based), the timeout it
  * came from (quoted in messages), and a descriptor whose readability
  * cancels the wait (-1: none). */
@@ -82,8 +85,11 @@ typedef struct ipc_wait {
 
 ipc_wait ipc_wait_for(int timeout_ms, int cancel_fd);
 
-/* The transport under one wait budget. */
+/* The transport under one wait budget.  ipc_connect_process_until:
+ * ipc_socket_path + ipc_connect_until, in the process's namespaces when they
+ * are not ours (a process in a container). */
 int ipc_connect_until(const char *path, const ipc_wait *w, char *err, size_t errlen);
+int ipc_connect_process_until(int pid, const ipc_wait *w, char *err, size_t errlen);
 int ipc_send_until(int fd, int pid, const ipc_wait *w, const uint8_t *msg, size_t len, char *err, size_t errlen);
 int ipc_read_reply_until(int fd, int pid, const ipc_wait *w, uint8_t *reply, size_t cap, size_t *reply_len,
                          char *err, size_t errlen);

@@ -1,6 +1,8 @@
 /* list.c - finds the live .NET processes by their diagnostics sockets in
- * our $TMPDIR and in /tmp: stale sockets (the process is gone, or the pid now
- * belongs to a later process) are skipped, one socket is kept per pid. */
+ * our $TMPDIR and in /tmp, and those in containers (other mount or network
+ * namespaces) by their runtime's mapping and their socket in their own
+ * TMPDIR: stale sockets (the process is gone, or the pid now belongs to a
+ * later process) are skipped, one socket is kept per pid. */
 #include "ipc/ipc_internal.h"
 
 #include <dirent.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct found {
     ipc_endpoint_t ep;
@@ -92,6 +95,47 @@ static int scan_dir(const char *dir, found_list_t *l)
     return 0;
 }
 
+/* The processes of other mount or network namespaces whose runtime is
+ * mapped: their sockets are looked for in their own TMPDIR, from inside
+ * their namespaces (ipc_socket_path).  Those of ours were found above. */
+static int scan_containers(found_list_t *l)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        char path[64], where[PATH_MAX], *maps;
+        size_t len;
+        ipc_endpoint_t ep;
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        int dotnet;
+
+        if (*end || pid <= 0 || pid > INT_MAX || pid == getpid() || !ipc_ns_foreign((int)pid))
+            continue;
+        snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+        if (ipc_read_file(path, &maps, &len) < 0)
+            continue;
+        dotnet = ipc_maps_find(maps, len, NULL, 0, 0, 0, "libcoreclr.so", where, sizeof(where));
+        free(maps);
+        if (!dotnet)
+            continue;
+        memset(&ep, 0, sizeof(ep));
+        if (ipc_socket_path((int)pid, ep.path, sizeof(ep.path), where, sizeof(where)) != IPC_OK)
+            continue;   /* diagnostics disabled, or gone meanwhile */
+        ep.pid = (int)pid;
+        ep.in_container = 1;
+        if (add_found(l, &ep, 2, 0) < 0) {
+            closedir(d);
+            return -1;
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
 static int by_pid(const void *a, const void *b)
 {
     int x = ((const ipc_endpoint_t *)a)->pid, y = ((const ipc_endpoint_t *)b)->pid;
@@ -128,6 +172,10 @@ int ipc_list_processes(ipc_endpoint_t **out, size_t *count, char *err, size_t er
             return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
         }
     }
+    if (scan_containers(&l) < 0) {
+        free(l.v);
+        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
+    }
     if (!l.n) {
         free(l.v);
         return IPC_OK;
@@ -137,8 +185,11 @@ int ipc_list_processes(ipc_endpoint_t **out, size_t *count, char *err, size_t er
         free(l.v);
         return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "out of memory");
     }
-    for (k = 0; k < l.n; k++)
+    for (k = 0; k < l.n; k++) {
         eps[k] = l.v[k].ep;
+        eps[k].inner_pid = ipc_inner_pid(eps[k].pid);
+        ipc_container_id(eps[k].pid, eps[k].container);
+    }
     free(l.v);
     qsort(eps, l.n, sizeof(*eps), by_pid);
     *out = eps;

@@ -1,11 +1,14 @@
 /* locate.c - which diagnostics socket belongs to a pid: the runtime binds
  * "$TMPDIR/dotnet-diagnostic-{pid}-{key}-socket" (key = the process's
- * starttime) in its own TMPDIR, and a killed process leaves its socket
- * behind, so several may carry the same pid. */
+ * starttime, pid = its pid in its own pid namespace) in its own TMPDIR, and
+ * a killed process leaves its socket behind, so several may carry the same
+ * pid.  A process in a container is looked up, and connected to, from
+ * inside its namespaces (nsjoin.c). */
 #include "ipc/ipc_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,26 +52,44 @@ int ipc_parse_socket_name(const char *name, int *pid, uint64_t *key)
     return 0;
 }
 
-int ipc_socket_path(int pid, char *out, size_t cap, char *err, size_t errlen)
-{
-    char dir[IPC_PATH_MAX + 64], full[PATH_MAX], best_name[256] = "";
-    uint64_t starttime, key;
-    int64_t best_mtime = 0;
-    int best = 0, stale = 0, npid, rc, cur;
-    struct dirent *de;
-    struct stat st;
-    DIR *d;
+/* The facts that pick a process's socket, read from our /proc (a child in
+ * its namespaces sees another /proc): its TMPDIR, its starttime (the key),
+ * and the pid it has in its own pid namespace (the name's). */
+typedef struct socket_query {
+    int pid, inner;
+    uint64_t starttime;
+    char dir[IPC_PATH_MAX + 64];
+} socket_query;
 
+static int query_of(int pid, socket_query *q, char *err, size_t errlen)
+{
+    int rc;
+
+    memset(q, 0, sizeof(*q));
     if (pid <= 0)
         return ipc_errorf(IPC_ERR_NO_PROCESS, err, errlen, IPC_MSG_NO_PROCESS, pid);
-    rc = ipc_process_starttime(pid, &starttime);
+    rc = ipc_process_starttime(pid, &q->starttime);
     if (rc == IPC_ERR_NO_PROCESS)
         return ipc_errorf(rc, err, errlen, IPC_MSG_NO_PROCESS, pid);
     if (rc != IPC_OK)
         return ipc_errorf(rc, err, errlen, "cannot read /proc/%d/stat", pid);
-    rc = ipc_process_tmpdir(pid, dir, sizeof(dir), err, errlen);
-    if (rc != IPC_OK)
-        return rc;
+    q->pid = pid;
+    q->inner = ipc_inner_pid(pid);
+    ipc_boot_time();    /* (read here: a child in another namespace may have no /proc) */
+    return ipc_process_tmpdir(pid, q->dir, sizeof(q->dir), err, errlen);
+}
+
+/* The socket q asks for in q->dir, as the process's file system has it. */
+static int pick_socket(const socket_query *q, char *out, size_t cap, char *err, size_t errlen)
+{
+    char full[PATH_MAX], best_name[256] = "";
+    const char *dir = q->dir;
+    uint64_t key;
+    int64_t best_mtime = 0;
+    int best = 0, stale = 0, npid, cur, pid = q->pid;
+    struct dirent *de;
+    struct stat st;
+    DIR *d;
 
     d = opendir(dir);
     if (!d) {
@@ -79,14 +100,13 @@ int ipc_socket_path(int pid, char *out, size_t cap, char *err, size_t errlen)
         return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot read the directory %s: %s", dir, strerror(errno));
     }
     while ((de = readdir(d)) != NULL) {
-        if (ipc_parse_socket_name(de->d_name, &npid, &key) < 0 || npid != pid)
+        if (ipc_parse_socket_name(de->d_name, &npid, &key) < 0 || npid != q->inner)
             continue;
         if (strlen(de->d_name) >= sizeof(best_name))
             continue;
-        snprintf(full, sizeof(full), "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
-        if (lstat(full, &st) < 0 || !S_ISSOCK(st.st_mode))
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode))
             continue;
-        cur = ipc_socket_currency(pid, key, (int64_t)st.st_mtime, starttime);
+        cur = ipc_socket_currency(pid, key, (int64_t)st.st_mtime, q->starttime);
         if (!cur) {
             stale++;
             continue;
@@ -112,4 +132,63 @@ int ipc_socket_path(int pid, char *out, size_t cap, char *err, size_t errlen)
                           "the diagnostics socket path of process %d is too long for a Unix socket: %s", pid, full);
     strcpy(out, full);
     return IPC_OK;
+}
+
+/* In a container: the socket found (text) and, when asked, connected (fds[0]). */
+typedef struct socket_job {
+    socket_query q;
+    int connect;
+    ipc_wait w;
+} socket_job;
+
+static void socket_in_namespaces(void *arg, ipc_ns_result *res)
+{
+    socket_job *j = arg;
+
+    res->status = pick_socket(&j->q, res->text, sizeof(res->text), res->err, sizeof(res->err));
+    if (res->status != IPC_OK || !j->connect)
+        return;
+    res->fds[0] = ipc_connect_until(res->text, &j->w, res->err, sizeof(res->err));
+    if (res->fds[0] < 0) {
+        res->status = res->fds[0];
+        res->fds[0] = -1;
+    }
+}
+
+static int socket_of(int pid, int connect, const ipc_wait *w, char *out, size_t cap, char *err, size_t errlen)
+{
+    socket_job j;
+    ipc_ns_result res;
+    int rc = query_of(pid, &j.q, err, errlen);
+
+    if (rc != IPC_OK)
+        return rc;
+    if (!ipc_ns_foreign(pid)) {
+        char path[IPC_PATH_MAX];
+        rc = pick_socket(&j.q, connect ? path : out, connect ? sizeof(path) : cap, err, errlen);
+        return rc == IPC_OK && connect ? ipc_connect_until(path, w, err, errlen) : rc;
+    }
+    j.connect = connect;
+    if (w)
+        j.w = *w;
+    rc = ipc_ns_run(pid, socket_in_namespaces, &j, &res, err, errlen);
+    if (rc != IPC_OK)
+        return rc;
+    if (connect)
+        return res.fds[0];
+    if (strlen(res.text) + 1 > cap)
+        return ipc_errorf(IPC_ERR_TOO_LONG, err, errlen, "the diagnostics socket path of process %d is too long",
+                          pid);
+    strcpy(out, res.text);
+    return IPC_OK;
+}
+
+int ipc_socket_path(int pid, char *out, size_t cap, char *err, size_t errlen)
+{
+    return socket_of(pid, 0, NULL, out, cap, err, errlen);
+}
+
+int ipc_connect_process_until(int pid, const ipc_wait *w, char *err, size_t errlen)
+{
+    return socket_of(pid, 1, w, NULL, 0, err, errlen);
 }

@@ -108,30 +108,60 @@ int ipc_check_listener(int fd, const char *name, int pid, char *err, size_t errl
     return IPC_OK;
 }
 
+/* The connection to "@name", in the network namespace this process is in. */
+typedef struct abstract_job {
+    const char *fmt, *name;
+    int inner;
+} abstract_job;
+
+static void connect_abstract(void *arg, ipc_ns_result *res)
+{
+    abstract_job *j = arg;
+    struct sockaddr_un addr;
+    socklen_t len = cp_abstract_address(&addr, j->fmt, j->inner);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        res->status = ipc_errorf(IPC_ERR_SYSTEM, res->err, sizeof(res->err), "cannot make a socket: %s",
+                                 strerror(errno));
+        return;
+    }
+    if (connect(fd, (struct sockaddr *)&addr, len) < 0) {
+        res->status = ipc_errorf(errno == ECONNREFUSED || errno == ENOENT ? IPC_ERR_NO_SOCKET : IPC_ERR_SYSTEM,
+                                 res->err, sizeof(res->err), "cannot connect to @%s: %s", j->name, strerror(errno));
+        close(fd);
+        return;
+    }
+    res->status = IPC_OK;
+    res->fds[0] = fd;
+}
+
 int ipc_connect_agent_socket(int pid, const char *fmt, int *out, char *err, size_t errlen)
 {
-    struct sockaddr_un addr;
-    socklen_t len;
     char name[64];
-    int fd, rc;
+    abstract_job j = { fmt, name, ipc_inner_pid(pid) };
+    ipc_ns_result res;
+    int rc;
 
     *out = -1;
-    snprintf(name, sizeof(name), fmt, ipc_inner_pid(pid));
-    len = cp_abstract_address(&addr, fmt, ipc_inner_pid(pid));
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return ipc_errorf(IPC_ERR_SYSTEM, err, errlen, "cannot make a socket: %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&addr, len) < 0) {
-        rc = ipc_errorf(errno == ECONNREFUSED || errno == ENOENT ? IPC_ERR_NO_SOCKET : IPC_ERR_SYSTEM, err, errlen,
-                        "cannot connect to @%s: %s", name, strerror(errno));
-        close(fd);
-        return rc;
+    snprintf(name, sizeof(name), fmt, j.inner);
+    /* (a process in a container has its abstract sockets in its own network namespace) */
+    if (ipc_ns_foreign(pid)) {
+        rc = ipc_ns_run(pid, connect_abstract, &j, &res, err, errlen);
+        if (rc != IPC_OK)
+            return rc;
+    } else {
+        memset(&res, 0, sizeof(res));
+        res.fds[0] = -1;
+        connect_abstract(&j, &res);
+        if (res.status != IPC_OK)
+            return ipc_errorf(res.status, err, errlen, "%s", res.err);
     }
-    rc = ipc_check_listener(fd, name, pid, err, errlen);
+    rc = ipc_check_listener(res.fds[0], name, pid, err, errlen);
     if (rc != IPC_OK) {
-        close(fd);
+        close(res.fds[0]);
         return rc;
     }
-    *out = fd;
+    *out = res.fds[0];
     return IPC_OK;
 }

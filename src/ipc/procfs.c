@@ -136,15 +136,19 @@ int ipc_process_tmpdir(int pid, char *out, size_t cap, char *err, size_t errlen)
     return IPC_OK;
 }
 
-/* Boot time in seconds since the epoch (btime in /proc/stat), 0 if unknown. */
-static int64_t boot_time(void)
+/* Boot time in seconds since the epoch (btime in /proc/stat), 0 if unknown;
+ * read once (a child in a container's namespaces may have no /proc). */
+int64_t ipc_boot_time(void)
 {
+    static int64_t bt = -1;
     char *text, *p;
     size_t len;
-    int64_t bt = 0;
 
+    if (bt >= 0)
+        return bt;
     if (read_proc_file("/proc/stat", &text, &len) < 0)
         return 0;
+    bt = 0;
     p = strstr(text, "\nbtime ");
     if (p)
         bt = strtoll(p + 7, NULL, 10);
@@ -160,7 +164,7 @@ int ipc_socket_currency(int pid, uint64_t key, int64_t mtime, uint64_t starttime
     (void)pid;
     if (key == starttime)
         return 2;
-    bt = boot_time();
+    bt = ipc_boot_time();
     if (bt <= 0 || hz <= 0)
         return 0;
     /* The runtime creates its socket after the process started; allow for
@@ -192,4 +196,43 @@ int ipc_inner_pid(int pid)
     }
     fclose(f);
     return inner > 0 ? inner : pid;
+}
+
+int ipc_container_id_from_cgroup(const char *text, size_t len, char out[65])
+{
+    size_t run = 0;
+    int found = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i <= len; i++) {
+        char c = i < len ? text[i] : '\n';
+        int hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+        if (hex) {
+            run++;
+            continue;
+        }
+        /* exactly 64: a longer run is something else */
+        if (run == 64) {
+            memcpy(out, text + i - 64, 64);
+            out[64] = '\0';
+            found = 1;
+        }
+        run = 0;
+    }
+    return found;
+}
+
+int ipc_container_id(int pid, char out[65])
+{
+    char path[64], *text;
+    size_t len;
+    int found;
+
+    out[0] = '\0';
+    snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+    if (read_proc_file(path, &text, &len) < 0)
+        return 0;
+    found = ipc_container_id_from_cgroup(text, len, out);
+    free(text);
+    return found;
 }

@@ -13,7 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <unistd.h>
+
+#ifndef SYS_openat2
+#define SYS_openat2 __NR_openat2 /* (glibc before 2.32 names only the kernel's number) */
+#endif
 
 #define AGENT_FILE "libclrprobe.so"
 #define AGENT_THREAD_PREFIX "clrprobe-"
@@ -86,6 +94,29 @@ static int agent_threads(int pid)
     return found;
 }
 
+/* stat of path as process pid resolves it: from its root (an absolute
+ * path) or its working directory, never leaving its root, whatever links
+ * its users put on the way (a container's absolute link would lead a
+ * lookup through /proc/PID/root to our own files). */
+static int stat_in_root(int pid, const char *path, struct stat *st)
+{
+    struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    char base[64];
+    int dir, fd, r;
+
+    snprintf(base, sizeof(base), "/proc/%d/%s", pid, path[0] == '/' ? "root" : "cwd");
+    dir = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+    close(dir);
+    if (fd < 0)
+        return -1;
+    r = fstat(fd, st);
+    close(fd);
+    return r;
+}
+
 static int read_error(int pid, const char *path, char *err, size_t errlen)
 {
     if (errno == ENOENT || errno == ESRCH)
@@ -98,7 +129,7 @@ static int read_error(int pid, const char *path, char *err, size_t errlen)
 
 int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t errlen)
 {
-    char path[64], lib[PATH_MAX], seen[PATH_MAX], real[PATH_MAX], *maps = NULL, *env = NULL;
+    char path[64], lib[PATH_MAX], seen[PATH_MAX], *maps = NULL, *env = NULL;
     size_t maps_len, env_len;
     int rc = IPC_OK;
 
@@ -120,18 +151,14 @@ int ipc_loaded_profiler(int pid, ipc_loaded_profiler_t *out, char *err, size_t e
      * is the process's own: looked up under its root and working
      * directory, and compared by path and by device and inode. */
     if (cp_startup_profiler(&(cp_env){ env, env_len }, lib, sizeof(lib), out->variable, sizeof(out->variable))) {
-        char where[PATH_MAX + 64];
         struct stat st;
         int found;
 
-        snprintf(where, sizeof(where), "/proc/%d/%s/%s", pid, lib[0] == '/' ? "root" : "cwd", lib);
         memset(&st, 0, sizeof(st));
-        if (stat(where, &st) < 0)
+        if (stat_in_root(pid, lib, &st) < 0)
             st.st_ino = 0;
         found = ipc_maps_find(maps, maps_len, lib, major(st.st_dev), minor(st.st_dev), (uint64_t)st.st_ino, NULL,
                               seen, sizeof(seen));
-        if (!found && realpath(where, real))
-            found = ipc_maps_find(maps, maps_len, real, 0, 0, 0, NULL, seen, sizeof(seen));
         if (found) {
             const char *slash = strrchr(seen, '/');
             out->kind = IPC_PROFILER_STARTUP;

@@ -291,14 +291,10 @@ int ipc_exchange(int fd, int pid, int timeout_ms, const uint8_t *msg, size_t len
 int ipc_request_until(int pid, const ipc_wait *w, const uint8_t *msg, size_t len,
                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen)
 {
-    char path[IPC_PATH_MAX];
     int fd, rc;
 
     *reply_len = 0;
-    rc = ipc_socket_path(pid, path, sizeof(path), err, errlen);
-    if (rc != IPC_OK)
-        return rc;
-    fd = ipc_connect_until(path, w, err, errlen);
+    fd = ipc_connect_process_until(pid, w, err, errlen);
     if (fd < 0)
         return fd;
     rc = ipc_send_until(fd, pid, w, msg, len, err, errlen);

@@ -47,7 +47,7 @@ test_ps_lists_sample_with_runtime_and_command() {
     local pid=$PS_PID
     "$CLRPROBE" ps >ps.out 2>ps.err
     assert_eq 0 "$?" "exit code"
-    assert_eq "PID NAME RUNTIME PROFILER COMMAND" "$(head -1 ps.out | tr -s ' ')" "header line"
+    assert_eq "PID NAME RUNTIME PROFILER CONTAINER COMMAND" "$(head -1 ps.out | tr -s ' ')" "header line"
     local line
     line=$(ps_line ps.out "$pid")
     [[ -n $line ]] || { fail "pid $pid not listed"; sed 's/^/    | /' ps.out ps.err; return; }
@@ -58,6 +58,7 @@ test_ps_lists_sample_with_runtime_and_command() {
     versions=$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" {print $2}')
     grep -qxF -- "$runtime" <<<"$versions" || fail "RUNTIME '$runtime' is not one of: $(echo $versions)"
     assert_eq - "$(awk '{print $4}' <<<"$line")" "PROFILER column: none"
+    assert_eq - "$(awk '{print $5}' <<<"$line")" "CONTAINER column: this host's"
     assert_contains "$line" "Sample" "COMMAND names the program"
     assert_contains "$line" "spin 30" "COMMAND has the arguments"
     # the dotnet host form

@@ -5,52 +5,6 @@
 # native code (`Sample sha`) and dynamic methods (`Sample expr`) in the
 # profile, with the program's output unchanged.
 
-# check_shares TRACE LABEL: the known shares of `Sample shares` (tolerances:
-# assert_share in lib.sh), of all CPU samples and of each burning thread.
-check_shares() {
-    local n
-    "$CLRPROBE" report "$1" --format collapsed >cpu.txt 2>/dev/null
-    assert_eq 0 "$?" "collapsed report of $2"
-    n=$(collapsed_total cpu.txt)
-    assert_share "$(collapsed_share SharesTargets.BurnOther cpu.txt)" 50 "$n" "$SHARES_BIAS" "$2: BurnOther share"
-    assert_share "$(collapsed_share SharesTargets.BurnThreeQuarters cpu.txt)" 37.5 "$n" "$SHARES_BIAS" \
-        "$2: BurnThreeQuarters share"
-    assert_share "$(collapsed_share SharesTargets.BurnOneQuarter cpu.txt)" 12.5 "$n" "$SHARES_BIAS" \
-        "$2: BurnOneQuarter share"
-    "$CLRPROBE" report "$1" --format collapsed --by-thread >cpu-threads.txt
-    "$CLRPROBE" report "$1" --format collapsed --by-thread --view wall >wall-threads.txt
-    # each thread's own split: all of the busy thread in BurnOther, the burner's 3:1
-    collapsed_thread clrprobe-busy cpu-threads.txt >busy.txt
-    collapsed_thread clrprobe-burner cpu-threads.txt >burner.txt
-    n=$(collapsed_total busy.txt)
-    assert_share "$(collapsed_share SharesTargets.BurnOther busy.txt)" 100 "$n" "$SHARES_BIAS" \
-        "$2: BurnOther share of the busy thread"
-    n=$(collapsed_total burner.txt)
-    assert_share "$(collapsed_share SharesTargets.BurnThreeQuarters burner.txt)" 75 "$n" "$SHARES_BIAS" \
-        "$2: BurnThreeQuarters share of the burner thread"
-    assert_share "$(collapsed_share SharesTargets.BurnOneQuarter burner.txt)" 25 "$n" "$SHARES_BIAS" \
-        "$2: BurnOneQuarter share of the burner thread"
-    # (never called there: exactly none)
-    assert_eq 0 "$(grep -c 'BurnThreeQuarters\|BurnOneQuarter' busy.txt)" "$2: the burner's functions in the busy thread"
-    assert_eq 0 "$(grep -c 'BurnOther' burner.txt)" "$2: BurnOther in the burner thread"
-    # (after an attach, threads started before it are known by their kernel name, cut to 15 bytes)
-    # The sleeping thread wakes every 20 ms for a few microseconds: in the
-    # CPU view only when two of its samples come so close together (ticks
-    # delayed, then on time, on a busy machine) that those microseconds are
-    # a quarter of the gap; a rare event, so at most 2% of its samples (and
-    # one): with the quarter rule broken, all of them would be there.
-    local sleeper_cpu sleeper_all
-    collapsed_thread clrprobe-sleeper cpu-threads.txt >sleeper-cpu.txt
-    collapsed_thread clrprobe-sleeper wall-threads.txt >sleeper-wall.txt
-    sleeper_cpu=$(collapsed_total sleeper-cpu.txt)
-    sleeper_all=$(collapsed_total sleeper-wall.txt)
-    echo "$2: sleeping thread: $sleeper_cpu of its $sleeper_all samples in the CPU view"
-    awk -v c="$sleeper_cpu" -v a="$sleeper_all" 'BEGIN {exit !(c <= 1 + 0.02 * a)}' ||
-        fail "$2: sleeping thread in the CPU view: $sleeper_cpu of its $sleeper_all samples (at most 2% + 1)"
-    assert_ge 1 "$(grep -c '^clrprobe-sleeper\? ([0-9]*);.*SharesTargets.Sleep' wall-threads.txt)" \
-        "$2: sleeping thread in the wall view"
-}
-
 test_cpu_shares_at_launch() {
     "$SAMPLE" shares 3 >plain.out
     "$CLRPROBE" run --sampler suspend -o shares.clrp -- "$SAMPLE" shares 3 >prof.out 2>err

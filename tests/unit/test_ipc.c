@@ -960,6 +960,42 @@ TEST(ipc_libc_of_this_process)
     CHECK_EQ(IPC_OK, ipc_libc_refuses(&l, getpid(), err, sizeof(err)));
 }
 
+/* ---- containers (procfs.c) ---- */
+
+TEST(ipc_container_id_from_the_cgroup_path)
+{
+    char id[65];
+    static const char podman[] =
+        "1:cpu:/libpod_parent/libpod-8d482d730124b4985d40601d8f02749784d1afb9b9a4e5a67607fdcb70da2984\n"
+        "0::/libpod_parent/libpod-8d482d730124b4985d40601d8f02749784d1afb9b9a4e5a67607fdcb70da2984\n";
+    static const char docker[] = "0::/system.slice/docker-"
+                                 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\n";
+    static const char kube[] = "0::/kubepods/burstable/pod5a3b1c2d-1111-2222-3333-444455556666/"
+                               "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210\n";
+
+    CHECK_EQ(1, ipc_container_id_from_cgroup(podman, sizeof(podman) - 1, id));
+    CHECK_STR(id, "8d482d730124b4985d40601d8f02749784d1afb9b9a4e5a67607fdcb70da2984");
+    CHECK_EQ(1, ipc_container_id_from_cgroup(docker, sizeof(docker) - 1, id));
+    CHECK_STR(id, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    /* the pod's uid is no id; the container's, last, is */
+    CHECK_EQ(1, ipc_container_id_from_cgroup(kube, sizeof(kube) - 1, id));
+    CHECK_STR(id, "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210");
+    /* a host process; 63 and 65 digits are no id */
+    CHECK_EQ(0, ipc_container_id_from_cgroup("0::/user.slice/user-0.slice/session-1.scope\n", 44, id));
+    CHECK_STR(id, "");
+    CHECK_EQ(0, ipc_container_id_from_cgroup("0::/x-123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+                                             70, id));
+    CHECK_EQ(0, ipc_container_id_from_cgroup("0::/x-00123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+                                             72, id));
+    CHECK_EQ(0, ipc_container_id_from_cgroup("", 0, id));
+}
+
+TEST(ipc_this_process_is_not_foreign)
+{
+    CHECK_EQ(0, ipc_ns_foreign(getpid()));
+    CHECK_EQ(0, ipc_ns_foreign(0));
+}
+
 /* ---- process names (byname.c) ---- */
 
 TEST(ipc_dotnet_process_name_rule)
