@@ -151,12 +151,15 @@ test_container_reached_from_the_host() {
 }
 
 # The container's /tmp is a link to an absolute path that names a directory
-# of the host too (this test's): what attach and heap make there (the control
-# socket, the agent's copy) must land in the container's, never the host's.
+# of the host too (one of /var/tmp: not under /tmp, which the link itself
+# replaces, as a checkout in /tmp would be): what attach and heap make there
+# (the control socket, the agent's copy) must land in the container's, never
+# the host's.
 test_container_planted_links_are_not_followed() {
     need_containers || return
-    local n=clrprobe-t-$$ victim="$PWD/victim"
-    mkdir "$victim"
+    local n=clrprobe-t-$$ victim
+    victim=$(mktemp -d /var/tmp/clrprobe-planted-XXXXXX) || { fail "mktemp in /var/tmp"; return; }
+    at_exit "rm -rf '$victim'"
     ct_start "$n" target.out -- sh -c "mkdir -p '$victim' && rm -rf /tmp && ln -s '$victim' /tmp &&
         exec /usr/share/dotnet/dotnet /app/Sample.dll shares 6" || return
     ct_wait_dotnet "$n" target.out || return
