@@ -33,6 +33,8 @@ internal static class Program
           churn until FILE  the same until FILE exists, then 5 more rounds
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
+          stacks [SECONDS]  threads in known places for clrprobe stack: one in Monitor.Wait, one spinning,
+                            one sleeping, for SECONDS (default 10)
           pool [SECONDS]    attach target: 4 thread-pool work items burn CPU for SECONDS (default 5)
           bursty [SECONDS]  4 async flows wake from 1-3 ms delays and burn 0.2 + 0.1 ms (2:1 in two
                             functions) between the kernel's ticks, for SECONDS (default 3)
@@ -140,6 +142,9 @@ internal static class Program
             case "shares":
                 return OptionalSeconds(scenario, rest, out double shareSeconds) ??
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);
+            case "stacks":
+                return OptionalSeconds(scenario, rest, out double stackSeconds) ??
+                       StacksScenario.Run(rest.Length == 0 ? StacksScenario.DefaultSeconds : stackSeconds);
             case "bursty":
                 return OptionalSeconds(scenario, rest, out double burstySeconds) ??
                        BurstyScenario.Run(rest.Length == 0 ? BurstyScenario.DefaultSeconds : burstySeconds);

@@ -425,6 +425,8 @@ int attach_finish(attach_session *s, const char *how)
     default:
         return 1;
     }
+    if (s->quiet)       /* (the caller reads the trace and says what it lacks) */
+        return outcome == CLI_TRACE_COMPLETE && !s->finish_note[0] ? 0 : 1;
     if (outcome == CLI_TRACE_STOPPED) {
         cli_error("%s; trace written to %s, but the agent stopped recording early%s%s: %s", how,
                   cli_output_display(&s->out), s->finish_note[0] ? " " : "", s->finish_note, why);

@@ -42,6 +42,7 @@ typedef struct attach_session {
     int resume;                   /* the process's agent is quiet (an earlier attach --trace): talk to it
                                      on its quiet socket, not through the runtime */
     const char *trace_patterns;
+    int quiet;                    /* the trace is the command's own (stack): attach_finish says nothing of it */
     int notification;             /* load as a notification profiler, beside the process's main one */
     char main_profiler[4096];     /* that one's library, as mapped in the process */
     int tracing;                  /* "tracing N" seen */

@@ -14,6 +14,7 @@ static const char usage[] =
     "  run      run a program under the profiler and record a trace\n"
     "  attach   attach to a running .NET process, record, then detach\n"
     "  heap     heap snapshots of a running .NET process\n"
+    "  stack    what every thread of a running .NET process is doing now\n"
     "  report   analyse a trace: summary, events as JSON lines, flame graphs and profile files\n"
     "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
         return cmd_attach(argc - 1, argv + 1);
     if (!strcmp(argv[1], "heap"))
         return cmd_heap(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (commands: run, attach, heap, ps, report; see clrprobe --help)", argv[1]);
+    if (!strcmp(argv[1], "stack"))
+        return cmd_stack(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (commands: run, attach, heap, stack, ps, report; see clrprobe --help)", argv[1]);
     return EXIT_USAGE;
 }

@@ -572,7 +572,8 @@ static int keep_cpu_sample(builder *b, const rp_event *e, const rp_thread *th, u
         s->signal = 1;
         s->waiting = (r->flags & SAMPLE_FLAG_WAITING) != 0;
         p->waiting += s->waiting;
-        p->truncated += (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
+        s->truncated = (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
+        p->truncated += s->truncated;
     }
     if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
         return -1;

@@ -59,6 +59,7 @@ typedef struct rp_sample {
     uint8_t typed;           /* its leaf frame is a type the builder added (the allocated type, the
                                 lock's type), not a function */
     uint8_t waiting;         /* a wall sample of a thread blocked in a system call (signal engine) */
+    uint8_t truncated;       /* its walk stopped before the thread's first frame (signal engine) */
     uint8_t signal;          /* a signal engine's sample: in the CPU view, weight is the periods of CPU it
                                 holds, whole numbers carrying their rounding per thread (rp_sample_count) */
 } rp_sample;

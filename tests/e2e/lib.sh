@@ -28,6 +28,20 @@ assert_ge() {   # minimum actual message
     [[ "$2" =~ ^[0-9]+$ && "$2" -ge "$1" ]] || fail "$3: expected at least $1, got '$2'"
 }
 
+# expect_error CODE NEEDLE COMMAND...: COMMAND fails with exit code CODE
+# ("any": any but 0), says NEEDLE on stderr, and does not crash.
+expect_error() {   # expected-exit-code needle command...
+    local want=$1 needle=$2
+    shift 2
+    "$@" >cmd.out 2>cmd.err
+    local rc=$?
+    [[ $rc -ne 0 ]] || fail "'$*' succeeded"
+    [[ $want == any || $rc -eq $want ]] || fail "'$*' exited $rc, expected $want"
+    assert_contains cmd.err "$needle" "message of '$*'"
+    grep -q 'Segmentation\|Aborted\|core dumped' cmd.err && fail "'$*' crashed"
+    return 0
+}
+
 assert_contains() {   # file-or-text needle message
     if [[ -f "$1" ]]; then
         grep -qF -- "$2" "$1" || { fail "$3: '$2' not found in $1"; sed 's/^/    | /' "$1" | tail -5; }

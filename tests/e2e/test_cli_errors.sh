@@ -1,18 +1,6 @@
 # test_cli_errors.sh - mistakes a user can make get one clear message and a
 # non-zero exit, before anything is started or written.
 
-expect_error() {   # expected-exit-code needle command...
-    local want=$1 needle=$2
-    shift 2
-    "$@" >cmd.out 2>cmd.err
-    local rc=$?
-    [[ $rc -ne 0 ]] || fail "'$*' succeeded"
-    [[ $want == any || $rc -eq $want ]] || fail "'$*' exited $rc, expected $want"
-    assert_contains cmd.err "$needle" "message of '$*'"
-    grep -q 'Segmentation\|Aborted\|core dumped' cmd.err && fail "'$*' crashed"
-    return 0
-}
-
 test_run_usage_errors() {
     expect_error 2 "unknown option '--bogus'" "$CLRPROBE" run --bogus -- "$SAMPLE" jit
     expect_error 2 "unknown collect kind 'cpux' (valid kinds: all, cpu, appdomains" "$CLRPROBE" run --collect jit,cpux -- "$SAMPLE" jit
@@ -92,7 +80,7 @@ test_report_to_file() {
 
 test_help_everywhere() {
     local c
-    for c in "" run report; do
+    for c in "" run report attach heap stack ps; do
         "$CLRPROBE" $c --help >help.out 2>&1
         assert_eq 0 "$?" "clrprobe $c --help exit code"
         assert_contains help.out "usage: clrprobe" "clrprobe $c --help text"

@@ -1,0 +1,297 @@
+/* cmd_stack.c - `clrprobe stack`: what every thread of a running .NET
+ * process is doing now.  An attach records a tenth of a second of the
+ * signal sampler's wall-clock samples (every thread, running or blocked in
+ * a system call, native and managed frames: docs/sampling.md) into a
+ * private temporary trace, detaches, and each thread's latest whole stack
+ * is printed, innermost frame first, with whether the thread
+ * was running or waiting and, for a waiting one, in what.  The process is
+ * interrupted only for each sample's stack walk. */
+#include "cli/attach_session.h"
+#include "cli/cli.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "common/duration.h"
+#include "common/escape.h"
+#include "report/json.h"
+#include "report/model.h"
+#include "report/profile.h"
+#include "report/sort.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STACK_RECORD_MS 100      /* about ten wall samples a thread at the default 100 Hz */
+
+static const char stack_usage[] =
+    "usage: clrprobe stack PID|-n NAME [--format text|json] [--timeout TIME]\n"
+    "\n"
+    "Prints what every thread of a running .NET process is doing now: its name and\n"
+    "os tid, whether it is running or waiting (and in what: the innermost managed\n"
+    "frame, such as System.Threading.Monitor.Wait or Thread.Sleep, else the C library's\n"
+    "call, such as poll), and its stack, innermost frame first: managed frames named\n"
+    "as the profiles name them, native ones beside them (LIBRARY!symbol, or\n"
+    "LIBRARY+offset where the library has no symbols).\n"
+    "It attaches the agent, records 0.1 s of wall-clock samples of every thread\n"
+    "(each thread is stopped only for its own stack walks), detaches, and prints each\n"
+    "thread's latest whole stack (a walk may stop early: then its fullest); in all\n"
+    "about half a second.  Nothing is left in the process or on disk.\n"
+    "\n"
+    "options:\n"
+    "  -p, --process-id PID  the process (or PID as the first argument)\n"
+    "  -n, --name NAME       the process by name, as clrprobe ps shows it\n"
+    "  --format text|json    text (default), or one JSON object a line per thread:\n"
+    "                        {\"os_tid\": N, \"name\": \"...\", \"state\": \"running|waiting\",\n"
+    "                         \"waiting_in\": \"...\" (waiting only), \"frames\": [innermost, ...]}\n"
+    "  --timeout TIME        how long the attach may take (default 10s)\n"
+    "  -h, --help            this help\n";
+
+/* The frame a waiting thread waits in: the innermost managed one (a name
+ * with a '.' and no library mark), else the innermost named native one. */
+static const char *waiting_in(const rp_profile *p, const rp_sample *s)
+{
+    const char *native = NULL;
+
+    for (uint32_t k = s->nframes; k-- > 0;) {
+        const char *f = p->frames[s->frames[k]];
+        if (!strchr(f, '!') && !strchr(f, '+') && strchr(f, '.'))
+            return f;
+        if (!native && strchr(f, '!'))
+            native = f;
+    }
+    return native ? native : "?";
+}
+
+/* The library of an unnamed native frame ("libcoreclr.so+0x1234"), or NULL. */
+static size_t unnamed_library(const char *f)
+{
+    const char *plus = strstr(f, "+0x");
+    return plus && !strchr(f, '!') ? (size_t)(plus - f) : 0;
+}
+
+static void print_text(FILE *out, const rp_profile *p, const rp_pthread *th, const rp_sample *s)
+{
+    char *name = esc_dup(th->managed_name[0] ? th->managed_name : th->os_name[0] ? th->os_name : "?");
+    char *in = s->waiting ? esc_dup(waiting_in(p, s)) : NULL;
+
+    fprintf(out, "Thread %s (tid %u): %s%s%s\n", name ? name : "?", th->os_tid, s->waiting ? "waiting" : "running",
+            in ? " in " : "", in ? in : "");
+    free(name);
+    free(in);
+    /* innermost first; a run of unnamed frames of one library as one line */
+    for (uint32_t k = s->nframes; k-- > 0;) {
+        const char *f = p->frames[s->frames[k]];
+        size_t lib = unnamed_library(f);
+        uint32_t run = 1;
+        while (lib && k > 0 && unnamed_library(p->frames[s->frames[k - 1]]) == lib &&
+               !strncmp(p->frames[s->frames[k - 1]], f, lib)) {
+            k--;
+            run++;
+        }
+        char *shown = esc_dup(f);
+        if (run > 1)
+            fprintf(out, "    %.*s (%u frames without symbols)\n", (int)lib, shown ? shown : "?", run);
+        else
+            fprintf(out, "    %s\n", shown ? shown : "?");
+        free(shown);
+    }
+    if (!s->nframes)
+        fputs("    (no frames)\n", out);
+    fputc('\n', out);
+}
+
+static void print_json(FILE *out, const rp_profile *p, const rp_pthread *th, const rp_sample *s)
+{
+    fprintf(out, "{\"os_tid\":%u,\"name\":", th->os_tid);
+    json_string(out, th->managed_name[0] ? th->managed_name : th->os_name);
+    fprintf(out, ",\"state\":\"%s\"", s->waiting ? "waiting" : "running");
+    if (s->waiting) {
+        fputs(",\"waiting_in\":", out);
+        json_string(out, waiting_in(p, s));
+    }
+    fputs(",\"frames\":[", out);
+    for (uint32_t k = s->nframes; k-- > 0;) {
+        if (k + 1 != s->nframes)
+            fputc(',', out);
+        json_string(out, p->frames[s->frames[k]]);
+    }
+    fputs("]}\n", out);
+}
+
+/* (the threads to print, as their tids, with their index) */
+typedef struct tid_index {
+    uint32_t tid;
+    size_t thread;
+} tid_index;
+
+static int by_tid(const void *a, const void *b)
+{
+    uint32_t x = ((const tid_index *)a)->tid, y = ((const tid_index *)b)->tid;
+    return (x > y) - (x < y);
+}
+
+/* Each thread's latest wall sample whose walk reached the thread's first
+ * frame (else its fullest), printed in tid order. */
+static int print_stacks(const char *trace, int json, int pid)
+{
+    rp_trace tr;
+    rp_profile p;
+    char err[512];
+    const rp_sample **best;
+    tid_index *order;
+    size_t n = 0;
+
+    if (rp_load(trace, &tr, err, sizeof(err)) < 0) {
+        cli_error("stack: cannot read what was recorded: %s", err);
+        return -1;
+    }
+    if (rp_profile_build(&tr, RP_VIEW_WALL, NULL, &p) < 0) {
+        cli_error("stack: out of memory");
+        rp_free(&tr);
+        return -1;
+    }
+    best = calloc(p.nthreads ? p.nthreads : 1, sizeof(*best));
+    order = calloc(p.nthreads ? p.nthreads : 1, sizeof(*order));
+    if (!best || !order) {
+        cli_error("stack: out of memory");
+        free(best);
+        free(order);
+        rp_profile_free(&p);
+        rp_free(&tr);
+        return -1;
+    }
+    for (size_t i = 0; i < p.nsamples; i++) {
+        const rp_sample *s = &p.samples[i], *b = best[s->thread];
+        if (!b || (b->truncated && (!s->truncated || s->nframes >= b->nframes)) || !s->truncated)
+            best[s->thread] = s;
+    }
+    for (size_t t = 0; t < p.nthreads; t++)
+        if (best[t])
+            order[n++] = (tid_index){ p.threads[t].os_tid, t };
+    rp_sort(order, n, sizeof(*order), by_tid);
+    if (!json && n)
+        printf("Process %d: %zu thread%s, as they were within 0.1 s\n\n", pid, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++)
+        (json ? print_json : print_text)(stdout, &p, &p.threads[order[i].thread], best[order[i].thread]);
+    fflush(stdout);
+    free(best);
+    free(order);
+    rp_profile_free(&p);
+    rp_free(&tr);
+    if (!n) {
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+            cli_error("stack: process %d exited while its threads were sampled", pid);
+        else
+            cli_error("stack: no thread of process %d was sampled", pid);
+        return -1;
+    }
+    return ferror(stdout) ? -1 : 0;
+}
+
+int cmd_stack(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "process-id", required_argument, NULL, 'p' },
+        { "name", required_argument, NULL, 'n' },
+        { "format", required_argument, NULL, 'f' },
+        { "timeout", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char err[512], line[CP_CTL_LINE_MAX], dir[256], trace[300];
+    const char *tmp = getenv("TMPDIR");
+    const char *pid_arg = NULL, *name = NULL;
+    double timeout_s = 10;
+    int c, status, json = 0, r;
+    cp_config cfg;
+    attach_session s;
+
+    attach_session_init(&s);
+    cp_config_init(&cfg);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:n:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': pid_arg = optarg; break;
+        case 'n': name = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+                cli_error("stack: unknown format '%s' (formats: text, json)", optarg);
+                return EXIT_USAGE;
+            }
+            json = !strcmp(optarg, "json");
+            break;
+        case 't':
+            if (cp_duration_parse("--timeout", optarg, 0.001, 3600, &timeout_s, err, sizeof(err)) < 0) {
+                cli_error("stack: %s", err);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            fputs(stack_usage, stdout);
+            return 0;
+        default:
+            cli_option_error("stack", argv, optind, optopt);
+            return EXIT_USAGE;
+        }
+    }
+    if (!pid_arg && optind < argc)
+        pid_arg = argv[optind++];
+    if (optind < argc) {
+        cli_error("stack: unexpected argument '%s' (see clrprobe stack --help)", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if ((s.pid = attach_resolve_pid("stack", pid_arg, name, &status)) < 0)
+        return status;
+    if (attach_choose_role(&s, NULL) < 0)
+        return 1;
+    s.resume = attach_agent_is_quiet(s.pid);
+    s.quiet = 1;
+    cfg.collect = CP_COLLECT_CPU | CP_COLLECT_WALL | CP_COLLECT_THREADS;
+
+    /* the recording: a private directory of ours ($TMPDIR, else /tmp), removed at the end */
+    if (!tmp || tmp[0] != '/' || strlen(tmp) > 200)
+        tmp = "/tmp";
+    snprintf(dir, sizeof(dir), "%s/clrprobe-stack-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        cli_error("stack: cannot create a directory in %s: %s", tmp, strerror(errno));
+        return 1;
+    }
+    snprintf(trace, sizeof(trace), "%s/stack.clrp", dir);
+    switch (attach_open(&s, &cfg, trace, timeout_s)) {
+    case ATTACH_READY: break;
+    case ATTACH_INTERRUPTED_BEFORE: attach_close(&s, 1); rmdir(dir); return EXIT_INTERRUPTED;
+    case ATTACH_INTERRUPTED_DURING: status = attach_detach(&s); attach_close(&s, 0); unlink(trace); rmdir(dir);
+                                    return status ? status : EXIT_INTERRUPTED;
+    default: attach_close(&s, 1); rmdir(dir); return 1;
+    }
+    {
+        uint64_t until = cp_monotonic_ns() + (uint64_t)STACK_RECORD_MS * 1000000u;
+        for (;;) {
+            uint64_t now = cp_monotonic_ns();
+            r = attach_next_line(&s, now >= until ? 0 : (int)((until - now) / 1000000u) + 1, line, sizeof(line));
+            if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
+                break;
+        }
+    }
+    if (r == GOT_LINE || r == CLOSED) {
+        cli_error("stack: process %d exited while its threads were sampled", s.pid);
+        attach_close(&s, 1);
+        unlink(trace);
+        rmdir(dir);
+        return 1;
+    }
+    /* (a trace cut short by the process's exit still has the stacks taken before) */
+    status = attach_detach(&s);
+    attach_close(&s, 0);
+    if (status != EXIT_INTERRUPTED)
+        status = access(trace, R_OK) == 0 && print_stacks(trace, json, s.pid) == 0 ? 0 : 1;
+    unlink(trace);
+    rmdir(dir);
+    return status;
+}
