@@ -7,9 +7,14 @@
 # attach (the known shares), heap, attach --trace and the quiet agent after
 # it; links planted in the container never followed to the host's files; a
 # sidecar sharing the pid namespace; a user namespace; the Debian package
-# installed in the container.  Root only (namespaces, podman).
+# installed in the container.  Root only (namespaces, podman).  The host's
+# command is the release build too ($CT_CLRPROBE), also in the sanitized run:
+# the agent it places in a container must load there, and a sanitized agent
+# needs the sanitizer's runtime, which neither a container nor its process
+# has (ps, which loads nothing, is the sanitized one's).
 
 CT_DIR="$ROOT/build/containers"
+CT_CLRPROBE="$ROOT/build/clrprobe"
 CT_ROOTFS="$CT_DIR/debian11"
 CT_NAMES=()
 
@@ -121,26 +126,26 @@ test_container_reached_from_the_host() {
     ct_wait_dotnet "$n" target.out || return
     id=$(podman inspect --format '{{.Id}}' "$n")
     # ps: the host's pid, the container and the pid in it, the runtime
-    row=$("$CLRPROBE" ps | awk -v p="$HOST_PID" '$1 == p')
+    row=$("$CT_CLRPROBE" ps | awk -v p="$HOST_PID" '$1 == p')
     echo "ps: $row"
     assert_eq "${id:0:12}/1" "$(awk '{print $5}' <<<"$row")" "CONTAINER column: its id and its pid in it"
     [[ $(awk '{print $3}' <<<"$row") =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || fail "RUNTIME column: '$row'"
     # attach by the host's pid: the known shares
-    "$CLRPROBE" attach "$HOST_PID" --sampler suspend -o att.clrp --collect cpu,threads --duration 3 >a.out 2>a.err
+    "$CT_CLRPROBE" attach "$HOST_PID" --sampler suspend -o att.clrp --collect cpu,threads --duration 3 >a.out 2>a.err
     assert_eq 0 "$?" "attach exit code: $(tail -2 a.err)"
     assert_eq 600 "$(file_mode att.clrp)" "the trace's mode on the host"
     check_shares att.clrp "in a container"
     # a heap snapshot
-    "$CLRPROBE" heap "$HOST_PID" -o heap.clrp >h.out 2>h.err
+    "$CT_CLRPROBE" heap "$HOST_PID" -o heap.clrp >h.out 2>h.err
     assert_eq 0 "$?" "heap exit code: $(tail -2 h.err)"
     grep -q 'snapshot 1 of 1: [1-9][0-9]* objects' h.err || fail "heap: no objects: $(cat h.err)"
     # attach --trace, then the quiet agent it leaves
-    "$CLRPROBE" attach "$HOST_PID" --trace 'ClrProbe.Sample.SharesTargets.*' --duration 1 -o tr.clrp >t.out 2>t.err
+    "$CT_CLRPROBE" attach "$HOST_PID" --trace 'ClrProbe.Sample.SharesTargets.*' --duration 1 -o tr.clrp >t.out 2>t.err
     assert_eq 0 "$?" "attach --trace exit code: $(tail -2 t.err)"
     "$CLRPROBE" report tr.clrp --format jsonl 2>/dev/null | jq -c 'select(.kind=="method_stats")' >stats.jsonl
     assert_ge 1 "$(jq -s '[.[] | select(.function=="ClrProbe.Sample.SharesTargets.BurnOther") | .calls] | add // 0' stats.jsonl)" \
         "traced calls of BurnOther"
-    "$CLRPROBE" attach "$HOST_PID" --duration 1 -o quiet.clrp >q.out 2>q.err
+    "$CT_CLRPROBE" attach "$HOST_PID" --duration 1 -o quiet.clrp >q.out 2>q.err
     assert_eq 0 "$?" "attach to the quiet agent: $(tail -2 q.err)"
     assert_contains q.err "quiet" "talked to the quiet agent"
     # nothing of ours left in the container's /tmp
@@ -164,9 +169,9 @@ test_container_planted_links_are_not_followed() {
         exec /usr/share/dotnet/dotnet /app/Sample.dll shares 6" || return
     ct_wait_dotnet "$n" target.out || return
     [[ $(readlink "/proc/$HOST_PID/root/tmp") == "$victim" ]] || fail "the link was not planted"
-    "$CLRPROBE" attach "$HOST_PID" --duration 1 -o att.clrp >a.out 2>a.err
+    "$CT_CLRPROBE" attach "$HOST_PID" --duration 1 -o att.clrp >a.out 2>a.err
     assert_eq 0 "$?" "attach exit code: $(tail -2 a.err)"
-    "$CLRPROBE" heap "$HOST_PID" -o heap.clrp >h.out 2>h.err
+    "$CT_CLRPROBE" heap "$HOST_PID" -o heap.clrp >h.out 2>h.err
     assert_eq 0 "$?" "heap exit code: $(tail -2 h.err)"
     assert_eq "" "$(ls -A "$victim")" "what was made in the host's directory the planted link names"
     wait "$CT_PID"
@@ -202,7 +207,7 @@ test_container_user_namespace() {
         /usr/share/dotnet/dotnet /app/Sample.dll shares 6 || return
     ct_wait_dotnet "$n" target.out || return
     assert_eq 100000 "$(awk '/^Uid:/ {print $2}' "/proc/$HOST_PID/status")" "the target's uid on the host"
-    "$CLRPROBE" attach "$HOST_PID" --duration 1 -o att.clrp >a.out 2>a.err
+    "$CT_CLRPROBE" attach "$HOST_PID" --duration 1 -o att.clrp >a.out 2>a.err
     assert_eq 0 "$?" "attach exit code: $(tail -2 a.err)"
     assert_eq "600 0" "$(stat -c '%a %u' att.clrp)" "the trace: root's, 0600"
     "$CLRPROBE" report att.clrp --format jsonl 2>/dev/null | jq -c 'select(.kind=="sample")' | head -1 >s.jsonl
