@@ -50,12 +50,12 @@ static void ctl_cleanup(attach_ctl *c)
  * connect: the socket is given to it, the directory stays root's
  * (cli_private_give: a directory given away would let that user put a link
  * where root then chowns or removes). */
-static int ctl_listen(attach_ctl *c, int pid, uid_t target_uid)
+static int ctl_listen(attach_ctl *c, int ns_pid, uid_t target_uid)
 {
     char err[PATH_MAX + 128];
 
     c->fd = -1;
-    c->ns_pid = ipc_ns_foreign(pid) ? pid : 0;
+    c->ns_pid = ns_pid;
     c->listen_fd = target_listen_private(c->ns_pid, "ctl", "ctl", 2, &c->dir_fd, c->dir, sizeof(c->dir), c->path,
                                          sizeof(c->path), err, sizeof(err));
     if (c->listen_fd < 0) {
@@ -698,7 +698,8 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
         return ATTACH_FAILED;
     if (open_handover(s) < 0)
         return ATTACH_FAILED;
-    if (ctl_listen(&s->ch, s->pid, attach_process_uid(s->pid)) < 0)
+    /* (a process in a container: what it must reach is made in its namespaces) */
+    if (ctl_listen(&s->ch, ipc_ns_foreign(s->pid) ? s->pid : 0, attach_process_uid(s->pid)) < 0)
         return ATTACH_FAILED;
     snprintf(cfg->ctl, sizeof(cfg->ctl), "%s", s->ch.path);
     snprintf(cfg->main_profiler, sizeof(cfg->main_profiler), "%s", s->notification ? s->main_profiler : "");
@@ -729,7 +730,7 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
         /* (in a container, the agent is copied where the target can open it,
          * until the runtime has answered) */
         target_agent placed;
-        if (target_place_agent(ipc_ns_foreign(s->pid) ? s->pid : 0, agent, &placed, err, sizeof(err)) < 0) {
+        if (target_place_agent(s->ch.ns_pid, agent, &placed, err, sizeof(err)) < 0) {
             cli_error("cannot attach to process %d: %s", s->pid, err);
             return ATTACH_FAILED;
         }
