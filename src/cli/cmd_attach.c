@@ -22,6 +22,8 @@ static const char attach_usage[] =
     "on what is already loaded (modules, assemblies, threads, JIT-compiled functions),\n"
     "records until the duration ends or until Ctrl-C / SIGTERM, then detaches and waits\n"
     "until the agent has really left.  The process runs on untouched.\n"
+    "A process in a container is attached to from the host (as root) or from a sidecar by\n"
+    "the pid 'clrprobe ps' shows; the trace is written here (docs/containers.md).\n"
     "\n"
     "options:\n"
     "  -p, --process-id PID  the process (or give PID as the first argument)\n"
