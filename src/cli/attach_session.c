@@ -598,11 +598,17 @@ void attach_session_init(attach_session *s)
     cli_output_init(&s->out, "", "trace", 0);
 }
 
-int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status)
+int attach_resolve_pid(const char *cmd, int argc, char **argv, const char *pid_arg, const char *name, int *status)
 {
     int pid;
 
     *status = EXIT_USAGE;
+    if (!pid_arg && optind < argc)
+        pid_arg = argv[optind++];
+    if (optind < argc) {
+        cli_error("%s: unexpected argument '%s' (see clrprobe %s --help)", cmd, argv[optind], cmd);
+        return -1;
+    }
     if (pid_arg && name) {
         cli_error("%s: give a process id or -n NAME, not both", cmd);
         return -1;
@@ -768,5 +774,21 @@ void attach_close(attach_session *s, int discard)
         close(s->sfd);
         s->sfd = -1;
         sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+    }
+}
+
+int attach_record_for(attach_session *s, int wait_ms, char *line, size_t cap)
+{
+    uint64_t until = cp_monotonic_ns() + (uint64_t)(wait_ms > 0 ? wait_ms : 0) * 1000000u;
+    int r;
+
+    for (;;) {
+        uint64_t now = cp_monotonic_ns();
+        int left = wait_ms < 0 ? -1 : now >= until ? 0 : (int)((until - now) / 1000000u) + 1;
+        r = attach_next_line(s, left, line, cap);
+        if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
+            return r;                                      /* (heap snapshot lines need no answer) */
+        if (cp_ctl_args(line, CP_CTL_TRACING))
+            attach_on_line(s, line);                       /* "tracing N methods ..." */
     }
 }

@@ -62,9 +62,16 @@ enum { ATTACH_READY, ATTACH_FAILED, ATTACH_INTERRUPTED_BEFORE, ATTACH_INTERRUPTE
 
 void attach_session_init(attach_session *s);
 
-/* The process of PID text or -n name, for the subcommand cmd; -1 after a
- * message, with *status the exit status to return. */
-int attach_resolve_pid(const char *cmd, const char *pid_arg, const char *name, int *status);
+/* The process of PID text (-p, else the first operand left after getopt,
+ * argv[optind]) or -n name, for the subcommand cmd; no other operand is
+ * taken.  -1 after a message, with *status the exit status to return. */
+int attach_resolve_pid(const char *cmd, int argc, char **argv, const char *pid_arg, const char *name, int *status);
+
+/* Waits up to wait_ms (-1: until the agent says otherwise) for the agent's
+ * lines, acting on "tracing" lines: TIMED_OUT when the time is up, GOT_LINE
+ * with "exited" in line when the process is ending, CLOSED when the agent
+ * went away, INTERRUPTED. */
+int attach_record_for(attach_session *s, int wait_ms, char *line, size_t cap);
 
 /* The role the agent asks for in s->pid: the main profiler's, or, when
  * the process already has a main profiler (its startup profiler, or

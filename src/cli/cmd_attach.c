@@ -135,13 +135,7 @@ int cmd_attach(int argc, char **argv)
     }
     if (cli_agent_options_check("attach", &cfg) < 0)
         return EXIT_USAGE;
-    if (!pid_arg && optind < argc)
-        pid_arg = argv[optind++];
-    if (optind < argc) {
-        cli_error("attach: unexpected argument '%s' (see clrprobe attach --help)", argv[optind]);
-        return EXIT_USAGE;
-    }
-    if ((s.pid = attach_resolve_pid("attach", pid_arg, name, &status)) < 0)
+    if ((s.pid = attach_resolve_pid("attach", argc, argv, pid_arg, name, &status)) < 0)
         return status;
     if (attach_choose_role(&s, cfg.trace[0] ? "--trace" : NULL) < 0)
         return 1;
@@ -161,17 +155,7 @@ int cmd_attach(int argc, char **argv)
 
     /* Record until the duration ends, a signal arrives, or the process goes. */
     {
-        int wait_ms = duration >= 0 ? (int)(duration * 1000) : -1;
-        uint64_t until = cp_monotonic_ns() + (uint64_t)(wait_ms > 0 ? wait_ms : 0) * 1000000u;
-        for (;;) {
-            uint64_t now = cp_monotonic_ns();
-            int left = wait_ms < 0 ? -1 : now >= until ? 0 : (int)((until - now) / 1000000u) + 1;
-            r = attach_next_line(&s, left, line, sizeof(line));
-            if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
-                break;                                     /* (heap snapshot lines need no answer) */
-            if (cp_ctl_args(line, CP_CTL_TRACING))
-                attach_on_line(&s, line);                  /* "tracing N methods ..." */
-        }
+        r = attach_record_for(&s, duration >= 0 ? (int)(duration * 1000) : -1, line, sizeof(line));
         if (r == GOT_LINE || r == CLOSED) {  /* "exited": the process is shutting down; the agent closed the trace */
             char how[64];
             snprintf(how, sizeof(how), r == GOT_LINE ? "process %d exited" : "process %d went away", s.pid);

@@ -343,13 +343,7 @@ int cmd_heap(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (!pid_arg && optind < argc)
-        pid_arg = argv[optind++];
-    if (optind < argc) {
-        cli_error("heap: unexpected argument '%s' (see clrprobe heap --help)", argv[optind]);
-        return EXIT_USAGE;
-    }
-    if ((s.pid = attach_resolve_pid("heap", pid_arg, name, &status)) < 0)
+    if ((s.pid = attach_resolve_pid("heap", argc, argv, pid_arg, name, &status)) < 0)
         return status;
 
     rc = ipc_loaded_profiler(s.pid, &lp, err, sizeof(err));

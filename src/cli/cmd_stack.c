@@ -8,7 +8,6 @@
  * interrupted only for each sample's stack walk. */
 #include "cli/attach_session.h"
 #include "cli/cli.h"
-#include "common/clock.h"
 #include "common/config.h"
 #include "common/duration.h"
 #include "common/escape.h"
@@ -240,13 +239,7 @@ int cmd_stack(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (!pid_arg && optind < argc)
-        pid_arg = argv[optind++];
-    if (optind < argc) {
-        cli_error("stack: unexpected argument '%s' (see clrprobe stack --help)", argv[optind]);
-        return EXIT_USAGE;
-    }
-    if ((s.pid = attach_resolve_pid("stack", pid_arg, name, &status)) < 0)
+    if ((s.pid = attach_resolve_pid("stack", argc, argv, pid_arg, name, &status)) < 0)
         return status;
     if (attach_choose_role(&s, NULL) < 0)
         return 1;
@@ -270,15 +263,7 @@ int cmd_stack(int argc, char **argv)
                                     return status ? status : EXIT_INTERRUPTED;
     default: attach_close(&s, 1); rmdir(dir); return 1;
     }
-    {
-        uint64_t until = cp_monotonic_ns() + (uint64_t)STACK_RECORD_MS * 1000000u;
-        for (;;) {
-            uint64_t now = cp_monotonic_ns();
-            r = attach_next_line(&s, now >= until ? 0 : (int)((until - now) / 1000000u) + 1, line, sizeof(line));
-            if (r != GOT_LINE || cp_ctl_is(line, CP_CTL_EXITED))
-                break;
-        }
-    }
+    r = attach_record_for(&s, STACK_RECORD_MS, line, sizeof(line));
     if (r == GOT_LINE || r == CLOSED) {
         cli_error("stack: process %d exited while its threads were sampled", s.pid);
         attach_close(&s, 1);
