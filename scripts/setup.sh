@@ -4,7 +4,8 @@
 # that the .NET SDK is present, the C library the product is built against
 # (build/sysroot: Debian 11's, scripts/sysroot.sh), and the tests' readers of .heapsnapshot and
 # Trace Event Format files (Chrome DevTools' own code from the npm registry,
-# pinned by tests/tools/*/package-lock.json, into build/tools).  Safe to run
+# pinned by tests/tools/*/package-lock.json, into build/tools) and of the
+# runtime's metrics (dotnet-counters from NuGet, pinned).  Safe to run
 # again; does nothing when all is already there.
 set -euo pipefail
 
@@ -65,3 +66,20 @@ install_reader() {   # NAME PACKAGE-DIR-IN-node_modules SCRIPT
 }
 install_reader heapsnapshot heap-snapshot-toolkit summary.mjs
 install_reader timeline @paulirish/trace_engine summary.mjs
+
+# dotnet-counters, Microsoft's reader of the runtime's metrics, from NuGet
+# (a .NET tool, pinned), into build/tools/dotnet-counters: the second tool
+# `clrprobe counters` is checked against (tests/e2e/test_counters.sh).
+DOTNET_COUNTERS_VERSION=10.0.750501
+counters_dir=$ROOT/build/tools/dotnet-counters
+if [[ ! -x $counters_dir/dotnet-counters ]] ||
+    ! grep -qx "$DOTNET_COUNTERS_VERSION" "$counters_dir/.version" 2>/dev/null; then
+    echo "setup: installing dotnet-counters $DOTNET_COUNTERS_VERSION for the tests (NuGet)"
+    rm -rf "$counters_dir"
+    if ! dotnet tool install dotnet-counters --tool-path "$counters_dir" \
+        --version "$DOTNET_COUNTERS_VERSION" >/dev/null; then
+        echo "setup: dotnet could not install dotnet-counters (see above)" >&2
+        exit 1
+    fi
+    echo "$DOTNET_COUNTERS_VERSION" >"$counters_dir/.version"
+fi

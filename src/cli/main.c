@@ -15,6 +15,7 @@ static const char usage[] =
     "  attach   attach to a running .NET process, record, then detach\n"
     "  heap     heap snapshots of a running .NET process\n"
     "  stack    what every thread of a running .NET process is doing now\n"
+    "  counters a running .NET process's own metrics as they change\n"
     "  report   analyse a trace: summary, events as JSON lines, flame graphs and profile files\n"
     "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
         return cmd_heap(argc - 1, argv + 1);
     if (!strcmp(argv[1], "stack"))
         return cmd_stack(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (commands: run, attach, heap, stack, ps, report; see clrprobe --help)", argv[1]);
+    if (!strcmp(argv[1], "counters"))
+        return cmd_counters(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (commands: run, attach, heap, stack, counters, ps, report; see clrprobe --help)", argv[1]);
     return EXIT_USAGE;
 }

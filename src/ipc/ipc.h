@@ -14,6 +14,7 @@
  *   list.c     every live .NET process whose socket we can see
  *   transport.c connect, one request/one reply with a deadline
  *   commands.c ipc_attach_profiler_send/_reply, ipc_process_info
+ *   eventpipe.c an EventPipe session (CollectTracing, StopTracing)
  *   profcheck.c whether a main profiler is already loaded (from /proc)
  *   byname.c   .NET processes by name (attach -n)
  *   status.c   status names, error sentences
@@ -195,6 +196,10 @@ int ipc_parse_stat_starttime(const char *stat_text, uint64_t *out);
 /* Reads the starttime of pid: IPC_OK, IPC_ERR_NO_PROCESS, IPC_ERR_SYSTEM. */
 int ipc_process_starttime(int pid, uint64_t *out);
 
+/* How long ago pid started, in milliseconds (to the kernel's tick):
+ * IPC_OK, IPC_ERR_NO_PROCESS, IPC_ERR_SYSTEM. */
+int ipc_process_age_ms(int pid, int64_t *out);
+
 /* The directory where pid's runtime puts its socket: its TMPDIR from
  * /proc/PID/environ, "/tmp" when unset or empty (no trailing slash kept
  * except for "/").  IPC_OK, IPC_ERR_NO_PROCESS, IPC_ERR_PERMISSION,
@@ -305,6 +310,35 @@ int ipc_attach_profiler_reply(int fd, int pid, HRESULT *hr_out, char *err, size_
  * ipc_process_info_free), or a negative ipc_status with err set (an Error
  * reply gives IPC_ERR_PROTOCOL with the HRESULT's sentence). */
 int ipc_process_info(int pid, int timeout_ms, ipc_process_info_t *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * EventPipe sessions (eventpipe.c): the runtime's own events, streamed on
+ * the diagnostics connection in the nettrace format (src/eventpipe/).
+ * ------------------------------------------------------------------------ */
+
+typedef struct ipc_ep_provider {
+    const char *name;           /* e.g. "System.Diagnostics.Metrics" */
+    uint64_t    keywords;
+    uint32_t    level;          /* 0 LogAlways .. 5 Verbose */
+    const char *filter;         /* the provider's arguments ("k=v;k2=v2"), or NULL */
+} ipc_ep_provider;
+
+/* Builds a CollectTracing2 (version 2) or CollectTracing3 (version 3: no
+ * stacks) request for a nettrace stream without rundown into buf.  Its
+ * length, or IPC_ERR_ENCODING / IPC_ERR_TOO_LONG. */
+long ipc_build_collect_tracing(uint8_t *buf, size_t cap, int version, uint32_t buffer_mb,
+                               const ipc_ep_provider *providers, size_t n);
+
+/* Starts a session in process pid: the connection that now streams it (an
+ * fd >= 0, non-blocking, for the caller to read and close) and *session,
+ * or a negative ipc_status with err set.  CollectTracing3, or
+ * CollectTracing2 where the runtime does not know it. */
+int ipc_eventpipe_start(int pid, int timeout_ms, int cancel_fd, const ipc_ep_provider *providers, size_t n,
+                        uint64_t *session, char *err, size_t errlen);
+
+/* Asks process pid to stop session (StopTracing): the runtime then writes
+ * what it holds, ends the stream and closes its connection. */
+int ipc_eventpipe_stop(int pid, int timeout_ms, uint64_t session, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * A profiler already loaded (profcheck.c).  The runtime has one main

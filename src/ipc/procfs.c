@@ -107,6 +107,26 @@ int ipc_process_starttime(int pid, uint64_t *out)
     return rc;
 }
 
+int ipc_process_age_ms(int pid, int64_t *out)
+{
+    uint64_t start;
+    double uptime;
+    char *text;
+    size_t len;
+    long hz = sysconf(_SC_CLK_TCK);
+    int rc = ipc_process_starttime(pid, &start);
+
+    if (rc != IPC_OK)
+        return rc;
+    if (hz <= 0 || read_proc_file("/proc/uptime", &text, &len) < 0)
+        return IPC_ERR_SYSTEM;
+    rc = sscanf(text, "%lf", &uptime) == 1 ? IPC_OK : IPC_ERR_SYSTEM;
+    free(text);
+    if (rc == IPC_OK)
+        *out = (int64_t)(uptime * 1000) - (int64_t)(start * 1000 / (uint64_t)hz);
+    return rc;
+}
+
 int ipc_process_tmpdir(int pid, char *out, size_t cap, char *err, size_t errlen)
 {
     char path[64], *env, value[4096];

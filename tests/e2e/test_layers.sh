@@ -176,12 +176,13 @@ allowed_includes() {
         unwind) echo "" ;;
         agent) echo "api common trace unwind" ;;
         ipc) echo "api common" ;;
-        report) echo "common trace" ;;
-        cli) echo "common trace report ipc" ;;
+        eventpipe) echo "ipc" ;;
+        report) echo "common trace eventpipe" ;;
+        cli) echo "common trace report eventpipe ipc" ;;
     esac
 }
 
-LAYER_FOLDERS="api common trace unwind agent ipc report cli"
+LAYER_FOLDERS="api common trace unwind agent ipc eventpipe report cli"
 
 # bad_includes SRC: what breaks the layering in the tree SRC (a src/
 # folder): a folder of SRC that is not one of the layers, and an #include,

@@ -1,0 +1,527 @@
+/* metrics_view.c - the series of `clrprobe counters` and its four formats
+ * (metrics_view.h). */
+#include "report/metrics_view.h"
+#include "common/escape.h"
+#include "report/json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void mv_init(mv_table *t)
+{
+    memset(t, 0, sizeof(*t));
+}
+
+void mv_free(mv_table *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->series[i].meter);
+        free(t->series[i].instrument);
+        free(t->series[i].unit);
+        free(t->series[i].tags);
+    }
+    for (size_t i = 0; i < t->nmeters; i++)
+        free(t->meters[i]);
+    free(t->meters);
+    free(t->series);
+    mv_init(t);
+}
+
+int mv_has_meter(const mv_table *t, const char *meter)
+{
+    for (size_t i = 0; i < t->nmeters; i++)
+        if (!strcmp(t->meters[i], meter))
+            return 1;
+    return 0;
+}
+
+static void add_meter(mv_table *t, const char *meter)
+{
+    char **grown, *copy;
+    if (!meter[0] || mv_has_meter(t, meter))
+        return;
+    grown = realloc(t->meters, (t->nmeters + 1) * sizeof(*grown));
+    copy = strdup(meter);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            t->meters = grown;
+        return;
+    }
+    t->meters = grown;
+    t->meters[t->nmeters++] = copy;
+}
+
+static mv_series *series(mv_table *t, const char *meter, const char *instrument, const char *unit,
+                         const char *tags, mv_kind kind)
+{
+    mv_series *s;
+    for (size_t i = 0; i < t->n; i++) {
+        s = &t->series[i];
+        if (s->kind == kind && !strcmp(s->meter, meter) && !strcmp(s->instrument, instrument) &&
+            !strcmp(s->tags, tags))
+            return s;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        mv_series *grown = realloc(t->series, cap * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        t->series = grown;
+        t->cap = cap;
+    }
+    s = &t->series[t->n];
+    memset(s, 0, sizeof(*s));
+    s->meter = strdup(meter);
+    s->instrument = strdup(instrument);
+    s->unit = strdup(unit);
+    s->tags = strdup(tags);
+    s->kind = kind;
+    if (!s->meter || !s->instrument || !s->unit || !s->tags) {
+        free(s->meter);
+        free(s->instrument);
+        free(s->unit);
+        free(s->tags);
+        return NULL;
+    }
+    t->n++;
+    return s;
+}
+
+/* A histogram's "0.5=1;0.95=2;0.99=3": one series a quantile. */
+static void take_quantiles(mv_table *t, const mx_event *e)
+{
+    char q[sizeof(e->quantiles)], *save = NULL;
+    snprintf(q, sizeof(q), "%s", e->quantiles);
+    for (char *part = strtok_r(q, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(part, '='), tags[sizeof(e->tags) + 32], *end;
+        double v;
+        mv_series *s;
+        if (!eq)
+            continue;
+        *eq = 0;
+        v = strtod(eq + 1, &end);
+        if (*end)
+            continue;
+        snprintf(tags, sizeof(tags), "%s%squantile=%s", e->tags, e->tags[0] ? "," : "", part);
+        s = series(t, e->meter, e->instrument, e->unit, tags, MV_QUANTILE);
+        if (s) {
+            s->value = v;
+            s->has_value = 1;
+            s->interval = t->interval;
+        }
+    }
+}
+
+/* Instruments the runtime declares as (observable) counters although
+ * their figure goes up and down, a level (.NET 9 and 10; OpenTelemetry's
+ * conventions make them up-down counters): shown as their value. */
+static int is_level(const char *meter, const char *instrument)
+{
+    static const char *const levels[] = { "dotnet.thread_pool.thread.count", "dotnet.thread_pool.queue.length" };
+    if (strcmp(meter, "System.Runtime"))
+        return 0;
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (!strcmp(instrument, levels[i]))
+            return 1;
+    return 0;
+}
+
+int mv_take(mv_table *t, const mx_event *e, double refresh_s)
+{
+    mv_series *s;
+
+    switch (e->kind) {
+    case MX_INSTRUMENT:
+        add_meter(t, e->meter);
+        return 0;
+    case MX_COLLECTION_STOP:
+        /* (the interval's length comes with its end: counters' increases become rates now) */
+        t->interval_s = e->interval_s > 0 ? e->interval_s : refresh_s;
+        t->end_unix = e->end_unix > 0 ? e->end_unix : (double)time(NULL);
+        for (size_t i = 0; i < t->n; i++)
+            if (t->series[i].kind == MV_RATE && t->series[i].interval == t->interval)
+                t->series[i].value = t->series[i].increase / t->interval_s;
+        t->interval++;
+        return 1;
+    case MX_COUNTER:
+        if (is_level(e->meter, e->instrument))
+            goto level;
+        s = series(t, e->meter, e->instrument, e->unit, e->tags, MV_RATE);
+        if (!s)
+            return 0;
+        s->has_value = e->has_rate;
+        s->increase = e->rate;
+        s->has_total = e->has_value;
+        s->total = e->value;
+        s->interval = t->interval;
+        return 0;
+    case MX_UPDOWN:
+    case MX_GAUGE:
+    level:
+        s = series(t, e->meter, e->instrument, e->unit, e->tags, MV_VALUE);
+        if (!s)
+            return 0;
+        s->has_value = e->has_value;
+        s->value = e->value;
+        s->interval = t->interval;
+        return 0;
+    case MX_HISTOGRAM:
+        take_quantiles(t, e);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* ---- Prometheus names ---- */
+
+static void append_name(char *out, size_t cap, size_t *n, const char *s)
+{
+    for (; *s && *n + 1 < cap; s++) {
+        char c = *s;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == ':'))
+            c = '_';
+        if (c == '_' && *n > 0 && out[*n - 1] == '_')
+            continue;       /* "a..b" and "a_.b" read as one separator */
+        out[(*n)++] = c;
+    }
+    out[*n] = 0;
+}
+
+/* The unit's words: "By" bytes, "s" seconds, "ms" milliseconds, "{x}" none,
+ * "1" ratio (gauges only), "%" percent, "X/Y" X_per_Y. */
+static const char *unit_word(const char *u, char *buf, size_t cap)
+{
+    static const struct { const char *ucum, *word; } words[] = {
+        { "By", "bytes" }, { "KiBy", "kibibytes" }, { "MiBy", "mebibytes" }, { "s", "seconds" },
+        { "ms", "milliseconds" }, { "us", "microseconds" }, { "ns", "nanoseconds" }, { "min", "minutes" },
+        { "h", "hours" }, { "d", "days" }, { "%", "percent" }, { "Hz", "hertz" }, { "bit", "bits" },
+    };
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (!strcmp(u, words[i].ucum))
+            return words[i].word;
+    if (u[0] == '{' || !u[0])
+        return "";
+    snprintf(buf, cap, "%s", u);
+    return buf;
+}
+
+void mv_prometheus_name(const char *metric, const char *unit, int counter, char *out, size_t cap)
+{
+    char u[64], a[64], b[64], *slash;
+    size_t n = 0;
+    const char *w1, *w2;
+
+    out[0] = 0;
+    if (cap == 0)
+        return;
+    if (metric[0] >= '0' && metric[0] <= '9')
+        append_name(out, cap, &n, "_");
+    append_name(out, cap, &n, metric);
+    snprintf(u, sizeof(u), "%s", unit);
+    slash = strchr(u, '/');
+    if (slash)
+        *slash = 0;
+    w1 = unit_word(u, a, sizeof(a));
+    w2 = slash ? unit_word(slash + 1, b, sizeof(b)) : "";
+    if (!counter && !strcmp(unit, "1"))
+        w1 = "ratio";
+    else if (!strcmp(u, "1"))
+        w1 = "";
+    if (w1[0] && !strstr(out, w1)) {
+        append_name(out, cap, &n, "_");
+        append_name(out, cap, &n, w1);
+    }
+    if (w2[0]) {
+        append_name(out, cap, &n, "_per_");
+        append_name(out, cap, &n, w2);
+    }
+    if (counter) {
+        size_t len = strlen(out);
+        if (len < 6 || strcmp(out + len - 6, "_total"))
+            append_name(out, cap, &n, "_total");
+    }
+}
+
+/* ---- The formats ---- */
+
+static int by_name(const void *a, const void *b)
+{
+    const mv_series *x = *(const mv_series *const *)a, *y = *(const mv_series *const *)b;
+    int c = strcmp(x->meter, y->meter);
+    if (!c)
+        c = strcmp(x->instrument, y->instrument);
+    if (!c)
+        c = strcmp(x->tags, y->tags);
+    return c;
+}
+
+/* The series reported in the last interval, sorted: a malloc'd array. */
+static const mv_series **latest(const mv_table *t, size_t *n)
+{
+    const mv_series **v = malloc((t->n ? t->n : 1) * sizeof(*v));
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->series[i].interval + 1 == t->interval)
+            v[(*n)++] = &t->series[i];
+    qsort(v, *n, sizeof(*v), by_name);
+    return v;
+}
+
+static void iso_time(double unix_s, char *out, size_t cap)
+{
+    time_t s = (time_t)floor(unix_s);
+    struct tm tm;
+    int ms = (int)((unix_s - floor(unix_s)) * 1000);
+    gmtime_r(&s, &tm);
+    snprintf(out, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, ms > 999 ? 999 : ms);
+}
+
+static void unit_label(const mv_series *s, char *out, size_t cap)
+{
+    if (s->kind == MV_RATE)
+        snprintf(out, cap, "%s/s", s->unit[0] ? s->unit : "1");
+    else
+        snprintf(out, cap, "%s", s->unit);
+}
+
+/* A figure as a person reads it: whole numbers without a fraction,
+ * others with up to 4 significant decimals. */
+static void number(char *out, size_t cap, double v)
+{
+    if (fabs(v) < 1e15 && v == floor(v))
+        snprintf(out, cap, "%.0f", v);
+    else if (fabs(v) >= 100)
+        snprintf(out, cap, "%.1f", v);
+    else
+        snprintf(out, cap, "%.4g", v);
+}
+
+static void table_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+{
+    size_t n;
+    const mv_series **v = latest(t, &n);
+    const char *meter = NULL, *instrument = NULL;
+    char when[80], unit[80], num[48];
+
+    if (!v)
+        return;
+    iso_time(t->end_unix, when, sizeof(when));
+    if (c->in_place)
+        fputs("\033[H\033[J", out);
+    else if (!first)
+        fputc('\n', out);
+    fprintf(out, "process %d (", c->pid);
+    esc_puts(out, c->process);
+    fprintf(out, ")  %s  interval %.1f s\n", when, t->interval_s);
+    for (size_t i = 0; i < n; i++) {
+        const mv_series *s = v[i];
+        int grouped;
+        if (!meter || strcmp(meter, s->meter)) {
+            fputs("[", out);
+            esc_puts(out, s->meter);
+            fputs("]\n", out);
+            meter = s->meter;
+            instrument = NULL;
+        }
+        unit_label(s, unit, sizeof(unit));
+        grouped = s->tags[0] != 0;
+        if (!instrument || strcmp(instrument, s->instrument)) {
+            char name[400];
+            int w;
+            instrument = s->instrument;
+            w = snprintf(name, sizeof(name), "  %s (%s)", s->instrument, unit);
+            esc_puts(out, name);
+            if (grouped) {
+                fputc('\n', out);
+            } else {
+                number(num, sizeof(num), s->value);
+                fprintf(out, "%*s\n", w < 62 ? 76 - w : 14, s->has_value ? num : "-");
+                continue;
+            }
+        }
+        {
+            char tags[1100];
+            int w = snprintf(tags, sizeof(tags), "    %s", s->tags);
+            esc_puts(out, tags);
+            number(num, sizeof(num), s->value);
+            fprintf(out, "%*s\n", w < 62 ? 76 - w : 14, s->has_value ? num : "-");
+        }
+    }
+    fflush(out);
+    free(v);
+}
+
+/* CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        esc_puts(out, s);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        if (*s != '\r' && *s != '\n')
+            esc_write(out, s, 1, NULL);
+    }
+    fputc('"', out);
+}
+
+static void csv_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+{
+    size_t n;
+    const mv_series **v = latest(t, &n);
+    char when[80], unit[80];
+
+    if (!v)
+        return;
+    if (first)
+        fputs("time,meter,metric,attributes,value,unit\n", out);
+    iso_time(t->end_unix, when, sizeof(when));
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->has_value)
+            continue;
+        unit_label(v[i], unit, sizeof(unit));
+        fprintf(out, "%s,", when);
+        csv_field(out, v[i]->meter);
+        fputc(',', out);
+        csv_field(out, v[i]->instrument);
+        fputc(',', out);
+        csv_field(out, v[i]->tags);
+        fprintf(out, ",%.17g,", v[i]->value);
+        csv_field(out, unit);
+        fputc('\n', out);
+    }
+    fflush(out);
+    free(v);
+}
+
+/* The attributes "k=v,k2=v2" as a JSON object. */
+static void json_attributes(FILE *out, const char *tags)
+{
+    char copy[1100], *save = NULL;
+    int k = 0;
+    snprintf(copy, sizeof(copy), "%s", tags);
+    fputc('{', out);
+    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(part, '=');
+        if (eq)
+            *eq = 0;
+        fputs(k++ ? ", " : "", out);
+        json_string(out, part);
+        fputs(": ", out);
+        json_string(out, eq ? eq + 1 : "");
+    }
+    fputc('}', out);
+}
+
+static void json_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+{
+    size_t n;
+    const mv_series **v = latest(t, &n);
+    char when[80], unit[80];
+
+    if (!v)
+        return;
+    iso_time(t->end_unix, when, sizeof(when));
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->has_value)
+            continue;
+        unit_label(v[i], unit, sizeof(unit));
+        fprintf(out, "{\"time\": \"%s\", \"meter\": ", when);
+        json_string(out, v[i]->meter);
+        fputs(", \"metric\": ", out);
+        json_string(out, v[i]->instrument);
+        fputs(", \"attributes\": ", out);
+        json_attributes(out, v[i]->tags);
+        fprintf(out, ", \"value\": %.17g, \"unit\": ", v[i]->value);
+        json_string(out, unit);
+        fputs("}\n", out);
+    }
+    fflush(out);
+    free(v);
+}
+
+/* A label value: backslash, quote and line feed escaped, as the format asks. */
+static void prom_label_value(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            fputc('\\', out);
+        if (*s == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void prom_labels(FILE *out, const mv_series *s, const mv_context *c)
+{
+    char copy[1100], *save = NULL, key[256];
+    fprintf(out, "{pid=\"%d\",process=\"", c->pid);
+    prom_label_value(out, c->process);
+    fputc('"', out);
+    snprintf(copy, sizeof(copy), "%s", s->tags);
+    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(part, '=');
+        size_t n = 0;
+        if (eq)
+            *eq = 0;
+        key[0] = 0;
+        append_name(key, sizeof(key), &n, part);
+        fprintf(out, ",%s=\"", key);
+        prom_label_value(out, eq ? eq + 1 : "");
+        fputc('"', out);
+    }
+    fputc('}', out);
+}
+
+static void prometheus_finish(FILE *out, const mv_table *t, const mv_context *c)
+{
+    size_t n;
+    const mv_series **v = latest(t, &n);
+    char name[512], last[512] = "";
+
+    if (!v)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const mv_series *s = v[i];
+        int counter = s->kind == MV_RATE;
+        double value = counter ? s->total : s->value;
+        if (counter ? !s->has_total : !s->has_value)
+            continue;
+        mv_prometheus_name(s->instrument, s->unit, counter, name, sizeof(name));
+        if (strcmp(name, last)) {
+            fprintf(out, "# TYPE %s %s\n", name, counter ? "counter" : "gauge");
+            snprintf(last, sizeof(last), "%s", name);
+        }
+        fputs(name, out);
+        prom_labels(out, s, c);
+        fprintf(out, " %.17g\n", value);
+    }
+    fflush(out);
+    free(v);
+}
+
+static const mv_format formats[] = {
+    { "table", table_interval, NULL },
+    { "csv", csv_interval, NULL },
+    { "json", json_interval, NULL },
+    { "prometheus", NULL, prometheus_finish },
+};
+
+const mv_format *mv_format_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        if (!strcmp(formats[i].name, name))
+            return &formats[i];
+    return NULL;
+}
