@@ -4,13 +4,15 @@
  * a system call, native and managed frames: docs/sampling.md) into a
  * private temporary trace, detaches, and each thread's latest whole stack
  * is printed, innermost frame first, with whether the thread
- * was running or waiting and, for a waiting one, in what.  The process is
- * interrupted only for each sample's stack walk. */
+ * was running or waiting and, for a waiting one, in what and on what (its
+ * managed frame, else the system call it sleeps in: ipc_thread_wait).  The
+ * process is interrupted only for each sample's stack walk. */
 #include "cli/attach_session.h"
 #include "cli/cli.h"
 #include "common/config.h"
 #include "common/duration.h"
 #include "common/escape.h"
+#include "ipc/ipc.h"
 #include "report/json.h"
 #include "report/model.h"
 #include "report/profile.h"
@@ -31,9 +33,11 @@ static const char stack_usage[] =
     "usage: clrprobe stack PID|-n NAME [--format text|json] [--timeout TIME]\n"
     "\n"
     "Prints what every thread of a running .NET process is doing now: its name and\n"
-    "os tid, whether it is running or waiting (and in what: the innermost managed\n"
-    "frame, such as System.Threading.Monitor.Wait or Thread.Sleep, else the C library's\n"
-    "call, such as poll), and its stack, innermost frame first: managed frames named\n"
+    "os tid, whether it is running or waiting (in what: the innermost managed frame,\n"
+    "such as System.Threading.Monitor.Wait or Thread.Sleep, else the C library's call,\n"
+    "such as poll; and on what, where that frame or the kernel tells: a sleep, a lock\n"
+    "another thread holds, a socket with its addresses, I/O, a futex), and its stack,\n"
+    "innermost frame first: managed frames named\n"
     "as the profiles name them, native ones beside them (LIBRARY!symbol, or\n"
     "LIBRARY+offset where the library has no symbols).\n"
     "It attaches the agent, records 0.1 s of wall-clock samples of every thread\n"
@@ -46,7 +50,8 @@ static const char stack_usage[] =
     "  -n, --name NAME       the process by name, as clrprobe ps shows it\n"
     "  --format text|json    text (default), or one JSON object a line per thread:\n"
     "                        {\"os_tid\": N, \"name\": \"...\", \"state\": \"running|waiting\",\n"
-    "                         \"waiting_in\": \"...\" (waiting only), \"frames\": [innermost, ...]}\n"
+    "                         \"waiting_in\": \"...\", \"waiting_on\": \"...\" (waiting only, where\n"
+    "                         known), \"frames\": [innermost, ...]}\n"
     "  --timeout TIME        how long the attach may take (default 10s)\n"
     "  -h, --help            this help\n";
 
@@ -73,13 +78,54 @@ static size_t unnamed_library(const char *f)
     return plus && !strchr(f, '!') ? (size_t)(plus - f) : 0;
 }
 
-static void print_text(FILE *out, const rp_profile *p, const rp_pthread *th, const rp_sample *s)
+/* What a waiting thread waits on: what its managed frame says when it
+ * says more than the kernel (a sleep, a lock), else the kernel's view of
+ * the system call it sleeps in now (a socket, I/O, a futex); "" when
+ * neither is known. */
+static void waiting_on(int pid, const rp_profile *p, const rp_pthread *th, const rp_sample *s, char *out,
+                       size_t cap)
+{
+    static const struct { const char *frame, *what; } managed[] = {
+        { "System.Threading.Thread.Sleep", "a sleep" },
+        { "System.Threading.Monitor.Wait", "a Monitor.Pulse; the lock is released meanwhile" },
+        { "System.Threading.Monitor.Enter", "a lock another thread holds" },
+        { "System.Threading.Monitor.ReliableEnter", "a lock another thread holds" },
+        { "System.Threading.Monitor.TryEnter", "a lock another thread holds" },
+        { "System.Threading.Lock.Enter", "a System.Threading.Lock another thread holds" },
+    };
+    const char *in;
+    int tid;
+
+    out[0] = 0;
+    if (!s->waiting)
+        return;
+    in = waiting_in(p, s);
+    for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++) {
+        size_t n = strlen(managed[i].frame);
+        if (!strncmp(in, managed[i].frame, n) && (in[n] == 0 || in[n] == '_')) {   /* (Enter_Slowpath) */
+            snprintf(out, cap, "%s", managed[i].what);
+            return;
+        }
+    }
+    tid = ipc_host_tid(pid, (int)th->os_tid);
+    if (tid > 0)
+        ipc_thread_wait(pid, tid, out, cap);
+}
+
+static void print_text(FILE *out, int pid, const rp_profile *p, const rp_pthread *th, const rp_sample *s)
 {
     char *name = esc_dup(th->managed_name[0] ? th->managed_name : th->os_name[0] ? th->os_name : "?");
-    char *in = s->waiting ? esc_dup(waiting_in(p, s)) : NULL;
+    char *in = s->waiting ? esc_dup(waiting_in(p, s)) : NULL, on[700];
 
-    fprintf(out, "Thread %s (tid %u): %s%s%s\n", name ? name : "?", th->os_tid, s->waiting ? "waiting" : "running",
+    waiting_on(pid, p, th, s, on, sizeof(on));
+    fprintf(out, "Thread %s (tid %u): %s%s%s", name ? name : "?", th->os_tid, s->waiting ? "waiting" : "running",
             in ? " in " : "", in ? in : "");
+    if (on[0]) {
+        fputs(" (", out);
+        esc_puts(out, on);
+        fputc(')', out);
+    }
+    fputc('\n', out);
     free(name);
     free(in);
     /* innermost first; a run of unnamed frames of one library as one line */
@@ -104,14 +150,21 @@ static void print_text(FILE *out, const rp_profile *p, const rp_pthread *th, con
     fputc('\n', out);
 }
 
-static void print_json(FILE *out, const rp_profile *p, const rp_pthread *th, const rp_sample *s)
+static void print_json(FILE *out, int pid, const rp_profile *p, const rp_pthread *th, const rp_sample *s)
 {
+    char on[700];
+
     fprintf(out, "{\"os_tid\":%u,\"name\":", th->os_tid);
     json_string(out, th->managed_name[0] ? th->managed_name : th->os_name);
     fprintf(out, ",\"state\":\"%s\"", s->waiting ? "waiting" : "running");
     if (s->waiting) {
         fputs(",\"waiting_in\":", out);
         json_string(out, waiting_in(p, s));
+        waiting_on(pid, p, th, s, on, sizeof(on));
+        if (on[0]) {
+            fputs(",\"waiting_on\":", out);
+            json_string(out, on);
+        }
     }
     fputs(",\"frames\":[", out);
     for (uint32_t k = s->nframes; k-- > 0;) {
@@ -176,7 +229,7 @@ static int print_stacks(const char *trace, int json, int pid)
     if (!json && n)
         printf("Process %d: %zu thread%s, as they were within 0.1 s\n\n", pid, n, n == 1 ? "" : "s");
     for (size_t i = 0; i < n; i++)
-        (json ? print_json : print_text)(stdout, &p, &p.threads[order[i].thread], best[order[i].thread]);
+        (json ? print_json : print_text)(stdout, pid, &p, &p.threads[order[i].thread], best[order[i].thread]);
     fflush(stdout);
     free(best);
     free(order);

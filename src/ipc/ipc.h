@@ -15,6 +15,7 @@
  *   transport.c connect, one request/one reply with a deadline
  *   commands.c ipc_attach_profiler_send/_reply, ipc_process_info
  *   eventpipe.c an EventPipe session (CollectTracing, StopTracing)
+ *   thread_wait.c what a blocked thread waits on (from /proc)
  *   profcheck.c whether a main profiler is already loaded (from /proc)
  *   byname.c   .NET processes by name (attach -n)
  *   status.c   status names, error sentences
@@ -310,6 +311,31 @@ int ipc_attach_profiler_reply(int fd, int pid, HRESULT *hr_out, char *err, size_
  * ipc_process_info_free), or a negative ipc_status with err set (an Error
  * reply gives IPC_ERR_PROTOCOL with the HRESULT's sentence). */
 int ipc_process_info(int pid, int timeout_ms, ipc_process_info_t *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * What a blocked thread waits on (thread_wait.c).
+ * ------------------------------------------------------------------------ */
+
+/* What thread tid (as our pid namespace numbers it) of process pid waits on
+ * now, from the system call it sleeps in: "a sleep", "a futex: a lock, an
+ * event or a condition variable", "reading tcp socket 127.0.0.1:5000 to
+ * 127.0.0.1:41712", "I/O on 3 sockets, epoll with 4 descriptors", ...  1
+ * and out, or 0 when it runs or /proc does not say. */
+int ipc_thread_wait(int pid, int tid, char *out, size_t cap);
+
+/* The tid, in our pid namespace, of the thread of process pid that its own
+ * namespace numbers inner_tid (a process in a container); inner_tid itself
+ * when the process is in ours; -1 when there is no such thread. */
+int ipc_host_tid(int pid, int inner_tid);
+
+/* The parsers it uses (pure).  ipc_parse_syscall: the text of
+ * /proc/PID/task/TID/syscall, 1 with the call's number and its six
+ * arguments, 0 when the thread runs or the text is not one.
+ * ipc_socket_from_net_table: the socket of inode in the text of a
+ * /proc/net/tcp-like table, described with proto ("tcp", "udp"): 1 and
+ * out, or 0. */
+int ipc_parse_syscall(const char *text, long *nr, unsigned long args[6]);
+int ipc_socket_from_net_table(const char *text, unsigned long inode, const char *proto, char *out, size_t cap);
 
 /* ------------------------------------------------------------------------
  * EventPipe sessions (eventpipe.c): the runtime's own events, streamed on

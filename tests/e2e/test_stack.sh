@@ -1,8 +1,11 @@
 # test_stack.sh - `clrprobe stack` on the real runtime: `Sample stacks` has
 # a thread waiting in Monitor.Wait in StackTargets.WaitForSignal, one
-# spinning in StackTargets.Spin and one sleeping in StackTargets.Nap; each
-# is named with its state and its stack, innermost first; the program's
-# output is as without it; bad input gets one line and a non-zero exit.
+# spinning in StackTargets.Spin, one sleeping in StackTargets.Nap, one
+# reading a loopback TCP connection in StackTargets.Read and one waiting to
+# enter a lock another holds in StackTargets.Enter; each is named with its
+# state, what it waits in and on, and its stack, innermost first; the
+# program's output is as without it; bad input gets one line and a
+# non-zero exit.
 
 # stack_target SECONDS: starts `Sample stacks SECONDS` (STACK_PID), waits until its threads are in place.
 stack_target() {
@@ -59,6 +62,28 @@ test_stack_says_what_each_thread_does() {
     assert_eq System.Threading.Thread.Sleep "$(jq -r .waiting_in <<<"$napper")" "what the napper waits in"
     [[ $(index_of ClrProbe.Sample.StackTargets.Nap "$napper") -gt $(index_of System.Threading.Thread.Sleep "$napper") ]] ||
         fail "Thread.Sleep not inside Nap"
+    # on what: the sleep, the lock, the socket (its ports the process's own, as the kernel lists them)
+    assert_eq "a sleep" "$(jq -r .waiting_on <<<"$napper")" "what the napper waits on"
+    assert_eq "a Monitor.Pulse; the lock is released meanwhile" "$(jq -r .waiting_on <<<"$waiter")" \
+        "what the waiter waits on"
+    local blocked reader on lport rport
+    blocked=$(thread_json clrprobe-blocked)
+    reader=$(thread_json clrprobe-reader)
+    echo "blocked: $(jq -c '{waiting_in, waiting_on}' <<<"$blocked")"
+    echo "reader: $(jq -c '{waiting_in, waiting_on}' <<<"$reader")"
+    [[ $(jq -r .waiting_in <<<"$blocked") == System.Threading.Monitor.*Enter* ]] ||
+        fail "the blocked thread waits in $(jq -r .waiting_in <<<"$blocked")"
+    assert_eq "a lock another thread holds" "$(jq -r .waiting_on <<<"$blocked")" "what the blocked thread waits on"
+    [[ $(index_of ClrProbe.Sample.StackTargets.Enter "$blocked") -ge 0 ]] || fail "Enter not on the blocked thread's stack"
+    on=$(jq -r .waiting_on <<<"$reader")
+    [[ $on =~ ^reading\ tcp\ socket\ 127\.0\.0\.1:([0-9]+)\ to\ 127\.0\.0\.1:([0-9]+)$ ]] ||
+        fail "what the reader waits on: $on"
+    lport=${BASH_REMATCH[1]}
+    rport=${BASH_REMATCH[2]}
+    [[ -n $lport ]] && awk -v l="$(printf '%04X' "$lport")" -v r="$(printf '%04X' "$rport")" \
+        '$2 ~ ":" l "$" && $3 ~ ":" r "$" {found = 1} END {exit !found}' "/proc/$STACK_PID/net/tcp" ||
+        fail "no connection $lport -> $rport in the kernel's table"
+    [[ $(index_of ClrProbe.Sample.StackTargets.Read "$reader") -ge 0 ]] || fail "Read not on the reader's stack"
     # every thread once, with its tid one of the process's
     assert_eq 0 "$(jq -r .os_tid stack.json | sort | uniq -d | wc -l)" "threads listed twice"
     local tid
@@ -69,7 +94,7 @@ test_stack_says_what_each_thread_does() {
     TMPDIR=$PWD/tmp "$CLRPROBE" stack "$STACK_PID" >stack.txt 2>stack.err
     assert_eq 0 "$?" "exit code (text)"
     grep -q "^Process $STACK_PID: [0-9]* threads" stack.txt || fail "no header: $(head -1 stack.txt)"
-    grep -q "^Thread clrprobe-waiter (tid [0-9]*): waiting in System.Threading.Monitor.Wait$" stack.txt ||
+    grep -q "^Thread clrprobe-waiter (tid [0-9]*): waiting in System.Threading.Monitor.Wait (a Monitor.Pulse; the lock is released meanwhile)$" stack.txt ||
         fail "the waiter's line in the text form"
     grep -q "^Thread clrprobe-spinne (tid [0-9]*): running$" stack.txt || fail "the spinner's line in the text form"
     assert_eq "" "$(ls -A tmp)" "temporary files left"
