@@ -375,7 +375,10 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void csv_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+/* Calls row for each series of the last interval that has a figure, in
+ * name order, with the interval's end as ISO 8601 and the series' unit. */
+static void each_figure(FILE *out, const mv_table *t,
+                        void (*row)(FILE *out, const mv_series *s, const char *when, const char *unit))
 {
     size_t n;
     const mv_series **v = latest(t, &n);
@@ -383,25 +386,35 @@ static void csv_interval(FILE *out, const mv_table *t, const mv_context *c, int 
 
     if (!v)
         return;
-    if (first)
-        fputs("time,meter,metric,attributes,value,unit\n", out);
     iso_time(t->end_unix, when, sizeof(when));
     for (size_t i = 0; i < n; i++) {
         if (!v[i]->has_value)
             continue;
         unit_label(v[i], unit, sizeof(unit));
-        fprintf(out, "%s,", when);
-        csv_field(out, v[i]->meter);
-        fputc(',', out);
-        csv_field(out, v[i]->instrument);
-        fputc(',', out);
-        csv_field(out, v[i]->tags);
-        fprintf(out, ",%.17g,", v[i]->value);
-        csv_field(out, unit);
-        fputc('\n', out);
+        row(out, v[i], when, unit);
     }
     fflush(out);
     free(v);
+}
+
+static void csv_row(FILE *out, const mv_series *s, const char *when, const char *unit)
+{
+    fprintf(out, "%s,", when);
+    csv_field(out, s->meter);
+    fputc(',', out);
+    csv_field(out, s->instrument);
+    fputc(',', out);
+    csv_field(out, s->tags);
+    fprintf(out, ",%.17g,", s->value);
+    csv_field(out, unit);
+    fputc('\n', out);
+}
+
+static void csv_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+{
+    if (first)
+        fputs("time,meter,metric,attributes,value,unit\n", out);
+    each_figure(out, t, csv_row);
 }
 
 /* The attributes "k=v,k2=v2" as a JSON object. */
@@ -423,43 +436,37 @@ static void json_attributes(FILE *out, const char *tags)
     fputc('}', out);
 }
 
-static void json_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+static void json_row(FILE *out, const mv_series *s, const char *when, const char *unit)
 {
-    size_t n;
-    const mv_series **v = latest(t, &n);
-    char when[80], unit[80];
-
-    if (!v)
-        return;
-    iso_time(t->end_unix, when, sizeof(when));
-    for (size_t i = 0; i < n; i++) {
-        if (!v[i]->has_value)
-            continue;
-        unit_label(v[i], unit, sizeof(unit));
-        fprintf(out, "{\"time\": \"%s\", \"meter\": ", when);
-        json_string(out, v[i]->meter);
-        fputs(", \"metric\": ", out);
-        json_string(out, v[i]->instrument);
-        fputs(", \"attributes\": ", out);
-        json_attributes(out, v[i]->tags);
-        fprintf(out, ", \"value\": %.17g, \"unit\": ", v[i]->value);
-        json_string(out, unit);
-        fputs("}\n", out);
-    }
-    fflush(out);
-    free(v);
+    fprintf(out, "{\"time\": \"%s\", \"meter\": ", when);
+    json_string(out, s->meter);
+    fputs(", \"metric\": ", out);
+    json_string(out, s->instrument);
+    fputs(", \"attributes\": ", out);
+    json_attributes(out, s->tags);
+    fprintf(out, ", \"value\": %.17g, \"unit\": ", s->value);
+    json_string(out, unit);
+    fputs("}\n", out);
 }
 
-/* A label value: backslash, quote and line feed escaped, as the format asks. */
+static void json_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+{
+    each_figure(out, t, json_row);
+}
+
+/* A label value: backslash, quote and line feed escaped, as the format asks;
+ * other control characters, which it has no escape for, shown as '?' (a
+ * process's name must not reach a terminal as a command). */
 static void prom_label_value(FILE *out, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '\\' || *s == '"')
+        unsigned char c = (unsigned char)*s;
+        if (c == '\\' || c == '"')
             fputc('\\', out);
-        if (*s == '\n')
+        if (c == '\n')
             fputs("\\n", out);
         else
-            fputc(*s, out);
+            fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
     }
 }
 

@@ -407,9 +407,10 @@ TEST(metrics_formats_print_the_last_interval)
     free(s);
     s = format_of("prometheus", &t, 1);
     CHECK(strstr(s, "# TYPE dotnet_exceptions_total counter\n") != NULL);
-    CHECK(strstr(s, "dotnet_exceptions_total{pid=\"4242\",process=\"web\x1b[2J\",error_type=\"Bad\\\"Thing\","
+    CHECK(strstr(s, "dotnet_exceptions_total{pid=\"4242\",process=\"web?[2J\",error_type=\"Bad\\\"Thing\","
                     "x=\"1\"} 1000\n") != NULL);
-    CHECK(strstr(s, "dotnet_process_memory_working_set_bytes{pid=\"4242\",process=\"web\x1b[2J\"} 50000000\n") != NULL);
+    CHECK(strstr(s, "dotnet_process_memory_working_set_bytes{pid=\"4242\",process=\"web?[2J\"} 50000000\n") != NULL);
+    CHECK(strchr(s, '\x1b') == NULL);
     free(s);
     s = format_of("table", &t, 1);
     CHECK(strstr(s, "\x1b") == NULL);        /* the name's escape is shown, not sent */
