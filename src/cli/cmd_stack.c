@@ -92,6 +92,12 @@ static void waiting_on(int pid, const rp_profile *p, const rp_pthread *th, const
         { "System.Threading.Monitor.ReliableEnter", "a lock another thread holds" },
         { "System.Threading.Monitor.TryEnter", "a lock another thread holds" },
         { "System.Threading.Lock.Enter", "a System.Threading.Lock another thread holds" },
+        { "System.Threading.LowLevelLifoSemaphore.Wait", "work: an idle thread-pool worker" },
+        { "System.Threading.ManualResetEventSlim.Wait", "a ManualResetEventSlim to be set" },
+        { "System.Threading.SemaphoreSlim.Wait", "a SemaphoreSlim" },
+        { "System.Threading.Tasks.Task.SpinThenBlockingWait", "a task to complete" },
+        { "System.Threading.Tasks.Task.InternalWait", "a task to complete" },
+        { "System.Threading.WaitHandle.Wait", "a wait handle: an event, a mutex or a semaphore" },
     };
     const char *in;
     int tid;
@@ -101,8 +107,7 @@ static void waiting_on(int pid, const rp_profile *p, const rp_pthread *th, const
         return;
     in = waiting_in(p, s);
     for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++) {
-        size_t n = strlen(managed[i].frame);
-        if (!strncmp(in, managed[i].frame, n) && (in[n] == 0 || in[n] == '_')) {   /* (Enter_Slowpath) */
+        if (!strncmp(in, managed[i].frame, strlen(managed[i].frame))) {   /* (Enter_Slowpath, WaitForSignal) */
             snprintf(out, cap, "%s", managed[i].what);
             return;
         }
