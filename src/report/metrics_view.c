@@ -1,5 +1,5 @@
-/* metrics_view.c - the series of `clrprobe counters` and its four formats
- * (metrics_view.h). */
+/* metrics_view.c - the four formats of `clrprobe counters` and the
+ * Prometheus names (metrics_view.h). */
 #include "report/metrics_view.h"
 #include "common/escape.h"
 #include "report/json.h"
@@ -8,173 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void mv_init(mv_table *t)
-{
-    memset(t, 0, sizeof(*t));
-}
-
-void mv_free(mv_table *t)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        free(t->series[i].meter);
-        free(t->series[i].instrument);
-        free(t->series[i].unit);
-        free(t->series[i].tags);
-    }
-    for (size_t i = 0; i < t->nmeters; i++)
-        free(t->meters[i]);
-    free(t->meters);
-    free(t->series);
-    mv_init(t);
-}
-
-int mv_has_meter(const mv_table *t, const char *meter)
-{
-    for (size_t i = 0; i < t->nmeters; i++)
-        if (!strcmp(t->meters[i], meter))
-            return 1;
-    return 0;
-}
-
-static void add_meter(mv_table *t, const char *meter)
-{
-    char **grown, *copy;
-    if (!meter[0] || mv_has_meter(t, meter))
-        return;
-    grown = realloc(t->meters, (t->nmeters + 1) * sizeof(*grown));
-    copy = strdup(meter);
-    if (!grown || !copy) {
-        free(copy);
-        if (grown)
-            t->meters = grown;
-        return;
-    }
-    t->meters = grown;
-    t->meters[t->nmeters++] = copy;
-}
-
-static mv_series *series(mv_table *t, const char *meter, const char *instrument, const char *unit,
-                         const char *tags, mv_kind kind)
-{
-    mv_series *s;
-    for (size_t i = 0; i < t->n; i++) {
-        s = &t->series[i];
-        if (s->kind == kind && !strcmp(s->meter, meter) && !strcmp(s->instrument, instrument) &&
-            !strcmp(s->tags, tags))
-            return s;
-    }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        mv_series *grown = realloc(t->series, cap * sizeof(*grown));
-        if (!grown)
-            return NULL;
-        t->series = grown;
-        t->cap = cap;
-    }
-    s = &t->series[t->n];
-    memset(s, 0, sizeof(*s));
-    s->meter = strdup(meter);
-    s->instrument = strdup(instrument);
-    s->unit = strdup(unit);
-    s->tags = strdup(tags);
-    s->kind = kind;
-    if (!s->meter || !s->instrument || !s->unit || !s->tags) {
-        free(s->meter);
-        free(s->instrument);
-        free(s->unit);
-        free(s->tags);
-        return NULL;
-    }
-    t->n++;
-    return s;
-}
-
-/* A histogram's "0.5=1;0.95=2;0.99=3": one series a quantile. */
-static void take_quantiles(mv_table *t, const mx_event *e)
-{
-    char q[sizeof(e->quantiles)], *save = NULL;
-    snprintf(q, sizeof(q), "%s", e->quantiles);
-    for (char *part = strtok_r(q, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
-        char *eq = strchr(part, '='), tags[sizeof(e->tags) + 32], *end;
-        double v;
-        mv_series *s;
-        if (!eq)
-            continue;
-        *eq = 0;
-        v = strtod(eq + 1, &end);
-        if (*end)
-            continue;
-        snprintf(tags, sizeof(tags), "%s%squantile=%s", e->tags, e->tags[0] ? "," : "", part);
-        s = series(t, e->meter, e->instrument, e->unit, tags, MV_QUANTILE);
-        if (s) {
-            s->value = v;
-            s->has_value = 1;
-            s->interval = t->interval;
-        }
-    }
-}
-
-/* Instruments the runtime declares as (observable) counters although
- * their figure goes up and down, a level (.NET 9 and 10; OpenTelemetry's
- * conventions make them up-down counters): shown as their value. */
-static int is_level(const char *meter, const char *instrument)
-{
-    static const char *const levels[] = { "dotnet.thread_pool.thread.count", "dotnet.thread_pool.queue.length" };
-    if (strcmp(meter, "System.Runtime"))
-        return 0;
-    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-        if (!strcmp(instrument, levels[i]))
-            return 1;
-    return 0;
-}
-
-int mv_take(mv_table *t, const mx_event *e, double refresh_s)
-{
-    mv_series *s;
-
-    switch (e->kind) {
-    case MX_INSTRUMENT:
-        add_meter(t, e->meter);
-        return 0;
-    case MX_COLLECTION_STOP:
-        /* (the interval's length comes with its end: counters' increases become rates now) */
-        t->interval_s = e->interval_s > 0 ? e->interval_s : refresh_s;
-        t->end_unix = e->end_unix > 0 ? e->end_unix : (double)time(NULL);
-        for (size_t i = 0; i < t->n; i++)
-            if (t->series[i].kind == MV_RATE && t->series[i].interval == t->interval)
-                t->series[i].value = t->series[i].increase / t->interval_s;
-        t->interval++;
-        return 1;
-    case MX_COUNTER:
-        if (is_level(e->meter, e->instrument))
-            goto level;
-        s = series(t, e->meter, e->instrument, e->unit, e->tags, MV_RATE);
-        if (!s)
-            return 0;
-        s->has_value = e->has_rate;
-        s->increase = e->rate;
-        s->has_total = e->has_value;
-        s->total = e->value;
-        s->interval = t->interval;
-        return 0;
-    case MX_UPDOWN:
-    case MX_GAUGE:
-    level:
-        s = series(t, e->meter, e->instrument, e->unit, e->tags, MV_VALUE);
-        if (!s)
-            return 0;
-        s->has_value = e->has_value;
-        s->value = e->value;
-        s->interval = t->interval;
-        return 0;
-    case MX_HISTOGRAM:
-        take_quantiles(t, e);
-        return 0;
-    default:
-        return 0;
-    }
-}
 
 /* ---- Prometheus names ---- */
 
@@ -250,7 +83,7 @@ void mv_prometheus_name(const char *metric, const char *unit, int counter, char 
 
 static int by_name(const void *a, const void *b)
 {
-    const mv_series *x = *(const mv_series *const *)a, *y = *(const mv_series *const *)b;
+    const mt_series *x = *(const mt_series *const *)a, *y = *(const mt_series *const *)b;
     int c = strcmp(x->meter, y->meter);
     if (!c)
         c = strcmp(x->instrument, y->instrument);
@@ -260,9 +93,9 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The series reported in the last interval, sorted: a malloc'd array. */
-static const mv_series **latest(const mv_table *t, size_t *n)
+static const mt_series **latest(const mt_table *t, size_t *n)
 {
-    const mv_series **v = malloc((t->n ? t->n : 1) * sizeof(*v));
+    const mt_series **v = malloc((t->n ? t->n : 1) * sizeof(*v));
     *n = 0;
     if (!v)
         return NULL;
@@ -283,9 +116,9 @@ static void iso_time(double unix_s, char *out, size_t cap)
              tm.tm_hour, tm.tm_min, tm.tm_sec, ms > 999 ? 999 : ms);
 }
 
-static void unit_label(const mv_series *s, char *out, size_t cap)
+static void unit_label(const mt_series *s, char *out, size_t cap)
 {
-    if (s->kind == MV_RATE)
+    if (s->kind == MT_RATE)
         snprintf(out, cap, "%s/s", s->unit[0] ? s->unit : "1");
     else
         snprintf(out, cap, "%s", s->unit);
@@ -303,10 +136,10 @@ static void number(char *out, size_t cap, double v)
         snprintf(out, cap, "%.4g", v);
 }
 
-static void table_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+static void table_interval(FILE *out, const mt_table *t, const mv_context *c, int first)
 {
     size_t n;
-    const mv_series **v = latest(t, &n);
+    const mt_series **v = latest(t, &n);
     const char *meter = NULL, *instrument = NULL;
     char when[80], unit[80], num[48];
 
@@ -321,7 +154,7 @@ static void table_interval(FILE *out, const mv_table *t, const mv_context *c, in
     esc_puts(out, c->process);
     fprintf(out, ")  %s  interval %.1f s\n", when, t->interval_s);
     for (size_t i = 0; i < n; i++) {
-        const mv_series *s = v[i];
+        const mt_series *s = v[i];
         int grouped;
         if (!meter || strcmp(meter, s->meter)) {
             fputs("[", out);
@@ -377,11 +210,11 @@ static void csv_field(FILE *out, const char *s)
 
 /* Calls row for each series of the last interval that has a figure, in
  * name order, with the interval's end as ISO 8601 and the series' unit. */
-static void each_figure(FILE *out, const mv_table *t,
-                        void (*row)(FILE *out, const mv_series *s, const char *when, const char *unit))
+static void each_figure(FILE *out, const mt_table *t,
+                        void (*row)(FILE *out, const mt_series *s, const char *when, const char *unit))
 {
     size_t n;
-    const mv_series **v = latest(t, &n);
+    const mt_series **v = latest(t, &n);
     char when[80], unit[80];
 
     if (!v)
@@ -397,7 +230,7 @@ static void each_figure(FILE *out, const mv_table *t,
     free(v);
 }
 
-static void csv_row(FILE *out, const mv_series *s, const char *when, const char *unit)
+static void csv_row(FILE *out, const mt_series *s, const char *when, const char *unit)
 {
     fprintf(out, "%s,", when);
     csv_field(out, s->meter);
@@ -410,7 +243,7 @@ static void csv_row(FILE *out, const mv_series *s, const char *when, const char 
     fputc('\n', out);
 }
 
-static void csv_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+static void csv_interval(FILE *out, const mt_table *t, const mv_context *c, int first)
 {
     if (first)
         fputs("time,meter,metric,attributes,value,unit\n", out);
@@ -436,7 +269,7 @@ static void json_attributes(FILE *out, const char *tags)
     fputc('}', out);
 }
 
-static void json_row(FILE *out, const mv_series *s, const char *when, const char *unit)
+static void json_row(FILE *out, const mt_series *s, const char *when, const char *unit)
 {
     fprintf(out, "{\"time\": \"%s\", \"meter\": ", when);
     json_string(out, s->meter);
@@ -449,7 +282,7 @@ static void json_row(FILE *out, const mv_series *s, const char *when, const char
     fputs("}\n", out);
 }
 
-static void json_interval(FILE *out, const mv_table *t, const mv_context *c, int first)
+static void json_interval(FILE *out, const mt_table *t, const mv_context *c, int first)
 {
     each_figure(out, t, json_row);
 }
@@ -470,7 +303,7 @@ static void prom_label_value(FILE *out, const char *s)
     }
 }
 
-static void prom_labels(FILE *out, const mv_series *s, const mv_context *c)
+static void prom_labels(FILE *out, const mt_series *s, const mv_context *c)
 {
     char copy[1100], *save = NULL, key[256];
     fprintf(out, "{pid=\"%d\",process=\"", c->pid);
@@ -491,17 +324,17 @@ static void prom_labels(FILE *out, const mv_series *s, const mv_context *c)
     fputc('}', out);
 }
 
-static void prometheus_finish(FILE *out, const mv_table *t, const mv_context *c)
+static void prometheus_finish(FILE *out, const mt_table *t, const mv_context *c)
 {
     size_t n;
-    const mv_series **v = latest(t, &n);
+    const mt_series **v = latest(t, &n);
     char name[512], last[512] = "";
 
     if (!v)
         return;
     for (size_t i = 0; i < n; i++) {
-        const mv_series *s = v[i];
-        int counter = s->kind == MV_RATE;
+        const mt_series *s = v[i];
+        int counter = s->kind == MT_RATE;
         double value = counter ? s->total : s->value;
         if (counter ? !s->has_total : !s->has_value)
             continue;

@@ -203,7 +203,7 @@ static void make_stream(wbuf *w, int compressed)
 typedef struct seen {
     int n, counters, stops;
     mx_event last;
-    mv_table table;
+    mt_table table;
 } seen;
 
 static int on_event(void *ctx, const nt_event *ev)
@@ -216,7 +216,7 @@ static int on_event(void *ctx, const nt_event *ev)
     case MX_COLLECTION_STOP: s->stops++; break;
     default: break;
     }
-    mv_take(&s->table, &e, 1);
+    mt_take(&s->table, &e, 1);
     return 0;
 }
 
@@ -225,7 +225,7 @@ static int feed_in_pieces(const wbuf *w, size_t piece, seen *s)
     nt_reader *r = nt_reader_new(on_event, s);
     int rc = NT_OK;
     memset(s, 0, sizeof(*s));
-    mv_init(&s->table);
+    mt_init(&s->table);
     for (size_t at = 0; at < w->n && rc == NT_OK; at += piece)
         rc = nt_feed(r, w->b + at, w->n - at < piece ? w->n - at : piece);
     if (rc == NT_OK && nt_reader_process_id(r) != 4242)
@@ -245,7 +245,7 @@ TEST(nettrace_reads_whole_and_in_pieces)
             CHECK_EQ(s.n, 3);
             CHECK_EQ(s.counters, 2);
             CHECK_EQ(s.stops, 1);
-            mv_free(&s.table);
+            mt_free(&s.table);
         }
         CHECK_EQ(feed_in_pieces(&w, w.n, &s), NT_END);
         CHECK_STR(s.last.instrument, "dotnet.exceptions");
@@ -260,7 +260,7 @@ TEST(nettrace_reads_whole_and_in_pieces)
         for (size_t i = 0; i < s.table.n; i++)
             if (!strcmp(s.table.series[i].tags, "error.type=A"))
                 CHECK(s.table.series[i].value == 15 && s.table.series[i].total == 120);
-        mv_free(&s.table);
+        mt_free(&s.table);
     }
 }
 
@@ -287,10 +287,10 @@ TEST(nettrace_refuses_what_is_not_a_stream)
     for (size_t cut = 0; cut + 1 < w.n; cut += 7) {
         r = nt_reader_new(on_event, &s);
         memset(&s, 0, sizeof(s));
-        mv_init(&s.table);
+        mt_init(&s.table);
         CHECK_EQ(nt_feed(r, w.b, cut), NT_OK);
         nt_reader_free(r);
-        mv_free(&s.table);
+        mt_free(&s.table);
     }
 }
 
@@ -314,7 +314,7 @@ TEST(nettrace_survives_mutated_streams)
         case NT_ERROR: errors++; break;
         default: break;
         }
-        mv_free(&s.table);
+        mt_free(&s.table);
     }
     CHECK(errors > 0);      /* (and under the sanitizers: nothing read out of bounds) */
     CHECK(ends > 0);
@@ -352,7 +352,7 @@ TEST(metrics_prometheus_names)
     CHECK_STR(n, "_9lives_x");
 }
 
-static char *format_of(const char *name, const mv_table *t, int first)
+static char *format_of(const char *name, const mt_table *t, int first)
 {
     char *text = NULL;
     size_t len = 0;
@@ -369,11 +369,11 @@ static char *format_of(const char *name, const mv_table *t, int first)
 
 TEST(metrics_formats_print_the_last_interval)
 {
-    mv_table t;
+    mt_table t;
     mx_event e;
     char *s;
 
-    mv_init(&t);
+    mt_init(&t);
     memset(&e, 0, sizeof(e));
     e.kind = MX_COUNTER;
     snprintf(e.meter, sizeof(e.meter), "System.Runtime");
@@ -383,17 +383,17 @@ TEST(metrics_formats_print_the_last_interval)
     e.has_rate = e.has_value = 1;
     e.rate = 400;
     e.value = 1000;
-    mv_take(&t, &e, 2);
+    mt_take(&t, &e, 2);
     e.kind = MX_UPDOWN;
     snprintf(e.instrument, sizeof(e.instrument), "dotnet.process.memory.working_set");
     snprintf(e.unit, sizeof(e.unit), "By");
     e.tags[0] = 0;
     e.value = 5e7;
-    mv_take(&t, &e, 2);
+    mt_take(&t, &e, 2);
     e.kind = MX_COLLECTION_STOP;
     e.interval_s = 2;
     e.end_unix = 1795824002.5;
-    CHECK_EQ(mv_take(&t, &e, 2), 1);
+    CHECK_EQ(mt_take(&t, &e, 2), 1);
 
     s = format_of("json", &t, 1);
     CHECK(strstr(s, "{\"time\": \"2026-11-28T00:00:02.500Z\", \"meter\": \"System.Runtime\", \"metric\": "
@@ -417,5 +417,5 @@ TEST(metrics_formats_print_the_last_interval)
     CHECK(strstr(s, "dotnet.exceptions ({exception}/s)\n    error.type=Bad\"Thing,x=1") != NULL);
     free(s);
     CHECK(mv_format_find("xml") == NULL);
-    mv_free(&t);
+    mt_free(&t);
 }
