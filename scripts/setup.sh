@@ -10,28 +10,39 @@
 set -euo pipefail
 
 PACKAGES=(gcc make libc6-dev zlib1g-dev debian-archive-keyring jq protobuf-compiler golang-go chromium time python3
-          podman runc debootstrap)
+          podman runc debootstrap libmicrohttpd-dev)
+# (installed without the packages they recommend: Prometheus would bring its node exporter)
+PACKAGES_ALONE=(prometheus)
 command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for p in "${PACKAGES[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
+    installed "$p" || missing+=("$p")
+done
+missing_alone=()
+for p in "${PACKAGES_ALONE[@]}"; do
+    installed "$p" || missing_alone+=("$p")
 done
 
-if ((${#missing[@]})); then
-    echo "setup: installing Debian packages: ${missing[*]}"
+if ((${#missing[@]} + ${#missing_alone[@]})); then
+    echo "setup: installing Debian packages: ${missing[*]} ${missing_alone[*]}"
     if [[ $(id -u) -ne 0 ]]; then
         if command -v sudo >/dev/null; then SUDO=sudo; else
-            echo "setup: need root to install ${missing[*]}: run 'apt-get install ${missing[*]}' as root" >&2
+            echo "setup: need root to install ${missing[*]} ${missing_alone[*]}: run 'apt-get install" \
+                "${missing[*]}' and 'apt-get install --no-install-recommends ${missing_alone[*]}' as root" >&2
             exit 1
         fi
     else
         SUDO=
     fi
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    if ((${#missing[@]})); then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    if ((${#missing_alone[@]})); then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing_alone[@]}" >/dev/null
+    fi
 fi
 
 if ! command -v dotnet >/dev/null; then

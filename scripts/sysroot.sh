@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sysroot.sh DIR - makes the C library the product is built against: the
 # glibc, kernel and zlib headers and libraries of Debian 11 (glibc 2.31),
-# unpacked from Debian's own packages into DIR, so that `clrprobe` and
+# and libmicrohttpd's header (`clrprobe serve` loads the library when it
+# runs: src/serve/http.c), unpacked from Debian's own packages into DIR, so that `clrprobe` and
 # `libclrprobe.so` run where .NET does (RHEL 8's glibc 2.28 and later; the
 # tests check that no symbol newer than 2.28 is used).  Called by setup.sh;
 # does nothing when DIR is already made from the same package list.
@@ -10,7 +11,7 @@ set -euo pipefail
 DIR=${1:?usage: sysroot.sh DIR}
 SUITE=bullseye
 KEYRING=/usr/share/keyrings/debian-archive-bullseye-stable.gpg
-PACKAGES=(libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev zlib1g zlib1g-dev)
+PACKAGES=(libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev zlib1g zlib1g-dev libmicrohttpd-dev)
 STAMP="$SUITE ${PACKAGES[*]}"
 
 [[ -f $DIR/.made && $(cat "$DIR/.made") == "$STAMP" ]] && exit 0

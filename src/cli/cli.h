@@ -18,6 +18,7 @@ int cmd_ps(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Prints "clrprobe: <message>" on stderr, the message escaped
  * (common/escape.h): a value quoted in it cannot break the line. */

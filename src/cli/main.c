@@ -16,6 +16,7 @@ static const char usage[] =
     "  heap     heap snapshots of a running .NET process\n"
     "  stack    what every thread of a running .NET process is doing now\n"
     "  counters a running .NET process's own metrics as they change\n"
+    "  serve    an HTTP endpoint of every .NET process's metrics, for Prometheus\n"
     "  report   analyse a trace: summary, events as JSON lines, flame graphs and profile files\n"
     "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
         return cmd_stack(argc - 1, argv + 1);
     if (!strcmp(argv[1], "counters"))
         return cmd_counters(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (commands: run, attach, heap, stack, counters, ps, report; see clrprobe --help)", argv[1]);
+    if (!strcmp(argv[1], "serve"))
+        return cmd_serve(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (commands: run, attach, heap, stack, counters, serve, ps, report; see clrprobe --help)", argv[1]);
     return EXIT_USAGE;
 }

@@ -303,12 +303,24 @@ static void prom_label_value(FILE *out, const char *s)
     }
 }
 
+/* The labels of a series: the process's, then its attributes (names made
+ * valid as metric names are). */
 static void prom_labels(FILE *out, const mt_series *s, const mv_context *c)
 {
     char copy[1100], *save = NULL, key[256];
     fprintf(out, "{pid=\"%d\",process=\"", c->pid);
     prom_label_value(out, c->process);
     fputc('"', out);
+    if (c->container && c->container[0]) {
+        fputs(",container_id=\"", out);
+        prom_label_value(out, c->container);
+        fputc('"', out);
+    }
+    if (c->runtime && c->runtime[0]) {
+        fputs(",runtime_version=\"", out);
+        prom_label_value(out, c->runtime);
+        fputc('"', out);
+    }
     snprintf(copy, sizeof(copy), "%s", s->tags);
     for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(part, '=');
@@ -324,31 +336,94 @@ static void prom_labels(FILE *out, const mt_series *s, const mv_context *c)
     fputc('}', out);
 }
 
-static void prometheus_finish(FILE *out, const mt_table *t, const mv_context *c)
+int mv_prometheus_rows(mv_prom_rows *rows, const mt_table *t, const mv_context *c)
 {
     size_t n;
     const mt_series **v = latest(t, &n);
-    char name[512], last[512] = "";
+    int rc = 0;
 
     if (!v)
-        return;
-    for (size_t i = 0; i < n; i++) {
+        return -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
         const mt_series *s = v[i];
         int counter = s->kind == MT_RATE;
-        double value = counter ? s->total : s->value;
+        char name[512], *labels = NULL;
+        size_t len = 0;
+        FILE *f;
         if (counter ? !s->has_total : !s->has_value)
             continue;
-        mv_prometheus_name(s->instrument, s->unit, counter, name, sizeof(name));
-        if (strcmp(name, last)) {
-            fprintf(out, "# TYPE %s %s\n", name, counter ? "counter" : "gauge");
-            snprintf(last, sizeof(last), "%s", name);
+        if (rows->n == rows->cap) {
+            size_t cap = rows->cap ? rows->cap * 2 : 256;
+            mv_prom_row *grown = realloc(rows->v, cap * sizeof(*grown));
+            if (!grown) {
+                rc = -1;
+                break;
+            }
+            rows->v = grown;
+            rows->cap = cap;
         }
-        fputs(name, out);
-        prom_labels(out, s, c);
-        fprintf(out, " %.17g\n", value);
+        mv_prometheus_name(s->instrument, s->unit, counter, name, sizeof(name));
+        if (!(f = open_memstream(&labels, &len))) {
+            rc = -1;
+            break;
+        }
+        prom_labels(f, s, c);
+        fclose(f);
+        rows->v[rows->n].name = strdup(name);
+        rows->v[rows->n].labels = labels;
+        rows->v[rows->n].counter = counter;
+        rows->v[rows->n].value = counter ? s->total : s->value;
+        if (!rows->v[rows->n].name || !labels) {
+            free(rows->v[rows->n].name);
+            free(labels);
+            rc = -1;
+            break;
+        }
+        rows->n++;
+    }
+    free(v);
+    return rc;
+}
+
+static int by_name_and_labels(const void *a, const void *b)
+{
+    const mv_prom_row *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->labels, y->labels);
+}
+
+void mv_prometheus_write(FILE *out, mv_prom_rows *rows)
+{
+    const char *last = "";
+    if (rows->n)
+        qsort(rows->v, rows->n, sizeof(*rows->v), by_name_and_labels);
+    for (size_t i = 0; i < rows->n; i++) {
+        const mv_prom_row *r = &rows->v[i];
+        if (strcmp(r->name, last)) {
+            fprintf(out, "# TYPE %s %s\n", r->name, r->counter ? "counter" : "gauge");
+            last = r->name;
+        }
+        fprintf(out, "%s%s %.17g\n", r->name, r->labels, r->value);
     }
     fflush(out);
-    free(v);
+}
+
+void mv_prometheus_rows_free(mv_prom_rows *rows)
+{
+    for (size_t i = 0; i < rows->n; i++) {
+        free(rows->v[i].name);
+        free(rows->v[i].labels);
+    }
+    free(rows->v);
+    memset(rows, 0, sizeof(*rows));
+}
+
+static void prometheus_finish(FILE *out, const mt_table *t, const mv_context *c)
+{
+    mv_prom_rows rows = { 0 };
+    mv_prometheus_rows(&rows, t, c);
+    mv_prometheus_write(out, &rows);
+    mv_prometheus_rows_free(&rows);
 }
 
 static const mv_format formats[] = {

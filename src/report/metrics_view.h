@@ -18,7 +18,26 @@ typedef struct mv_context {
     int pid;
     const char *process;        /* its name */
     int in_place;               /* a terminal: the table redraws itself */
+    const char *container;      /* prometheus: its container's id and its runtime's version, */
+    const char *runtime;        /* labels when not NULL or "" */
 } mv_context;
+
+/* The Prometheus exposition of several processes: each process's samples
+ * of its last interval added as rows (mv_prometheus_rows: 0, or -1 out of
+ * memory), then written grouped by metric, one TYPE line each
+ * (counters as their totals, the rest as gauges). */
+typedef struct mv_prom_row {
+    char *name, *labels;        /* labels: "{pid=\"1\",...}" */
+    int counter;
+    double value;
+} mv_prom_row;
+typedef struct mv_prom_rows {
+    mv_prom_row *v;
+    size_t n, cap;
+} mv_prom_rows;
+int mv_prometheus_rows(mv_prom_rows *rows, const mt_table *t, const mv_context *c);
+void mv_prometheus_write(FILE *out, mv_prom_rows *rows);
+void mv_prometheus_rows_free(mv_prom_rows *rows);
 
 typedef struct mv_format {
     const char *name;

@@ -178,11 +178,12 @@ allowed_includes() {
         ipc) echo "api common" ;;
         eventpipe) echo "ipc" ;;
         report) echo "common trace eventpipe" ;;
-        cli) echo "common trace report eventpipe ipc" ;;
+        serve) echo "common report eventpipe ipc" ;;
+        cli) echo "common trace report serve eventpipe ipc" ;;
     esac
 }
 
-LAYER_FOLDERS="api common trace unwind agent ipc eventpipe report cli"
+LAYER_FOLDERS="api common trace unwind agent ipc eventpipe report serve cli"
 
 # bad_includes SRC: what breaks the layering in the tree SRC (a src/
 # folder): a folder of SRC that is not one of the layers, and an #include,

@@ -358,7 +358,7 @@ static char *format_of(const char *name, const mt_table *t, int first)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     const mv_format *fmt = mv_format_find(name);
-    mv_context c = { 4242, "web\x1b[2J", 0 };
+    mv_context c = { 4242, "web\x1b[2J", 0, NULL, NULL };
     if (fmt->interval)
         fmt->interval(f, t, &c, first);
     if (fmt->finish)

@@ -1,0 +1,169 @@
+/* cmd_serve.c - `clrprobe serve`: an HTTP endpoint for every .NET process
+ * this user can reach on the host (its containers' too), for Prometheus
+ * (src/serve/).  Listens on 127.0.0.1 unless told otherwise, and says so
+ * when told to listen wider. */
+#include "cli/cli.h"
+#include "common/duration.h"
+#include "serve/endpoints.h"
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SERVE_DEFAULT_PORT 9440
+
+static const char serve_usage[] =
+    "usage: clrprobe serve [--listen ADDR:PORT] [--meters LIST] [--interval TIME]\n"
+    "\n"
+    "Serves over HTTP, for every .NET process this user can reach on the host (the\n"
+    "processes of its containers too, as root), the runtime metrics clrprobe counters\n"
+    "shows, for Prometheus to scrape:\n"
+    "  /metrics     the Prometheus text format: each process's figures of its last\n"
+    "               interval (counters as totals), labelled with pid, process,\n"
+    "               container_id (in a container) and runtime_version\n"
+    "  /processes   the processes, as JSON\n"
+    "Each process gets its own metrics session (as clrprobe counters; a process is\n"
+    "let finish its first 2 s of start-up first), kept while it runs.  Ctrl-C or\n"
+    "SIGTERM stops serving and ends every session.\n"
+    "\n"
+    "options:\n"
+    "  --listen ADDR:PORT  where to listen (default 127.0.0.1:9440; [::1]:9440 for IPv6;\n"
+    "                      port 0: any free one, said on stderr).  Anyone who can reach\n"
+    "                      it can read the metrics: listen wider only behind a firewall\n"
+    "  --meters LIST       meters, as clrprobe counters takes them (default System.Runtime)\n"
+    "  --interval TIME     how often the processes aggregate, whole seconds (default 1s)\n"
+    "  -h, --help          this help\n";
+
+/* ADDR:PORT, [V6]:PORT, or PORT alone (on 127.0.0.1): 0, or -1. */
+static int parse_listen(const char *text, char *addr, size_t cap, unsigned *port)
+{
+    const char *colon;
+    char *end;
+    unsigned long p;
+
+    if (text[0] == '[') {
+        const char *close = strchr(text, ']');
+        if (!close || close[1] != ':' || (size_t)(close - text - 1) >= cap)
+            return -1;
+        memcpy(addr, text + 1, (size_t)(close - text - 1));
+        addr[close - text - 1] = 0;
+        colon = close + 1;
+    } else if ((colon = strrchr(text, ':')) != NULL) {
+        if ((size_t)(colon - text) >= cap)
+            return -1;
+        memcpy(addr, text, (size_t)(colon - text));
+        addr[colon - text] = 0;
+    } else {
+        snprintf(addr, cap, "127.0.0.1");
+        colon = text - 1;
+    }
+    p = strtoul(colon + 1, &end, 10);
+    if (!colon[1] || *end || p > 65535)
+        return -1;
+    *port = (unsigned)p;
+    return 0;
+}
+
+/* Whether addr is a loopback address (only this host reaches it). */
+static int loopback(const char *addr)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, addr, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, addr, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "listen", required_argument, NULL, 'l' },
+        { "meters", required_argument, NULL, 'm' },
+        { "interval", required_argument, NULL, 'i' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char addr[64] = "127.0.0.1", err[512];
+    const char *meters = "System.Runtime";
+    unsigned port = SERVE_DEFAULT_PORT;
+    double refresh_s = 1;
+    http_server *http;
+    sigset_t sigs, old;
+    fleet *f;
+    int c, sig;
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            if (parse_listen(optarg, addr, sizeof(addr), &port) < 0) {
+                cli_error("serve: --listen takes ADDR:PORT ([ADDR]:PORT for IPv6, or PORT), not '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'm':
+            if (!optarg[0] || strlen(optarg) > 1000 || strpbrk(optarg, ";=\r\n")) {
+                cli_error("serve: --meters takes meter names separated by commas (at most 1000 characters, "
+                          "no ';' or '='), not '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            meters = optarg;
+            break;
+        case 'i':
+            if (cp_duration_parse("--interval", optarg, 1, 3600, &refresh_s, err, sizeof(err)) < 0) {
+                cli_error("serve: %s", err);
+                return EXIT_USAGE;
+            }
+            if (refresh_s != (double)(long)refresh_s) {
+                cli_error("serve: --interval takes whole seconds (1s to 1h), not '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            fputs(serve_usage, stdout);
+            return 0;
+        default:
+            cli_option_error("serve", argv, optind, optopt);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_error("serve: unexpected argument '%s' (see clrprobe serve --help)", argv[optind]);
+        return EXIT_USAGE;
+    }
+
+    /* signals are taken by sigwait below; the threads started now inherit the mask */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    sigprocmask(SIG_BLOCK, &sigs, &old);
+    signal(SIGPIPE, SIG_IGN);
+    if (!(f = fleet_start(meters, refresh_s))) {
+        cli_error("serve: out of memory");
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 1;
+    }
+    if (!(http = http_start(addr, port, endpoints_handle, f, err, sizeof(err)))) {
+        cli_error("serve: %s", err);
+        fleet_stop(f);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 1;
+    }
+    if (!loopback(addr))
+        cli_error("serve: listening on %s, not on this host's loopback: whoever reaches it can read the metrics "
+                  "of every .NET process this user can; put a firewall or an authenticating proxy in front",
+                  addr);
+    cli_error("serve: serving http://%s%s%s:%u/metrics and /processes for the .NET processes this user can "
+              "reach; Ctrl-C stops", strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+              http_port(http));
+    sigwait(&sigs, &sig);
+    http_stop(http);
+    fleet_stop(f);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return 0;
+}

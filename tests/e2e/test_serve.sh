@@ -1,0 +1,165 @@
+# test_serve.sh - `clrprobe serve` with its real consumer: a Prometheus
+# (Debian's, from `make setup`) scrapes it every second and its HTTP API is
+# asked for the series of `Sample rates` (200 exceptions a second): the
+# series is there with the process's labels and the rate Prometheus computes
+# from the totals is the program's; every endpoint's body parses; garbage
+# requests get an HTTP error and leave the server as it was; a process that
+# exits is dropped; SIGTERM ends serve and its sessions.
+
+# free_port: a TCP port nobody listens on now (for Prometheus' own).
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# serve_start ARGS...: `clrprobe serve --listen 127.0.0.1:0 ARGS` (SERVE_PID), its port in SERVE_PORT.
+serve_start() {
+    "$CLRPROBE" serve --listen 127.0.0.1:0 "$@" 2>serve.err &
+    SERVE_PID=$!
+    at_exit "kill $SERVE_PID 2>/dev/null"
+    wait_for_text serve.err 20 "/metrics and /processes" || { fail "serve did not start: $(cat serve.err)"; return 1; }
+    SERVE_PORT=$(sed -n 's/.*serving http:\/\/127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' serve.err)
+    [[ -n $SERVE_PORT ]] || { fail "no port in: $(cat serve.err)"; return 1; }
+}
+
+# get PATH [CURL ARGS...]: the body of http://127.0.0.1:SERVE_PORT/PATH
+get() {
+    local path=$1
+    shift
+    curl -s --max-time 10 "$@" "http://127.0.0.1:$SERVE_PORT$path"
+}
+
+# until_reading PID: waits (30 s at most) until serve reads PID's metrics.
+until_reading() {
+    local k
+    for ((k = 0; k < 300; k++)); do
+        get /processes | jq -e --argjson p "$1" '.[] | select(.pid == $p and .metrics == "reading" and .series > 0)' \
+            >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+test_serve_prometheus_stores_the_runtime_metrics() {
+    "$SAMPLE" rates 1 >plain.out 2>/dev/null
+    "$SAMPLE" rates 25 >target.out 2>/dev/null &
+    local pid=$! pport
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    serve_start || return
+    until_reading "$pid" || { fail "serve does not read process $pid: $(get /processes)"; return; }
+    # /processes: the process, with its name and runtime
+    get /processes >processes.json
+    jq -e . processes.json >/dev/null || { fail "/processes is not JSON"; return; }
+    assert_eq Sample "$(jq -r --argjson p "$pid" '.[] | select(.pid == $p) | .name' processes.json)" "its name"
+    [[ $(jq -r --argjson p "$pid" '.[] | select(.pid == $p) | .runtime' processes.json) =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] ||
+        fail "its runtime version: $(cat processes.json)"
+    # /metrics: every line a comment or a sample
+    get /metrics >metrics.txt
+    assert_eq 0 "$(grep -v '^#' metrics.txt | grep -cvE '^[a-zA-Z_:][a-zA-Z0-9_:]*\{[^}]*\} [0-9.e+-]+$')" \
+        "lines that are not samples: $(grep -v '^#' metrics.txt | head -3)"
+    grep -q "^dotnet_exceptions_total{pid=\"$pid\",process=\"Sample\",runtime_version=\"[0-9.]*\",error_type=\"InvalidOperationException\"} [0-9]" \
+        metrics.txt || fail "no dotnet_exceptions_total of $pid: $(grep exceptions metrics.txt | head -3)"
+    # a real Prometheus scrapes it every second
+    pport=$(free_port)
+    cat >prometheus.yml <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: clrprobe
+    static_configs:
+      - targets: ["127.0.0.1:$SERVE_PORT"]
+YML
+    prometheus --config.file=prometheus.yml --storage.tsdb.path=tsdb --web.listen-address="127.0.0.1:$pport" \
+        >prometheus.log 2>&1 &
+    local prom=$!
+    at_exit "kill $prom 2>/dev/null"
+    local k rate="" q
+    q="rate(dotnet_exceptions_total{pid=\"$pid\",error_type=\"InvalidOperationException\"}[10s])"
+    for ((k = 0; k < 60; k++)); do
+        sleep 0.5
+        # (after 12 s of scrapes the 10 s window is full)
+        curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode \
+            "query=count_over_time(dotnet_exceptions_total{pid=\"$pid\"}[12s])" >count.json 2>/dev/null || continue
+        [[ $(jq -r '.data.result[0].value[1] // 0' count.json) -ge 11 ]] && break
+    done
+    curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$q" >rate.json
+    rate=$(jq -r '.data.result[0].value[1] // empty' rate.json)
+    echo "Prometheus: $q = $rate (the program throws 200 a second)"
+    [[ -n $rate ]] || { fail "Prometheus has no such series: $(cat rate.json) $(tail -3 prometheus.log)"; return; }
+    awk -v r="$rate" 'BEGIN {exit !(r >= 160 && r <= 240)}' || fail "the rate Prometheus computed: $rate"
+    curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode \
+        "query=dotnet_process_memory_working_set_bytes{pid=\"$pid\",process=\"Sample\"}" >ws.json
+    [[ $(jq -r '.data.result[0].value[1] // 0' ws.json) -gt 1000000 ]] || fail "no working set: $(cat ws.json)"
+    curl -s "http://127.0.0.1:$pport/api/v1/targets" | jq -e '.data.activeTargets[0].health == "up"' >/dev/null ||
+        fail "the scrape target is not up"
+    wait "$pid"
+    assert_eq 0 "$?" "the program's exit code"
+    cmp -s plain.out target.out || fail "the program's output changed"
+}
+
+test_serve_bad_requests_and_ends() {
+    "$SAMPLE" rates 30 >target.out 2>/dev/null &
+    local pid=$! code
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    serve_start || return
+    until_reading "$pid" || { fail "serve does not read process $pid"; return; }
+    assert_eq 405 "$(get /metrics -o /dev/null -w '%{http_code}' -X POST -d x=1)" "POST"
+    assert_eq 404 "$(get /etc/passwd -o /dev/null -w '%{http_code}')" "a path that is not served"
+    assert_eq 404 "$(get '/../../metrics%00' -o /dev/null -w '%{http_code}' --path-as-is)" "a path with dots and a NUL"
+    # a request line bigger than a request may be, and bytes that are not HTTP
+    code=$(get "/metrics?$(head -c 100000 /dev/zero | tr '\0' a)" -o /dev/null -w '%{http_code}')
+    [[ $code == 414 || $code == 431 || $code == 400 || $code == 000 ]] || fail "an oversized request got $code"
+    printf 'GARBAGE\r\n\r\n\001\002' | timeout 5 python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.stdin.buffer.read()); s.settimeout(5)
+try: s.recv(100)
+except Exception: pass' "$SERVE_PORT"
+    # 60 clients at once: some may be refused (32 connections at most), the server lives on
+    local i crowd=()
+    for ((i = 0; i < 60; i++)); do
+        get /metrics -o /dev/null &
+        crowd+=($!)
+    done
+    wait "${crowd[@]}"
+    assert_eq 200 "$(get /metrics -o /dev/null -w '%{http_code}')" "after the garbage and the crowd"
+    # a process that exits is dropped
+    kill "$pid"
+    wait "$pid" 2>/dev/null
+    local k
+    for ((k = 0; k < 100; k++)); do
+        get /processes | jq -e --argjson p "$pid" 'all(.[]; .pid != $p)' >/dev/null && break
+        sleep 0.1
+    done
+    get /processes | jq -e --argjson p "$pid" 'all(.[]; .pid != $p)' >/dev/null || fail "the exited process stays listed"
+    # SIGTERM: serve ends, and says nothing more than its first line
+    kill -TERM "$SERVE_PID"
+    wait "$SERVE_PID"
+    assert_eq 0 "$?" "serve's exit code after SIGTERM"
+    assert_eq 1 "$(wc -l <serve.err | tr -d ' ')" "serve's stderr: $(cat serve.err)"
+}
+
+test_serve_bad_input() {
+    expect_error 2 "serve: --listen takes ADDR:PORT ([ADDR]:PORT for IPv6, or PORT), not 'localhost'" \
+        "$CLRPROBE" serve --listen localhost
+    expect_error 2 "serve: --interval takes whole seconds (1s to 1h), not '1.5s'" "$CLRPROBE" serve --interval 1.5s
+    expect_error 2 "serve: unexpected argument 'x'" "$CLRPROBE" serve x
+    expect_error 1 "serve: 'nohost' is not an IPv4 or IPv6 address" "$CLRPROBE" serve --listen nohost:1
+    # a port that is taken
+    serve_start || return
+    expect_error 1 "serve: cannot listen on 127.0.0.1:$SERVE_PORT (the port is taken, or needs privileges)" \
+        "$CLRPROBE" serve --listen "127.0.0.1:$SERVE_PORT"
+    kill -TERM "$SERVE_PID"
+    wait "$SERVE_PID"
+    # listening wider is said
+    "$CLRPROBE" serve --listen 0.0.0.0:0 2>wide.err &
+    local wide=$!
+    at_exit "kill $wide 2>/dev/null"
+    wait_for_text wide.err 20 "/metrics and /processes" || fail "serve on 0.0.0.0 did not start"
+    assert_contains wide.err "serve: listening on 0.0.0.0, not on this host's loopback: whoever reaches it can read" \
+        "the warning"
+    kill -TERM "$wide"
+    wait "$wide"
+}
