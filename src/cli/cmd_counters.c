@@ -220,7 +220,9 @@ int cmd_counters(int argc, char **argv)
             left = duration_s - ((double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9);
             wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
         }
-        if (poll(pf, ms_stopped(ms) ? 1 : 2, ms_stopped(ms) ? MS_TIMEOUT_MS : wait_ms) < 0 && errno != EINTR)
+        if (ms_stopped(ms))     /* (a session is ended once its first interval is complete: ms_stop) */
+            wait_ms = MS_TIMEOUT_MS + (ms_table(ms)->interval == 0 ? (int)(refresh_s * 1000) : 0);
+        if (poll(pf, ms_stopped(ms) ? 1 : 2, wait_ms) < 0 && errno != EINTR)
             break;
         if (pf[0].revents) {
             rc = ms_read(ms);
@@ -245,8 +247,13 @@ int cmd_counters(int argc, char **argv)
                 ;
             stop_now = 1;
         }
-        if (!ms_stopped(ms) && (stop_now || wait_ms == 0) && ms_stop(ms, err, sizeof(err)) != IPC_OK)
-            break;      /* (closing our end ends the session too) */
+        if (!ms_stopped(ms) && (stop_now || wait_ms == 0)) {
+            if (ms_table(ms)->interval == 0 && !ms_error(ms)[0] && refresh_s > 2)
+                cli_error("counters: ending the session of process %d after its first interval (in %.0f s at "
+                          "most): ending it sooner can deadlock the process", r.pid, refresh_s);
+            if (ms_stop(ms, err, sizeof(err)) != IPC_OK)
+                break;      /* (closing our end ends the session too) */
+        }
     }
     if (ms_other_tool(ms)) {
         cli_error("counters: another tool (dotnet-counters, dotnet-monitor, an OpenTelemetry agent) reads the "

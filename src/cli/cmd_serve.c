@@ -16,7 +16,7 @@
 #define SERVE_DEFAULT_PORT 9440
 
 static const char serve_usage[] =
-    "usage: clrprobe serve [--listen ADDR:PORT] [--meters LIST] [--interval TIME]\n"
+    "usage: clrprobe serve [--listen ADDR:PORT] [--meters LIST] [--interval TIME] [--pids LIST]\n"
     "\n"
     "Serves over HTTP, for every .NET process this user can reach on the host (the\n"
     "processes of its containers too, as root), the runtime metrics clrprobe counters\n"
@@ -35,6 +35,8 @@ static const char serve_usage[] =
     "                      it can read the metrics: listen wider only behind a firewall\n"
     "  --meters LIST       meters, as clrprobe counters takes them (default System.Runtime)\n"
     "  --interval TIME     how often the processes aggregate, whole seconds (default 1s)\n"
+    "  --pids LIST         only these processes (pids separated by commas, as this host\n"
+    "                      numbers them; default: every one)\n"
     "  -h, --help          this help\n";
 
 /* ADDR:PORT, [V6]:PORT, or PORT alone (on 127.0.0.1): 0, or -1. */
@@ -83,6 +85,7 @@ int cmd_serve(int argc, char **argv)
         { "listen", required_argument, NULL, 'l' },
         { "meters", required_argument, NULL, 'm' },
         { "interval", required_argument, NULL, 'i' },
+        { "pids", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -93,7 +96,8 @@ int cmd_serve(int argc, char **argv)
     http_server *http;
     sigset_t sigs, old;
     fleet *f;
-    int c, sig;
+    int c, sig, pids[64];
+    size_t npids = 0;
 
     opterr = 0;
     optind = 1;
@@ -123,6 +127,20 @@ int cmd_serve(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 'P': {
+            char *p = optarg, *end;
+            npids = 0;
+            do {
+                long v = strtol(p, &end, 10);
+                if (end == p || v <= 0 || v > 0x7fffffff || (*end && *end != ',') || npids == 64) {
+                    cli_error("serve: --pids takes up to 64 process ids separated by commas, not '%s'", optarg);
+                    return EXIT_USAGE;
+                }
+                pids[npids++] = (int)v;
+                p = end + (*end == ',');
+            } while (*end);
+            break;
+        }
         case 'h':
             fputs(serve_usage, stdout);
             return 0;
@@ -143,13 +161,15 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&sigs, SIGHUP);
     sigprocmask(SIG_BLOCK, &sigs, &old);
     signal(SIGPIPE, SIG_IGN);
-    if (!(f = fleet_start(meters, refresh_s))) {
+    if (!(f = fleet_new(meters, refresh_s, pids, npids))) {
         cli_error("serve: out of memory");
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
-    if (!(http = http_start(addr, port, endpoints_handle, f, err, sizeof(err)))) {
-        cli_error("serve: %s", err);
+    /* (listening first: a serve that cannot listen never touches a process) */
+    if (!(http = http_start(addr, port, endpoints_handle, f, err, sizeof(err))) || fleet_run(f) < 0) {
+        cli_error("serve: %s", http ? "cannot start a thread" : err);
+        http_stop(http);
         fleet_stop(f);
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 1;

@@ -17,7 +17,7 @@
 #define MAX_HISTOGRAMS  10          /* session must ask for the same */
 
 struct ms_session {
-    int pid, fd, enumerated, exited, stopped, other_tool;
+    int pid, fd, enumerated, exited, stopped, stop_sent, other_tool;
     uint64_t session;
     char session_id[40];
     char *meters;
@@ -159,10 +159,31 @@ const char *ms_error(const ms_session *s) { return s->error; }
 int ms_other_tool(const ms_session *s) { return s->other_tool; }
 const mt_table *ms_table(const ms_session *s) { return &s->table; }
 
+/* The first collection may not be interrupted: the source's thread may be
+ * running the runtime's first type initializers for its instruments
+ * (ThreadPool's, which initializes FrameworkEventSource) while disabling
+ * the source waits for that thread under the event listeners' lock, which
+ * those initializers need: a deadlock (.NET 10; seen here with a session
+ * stopped just after it began on a program that had not used the thread
+ * pool).  So the stop is sent once an interval has completed, or when the
+ * session has failed (the source then runs no collection). */
+static int send_stop(ms_session *s, char *err, size_t errlen)
+{
+    s->stop_sent = 1;
+    return ipc_eventpipe_stop(s->pid, MS_TIMEOUT_MS, s->session, err, errlen);
+}
+
 int ms_read(ms_session *s)
 {
     uint8_t buf[65536];
+    char err[256];
+
     for (;;) {
+        if (s->stopped && !s->stop_sent && (s->table.interval > 0 || s->error[0]) &&
+            send_stop(s, err, sizeof(err)) != IPC_OK) {
+            snprintf(s->error, sizeof(s->error), "%s", err);
+            return MS_READ_ERROR;
+        }
         ssize_t n = read(s->fd, buf, sizeof(buf));
         if (n > 0) {
             int rc = nt_feed(s->reader, buf, (size_t)n);
@@ -192,9 +213,12 @@ int ms_read(ms_session *s)
 
 int ms_stop(ms_session *s, char *err, size_t errlen)
 {
-    int rc = ipc_eventpipe_stop(s->pid, MS_TIMEOUT_MS, s->session, err, errlen);
     s->stopped = 1;
-    return rc;
+    if (s->stop_sent)
+        return IPC_OK;
+    if (s->table.interval == 0 && !s->error[0])
+        return IPC_OK;      /* (sent by ms_read when the first interval ends) */
+    return send_stop(s, err, errlen);
 }
 
 void ms_close(ms_session *s)

@@ -44,8 +44,11 @@ enum { MS_READ_OK = 0, MS_READ_END = 1, MS_READ_ERROR = -1 };
 int ms_read(ms_session *s);
 
 /* Asks the process to end the session (StopTracing): it sends what it
- * holds, then ends the stream (ms_read gives MS_READ_END).  IPC_OK or an
- * ipc_status with err set (closing the connection ends it then). */
+ * holds, then ends the stream (ms_read gives MS_READ_END).  Before the
+ * first interval has ended the request waits for it (ms_read sends it
+ * then): stopping the source during its first collection can deadlock the
+ * runtime (metrics_session.c).  IPC_OK or an ipc_status with err set
+ * (closing the connection ends it then, with that same risk). */
 int ms_stop(ms_session *s, char *err, size_t errlen);
 
 /* Closes the connection and frees the session. */

@@ -40,8 +40,11 @@ struct fleet {
     watch *watches;
     char *meters;
     double refresh_s;
+    int *pids;                  /* only these, when npids > 0 */
+    size_t npids;
     int stop_pipe[2];           /* readable once the fleet stops */
     pthread_t scanner;
+    int running;
 };
 
 static int64_t now_ms(void)
@@ -83,7 +86,8 @@ static void *watch_run(void *arg)
     for (;;) {
         struct pollfd pf[2] = { { ms_fd(s), POLLIN, 0 }, { w->f->stop_pipe[0], POLLIN, 0 } };
         int rc;
-        if (poll(pf, stopping ? 1 : 2, stopping ? MS_TIMEOUT_MS : -1) < 0 && errno != EINTR)
+        int wait_ms = !stopping ? -1 : MS_TIMEOUT_MS + (ms_table(s)->interval == 0 ? (int)(w->f->refresh_s * 1000) : 0);
+        if (poll(pf, stopping ? 1 : 2, wait_ms) < 0 && errno != EINTR)
             break;
         if (pf[0].revents) {
             pthread_mutex_lock(&w->lock);
@@ -196,7 +200,10 @@ static void scan(fleet *f)
     for (size_t i = 0; i < n; i++) {
         uint64_t start = 0;
         watch *w;
-        if (ipc_process_starttime(eps[i].pid, &start) != IPC_OK)
+        size_t k;
+        for (k = 0; k < f->npids && f->pids[k] != eps[i].pid; k++)
+            ;
+        if ((f->npids && k == f->npids) || ipc_process_starttime(eps[i].pid, &start) != IPC_OK)
             continue;
         for (w = f->watches; w && !(w->pid == eps[i].pid && w->starttime == start); w = w->next)
             ;
@@ -220,27 +227,32 @@ static void *scanner_run(void *arg)
     }
 }
 
-fleet *fleet_start(const char *meters, double refresh_s)
+fleet *fleet_new(const char *meters, double refresh_s, const int *pids, size_t npids)
 {
     fleet *f = calloc(1, sizeof(*f));
     if (!f)
         return NULL;
-    if (!(f->meters = strdup(meters)) || pipe2(f->stop_pipe, O_CLOEXEC) < 0) {
+    if (!(f->meters = strdup(meters)) || !(f->pids = malloc((npids ? npids : 1) * sizeof(int))) ||
+        pipe2(f->stop_pipe, O_CLOEXEC) < 0) {
         free(f->meters);
+        free(f->pids);
         free(f);
         return NULL;
     }
+    if (npids)
+        memcpy(f->pids, pids, npids * sizeof(int));
+    f->npids = npids;
     f->refresh_s = refresh_s;
     pthread_mutex_init(&f->lock, NULL);
-    if (pthread_create(&f->scanner, NULL, scanner_run, f) != 0) {
-        close(f->stop_pipe[0]);
-        close(f->stop_pipe[1]);
-        pthread_mutex_destroy(&f->lock);
-        free(f->meters);
-        free(f);
-        return NULL;
-    }
     return f;
+}
+
+int fleet_run(fleet *f)
+{
+    if (pthread_create(&f->scanner, NULL, scanner_run, f) != 0)
+        return -1;
+    f->running = 1;
+    return 0;
 }
 
 void fleet_stop(fleet *f)
@@ -250,7 +262,8 @@ void fleet_stop(fleet *f)
     if (write(f->stop_pipe[1], "x", 1) != 1) {
         /* (cannot happen with an empty pipe; the watches then end with their processes) */
     }
-    pthread_join(f->scanner, NULL);
+    if (f->running)
+        pthread_join(f->scanner, NULL);
     while (f->watches) {
         watch *w = f->watches;
         f->watches = w->next;
@@ -260,6 +273,7 @@ void fleet_stop(fleet *f)
     close(f->stop_pipe[1]);
     pthread_mutex_destroy(&f->lock);
     free(f->meters);
+    free(f->pids);
     free(f);
 }
 

@@ -15,9 +15,13 @@
 
 typedef struct fleet fleet;
 
-/* Starts watching, with meters (as `counters --meters`) every refresh_s
- * seconds.  NULL when out of memory. */
-fleet *fleet_start(const char *meters, double refresh_s);
+/* A fleet that will watch, with meters (as `counters --meters`) every
+ * refresh_s seconds, every process or (npids > 0) only those of pids; empty
+ * until fleet_run.  NULL when out of memory. */
+fleet *fleet_new(const char *meters, double refresh_s, const int *pids, size_t npids);
+
+/* Starts the scans (and so the sessions): 0, or -1 when no thread can be made. */
+int fleet_run(fleet *f);
 
 /* Stops every session (each ended with StopTracing) and frees the fleet. */
 void fleet_stop(fleet *f);

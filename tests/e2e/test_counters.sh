@@ -180,3 +180,27 @@ test_counters_bad_input() {
     wait "$RATES_PID"
     assert_eq 0 "$?" "the program's exit code"
 }
+
+test_counters_stopped_in_the_first_collection_leaves_the_process_running() {
+    # A program that has not used the thread pool: the metrics source's first collection initializes it,
+    # and a session stopped during that collection deadlocked the runtime (stopped 0.98 s after it began,
+    # with a 1 s interval: 5 hangs in 5 before clrprobe waited for the first interval to end)
+    local d pid k
+    for d in 0.95 0.98 1.0; do
+        "$SAMPLE" shares 4 >shares.out 2>&1 &
+        pid=$!
+        at_exit "kill -9 $pid 2>/dev/null"
+        sleep 2.1       # (its first 2 s, which clrprobe would wait out anyway)
+        "$CLRPROBE" counters "$pid" --duration "$d" --format csv >out.csv 2>err
+        assert_eq 0 "$?" "exit code (--duration $d): $(cat err)"
+        for ((k = 0; k < 100; k++)); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            fail "the program hangs after a session stopped at $d s"
+            kill -9 "$pid"
+        fi
+        wait "$pid"
+    done
+}

@@ -12,6 +12,8 @@ free_port() {
 }
 
 # serve_start ARGS...: `clrprobe serve --listen 127.0.0.1:0 ARGS` (SERVE_PID), its port in SERVE_PORT.
+# (The tests always name their processes with --pids: serve must not touch
+# the other .NET processes of the machine, other users' and other tests'.)
 serve_start() {
     "$CLRPROBE" serve --listen 127.0.0.1:0 "$@" 2>serve.err &
     SERVE_PID=$!
@@ -45,7 +47,7 @@ test_serve_prometheus_stores_the_runtime_metrics() {
     local pid=$! pport
     at_exit "kill $pid 2>/dev/null"
     wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
-    serve_start || return
+    serve_start --pids "$pid" || return
     until_reading "$pid" || { fail "serve does not read process $pid: $(get /processes)"; return; }
     # /processes: the process, with its name and runtime
     get /processes >processes.json
@@ -103,7 +105,7 @@ test_serve_bad_requests_and_ends() {
     local pid=$! code
     at_exit "kill $pid 2>/dev/null"
     wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
-    serve_start || return
+    serve_start --pids "$pid" || return
     until_reading "$pid" || { fail "serve does not read process $pid"; return; }
     assert_eq 405 "$(get /metrics -o /dev/null -w '%{http_code}' -X POST -d x=1)" "POST"
     assert_eq 404 "$(get /etc/passwd -o /dev/null -w '%{http_code}')" "a path that is not served"
@@ -147,14 +149,16 @@ test_serve_bad_input() {
     expect_error 2 "serve: --interval takes whole seconds (1s to 1h), not '1.5s'" "$CLRPROBE" serve --interval 1.5s
     expect_error 2 "serve: unexpected argument 'x'" "$CLRPROBE" serve x
     expect_error 1 "serve: 'nohost' is not an IPv4 or IPv6 address" "$CLRPROBE" serve --listen nohost:1
+    expect_error 2 "serve: --pids takes up to 64 process ids separated by commas, not '12,x'" \
+        "$CLRPROBE" serve --pids 12,x
     # a port that is taken
-    serve_start || return
+    serve_start --pids 999999999 || return
     expect_error 1 "serve: cannot listen on 127.0.0.1:$SERVE_PORT (the port is taken, or needs privileges)" \
         "$CLRPROBE" serve --listen "127.0.0.1:$SERVE_PORT"
     kill -TERM "$SERVE_PID"
     wait "$SERVE_PID"
     # listening wider is said
-    "$CLRPROBE" serve --listen 0.0.0.0:0 2>wide.err &
+    "$CLRPROBE" serve --listen 0.0.0.0:0 --pids 999999999 2>wide.err &
     local wide=$!
     at_exit "kill $wide 2>/dev/null"
     wait_for_text wide.err 20 "/metrics and /processes" || fail "serve on 0.0.0.0 did not start"
