@@ -1,6 +1,6 @@
 /* cmd_serve.c - `clrprobe serve`: an HTTP endpoint for every .NET process
- * this user can reach on the host (its containers' too), for Prometheus
- * (src/serve/).  Listens on 127.0.0.1 unless told otherwise, and says so
+ * this user can reach on the host (its containers' too), for Prometheus and
+ * pprof scrapers (src/serve/).  Listens on 127.0.0.1 unless told otherwise, and says so
  * when told to listen wider. */
 #include "cli/cli.h"
 #include "common/duration.h"
@@ -20,11 +20,19 @@ static const char serve_usage[] =
     "\n"
     "Serves over HTTP, for every .NET process this user can reach on the host (the\n"
     "processes of its containers too, as root), the runtime metrics clrprobe counters\n"
-    "shows, for Prometheus to scrape:\n"
+    "shows, for Prometheus to scrape, and profiles in Go's pprof format, for go tool\n"
+    "pprof and continuous profilers:\n"
     "  /metrics     the Prometheus text format: each process's figures of its last\n"
     "               interval (counters as totals), labelled with pid, process,\n"
     "               container_id (in a container) and runtime_version\n"
     "  /processes   the processes, as JSON\n"
+    "  /pid/PID/debug/pprof/profile?seconds=N  CPU (default 30 s, at most 60)\n"
+    "  /pid/PID/debug/pprof/allocs?seconds=N   allocations (default 10 s)\n"
+    "  /pid/PID/debug/pprof/heap               live objects (a heap snapshot)\n"
+    "  /pid/PID/debug/pprof/mutex?seconds=N    lock waits (default 10 s)\n"
+    "  /pid/PID/debug/pprof/goroutine          every thread's stack now\n"
+    "A profile attaches clrprobe's agent for its window and detaches it (as clrprobe\n"
+    "attach); one at a time per process.\n"
     "Each process gets its own metrics session (as clrprobe counters; a process is\n"
     "let finish its first 2 s of start-up first), kept while it runs.  Ctrl-C or\n"
     "SIGTERM stops serving and ends every session.\n"
@@ -178,8 +186,8 @@ int cmd_serve(int argc, char **argv)
         cli_error("serve: listening on %s, not on this host's loopback: whoever reaches it can read the metrics "
                   "of every .NET process this user can; put a firewall or an authenticating proxy in front",
                   addr);
-    cli_error("serve: serving http://%s%s%s:%u/metrics and /processes for the .NET processes this user can "
-              "reach; Ctrl-C stops", strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+    cli_error("serve: serving http://%s%s%s:%u/metrics and /processes (and /pid/PID/debug/pprof/...) for the "
+              ".NET processes this user can reach; Ctrl-C stops", strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
               http_port(http));
     sigwait(&sigs, &sig);
     http_stop(http);

@@ -16,7 +16,7 @@ static const char usage[] =
     "  heap     heap snapshots of a running .NET process\n"
     "  stack    what every thread of a running .NET process is doing now\n"
     "  counters a running .NET process's own metrics as they change\n"
-    "  serve    an HTTP endpoint of every .NET process's metrics, for Prometheus\n"
+    "  serve    every .NET process's metrics and profiles over HTTP (Prometheus, pprof)\n"
     "  report   analyse a trace: summary, events as JSON lines, flame graphs and profile files\n"
     "  ps       list the running .NET processes clrprobe can attach to\n"
     "\n"

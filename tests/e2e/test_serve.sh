@@ -167,3 +167,54 @@ test_serve_bad_input() {
     kill -TERM "$wide"
     wait "$wide"
 }
+
+test_serve_pprof_profiles_for_go_tool_pprof() {
+    "$SAMPLE" rates 1 >plain.out 2>/dev/null
+    "$SAMPLE" rates 30 >target.out 2>/dev/null &
+    local pid=$! base t0 t1 top
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    mkdir tmp
+    TMPDIR=$PWD/tmp serve_start --pids "$pid" || return
+    until_reading "$pid" || { fail "serve does not read process $pid"; return; }
+    base="http://127.0.0.1:$SERVE_PORT/pid/$pid/debug/pprof"
+    # go tool pprof fetches a CPU profile over HTTP and finds the hot method (the busy thread's)
+    PPROF_TMPDIR=$PWD HOME=$PWD go tool pprof -top -seconds 3 "$base/profile" >cpu.top 2>cpu.err
+    assert_eq 0 "$?" "go tool pprof: $(tail -3 cpu.err)"
+    head -12 cpu.top
+    grep -q '^Type: cpu$' cpu.top || fail "not a CPU profile"
+    top=$(awk '/flat%/ {getline; print $NF; exit}' cpu.top)
+    assert_eq ClrProbe.Sample.RatesScenario.Busy "$top" "the top function"
+    # allocations: Go's sample types, the program's 20 MiB a second in byte arrays
+    curl -s --max-time 60 -o allocs.pb.gz "$base/allocs?seconds=2"
+    go tool pprof -sample_index=alloc_space -top allocs.pb.gz >allocs.top 2>&1 || fail "allocs: $(head -3 allocs.top)"
+    grep -q '^Type: alloc_space$' allocs.top || fail "allocs: not alloc_space: $(head -5 allocs.top)"
+    awk '/flat%/ {getline; print $NF; exit}' allocs.top | grep -qx 'System.Byte\[\]' || fail "allocs: the top type"
+    # the live heap: a snapshot's inuse_space by type
+    curl -s --max-time 60 -o heap.pb.gz "$base/heap"
+    go tool pprof -top heap.pb.gz >heap.top 2>&1 || fail "heap: $(head -3 heap.top)"
+    grep -q '^Type: inuse_space$' heap.top || fail "heap: not inuse_space: $(head -5 heap.top)"
+    # lock waits: none in this program, so an empty profile of the right kind
+    curl -s --max-time 60 -o mutex.pb.gz "$base/mutex?seconds=1"
+    go tool pprof -raw mutex.pb.gz >mutex.raw 2>&1 || fail "mutex: $(head -3 mutex.raw)"
+    grep -q '^contentions/count contention/nanoseconds' mutex.raw || fail "mutex: sample types: $(head -8 mutex.raw)"
+    # every thread's stack now: the busy thread in Busy
+    curl -s --max-time 60 -o threads.pb.gz "$base/goroutine"
+    go tool pprof -traces threads.pb.gz >threads.txt 2>&1 || fail "goroutine: $(head -3 threads.txt)"
+    grep -q 'ClrProbe.Sample.RatesScenario.Busy' threads.txt || fail "goroutine: no thread in Busy"
+    # two requests for one process at once: the second waits for the first (never two agents)
+    t0=$(date +%s%N)
+    curl -s --max-time 60 -o a.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >a.code &
+    local first=$!
+    curl -s --max-time 60 -o b.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >b.code
+    wait "$first"
+    t1=$(date +%s%N)
+    assert_eq 200 "$(cat a.code)" "the first of two requests"
+    assert_eq 200 "$(cat b.code)" "the second of two requests"
+    (( (t1 - t0) / 1000000 >= 4000 )) || fail "two 2 s profiles of one process took $(( (t1 - t0) / 1000000 )) ms: they overlapped"
+    assert_eq "" "$(ls -A tmp)" "files left in serve's TMPDIR"
+    assert_eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/metrics")" "/metrics after"
+    wait "$pid"
+    assert_eq 0 "$?" "the program's exit code"
+    cmp -s plain.out target.out || fail "the program's output changed"
+}
