@@ -6,6 +6,7 @@
  * mkdtemp) removed with its file at the end.  Each child is bounded in
  * time and its output in size; its stderr gives the reason of a failure. */
 #include "serve/profiles.h"
+#include "ipc/ipc.h"
 #include "report/profile.h"
 #include "report/report.h"
 
@@ -211,6 +212,30 @@ out:
     return rc;
 }
 
+/* Whether pid is still the process that started at start, and not a
+ * zombie (a parent that has not reaped it keeps its /proc entry). */
+static int alive(int pid, uint64_t start)
+{
+    char path[64], text[512];
+    uint64_t now_start;
+    const char *paren;
+    ssize_t n;
+    int fd;
+
+    if (ipc_process_starttime(pid, &now_start) != IPC_OK || now_start != start)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = 0;
+    paren = strrchr(text, ')');
+    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
 /* The child's reason, one line, without our "clrprobe: " prefix. */
 static void reason(const child_result *r, const char *what, char *err, size_t errlen)
 {
@@ -255,6 +280,7 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size
     child_result r;
     int argc = 0, rc = -1;
     const char *view = "cpu";
+    uint64_t start = 0;
 
     *body = NULL;
     *len = 0;
@@ -303,9 +329,20 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size
     argv[argc++] = "-o";
     argv[argc++] = trace;
     argv[argc] = NULL;
+    if (ipc_process_starttime(pid, &start) != IPC_OK || !alive(pid, start)) {
+        *status = 404;
+        snprintf(err, errlen, "process %d has exited", pid);
+        goto done;
+    }
     if (run_child(argv, 0, seconds + SLACK_S, &r) < 0 || !r.exited || r.code != 0) {
         *status = r.code == 1 ? 502 : 500;
         reason(&r, "the recording", err, errlen);
+        goto done;
+    }
+    /* a process that ended within the window: not the profile asked for (scrapers take it for N s) */
+    if (!alive(pid, start)) {
+        *status = 502;
+        snprintf(err, errlen, "process %d exited during the profile", pid);
         goto done;
     }
     argc = 0;

@@ -218,3 +218,41 @@ test_serve_pprof_profiles_for_go_tool_pprof() {
     assert_eq 0 "$?" "the program's exit code"
     cmp -s plain.out target.out || fail "the program's output changed"
 }
+
+test_serve_clients_that_stall_or_vanish_and_a_process_that_exits() {
+    "$SAMPLE" rates 12 >target.out 2>/dev/null &
+    local pid=$! base slow code t0
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    serve_start --pids "$pid" || return
+    until_reading "$pid" || { fail "serve does not read process $pid"; return; }
+    base="http://127.0.0.1:$SERVE_PORT/pid/$pid/debug/pprof"
+    # a client that sends half a request and waits: the others are served meanwhile
+    python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+time.sleep(20)' "$SERVE_PORT" &
+    slow=$!
+    at_exit "kill $slow 2>/dev/null"
+    sleep 0.5
+    assert_eq 200 "$(get /metrics -o /dev/null -w '%{http_code}')" "/metrics beside a stalled client"
+    # a client that goes away during a profile: the recording ends in its time, the next one is served
+    curl -s --max-time 1 -o /dev/null "$base/profile?seconds=2"
+    t0=$(date +%s%N)
+    code=$(curl -s --max-time 30 -o again.pb.gz -w '%{http_code}' "$base/profile?seconds=1")
+    assert_eq 200 "$code" "a profile after a client that vanished"
+    go tool pprof -top again.pb.gz >/dev/null 2>&1 || fail "that profile does not decode"
+    echo "the next profile came after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    # the process exits during a profile: an HTTP error that says so, and serve lives on
+    code=$(curl -s --max-time 40 -o exited.txt -w '%{http_code}' "$base/profile?seconds=15")
+    echo "profile across the exit: $code $(cat exited.txt)"
+    assert_eq 502 "$code" "the status of a profile the process did not live through"
+    assert_contains exited.txt "process $pid exited during the profile" "its reason"
+    wait "$pid"
+    assert_eq 0 "$?" "the program's exit code"
+    assert_eq 404 "$(get "/pid/$pid/debug/pprof/profile?seconds=1" -o /dev/null -w '%{http_code}')" \
+        "a profile of a process that is gone"
+    assert_eq 200 "$(get /metrics -o /dev/null -w '%{http_code}')" "/metrics at the end"
+    kill "$slow" 2>/dev/null
+}
