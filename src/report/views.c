@@ -31,7 +31,7 @@ const rp_view_info rp_views[RP_VIEW_COUNT] = {
     { RP_VIEW_CONTENTION, "contention", "nanoseconds", "contention",
       "time threads waited for locks",
       "lock waits", "--collect contention",
-      TK_CONTENTION, RP_FAMILY_CONTENTION, 0, "contention" },
+      TK_CONTENTION, RP_FAMILY_CONTENTION, 0, "delay" },
     { RP_VIEW_EXCEPTIONS, "exceptions", "exceptions", "exceptions",
       "exceptions thrown, by throw stack",
       "exception stacks", "--collect exceptions",

@@ -148,8 +148,8 @@ test_contention_wait_on_its_stack() {
     assert_contains summary.txt "lock System.Threading.Lock in ClrProbe.Sample.ContentionTargets.WaitForJournal" \
         "text summary: Lock wait site"
     "$CLRPROBE" report c.clrp --view contention --format pprof -o c.pprof
-    HOME=${HOME:-$WORK} go tool pprof -sample_index=contention -top c.pprof >top.txt 2>top.err
-    assert_eq 0 "$?" "go tool pprof -sample_index=contention"
+    HOME=${HOME:-$WORK} go tool pprof -sample_index=delay -top c.pprof >top.txt 2>top.err
+    assert_eq 0 "$?" "go tool pprof -sample_index=delay"
     assert_contains top.txt "lock ClrProbe.Sample.SharedLedger" "pprof contention node"
 }
 

@@ -197,7 +197,7 @@ test_serve_pprof_profiles_for_go_tool_pprof() {
     # lock waits: none in this program, so an empty profile of the right kind
     curl -s --max-time 60 -o mutex.pb.gz "$base/mutex?seconds=1"
     go tool pprof -raw mutex.pb.gz >mutex.raw 2>&1 || fail "mutex: $(head -3 mutex.raw)"
-    grep -q '^contentions/count contention/nanoseconds' mutex.raw || fail "mutex: sample types: $(head -8 mutex.raw)"
+    grep -q '^contentions/count delay/nanoseconds' mutex.raw || fail "mutex: sample types: $(head -8 mutex.raw)"
     # every thread's stack now: the busy thread in Busy
     curl -s --max-time 60 -o threads.pb.gz "$base/goroutine"
     go tool pprof -traces threads.pb.gz >threads.txt 2>&1 || fail "goroutine: $(head -3 threads.txt)"

@@ -456,9 +456,9 @@ TEST(view_formats_pprof_contention)
         CHECK_EQ(d.nst, 2);
         CHECK_STR(str_at(&d, d.st_type[0]), "contentions");
         CHECK_STR(str_at(&d, d.st_unit[0]), "count");
-        CHECK_STR(str_at(&d, d.st_type[1]), "contention");
+        CHECK_STR(str_at(&d, d.st_type[1]), "delay");
         CHECK_STR(str_at(&d, d.st_unit[1]), "nanoseconds");
-        CHECK_STR(str_at(&d, d.default_type), "contention");
+        CHECK_STR(str_at(&d, d.default_type), "delay");
         CHECK_EQ(d.nsamples, 3);              /* (thread, stack): worker's lock, cache's lock, cache's unknown */
         x = sample_with_leaf(&d, "lock System.Object");
         CHECK(x != NULL);
