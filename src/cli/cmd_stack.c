@@ -16,6 +16,7 @@
 #include "report/json.h"
 #include "report/model.h"
 #include "report/profile.h"
+#include "report/report.h"
 #include "report/sort.h"
 
 #include <errno.h>
@@ -30,7 +31,7 @@
 #define STACK_RECORD_MS 100      /* about ten wall samples a thread at the default 100 Hz */
 
 static const char stack_usage[] =
-    "usage: clrprobe stack PID|-n NAME [--format text|json] [--timeout TIME]\n"
+    "usage: clrprobe stack PID|-n NAME [--format text|json|pprof] [--timeout TIME]\n"
     "\n"
     "Prints what every thread of a running .NET process is doing now: its name and\n"
     "os tid, whether it is running or waiting (in what: the innermost managed frame,\n"
@@ -48,10 +49,11 @@ static const char stack_usage[] =
     "options:\n"
     "  -p, --process-id PID  the process (or PID as the first argument)\n"
     "  -n, --name NAME       the process by name, as clrprobe ps shows it\n"
-    "  --format text|json    text (default), or one JSON object a line per thread:\n"
+    "  --format FORMAT       text (default), json (one object a line per thread:\n"
     "                        {\"os_tid\": N, \"name\": \"...\", \"state\": \"running|waiting\",\n"
     "                         \"waiting_in\": \"...\", \"waiting_on\": \"...\" (waiting only, where\n"
-    "                         known), \"frames\": [innermost, ...]}\n"
+    "                         known), \"frames\": [innermost, ...]}), or pprof (Go's goroutine\n"
+    "                        profile, gzipped: goroutine/count, a thread a sample; not to a terminal)\n"
     "  --timeout TIME        how long the attach may take (default 10s)\n"
     "  -h, --help            this help\n";
 
@@ -194,7 +196,30 @@ static int by_tid(const void *a, const void *b)
 
 /* Each thread's latest wall sample whose walk reached the thread's first
  * frame (else its fullest), printed in tid order. */
-static int print_stacks(const char *trace, int json, int pid)
+enum { STACK_TEXT, STACK_JSON, STACK_PPROF };
+
+/* The threads' stacks as Go's goroutine profile: a copy of the profile
+ * holding each printed thread's sample only. */
+static int write_pprof(const rp_profile *p, const rp_sample *const *best, const tid_index *order, size_t n, int pid)
+{
+    rp_profile q = *p;
+    rp_sample *samples = malloc((n ? n : 1) * sizeof(*samples));
+    char title[96];
+    int rc;
+
+    if (!samples)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        samples[i] = *best[order[i].thread];
+    q.samples = samples;
+    q.nsamples = n;
+    snprintf(title, sizeof(title), "every thread of process %d: its stack within 0.1 s", pid);
+    rc = rp_write_pprof_threads(&q, title, stdout);
+    free(samples);
+    return rc;
+}
+
+static int print_stacks(const char *trace, int format, int pid)
 {
     rp_trace tr;
     rp_profile p;
@@ -231,10 +256,16 @@ static int print_stacks(const char *trace, int json, int pid)
         if (best[t])
             order[n++] = (tid_index){ p.threads[t].os_tid, t };
     rp_sort(order, n, sizeof(*order), by_tid);
-    if (!json && n)
-        printf("Process %d: %zu thread%s, as they were within 0.1 s\n\n", pid, n, n == 1 ? "" : "s");
-    for (size_t i = 0; i < n; i++)
-        (json ? print_json : print_text)(stdout, pid, &p, &p.threads[order[i].thread], best[order[i].thread]);
+    if (format == STACK_PPROF) {
+        if (n && write_pprof(&p, best, order, n, pid) < 0)
+            cli_error("stack: cannot write the profile: %s", strerror(errno));
+    } else {
+        if (format == STACK_TEXT && n)
+            printf("Process %d: %zu thread%s, as they were within 0.1 s\n\n", pid, n, n == 1 ? "" : "s");
+        for (size_t i = 0; i < n; i++)
+            (format == STACK_JSON ? print_json : print_text)(stdout, pid, &p, &p.threads[order[i].thread],
+                                                            best[order[i].thread]);
+    }
     fflush(stdout);
     free(best);
     free(order);
@@ -264,7 +295,7 @@ int cmd_stack(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     const char *pid_arg = NULL, *name = NULL;
     double timeout_s = 10;
-    int c, status, json = 0, r;
+    int c, status, format = STACK_TEXT, r;
     cp_config cfg;
     attach_session s;
 
@@ -277,11 +308,11 @@ int cmd_stack(int argc, char **argv)
         case 'p': pid_arg = optarg; break;
         case 'n': name = optarg; break;
         case 'f':
-            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-                cli_error("stack: unknown format '%s' (formats: text, json)", optarg);
+            if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "pprof")) {
+                cli_error("stack: unknown format '%s' (formats: text, json, pprof)", optarg);
                 return EXIT_USAGE;
             }
-            json = !strcmp(optarg, "json");
+            format = !strcmp(optarg, "json") ? STACK_JSON : !strcmp(optarg, "pprof") ? STACK_PPROF : STACK_TEXT;
             break;
         case 't':
             if (cp_duration_parse("--timeout", optarg, 0.001, 3600, &timeout_s, err, sizeof(err)) < 0) {
@@ -296,6 +327,10 @@ int cmd_stack(int argc, char **argv)
             cli_option_error("stack", argv, optind, optopt);
             return EXIT_USAGE;
         }
+    }
+    if (format == STACK_PPROF && isatty(STDOUT_FILENO)) {
+        cli_error("stack: pprof is binary (gzip): send it to a file or a pipe (> threads.pb.gz)");
+        return EXIT_USAGE;
     }
     if ((s.pid = attach_resolve_pid("stack", argc, argv, pid_arg, name, &status)) < 0)
         return status;
@@ -333,7 +368,7 @@ int cmd_stack(int argc, char **argv)
     status = attach_detach(&s);
     attach_close(&s, 0);
     if (status != EXIT_INTERRUPTED)
-        status = access(trace, R_OK) == 0 && print_stacks(trace, json, s.pid) == 0 ? 0 : 1;
+        status = access(trace, R_OK) == 0 && print_stacks(trace, format, s.pid) == 0 ? 0 : 1;
     unlink(trace);
     rmdir(dir);
     return status;

@@ -284,7 +284,8 @@ static void value_type(pbuf *b, pbuf *tmp, uint32_t field, uint64_t type, uint64
  * sample types as (type, unit) string numbers, the period type and period,
  * the default sample type, and the label keys.
  *   cpu, wall:   samples/count, cpu|wall/nanoseconds (the CPU time, or samples x period)
- *   contention:  contentions/count, contention/nanoseconds (the time waited)
+ *   contention:  contentions/count, delay/nanoseconds (the time waited), as Go's mutex profile
+ *   threads now: goroutine/count (threads with that stack), as Go's goroutine profile
  *   alloc, alloc-count, live: alloc_objects/count, alloc_space/bytes, inuse_objects/count,
  *                inuse_space/bytes, as Go's heap profiles; the default the view's */
 enum { MAXFIXED = 12, MAXTYPES = 4 };
@@ -303,13 +304,22 @@ static int str(layout *l, const char *s)
     return l->nstr++;
 }
 
-static void layout_of(const rp_profile *shown, const char *title, const char *totals, layout *l)
+static void layout_of(const rp_profile *shown, const char *title, const char *totals, int threads_now, layout *l)
 {
     const rp_view_info *vi = rp_view_of(shown->view);
 
     memset(l, 0, sizeof(*l));
     str(l, "");
-    if (vi->family == RP_FAMILY_MEMORY) {
+    if (threads_now) {
+        int kind = str(l, "goroutine"), count = str(l, "count");
+        l->type[0][0] = kind;
+        l->type[0][1] = count;
+        l->ntypes = 1;
+        l->period_type[0] = kind;
+        l->period_type[1] = count;
+        l->period = 1;
+        l->default_type = kind;
+    } else if (vi->family == RP_FAMILY_MEMORY) {
         int objects = str(l, "alloc_objects"), count = str(l, "count"), space = str(l, "alloc_space");
         int bytes = str(l, "bytes"), inuse_objects = str(l, "inuse_objects"), inuse_space = str(l, "inuse_space");
         int types[4] = { objects, space, inuse_objects, inuse_space };
@@ -388,7 +398,8 @@ static char *totals_line(const rp_profile *p)
  * allocation views alloc_* of all of them and inuse_* of those alive, all
  * being an alloc or alloc-count profile), shown as the view of shown
  * (its totals, window and default sample type). */
-static int write_profile(const rp_profile *all, const rp_profile *shown, const char *title, FILE *out)
+static int write_profile(const rp_profile *all, const rp_profile *shown, const char *title, int threads_now,
+                         FILE *out)
 {
     const rp_profile *p = all;
     pbuf top = { 0 }, msg = { 0 }, sub = { 0 };
@@ -403,7 +414,7 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
 
     if (!totals)
         return -1;
-    layout_of(shown, title, totals, &l);
+    layout_of(shown, title, totals, threads_now, &l);
     memset(carry, 0, sizeof(carry));
     for (size_t i = 0; i < p->nsamples; i++)
         if (p->samples[i].nframes == 0) {
@@ -442,7 +453,9 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
         uint64_t v[MAXTYPES];
         size_t len = 0;
 
-        if (l.ntypes == 4) {                 /* the allocation views' estimates, as whole numbers */
+        if (threads_now) {                   /* the threads whose stack this is */
+            v[0] = aggs[i].count;
+        } else if (l.ntypes == 4) {          /* the allocation views' estimates, as whole numbers */
             v[0] = rp_carry_round(&carry[0], aggs[i].alloc[0]);
             v[1] = rp_carry_round(&carry[1], aggs[i].alloc[1]);
             v[2] = rp_carry_round(&carry[2], aggs[i].inuse[0]);
@@ -545,12 +558,17 @@ done:
 
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out)
 {
-    return write_profile(p, p, title, out);
+    return write_profile(p, p, title, 0, out);
 }
 
 int rp_write_pprof_memory(const rp_profile *all, const rp_profile *shown, const char *title, FILE *out)
 {
-    return write_profile(all, shown, title, out);
+    return write_profile(all, shown, title, 0, out);
+}
+
+int rp_write_pprof_threads(const rp_profile *p, const char *title, FILE *out)
+{
+    return write_profile(p, p, title, 1, out);
 }
 
 /* ---- a heap snapshot as a profile ---- */

@@ -62,6 +62,10 @@ int rp_write_collapsed(const rp_profile *p, int by_thread, FILE *out);
  * has room for it.  Each returns 0, or -1 (I/O or out of memory). */
 int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out);   /* speedscope.c: speedscope JSON */
 int rp_write_pprof(const rp_profile *p, const char *title, FILE *out);        /* pprof.c: gzipped profile.proto */
+/* Every thread's stack now, as Go's goroutine profile (goroutine/count):
+ * p holds one sample per thread (its stack now); a sample's value is the
+ * number of threads with that stack. */
+int rp_write_pprof_threads(const rp_profile *p, const char *title, FILE *out);
 /* The allocation views' pprof profile (pprof.c): the values of all's samples (an alloc or alloc-count profile:
  * every allocation sample, the live ones flagged), shown as shown's view (its totals, window, default sample
  * type).  rp_write_pprof(p) is this with all = shown = p: given a live profile alone, its alloc_* values are

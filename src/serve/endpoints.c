@@ -16,7 +16,7 @@ static const char index_text[] =
     "/pid/PID/debug/pprof/allocs?seconds=N    the allocations of N seconds (default 10)\n"
     "/pid/PID/debug/pprof/heap                the live objects (a heap snapshot)\n"
     "/pid/PID/debug/pprof/mutex?seconds=N     the lock waits of N seconds (default 10; also delta_mutex)\n"
-    "/pid/PID/debug/pprof/goroutine           every thread's stack now (0.2 s of wall-clock samples)\n"
+    "/pid/PID/debug/pprof/goroutine           every thread's stack now\n"
     "(each a gzipped pprof profile, for go tool pprof, Pyroscope, Parca)\n";
 
 /* A body written by fn into memory. */

@@ -308,6 +308,25 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size
     snprintf(pidtext, sizeof(pidtext), "%d", pid);
     snprintf(duration, sizeof(duration), "%u", seconds);
     argv[argc++] = "clrprobe";
+    if (kind == PROFILE_THREADS) {
+        /* every thread's stack now: stack writes Go's goroutine profile itself */
+        argv[argc++] = "stack";
+        argv[argc++] = pidtext;
+        argv[argc++] = "--format";
+        argv[argc++] = "pprof";
+        argv[argc] = NULL;
+        if (run_child(argv, 1, SLACK_S, &r) < 0 || !r.exited || r.code != 0) {
+            *status = r.exited && r.code == 1 ? 502 : 500;
+            reason(&r, "the stacks", err, errlen);
+            free(r.out);
+            goto done;
+        }
+        *body = r.out;
+        *len = r.out_len;
+        *status = 200;
+        rc = 0;
+        goto done;
+    }
     if (kind == PROFILE_HEAP) {
         argv[argc++] = "heap";
         argv[argc++] = pidtext;
@@ -317,12 +336,11 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size
         argv[argc++] = "attach";
         argv[argc++] = pidtext;
         argv[argc++] = "--duration";
-        argv[argc++] = kind == PROFILE_THREADS ? "0.2" : duration;
+        argv[argc++] = duration;
         argv[argc++] = "--collect";
         switch (kind) {
         case PROFILE_ALLOCS: argv[argc++] = "alloc"; view = "alloc"; break;
         case PROFILE_MUTEX: argv[argc++] = "contention"; view = "contention"; break;
-        case PROFILE_THREADS: argv[argc++] = "cpu,wall,threads"; view = "wall"; break;
         default: argv[argc++] = "cpu"; break;
         }
     }

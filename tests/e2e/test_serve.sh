@@ -202,6 +202,10 @@ test_serve_pprof_profiles_for_go_tool_pprof() {
     curl -s --max-time 60 -o threads.pb.gz "$base/goroutine"
     go tool pprof -traces threads.pb.gz >threads.txt 2>&1 || fail "goroutine: $(head -3 threads.txt)"
     grep -q 'ClrProbe.Sample.RatesScenario.Busy' threads.txt || fail "goroutine: no thread in Busy"
+    go tool pprof -raw threads.pb.gz >threads.raw 2>&1
+    grep -q '^goroutine/count\[dflt\]$' threads.raw || fail "goroutine: sample type: $(grep -m1 -A1 '^Samples' threads.raw)"
+    # (as many threads as the process has, give or take the agent's own that came and went)
+    echo "threads in the profile: $(go tool pprof -top threads.pb.gz | sed -n 's/.*Total samples = \([0-9]*\).*/\1/p'), in /proc: $(ls /proc/"$pid"/task | wc -l)"
     # two requests for one process at once: the second waits for the first (never two agents)
     t0=$(date +%s%N)
     curl -s --max-time 60 -o a.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >a.code &
