@@ -218,16 +218,22 @@ int cmd_counters(int argc, char **argv)
             double left;
             clock_gettime(CLOCK_MONOTONIC, &now);
             left = duration_s - ((double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9);
-            wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+            wait_ms = left <= 0 ? 0 : left > 86400 ? 86400 * 1000 : (int)(left * 1000) + 1;
         }
         if (ms_stopped(ms))     /* (a session is ended once its first interval is complete: ms_stop) */
             wait_ms = MS_TIMEOUT_MS + (ms_table(ms)->interval == 0 ? (int)(refresh_s * 1000) : 0);
-        if (poll(pf, ms_stopped(ms) ? 1 : 2, wait_ms) < 0 && errno != EINTR)
+        if (poll(pf, 2, wait_ms) < 0 && errno != EINTR)
             break;
+        if (ms_stopped(ms) && pf[1].revents) {
+            cli_error("counters: interrupted again: closing the session of process %d without waiting", r.pid);
+            break;      /* (closing ends it too) */
+        }
         if (pf[0].revents) {
             rc = ms_read(ms);
-            if (rc == MS_READ_END || (rc == MS_READ_ERROR && ms_stopped(ms)))
+            if (rc == MS_READ_END || ms_broken(ms))
                 break;
+            if (ms_stopped(ms))
+                continue;       /* (until the stream's end) */
             if (!was_enumerated && ms_enumerated(ms)) {
                 was_enumerated = 1;
                 if (check_meters(r.pid, ms_table(ms), meters) < 0)
@@ -269,6 +275,8 @@ int cmd_counters(int argc, char **argv)
         cli_error("counters: process %d sent no metrics (its runtime may be older than .NET 6)", r.pid);
         result = 1;
     }
+    if (ms_warning(ms)[0])
+        cli_error("counters: process %d's metrics source says: %s (its figures went on)", r.pid, ms_warning(ms));
     if (result == 0 && r.format->finish && ms_table(ms)->interval > 0)
         r.format->finish(r.out, ms_table(ms), &r.ctx);
     if (result == 0 && ms_table(ms)->interval == 0 && !ms_exited(ms))

@@ -8,12 +8,15 @@
 
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SERVE_DEFAULT_PORT 9440
+#define EXIT_INTERRUPTED_SERVE 130
 
 static const char serve_usage[] =
     "usage: clrprobe serve [--listen ADDR:PORT] [--meters LIST] [--interval TIME] [--pids LIST]\n"
@@ -75,6 +78,18 @@ static int parse_listen(const char *text, char *addr, size_t cap, unsigned *port
         return -1;
     *port = (unsigned)p;
     return 0;
+}
+
+/* After the first Ctrl-C or SIGTERM, which ends serving in order (every
+ * session stopped, the profiles in progress finished), a second one
+ * leaves at once. */
+static void *second_signal(void *arg)
+{
+    int sig;
+    sigwait((sigset_t *)arg, &sig);
+    cli_error("serve: interrupted again: leaving without waiting (sessions end as their connections close)");
+    _exit(EXIT_INTERRUPTED_SERVE);
+    return NULL;
 }
 
 /* Whether addr is a loopback address (only this host reaches it). */
@@ -190,6 +205,11 @@ int cmd_serve(int argc, char **argv)
               ".NET processes this user can reach; Ctrl-C stops", strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
               http_port(http));
     sigwait(&sigs, &sig);
+    {
+        pthread_t t;
+        if (pthread_create(&t, NULL, second_signal, &sigs) == 0)
+            pthread_detach(t);
+    }
     http_stop(http);
     fleet_stop(f);
     sigprocmask(SIG_SETMASK, &old, NULL);

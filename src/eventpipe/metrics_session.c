@@ -17,9 +17,9 @@
 #define MAX_HISTOGRAMS  10          /* session must ask for the same */
 
 struct ms_session {
-    int pid, fd, enumerated, exited, stopped, stop_sent, other_tool;
+    int pid, fd, enumerated, exited, stopped, stop_sent, other_tool, broken;
     uint64_t session;
-    char session_id[40];
+    char session_id[40], client_id[40];
     char *meters;
     double refresh_s;
     ms_interval_fn fn;
@@ -27,6 +27,7 @@ struct ms_session {
     nt_reader *reader;
     mt_table table;
     char error[600];
+    char warning[600];          /* the first non-fatal message of the source */
 };
 
 static void new_guid(char out[40])
@@ -70,11 +71,21 @@ static int on_event(void *arg, const nt_event *ev)
 
     if (s->error[0] || mx_decode(ev, &e) == MX_OTHER)
         return 0;
+    if (e.kind == MX_WARNING) {             /* (a callback that threw, a limit reached: it goes on) */
+        if (!s->warning[0])
+            snprintf(s->warning, sizeof(s->warning), "%s", e.text);
+        return 0;
+    }
     if (e.kind == MX_ERROR) {
-        /* (another tool's private session refuses ours under its own id) */
-        if (e.session[0] && strcmp(e.session, s->session_id) && strcmp(e.text, "MultipleSessionsNotSupportedError"))
+        /* the shared source tells every client of one whose settings differ: ours only when it names us;
+         * it tells the running session of a newcomer it refused: not ours to end */
+        if (e.client_id[0] && strcmp(e.client_id, s->client_id))
             return 0;
-        s->other_tool = strstr(e.text, "MultipleSessions") != NULL;
+        if (e.running_session[0] && !strcmp(e.running_session, s->session_id))
+            return 0;
+        if (e.session[0] && strcmp(e.session, s->session_id) && !e.running_session[0])
+            return 0;
+        s->other_tool = strstr(ev->meta->event_name, "MultipleSessions") != NULL;
         snprintf(s->error, sizeof(s->error), "%s", e.text);
         return 0;
     }
@@ -96,7 +107,7 @@ static int on_event(void *arg, const nt_event *ev)
 ms_session *ms_open(int pid, const char *meters, double refresh_s, int cancel_fd, ms_interval_fn fn, void *ctx,
                     int *status, char *err, size_t errlen)
 {
-    char filter[1400], client_id[40];
+    char filter[1400];
     ipc_process_info_t info;
     ms_session *s;
     int64_t age;
@@ -132,8 +143,8 @@ ms_session *ms_open(int pid, const char *meters, double refresh_s, int cancel_fd
     else
         new_guid(s->session_id);
     ipc_process_info_free(&info);
-    new_guid(client_id);
-    if (mx_filter_args(filter, sizeof(filter), s->session_id, client_id, meters, refresh_s, MAX_TIME_SERIES,
+    new_guid(s->client_id);
+    if (mx_filter_args(filter, sizeof(filter), s->session_id, s->client_id, meters, refresh_s, MAX_TIME_SERIES,
                        MAX_HISTOGRAMS) < 0) {
         *status = IPC_ERR_TOO_LONG;
         snprintf(err, errlen, "the meter list is too long");
@@ -155,7 +166,9 @@ int ms_fd(const ms_session *s) { return s->fd; }
 int ms_enumerated(const ms_session *s) { return s->enumerated; }
 int ms_exited(const ms_session *s) { return s->exited; }
 int ms_stopped(const ms_session *s) { return s->stopped; }
+int ms_broken(const ms_session *s) { return s->broken; }
 const char *ms_error(const ms_session *s) { return s->error; }
+const char *ms_warning(const ms_session *s) { return s->warning; }
 int ms_other_tool(const ms_session *s) { return s->other_tool; }
 const mt_table *ms_table(const ms_session *s) { return &s->table; }
 
@@ -178,8 +191,9 @@ int ms_read(ms_session *s)
     uint8_t buf[65536];
     char err[256];
 
-    for (;;) {
-        if (s->stopped && !s->stop_sent && (s->table.interval > 0 || s->error[0]) &&
+    /* (at most 16 reads a call: a process that never stops writing cannot hold its caller) */
+    for (int reads = 0; reads < 16; reads++) {
+        if (s->stopped && !s->stop_sent && (s->table.interval > 0 || s->other_tool) &&
             send_stop(s, err, sizeof(err)) != IPC_OK) {
             snprintf(s->error, sizeof(s->error), "%s", err);
             return MS_READ_ERROR;
@@ -189,23 +203,29 @@ int ms_read(ms_session *s)
             int rc = nt_feed(s->reader, buf, (size_t)n);
             if (rc == NT_ERROR) {
                 snprintf(s->error, sizeof(s->error), "%s", nt_reader_error(s->reader));
+                s->broken = 1;
                 return MS_READ_ERROR;
             }
             if (rc == NT_END)
-                break;
+                goto end;
             if (s->error[0])
                 return MS_READ_ERROR;
             continue;
         }
         if (n == 0)
-            break;
+            goto end;
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return s->error[0] ? MS_READ_ERROR : MS_READ_OK;
         snprintf(s->error, sizeof(s->error), "reading the event stream: %s", strerror(errno));
+        s->broken = 1;
         return MS_READ_ERROR;
     }
+    if (s->error[0])
+        return MS_READ_ERROR;
+    return MS_READ_OK;      /* (more may be there: poll says so) */
+end:
     if (!s->stopped)
         s->exited = 1;
     return s->error[0] ? MS_READ_ERROR : MS_READ_END;
@@ -216,7 +236,7 @@ int ms_stop(ms_session *s, char *err, size_t errlen)
     s->stopped = 1;
     if (s->stop_sent)
         return IPC_OK;
-    if (s->table.interval == 0 && !s->error[0])
+    if (s->table.interval == 0 && !s->other_tool)
         return IPC_OK;      /* (sent by ms_read when the first interval ends) */
     return send_stop(s, err, errlen);
 }

@@ -36,10 +36,12 @@ ms_session *ms_open(int pid, const char *meters, double refresh_s, int cancel_fd
 /* The connection to poll for input. */
 int ms_fd(const ms_session *s);
 
-/* Reads what has arrived, calling fn after each interval.  MS_READ_OK,
+/* Reads what has arrived (a bounded amount: call again while the
+ * connection is readable), calling fn after each interval.  MS_READ_OK,
  * MS_READ_END (the stream ended: after ms_stop, or the process exited:
- * ms_exited), MS_READ_ERROR (ms_error says what: a malformed stream, or
- * the source's own error such as another tool holding it). */
+ * ms_exited), MS_READ_ERROR (ms_error says what: a malformed stream,
+ * ms_broken, or the source's own error such as another tool holding it;
+ * after ms_stop, read on until the end unless broken). */
 enum { MS_READ_OK = 0, MS_READ_END = 1, MS_READ_ERROR = -1 };
 int ms_read(ms_session *s);
 
@@ -57,7 +59,10 @@ void ms_close(ms_session *s);
 int ms_enumerated(const ms_session *s);       /* the first enumeration of instruments has come */
 int ms_exited(const ms_session *s);           /* the stream ended before ms_stop */
 int ms_stopped(const ms_session *s);          /* ms_stop was asked */
+int ms_broken(const ms_session *s);           /* the stream cannot be read on (malformed, a read error) */
 const char *ms_error(const ms_session *s);    /* "" when none */
+const char *ms_warning(const ms_session *s);  /* the source's first non-fatal message (an instrument's callback
+                                                 that threw, a limit reached), "" when none */
 int ms_other_tool(const ms_session *s);       /* the error is another tool holding the source */
 const mt_table *ms_table(const ms_session *s);
 

@@ -28,9 +28,9 @@ static const struct {
     { "Error", MX_ERROR },
     { "MultipleSessionsNotSupportedError", MX_ERROR },
     { "MultipleSessionsConfiguredIncorrectlyError", MX_ERROR },
-    { "ObservableInstrumentCallbackError", MX_ERROR },
-    { "TimeSeriesLimitReached", MX_LIMIT },
-    { "HistogramLimitReached", MX_LIMIT },
+    { "ObservableInstrumentCallbackError", MX_WARNING },
+    { "TimeSeriesLimitReached", MX_WARNING },
+    { "HistogramLimitReached", MX_WARNING },
 };
 
 typedef struct fields {
@@ -142,9 +142,12 @@ mx_kind mx_decode(const nt_event *ev, mx_event *out)
         get_number(&f, "sum", &out->sum);
         break;
     case MX_ERROR:
+    case MX_WARNING:
         get_string(&f, "errorMessage", out->text, sizeof(out->text));
         if (!out->text[0])
             snprintf(out->text, sizeof(out->text), "%s", ev->meta->event_name);
+        get_string(&f, "clientId", out->client_id, sizeof(out->client_id));
+        get_string(&f, "runningSessionId", out->running_session, sizeof(out->running_session));
         break;
     default:
         break;

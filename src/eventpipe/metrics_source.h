@@ -27,8 +27,8 @@ typedef enum mx_kind {
     MX_UPDOWN,                  /* UpDownCounterRateValuePublished: value (now) */
     MX_GAUGE,                   /* GaugeValuePublished: value (last) */
     MX_HISTOGRAM,               /* HistogramValuePublished: quantiles, count, sum */
-    MX_ERROR,                   /* Error, MultipleSessions*Error, ObservableInstrumentCallbackError: text */
-    MX_LIMIT,                   /* TimeSeriesLimitReached, HistogramLimitReached */
+    MX_ERROR,                   /* Error, MultipleSessions*Error: text (the session has failed) */
+    MX_WARNING,                 /* ObservableInstrumentCallbackError, *LimitReached: text (it goes on) */
 } mx_kind;
 
 typedef struct mx_event {
@@ -42,6 +42,8 @@ typedef struct mx_event {
     char tags[1024];            /* "k=v,k2=v2" as the source writes them */
     char quantiles[256];        /* "0.5=1;0.95=2;0.99=3" */
     char text[512];             /* an error's message, or the event's name */
+    char client_id[64];         /* MultipleSessionsConfiguredIncorrectlyError: the client it is for */
+    char running_session[64];   /* MultipleSessionsNotSupportedError: the session that runs */
     int has_rate, has_value;
     double rate, value, count, sum;
     double interval_s;          /* MX_COLLECTION_*: the interval's length */

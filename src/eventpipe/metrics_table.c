@@ -38,7 +38,7 @@ int mt_has_meter(const mt_table *t, const char *meter)
 static void add_meter(mt_table *t, const char *meter)
 {
     char **grown, *copy;
-    if (!meter[0] || mt_has_meter(t, meter))
+    if (!meter[0] || t->nmeters >= MT_MAX_METERS || mt_has_meter(t, meter))
         return;
     grown = realloc(t->meters, (t->nmeters + 1) * sizeof(*grown));
     copy = strdup(meter);
@@ -62,6 +62,8 @@ static mt_series *series(mt_table *t, const char *meter, const char *instrument,
             !strcmp(s->tags, tags))
             return s;
     }
+    if (t->n >= MT_MAX_SERIES)
+        return NULL;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
         mt_series *grown = realloc(t->series, cap * sizeof(*grown));

@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 
+#define MT_MAX_SERIES 4096          /* series kept (the source's own limits: 1000 time series, 10 histograms) */
+#define MT_MAX_METERS 256
+
 typedef enum mt_kind {
     MT_RATE,                    /* a counter: value is its increase per second; total its running total */
     MT_VALUE,                   /* an up-down counter or a gauge: value now */

@@ -30,6 +30,7 @@ struct nt_reader {
     uint32_t pid;
     nt_metadata **meta;               /* by id */
     uint32_t nmeta;
+    uint32_t nrecords;                /* records kept */
     char error[200];
 };
 
@@ -168,6 +169,7 @@ static void meta_free(nt_metadata *m)
     if (m) {
         free(m->provider);
         free(m->event_name);
+        free(m->fields);
         free(m);
     }
 }
@@ -187,8 +189,14 @@ const char *nt_reader_error(const nt_reader *r) { return r->error; }
 uint64_t nt_reader_qpc_frequency(const nt_reader *r) { return r->qpc_frequency; }
 uint32_t nt_reader_process_id(const nt_reader *r) { return r->pid; }
 
+/* The fields being read, before they are kept at their real count. */
+typedef struct field_list {
+    nt_field v[NT_MAX_FIELDS];
+    uint32_t n;
+} field_list;
+
 /* A V1 field list (nested objects are read through and mark the field). */
-static void rd_fields_v1(cur *c, nt_metadata *m, int depth)
+static void rd_fields_v1(cur *c, field_list *m, int depth)
 {
     uint32_t n = rd_u32(c);
     if (n > 4096 || depth > 8) {
@@ -201,8 +209,8 @@ static void rd_fields_v1(cur *c, nt_metadata *m, int depth)
         if (type == NT_TYPE_OBJECT)
             rd_fields_v1(c, NULL, depth + 1);
         rd_name(c, name, sizeof(name));
-        if (m && m->nfields < NT_MAX_FIELDS && !c->bad) {
-            nt_field *f = &m->fields[m->nfields++];
+        if (m && m->n < NT_MAX_FIELDS && !c->bad) {
+            nt_field *f = &m->v[m->n++];
             memcpy(f->name, name, sizeof(f->name));
             f->type = type;
         }
@@ -210,7 +218,7 @@ static void rd_fields_v1(cur *c, nt_metadata *m, int depth)
 }
 
 /* The V2 field list of a V2Params tag (its payload). */
-static void rd_fields_v2(cur *c, nt_metadata *m)
+static void rd_fields_v2(cur *c, field_list *m)
 {
     uint32_t n = rd_u32(c);
     if (n > 4096) {
@@ -236,8 +244,8 @@ static void rd_fields_v2(cur *c, nt_metadata *m)
             c->bad = 1;
             return;
         }
-        if (m->nfields < NT_MAX_FIELDS) {
-            nt_field *fd = &m->fields[m->nfields++];
+        if (m->n < NT_MAX_FIELDS) {
+            nt_field *fd = &m->v[m->n++];
             memcpy(fd->name, name, sizeof(fd->name));
             fd->type = type;
         }
@@ -247,9 +255,19 @@ static void rd_fields_v2(cur *c, nt_metadata *m)
 static int add_metadata(nt_reader *r, const uint8_t *p, uint32_t len)
 {
     cur c = { p, len, 0 };
-    nt_metadata *m = calloc(1, sizeof(*m));
-    if (!m)
+    nt_metadata *m;
+    field_list *fl;
+
+    if (r->nrecords >= NT_MAX_RECORDS)
+        return fail(r, "more than 4096 event descriptions");
+    m = calloc(1, sizeof(*m));
+    fl = malloc(sizeof(*fl));
+    if (!m || !fl) {
+        free(m);
+        free(fl);
         return fail(r, "out of memory");
+    }
+    fl->n = 0;
     m->id = rd_u32(&c);
     m->provider = rd_string(&c);
     m->event_id = rd_u32(&c);
@@ -258,7 +276,7 @@ static int add_metadata(nt_reader *r, const uint8_t *p, uint32_t len)
     m->version = rd_u32(&c);
     rd_u32(&c);                         /* level */
     if (!c.bad && c.left >= 4)          /* (absent from some runtime events) */
-        rd_fields_v1(&c, m, 0);
+        rd_fields_v1(&c, fl, 0);
     while (!c.bad && c.left >= 5) {     /* the V5 tags */
         uint32_t tlen = rd_u32(&c);
         uint8_t kind = rd_u8(&c);
@@ -267,12 +285,20 @@ static int add_metadata(nt_reader *r, const uint8_t *p, uint32_t len)
             break;
         skip(&c, tlen);
         if (kind == 2) {                /* V2Params: the fields, as V2 describes them */
-            m->nfields = 0;
-            rd_fields_v2(&t, m);
+            fl->n = 0;
+            rd_fields_v2(&t, fl);
             if (t.bad)
                 c.bad = 1;
         }
     }
+    if (!c.bad && fl->n) {
+        m->fields = malloc(fl->n * sizeof(nt_field));
+        if (m->fields) {
+            memcpy(m->fields, fl->v, fl->n * sizeof(nt_field));
+            m->nfields = fl->n;
+        }
+    }
+    free(fl);
     if (c.bad || !m->provider || !m->event_name || m->id == 0 || m->id >= NT_MAX_METADATA) {
         meta_free(m);
         return fail(r, "a metadata record does not parse");
@@ -291,7 +317,10 @@ static int add_metadata(nt_reader *r, const uint8_t *p, uint32_t len)
         r->meta = grown;
         r->nmeta = n;
     }
-    meta_free(r->meta[m->id]);
+    if (r->meta[m->id])
+        meta_free(r->meta[m->id]);
+    else
+        r->nrecords++;
     r->meta[m->id] = m;
     return NT_OK;
 }
@@ -431,7 +460,7 @@ static int rd_object(nt_reader *r, size_t *used)
             return NT_OK;
         size = rd_u32(&c);
         if (size > NT_MAX_OBJECT)
-            return fail(r, "a block is bigger than 64 MiB");
+            return fail(r, "a block is bigger than 16 MiB");
         at = r->consumed + (uint64_t)(c.p - r->buf);
         pad = (size_t)((4 - (at & 3)) & 3);
         if (c.left < pad + size + 1)
@@ -464,7 +493,7 @@ int nt_feed(nt_reader *r, const void *data, size_t len)
         uint8_t *grown;
         while (cap - r->len < len) {
             if (cap > NT_MAX_OBJECT * 2)
-                return fail(r, "an object is bigger than 64 MiB");
+                return fail(r, "an object is bigger than 16 MiB");
             cap *= 2;
         }
         grown = realloc(r->buf, cap);
@@ -473,8 +502,10 @@ int nt_feed(nt_reader *r, const void *data, size_t len)
         r->buf = grown;
         r->cap = cap;
     }
-    memcpy(r->buf + r->len, data, len);
-    r->len += len;
+    if (len) {
+        memcpy(r->buf + r->len, data, len);
+        r->len += len;
+    }
     if (!r->header_done) {
         if (r->len < STREAM_HEADER_LEN)
             return NT_OK;
@@ -502,6 +533,11 @@ int nt_feed(nt_reader *r, const void *data, size_t len)
         memmove(r->buf, r->buf + at, r->len - at);
         r->len -= at;
         r->consumed += at;
+    }
+    if (r->len == 0 && r->cap > (1u << 20)) {    /* (a big block passed: its room is given back) */
+        free(r->buf);
+        r->buf = NULL;
+        r->cap = 0;
     }
     return rc;
 }

@@ -4,16 +4,17 @@
  * the metadata that describes it (provider, event id and name, version,
  * fields).  Stacks and sequence points are skipped.  Pure and bounded:
  * every length is checked against the bytes there, an object may not exceed
- * NT_MAX_OBJECT, nor the metadata NT_MAX_METADATA ids; a malformed stream is
- * an error, never a crash.  Layout: docs/counters.md, "The nettrace stream". */
+ * NT_MAX_OBJECT, nor the metadata NT_MAX_RECORDS records or NT_MAX_METADATA
+ * ids; a malformed or oversized stream is an error, never a crash.  Layout: docs/counters.md, "The nettrace stream". */
 #ifndef CLRPROBE_EVENTPIPE_NETTRACE_H
 #define CLRPROBE_EVENTPIPE_NETTRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define NT_MAX_OBJECT   (64u << 20)
-#define NT_MAX_METADATA (1u << 20)
+#define NT_MAX_OBJECT   (16u << 20)   /* a block (the runtime writes them of ~100 KiB) */
+#define NT_MAX_METADATA (1u << 20)    /* the highest metadata id */
+#define NT_MAX_RECORDS  4096          /* metadata records kept (a session's events are a few dozen) */
 #define NT_MAX_FIELDS   64
 
 /* System.TypeCode values the metadata uses for a field (plus EventPipe's
@@ -37,7 +38,7 @@ typedef struct nt_metadata {
     uint32_t event_id;
     uint32_t version;
     uint32_t nfields;
-    nt_field fields[NT_MAX_FIELDS];
+    nt_field *fields;           /* nfields of them (at most NT_MAX_FIELDS kept) */
 } nt_metadata;
 
 typedef struct nt_event {

@@ -79,6 +79,44 @@ void mv_prometheus_name(const char *metric, const char *unit, int counter, char 
     }
 }
 
+/* ---- Attributes ---- */
+
+/* The next attribute of a "k=v,k2=v2" text at *p: its key and value (a
+ * value may hold commas: a part without '=' continues the value before it).
+ * 0 at the end. */
+static int next_attribute(const char **p, char *key, size_t kcap, char *val, size_t vcap)
+{
+    const char *s = *p, *eq, *end;
+    if (!*s)
+        return 0;
+    eq = strchr(s, '=');
+    end = eq ? eq + 1 : s + strlen(s);
+    for (;;) {                      /* the value ends at a comma followed by "key=" */
+        const char *comma = strchr(end, ',');
+        const char *next_eq, *next_comma;
+        if (!comma) {
+            end += strlen(end);
+            break;
+        }
+        next_eq = strchr(comma + 1, '=');
+        next_comma = strchr(comma + 1, ',');
+        if (next_eq && (!next_comma || next_eq < next_comma)) {
+            end = comma;
+            break;
+        }
+        end = comma + 1;
+    }
+    if (eq && eq < end) {
+        snprintf(key, kcap, "%.*s", (int)(eq - s), s);
+        snprintf(val, vcap, "%.*s", (int)(end - eq - 1), eq + 1);
+    } else {
+        snprintf(key, kcap, "%.*s", (int)(end - s), s);
+        val[0] = 0;
+    }
+    *p = *end ? end + 1 : end;
+    return 1;
+}
+
 /* ---- The formats ---- */
 
 static int by_name(const void *a, const void *b)
@@ -253,18 +291,14 @@ static void csv_interval(FILE *out, const mt_table *t, const mv_context *c, int 
 /* The attributes "k=v,k2=v2" as a JSON object. */
 static void json_attributes(FILE *out, const char *tags)
 {
-    char copy[1100], *save = NULL;
+    char key[256], val[1100];
     int k = 0;
-    snprintf(copy, sizeof(copy), "%s", tags);
     fputc('{', out);
-    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(part, '=');
-        if (eq)
-            *eq = 0;
+    while (next_attribute(&tags, key, sizeof(key), val, sizeof(val))) {
         fputs(k++ ? ", " : "", out);
-        json_string(out, part);
+        json_string(out, key);
         fputs(": ", out);
-        json_string(out, eq ? eq + 1 : "");
+        json_string(out, val);
     }
     fputc('}', out);
 }
@@ -303,11 +337,40 @@ static void prom_label_value(FILE *out, const char *s)
     }
 }
 
-/* The labels of a series: the process's, then its attributes (names made
- * valid as metric names are). */
+/* A label name made of an attribute's key: [a-zA-Z0-9_] kept, anything else
+ * '_', a leading digit preceded by '_'; a name the labels of the process
+ * use, or one of Prometheus' own ("__..."), prefixed with "exported_" (as
+ * Prometheus itself renames a clash).  0 when the key makes no name. */
+static int label_name(const char *key, char *out, size_t cap)
+{
+    static const char *const ours[] = { "pid", "process", "container_id", "runtime_version", "otel_scope_name" };
+    size_t n = 0;
+    if (!key[0] || cap < 16)
+        return 0;
+    if (key[0] >= '0' && key[0] <= '9')
+        out[n++] = '_';
+    for (; *key && n + 1 < cap; key++) {
+        char ch = *key;
+        out[n++] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ? ch : '_';
+    }
+    out[n] = 0;
+    for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+        if (!strcmp(out, ours[i]) || !strncmp(out, "__", 2)) {
+            char copy[256];
+            snprintf(copy, sizeof(copy), "%s", out);
+            snprintf(out, cap, "exported_%s", copy);
+            break;
+        }
+    return 1;
+}
+
+/* The labels of a series: the process's, its meter's (as OpenTelemetry's
+ * exporter names it: two meters may have instruments of one name), then
+ * its attributes. */
 static void prom_labels(FILE *out, const mt_series *s, const mv_context *c)
 {
-    char copy[1100], *save = NULL, key[256];
+    const char *tags = s->tags;
+    char key[256], val[1100], name[300];
     fprintf(out, "{pid=\"%d\",process=\"", c->pid);
     prom_label_value(out, c->process);
     fputc('"', out);
@@ -321,16 +384,14 @@ static void prom_labels(FILE *out, const mt_series *s, const mv_context *c)
         prom_label_value(out, c->runtime);
         fputc('"', out);
     }
-    snprintf(copy, sizeof(copy), "%s", s->tags);
-    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(part, '=');
-        size_t n = 0;
-        if (eq)
-            *eq = 0;
-        key[0] = 0;
-        append_name(key, sizeof(key), &n, part);
-        fprintf(out, ",%s=\"", key);
-        prom_label_value(out, eq ? eq + 1 : "");
+    fputs(",otel_scope_name=\"", out);
+    prom_label_value(out, s->meter);
+    fputc('"', out);
+    while (next_attribute(&tags, key, sizeof(key), val, sizeof(val))) {
+        if (!label_name(key, name, sizeof(name)))
+            continue;
+        fprintf(out, ",%s=\"", name);
+        prom_label_value(out, val);
         fputc('"', out);
     }
     fputc('}', out);

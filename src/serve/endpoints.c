@@ -39,6 +39,11 @@ static void write_body(http_response *res, const char *content_type, void (*fn)(
     res->len = len;
 }
 
+static int client_there(const void *req)
+{
+    return !http_client_gone(req);
+}
+
 /* /pid/PID/debug/pprof/KIND: a profile of a process the fleet serves. */
 static void pprof(fleet *f, const http_request *req, const char *path, http_response *res)
 {
@@ -55,6 +60,10 @@ static void pprof(fleet *f, const http_request *req, const char *path, http_resp
         http_text(res, 404, NULL, "not found: see / for what is served\n");
         return;
     }
+    if (http_is_head(req)) {        /* (a profile is made only when its body is wanted) */
+        http_text(res, 405, NULL, "a profile is made by GET\n");
+        return;
+    }
     if (!fleet_has(f, pid)) {
         snprintf(text, sizeof(text), "no .NET process %d is served here (see /processes)\n", pid);
         http_text(res, 404, NULL, text);
@@ -69,7 +78,8 @@ static void pprof(fleet *f, const http_request *req, const char *path, http_resp
             return;
         }
     }
-    if (profile_make(pid, kind, (unsigned)seconds, &res->body, &res->len, &status, err, sizeof(err)) < 0) {
+    if (profile_make(pid, kind, (unsigned)seconds, client_there, req, &res->body, &res->len, &status, err,
+                     sizeof(err)) < 0) {
         snprintf(text, sizeof(text), "%s\n", err);
         http_text(res, status, NULL, text);
         return;

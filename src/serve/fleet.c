@@ -70,10 +70,21 @@ static void set_state(watch *w, watch_state state, const char *error)
 static void *watch_run(void *arg)
 {
     watch *w = arg;
-    char err[512];
+    char err[512], runtime[64] = "";
     int status, stopping = 0;
-    ms_session *s = ms_open(w->pid, w->f->meters, w->f->refresh_s, w->f->stop_pipe[0], NULL, NULL, &status, err,
-                            sizeof(err));
+    ipc_process_info_t info;
+    ms_session *s;
+
+    /* (asked here, not under the fleet's lock: a process that does not answer holds only its watch) */
+    if (ipc_process_info(w->pid, 3000, &info, err, sizeof(err)) == IPC_OK) {
+        /* the version without its build suffix ("10.0.12+abc..."): a label that does not change by build */
+        snprintf(runtime, sizeof(runtime), "%.*s", (int)strcspn(info.runtime_version, "+"), info.runtime_version);
+    }
+    ipc_process_info_free(&info);
+    pthread_mutex_lock(&w->lock);
+    snprintf(w->runtime, sizeof(w->runtime), "%s", runtime);
+    pthread_mutex_unlock(&w->lock);
+    s = ms_open(w->pid, w->f->meters, w->f->refresh_s, w->f->stop_pipe[0], NULL, NULL, &status, err, sizeof(err));
 
     if (!s) {
         set_state(w, status == IPC_ERR_NO_PROCESS ? WATCH_EXITED : WATCH_FAILED, err);
@@ -93,8 +104,10 @@ static void *watch_run(void *arg)
             pthread_mutex_lock(&w->lock);
             rc = ms_read(s);
             pthread_mutex_unlock(&w->lock);
-            if (rc == MS_READ_END || (rc == MS_READ_ERROR && stopping))
+            if (rc == MS_READ_END || ms_broken(s))
                 break;
+            if (stopping)
+                continue;       /* (until the stream's end) */
             if (rc == MS_READ_ERROR) {
                 /* (another tool holding the source, a malformed stream): stop, try again later */
                 if (ms_stop(s, err, sizeof(err)) != IPC_OK)
@@ -132,8 +145,7 @@ static void *watch_run(void *arg)
 static watch *watch_new(fleet *f, const ipc_endpoint_t *ep, uint64_t starttime)
 {
     watch *w = calloc(1, sizeof(*w));
-    ipc_process_info_t info;
-    char *cmdline = NULL, err[256];
+    char *cmdline = NULL;
 
     if (!w)
         return NULL;
@@ -146,14 +158,6 @@ static watch *watch_new(fleet *f, const ipc_endpoint_t *ep, uint64_t starttime)
         snprintf(w->name, sizeof(w->name), "?");
     snprintf(w->command, sizeof(w->command), "%s", cmdline ? cmdline : "");
     free(cmdline);
-    if (ipc_process_info(ep->pid, 3000, &info, err, sizeof(err)) == IPC_OK)
-        snprintf(w->runtime, sizeof(w->runtime), "%s", info.runtime_version);
-    ipc_process_info_free(&info);
-    {   /* the version without its build suffix ("10.0.12+abc..."): a label that does not change by build */
-        char *plus = strchr(w->runtime, '+');
-        if (plus)
-            *plus = 0;
-    }
     pthread_mutex_init(&w->lock, NULL);
     w->state = WATCH_STARTING;
     if (pthread_create(&w->thread, NULL, watch_run, w) != 0) {
@@ -311,16 +315,18 @@ void fleet_write_processes(fleet *f, FILE *out)
     for (watch *w = f->watches; w; w = w->next) {
         char state[700];
         size_t series = 0;
+        char runtime[64];
         pthread_mutex_lock(&w->lock);
         snprintf(state, sizeof(state), "%s%s%s", state_name(w->state), w->state == WATCH_FAILED ? ": " : "",
                  w->state == WATCH_FAILED ? w->error : "");
         if (w->session)
             series = ms_table(w->session)->n;
+        snprintf(runtime, sizeof(runtime), "%s", w->runtime);
         pthread_mutex_unlock(&w->lock);
         fprintf(out, "%s\n{\"pid\": %d, \"name\": ", first ? "" : ",", w->pid);
         json_string(out, w->name);
         fputs(", \"runtime\": ", out);
-        json_string(out, w->runtime);
+        json_string(out, runtime);
         fputs(", \"container\": ", out);
         json_string(out, w->container);
         fprintf(out, ", \"inner_pid\": %d, \"command\": ", w->inner_pid);

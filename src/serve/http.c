@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,13 @@ static struct {
     __typeof__(MHD_queue_response) *queue_response;
     __typeof__(MHD_destroy_response) *destroy_response;
     __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+    __typeof__(MHD_get_connection_info) *get_connection_info;
 } mhd;
 
 struct http_request {
     struct MHD_Connection *connection;
     const char *path;
+    int head;
 };
 
 struct http_server {
@@ -64,11 +67,26 @@ static int load(char *err, size_t errlen)
     FIND(queue_response, MHD_queue_response);
     FIND(destroy_response, MHD_destroy_response);
     FIND(lookup_connection_value, MHD_lookup_connection_value);
+    FIND(get_connection_info, MHD_get_connection_info);
 #undef FIND
     return 0;
 }
 
 const char *http_path(const http_request *req) { return req->path; }
+int http_is_head(const http_request *req) { return req->head; }
+
+int http_client_gone(const http_request *req)
+{
+    const union MHD_ConnectionInfo *info = mhd.get_connection_info(req->connection,
+                                                                   MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct pollfd pf;
+    if (!info)
+        return 0;
+    pf.fd = info->connect_fd;
+    pf.events = POLLRDHUP;
+    pf.revents = 0;
+    return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
 
 const char *http_query(const http_request *req, const char *key)
 {
@@ -115,9 +133,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     http_server *s = cls;
     http_response res = { 404, NULL, NULL, NULL, 0 };
-    http_request req = { c, url };
+    http_request req = { c, url, 0 };
     int head = !strcmp(method, "HEAD");
 
+    req.head = head;
     (void)version;
     (void)upload_data;
     (void)con_cls;

@@ -32,6 +32,13 @@ typedef void (*http_handler)(void *ctx, const http_request *req, http_response *
 const char *http_path(const http_request *req);
 const char *http_query(const http_request *req, const char *key);
 
+/* Whether it is a HEAD (its answer's body is not sent). */
+int http_is_head(const http_request *req);
+
+/* Whether its client has closed the connection (a long request that has
+ * waited its turn need not be made then). */
+int http_client_gone(const http_request *req);
+
 typedef struct http_server http_server;
 
 /* Serves on addr ("127.0.0.1", "::1", "0.0.0.0", "::") and port (0: any

@@ -25,7 +25,9 @@
 
 #define MAX_OUTPUT   (256u << 20)      /* a report's pprof: the trace it comes from is bounded too */
 #define MAX_ERRTEXT  1024
-#define SLACK_S      60                /* beyond the recording: the attach, the detach, the report */
+#define SLACK_S      180               /* beyond the recording: the attach (its own timeouts included), the
+                                          detach, the report */
+#define TERM_GRACE_S 15                /* a child asked to stop (SIGTERM: attach detaches) before SIGKILL */
 #define MAX_BUSY     64                /* processes being profiled at once */
 
 extern char **environ;
@@ -152,6 +154,11 @@ static int run_child(char *const argv[], int want_out, unsigned timeout_s, child
         struct pollfd pf[2] = { { errp[0], POLLIN, 0 }, { want_out ? outp[0] : -1, POLLIN, 0 } };
         int left = (int)(deadline - now_ms());
         if (left <= 0 || poll(pf, 2, left) == 0) {
+            /* asked first: attach detaches the agent on SIGTERM; killed if it does not end */
+            int64_t grace = now_ms() + TERM_GRACE_S * 1000;
+            kill(child, SIGTERM);
+            while (waitpid(child, &status, WNOHANG) == 0 && now_ms() < grace)
+                poll(NULL, 0, 50);
             kill(child, SIGKILL);
             snprintf(r->err, sizeof(r->err), "the recording took longer than %u s", timeout_s);
             break;
@@ -271,8 +278,8 @@ static int empty_profile(profile_kind kind, char **body, size_t *len)
     return 0;
 }
 
-int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size_t *len, unsigned *status,
-                 char *err, size_t errlen)
+int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn wanted, const void *ctx,
+                 char **body, size_t *len, unsigned *status, char *err, size_t errlen)
 {
     char dir[300], trace[340], pidtext[16], duration[16], *argv[16];
     const char *tmp = getenv("TMPDIR");
@@ -294,6 +301,12 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size
     if (take(pid, &deadline) < 0) {
         *status = 503;
         snprintf(err, errlen, "process %d is being profiled for another request (or too many are): try again", pid);
+        return -1;
+    }
+    if (wanted && !wanted(ctx)) {
+        *status = 499;
+        snprintf(err, errlen, "the client went away before its turn");
+        give_back(pid);
         return -1;
     }
     snprintf(dir, sizeof(dir), "%s/clrprobe-serve-XXXXXX", tmp);

@@ -26,10 +26,14 @@ typedef enum profile_kind {
  * "delta_mutex", "goroutine"): 0 and *kind, or -1. */
 int profile_kind_of(const char *name, profile_kind *kind);
 
+/* Whether the request is still wanted (its client is there), asked after
+ * its wait for its turn. */
+typedef int (*profile_wanted_fn)(const void *ctx);
+
 /* Records and converts a profile of process pid.  0 with *body (malloc'd,
  * gzipped pprof) and *len; -1 with a one-line reason in err and the HTTP
  * status that says it in *status. */
-int profile_make(int pid, profile_kind kind, unsigned seconds, char **body, size_t *len, unsigned *status,
-                 char *err, size_t errlen);
+int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn wanted, const void *ctx,
+                 char **body, size_t *len, unsigned *status, char *err, size_t errlen);
 
 #endif

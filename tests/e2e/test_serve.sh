@@ -59,7 +59,7 @@ test_serve_prometheus_stores_the_runtime_metrics() {
     get /metrics >metrics.txt
     assert_eq 0 "$(grep -v '^#' metrics.txt | grep -cvE '^[a-zA-Z_:][a-zA-Z0-9_:]*\{[^}]*\} [0-9.e+-]+$')" \
         "lines that are not samples: $(grep -v '^#' metrics.txt | head -3)"
-    grep -q "^dotnet_exceptions_total{pid=\"$pid\",process=\"Sample\",runtime_version=\"[0-9.]*\",error_type=\"InvalidOperationException\"} [0-9]" \
+    grep -q "^dotnet_exceptions_total{pid=\"$pid\",process=\"Sample\",runtime_version=\"[0-9.]*\",otel_scope_name=\"System.Runtime\",error_type=\"InvalidOperationException\"} [0-9]" \
         metrics.txt || fail "no dotnet_exceptions_total of $pid: $(grep exceptions metrics.txt | head -3)"
     # a real Prometheus scrapes it every second
     pport=$(free_port)

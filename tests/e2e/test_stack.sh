@@ -104,7 +104,7 @@ test_stack_says_what_each_thread_does() {
 }
 
 test_stack_bad_input() {
-    expect_error 2 "stack: unknown format 'xml' (formats: text, json)" "$CLRPROBE" stack 1 --format xml
+    expect_error 2 "stack: unknown format 'xml' (formats: text, json, pprof)" "$CLRPROBE" stack 1 --format xml
     expect_error 2 "stack: unexpected argument 'extra'" "$CLRPROBE" stack 1 extra
     sleep 30 &
     local other=$!

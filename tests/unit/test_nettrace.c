@@ -20,10 +20,11 @@ typedef struct wbuf {
     size_t n;
 } wbuf;
 
+/* v little-endian in n bytes (beyond 8, zeros). */
 static void put(wbuf *w, uint64_t v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        w->b[w->n++] = (uint8_t)(v >> (8 * i));
+        w->b[w->n++] = i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
 }
 
 static void put_bytes(wbuf *w, const void *p, size_t n)
@@ -384,6 +385,11 @@ TEST(metrics_formats_print_the_last_interval)
     e.rate = 400;
     e.value = 1000;
     mt_take(&t, &e, 2);
+    /* attribute names Prometheus would refuse, or that clash with the process's labels */
+    snprintf(e.instrument, sizeof(e.instrument), "odd.names");
+    snprintf(e.tags, sizeof(e.tags), "pid=7,http:method=GET,range=1,5,9lives=y,=empty");
+    mt_take(&t, &e, 2);
+    snprintf(e.instrument, sizeof(e.instrument), "dotnet.exceptions");
     e.kind = MX_UPDOWN;
     snprintf(e.instrument, sizeof(e.instrument), "dotnet.process.memory.working_set");
     snprintf(e.unit, sizeof(e.unit), "By");
@@ -407,9 +413,12 @@ TEST(metrics_formats_print_the_last_interval)
     free(s);
     s = format_of("prometheus", &t, 1);
     CHECK(strstr(s, "# TYPE dotnet_exceptions_total counter\n") != NULL);
-    CHECK(strstr(s, "dotnet_exceptions_total{pid=\"4242\",process=\"web?[2J\",error_type=\"Bad\\\"Thing\","
-                    "x=\"1\"} 1000\n") != NULL);
-    CHECK(strstr(s, "dotnet_process_memory_working_set_bytes{pid=\"4242\",process=\"web?[2J\"} 50000000\n") != NULL);
+    CHECK(strstr(s, "dotnet_exceptions_total{pid=\"4242\",process=\"web?[2J\",otel_scope_name=\"System.Runtime\","
+                    "error_type=\"Bad\\\"Thing\",x=\"1\"} 1000\n") != NULL);
+    CHECK(strstr(s, "dotnet_process_memory_working_set_bytes{pid=\"4242\",process=\"web?[2J\","
+                    "otel_scope_name=\"System.Runtime\"} 50000000\n") != NULL);
+    CHECK(strstr(s, "odd_names_total{pid=\"4242\",process=\"web?[2J\",otel_scope_name=\"System.Runtime\","
+                    "exported_pid=\"7\",http_method=\"GET\",range=\"1,5\",_9lives=\"y\"} 1000\n") != NULL);
     CHECK(strchr(s, '\x1b') == NULL);
     free(s);
     s = format_of("table", &t, 1);
