@@ -53,7 +53,7 @@ run() {
     fi
     wait "$pid"
     t1=$(now)
-    [[ -n $scraper ]] && { kill "$scraper" 2>/dev/null; wait "$scraper" 2>/dev/null || true; }
+    [[ -n $scraper ]] && { kill "$scraper" 2>/dev/null || true; wait "$scraper" 2>/dev/null || true; }
     rm -f "$OUT/attached.clrp"
     [[ -n $serve ]] && { kill -TERM "$serve"; wait "$serve" || true; }
     cmp -s "$OUT/expected.out" "$OUT/last.out" || { echo "serve.sh: the output differs under $cfg" >&2; exit 1; }
