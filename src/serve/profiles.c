@@ -288,6 +288,7 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn
     int argc = 0, rc = -1;
     const char *view = "cpu";
     uint64_t start = 0;
+    int64_t started_ms;
 
     *body = NULL;
     *len = 0;
@@ -365,13 +366,15 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn
         snprintf(err, errlen, "process %d has exited", pid);
         goto done;
     }
+    started_ms = now_ms();
     if (run_child(argv, 0, seconds + SLACK_S, &r) < 0 || !r.exited || r.code != 0) {
         *status = r.code == 1 ? 502 : 500;
         reason(&r, "the recording", err, errlen);
         goto done;
     }
-    /* a process that ended within the window: not the profile asked for (scrapers take it for N s) */
-    if (!alive(pid, start)) {
+    /* a process that ended within the window: not the profile asked for (scrapers take it for N s).  The
+     * recording that stopped before its time says so too: the process may still be tearing down then. */
+    if (!alive(pid, start) || (kind != PROFILE_HEAP && now_ms() - started_ms < (int64_t)seconds * 1000 - 250)) {
         *status = 502;
         snprintf(err, errlen, "process %d exited during the profile", pid);
         goto done;
