@@ -84,14 +84,14 @@ test_views_pprof_sample_types() {
         assert_eq "alloc_objects/count|alloc_space/bytes|inuse_objects/count|inuse_space/bytes
 $def" "$(pprof_types "$v.txt")" "$v: Go's heap profile sample types, $def by default"
     done
-    assert_eq "contentions/count|contention/nanoseconds
-contention" "$(pprof_types contention.txt)" "contention: sample types"
+    assert_eq "contentions/count|delay/nanoseconds
+delay" "$(pprof_types contention.txt)" "contention: sample types (Go's mutex profile's)"
     # the values add up to the totals the other formats state
     assert_eq "$(view_total alloc)" "$(pprof_sum live.txt 2)" "alloc_space is the alloc view's total"
     assert_eq "$(view_total alloc-count)" "$(pprof_sum live.txt 1)" "alloc_objects is the alloc-count view's total"
     assert_eq "$(view_total live)" "$(pprof_sum live.txt 4)" "inuse_space is the live view's total"
     assert_eq 3 "$(pprof_sum contention.txt 1)" "contentions"
-    assert_eq 6000000 "$(pprof_sum contention.txt 2)" "contention nanoseconds"
+    assert_eq 6000000 "$(pprof_sum contention.txt 2)" "delay nanoseconds"
 }
 
 test_views_missing_records_name_the_fix() {
