@@ -24,6 +24,11 @@ int cmd_serve(int argc, char **argv);
  * (common/escape.h): a value quoted in it cannot break the line. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* --meters of counters and serve: meter names (METER or METER\INSTRUMENT)
+ * separated by commas, without the metrics source's own separators ';' and
+ * '=', at most 1000 characters.  0, or 1 after saying why not. */
+int cli_meters_invalid(const char *cmd, const char *text);
+
 /* The message for getopt_long's '?' (an unknown option, or one missing its
  * value), naming the subcommand and its --help. */
 void cli_option_error(const char *cmd, char **argv, int optind, int optopt);

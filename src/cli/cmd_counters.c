@@ -153,11 +153,8 @@ int cmd_counters(int argc, char **argv)
             }
             break;
         case 'm':
-            if (!optarg[0] || strlen(optarg) > 1000 || strpbrk(optarg, ";=\r\n")) {
-                cli_error("counters: --meters takes meter names separated by commas (at most 1000 characters, "
-                          "no ';' or '='), not '%s'", optarg);
+            if (cli_meters_invalid("counters", optarg))
                 return EXIT_USAGE;
-            }
             meters = optarg;
             break;
         case 'f':

@@ -133,11 +133,8 @@ int cmd_serve(int argc, char **argv)
             }
             break;
         case 'm':
-            if (!optarg[0] || strlen(optarg) > 1000 || strpbrk(optarg, ";=\r\n")) {
-                cli_error("serve: --meters takes meter names separated by commas (at most 1000 characters, "
-                          "no ';' or '='), not '%s'", optarg);
+            if (cli_meters_invalid("serve", optarg))
                 return EXIT_USAGE;
-            }
             meters = optarg;
             break;
         case 'i':

@@ -409,3 +409,12 @@ int cli_handover_take(int from, int to, off_t *copied)
     }
     return 0;
 }
+
+int cli_meters_invalid(const char *cmd, const char *text)
+{
+    if (text[0] && strlen(text) <= 1000 && !strpbrk(text, ";=\r\n"))
+        return 0;
+    cli_error("%s: --meters takes meter names separated by commas (at most 1000 characters, no ';' or '='), "
+              "not '%s'", cmd, text);
+    return 1;
+}

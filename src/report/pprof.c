@@ -304,6 +304,19 @@ static int str(layout *l, const char *s)
     return l->nstr++;
 }
 
+/* One sample type, NAME/count, which is also the period type (period 1). */
+static void count_layout(layout *l, const char *name)
+{
+    int kind = str(l, name), count = str(l, "count");
+    l->type[0][0] = kind;
+    l->type[0][1] = count;
+    l->ntypes = 1;
+    l->period_type[0] = kind;
+    l->period_type[1] = count;
+    l->period = 1;
+    l->default_type = kind;
+}
+
 static void layout_of(const rp_profile *shown, const char *title, const char *totals, int threads_now, layout *l)
 {
     const rp_view_info *vi = rp_view_of(shown->view);
@@ -311,14 +324,7 @@ static void layout_of(const rp_profile *shown, const char *title, const char *to
     memset(l, 0, sizeof(*l));
     str(l, "");
     if (threads_now) {
-        int kind = str(l, "goroutine"), count = str(l, "count");
-        l->type[0][0] = kind;
-        l->type[0][1] = count;
-        l->ntypes = 1;
-        l->period_type[0] = kind;
-        l->period_type[1] = count;
-        l->period = 1;
-        l->default_type = kind;
+        count_layout(l, "goroutine");       /* Go's goroutine profile: goroutine/count */
     } else if (vi->family == RP_FAMILY_MEMORY) {
         int objects = str(l, "alloc_objects"), count = str(l, "count"), space = str(l, "alloc_space");
         int bytes = str(l, "bytes"), inuse_objects = str(l, "inuse_objects"), inuse_space = str(l, "inuse_space");
@@ -334,15 +340,7 @@ static void layout_of(const rp_profile *shown, const char *title, const char *to
         l->period_type[1] = bytes;
         l->period = shown->alloc_methods == (1u << ALLOC_METHOD_EXACT) ? 1 : (uint64_t)ALLOC_SAMPLING_MEAN_BYTES;
     } else if (vi->family == RP_FAMILY_EXCEPTIONS) {
-        /* Datadog's .NET exception profile: exception/count */
-        int kind = str(l, vi->pprof_type), count = str(l, "count");
-        l->type[0][0] = kind;
-        l->type[0][1] = count;
-        l->ntypes = 1;
-        l->period_type[0] = kind;
-        l->period_type[1] = count;
-        l->period = 1;
-        l->default_type = kind;
+        count_layout(l, vi->pprof_type);    /* Datadog's .NET exception profile: exception/count */
     } else {
         /* (the CPU views' strings in the order earlier versions wrote them) */
         int count_type = str(l, vi->family == RP_FAMILY_CONTENTION ? "contentions" : "samples");
