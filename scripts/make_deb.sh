@@ -34,6 +34,7 @@ Architecture: amd64
 Maintainer: clrprobe developers <clrprobe@localhost>
 Installed-Size: $(du -sk "$staging/root/usr" | cut -f1)
 Depends: libc6 (>= 2.28), zlib1g (>= 1:1.2.0)
+Recommends: libmicrohttpd12
 Section: devel
 Priority: optional
 Description: profiler for .NET (CoreCLR) programs on Linux
@@ -41,7 +42,9 @@ Description: profiler for .NET (CoreCLR) programs on Linux
  already running, records CPU samples, allocations, the heap, exceptions,
  GCs and traced calls into a crash-safe trace file, and turns the trace into
  reports: text, flame graphs (html), speedscope, pprof, Chrome's trace
- format and heap snapshots.
+ format and heap snapshots. Its counters and serve commands show the
+ runtime's own metrics; serve (for Prometheus and pprof scrapers) loads
+ libmicrohttpd when it starts.
 EOF
 out="$OUTDIR/clrprobe_${version}_amd64.deb"
 rm -f "$out"

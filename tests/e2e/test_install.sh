@@ -98,6 +98,7 @@ test_install_debian_package() {
     assert_eq clrprobe "$(dpkg-deb -f "$deb" Package)" "Package"
     assert_eq amd64 "$(dpkg-deb -f "$deb" Architecture)" "Architecture"
     assert_contains "$(dpkg-deb -f "$deb" Depends)" "libc6 (>= 2.28)" "Depends"
+    assert_eq libmicrohttpd12 "$(dpkg-deb -f "$deb" Recommends)" "Recommends (serve's HTTP server)"
     [[ $(dpkg-deb -f "$deb" Version) =~ ^[0-9]+\.[0-9]+\.[0-9]+\+g[0-9a-f]+(\.dirty)?$ ]] ||
         fail "Version '$(dpkg-deb -f "$deb" Version)'"
     dpkg-deb -c "$deb" | awk '{print $NF}' >files.txt
