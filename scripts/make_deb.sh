@@ -34,7 +34,7 @@ Architecture: amd64
 Maintainer: clrprobe developers <clrprobe@localhost>
 Installed-Size: $(du -sk "$staging/root/usr" | cut -f1)
 Depends: libc6 (>= 2.28), zlib1g (>= 1:1.2.0)
-Recommends: libmicrohttpd12
+Suggests: libmicrohttpd12
 Section: devel
 Priority: optional
 Description: profiler for .NET (CoreCLR) programs on Linux
