@@ -355,7 +355,13 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn
         switch (kind) {
         case PROFILE_ALLOCS: argv[argc++] = "alloc"; view = "alloc"; break;
         case PROFILE_MUTEX: argv[argc++] = "contention"; view = "contention"; break;
-        default: argv[argc++] = "cpu"; break;
+        default:
+            /* the signal engine's CPU timers, not perf events: on a service that switches threads often the
+             * kernel's per-switch cost of a perf event per thread was most of a profile's (docs/serve.md) */
+            argv[argc++] = "cpu";
+            argv[argc++] = "--sampler";
+            argv[argc++] = "signal";
+            break;
         }
     }
     argv[argc++] = "-o";
