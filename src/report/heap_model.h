@@ -130,14 +130,17 @@ int rp_heap_identity(const rp_heap_snapshot *s);
 const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *root, char *buf, size_t cap);
 
 /* The retaining roots of an analysed snapshot grouped by description
- * (rp_heap_root_describe), each with its roots, the distinct objects they
- * hold and those objects' retained bytes, largest first.  An object that
- * roots of different descriptions hold counts in the group
- * RP_HEAP_SEVERAL_ROOTS instead, so the groups are disjoint (an object a
- * root holds is dominated by the virtual root alone).  *out is malloc'd.
- * 0, or -1 out of memory. */
+ * (rp_heap_root_describe), largest first (heap_roots.c): each group's
+ * roots, the distinct objects they hold, and what it retains: the bytes of
+ * the objects the group dominates in the dominator tree where every group
+ * is one node between the virtual root and its roots' objects (what a GC
+ * would free were those roots gone; so one local among many of its method,
+ * or a static and the objects only it reaches, count whole).  Objects that
+ * roots of several groups reach, and that no one group dominates, are the
+ * row RP_HEAP_SEVERAL_ROOTS (roots 0), so that the rows add up to what the
+ * roots hold.  *out is malloc'd.  0, or -1 out of memory. */
 #define RP_HEAP_ROOT_DESC 256
-#define RP_HEAP_SEVERAL_ROOTS "held by roots of several kinds"
+#define RP_HEAP_SEVERAL_ROOTS "held by several of these roots together"
 
 typedef struct rp_heap_root_group {
     char desc[RP_HEAP_ROOT_DESC];

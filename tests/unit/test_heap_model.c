@@ -482,3 +482,99 @@ TEST(heap_text_of_incomplete_snapshots_claims_no_completeness)
     rp_free(&tr);
     unlink(path);
 }
+
+/* Two locals of one method hold a cache and a list of the same 100 reports
+ * (most of the heap); a static holds a small object; an object both the
+ * cache and the static's object reach.  Neither local's object dominates a
+ * report, the method's locals together do: the roots table and --why's
+ * paths agree that the locals of Main hold the reports. */
+TEST(heap_root_groups_agree_with_why)
+{
+    enum { REPORTS = 100, N = 2 + REPORTS + 2 };
+    static struct rp_heap_frame frames[] = { { 1, "App.Program.Main" } };
+    static struct rp_heap_root_name statics[] = { { 5, "App.Program.small" } };
+    static const char *types[] = { "App.Cache", "App.List", "App.Report", "App.Small", "App.Shared" };
+    uint64_t size[N];
+    uint32_t type[N];
+    uint8_t flags[N] = { 0 };
+    size_t edge_start[N + 1];
+    uint32_t edges[3 * REPORTS + 4];
+    size_t ne = 0;
+    rp_heap_root roots[3] = {
+        { HEAP_ROOT_STACK, 0, 0, 1 }, { HEAP_ROOT_STACK, 0, 1, 1 }, { HEAP_ROOT_STATIC, 0, N - 2, 5 },
+    };
+    rp_heap h;
+    rp_heap_snapshot s;
+    rp_heap_root_group *g = NULL;
+    rp_heap_path *p = NULL;
+    size_t ng = 0, np = 0;
+
+    memset(&h, 0, sizeof(h));
+    memset(&s, 0, sizeof(s));
+    h.frames = frames;
+    h.nframes = 1;
+    h.root_names = statics;
+    h.nroot_names = 1;
+    h.type_names = types;
+    h.ntype_names = 5;
+    for (uint32_t v = 0; v < N; v++) {
+        edge_start[v] = ne;
+        if (v == 0 || v == 1) {                       /* the cache and the list: every report */
+            size[v] = 100;
+            type[v] = v;
+            for (uint32_t r = 0; r < REPORTS; r++)
+                edges[ne++] = 2 + r;
+            if (v == 0)
+                edges[ne++] = N - 1;                  /* the cache also reaches the shared object */
+        } else if (v < 2 + REPORTS) {
+            size[v] = 1000;
+            type[v] = 2;
+        } else if (v == N - 2) {                      /* the static's object -> the shared object */
+            size[v] = 50;
+            type[v] = 3;
+            edges[ne++] = N - 1;
+        } else {
+            size[v] = 500;
+            type[v] = 4;
+        }
+    }
+    edge_start[N] = ne;
+    s.nobjects = N;
+    s.size = size;
+    s.type = type;
+    s.flags = flags;
+    s.edge_start = edge_start;
+    s.edges = edges;
+    s.nedges = ne;
+    s.roots = roots;
+    s.nroots = 3;
+    s.complete = 1;
+    CHECK_EQ(rp_heap_analyse(&h, &s), 0);
+    CHECK_EQ(s.retained[0], 100);                     /* neither local's object alone holds a report */
+    CHECK_EQ(rp_heap_root_groups(&h, &s, &g, &ng), 0);
+    CHECK_EQ(ng, 3);
+    if (ng == 3) {
+        CHECK_STR(g[0].desc, "local in App.Program.Main");
+        CHECK_EQ(g[0].roots, 2);
+        CHECK_EQ(g[0].objects, 2);
+        CHECK_EQ(g[0].retained, 100 + 100 + REPORTS * 1000);
+        CHECK_STR(g[1].desc, RP_HEAP_SEVERAL_ROOTS);
+        CHECK_EQ(g[1].retained, 500);
+        CHECK_STR(g[2].desc, "static App.Program.small");
+        CHECK_EQ(g[2].retained, 50);
+        /* the rows add up to what the roots hold */
+        CHECK_EQ(g[0].retained + g[1].retained + g[2].retained, 200 + REPORTS * 1000 + 50 + 500);
+    }
+    CHECK_EQ(rp_heap_paths(&h, &s, 2, &p, &np), 0);
+    CHECK_EQ(np, 1);
+    if (np == 1 && ng == 3) {
+        CHECK_STR(p[0].root, g[0].desc);              /* --why's root is the table's top row */
+        CHECK_EQ(p[0].instances, REPORTS);
+        CHECK(p[0].retained <= g[0].retained);
+    }
+    rp_heap_paths_free(p, np);
+    free(g);
+    free(s.idom);
+    free(s.retained);
+    free(s.types);
+}
