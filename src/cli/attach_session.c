@@ -466,13 +466,15 @@ int attach_detach(attach_session *s)
         if (r == INTERRUPTED) {
             if (s->handover_fd < 0) {
                 cli_error("interrupted: not waiting for process %d to detach; the agent completes the trace as it "
-                          "leaves, in %s", s->pid, cli_output_staging_path(&s->out));
+                          "leaves, in %s (`clrprobe report %s` reads it, as far as it goes; rename it as you like)",
+                          s->pid, cli_output_staging_path(&s->out), cli_output_staging_path(&s->out));
                 return EXIT_INTERRUPTED;
             }
             if (take_trace(s) == 0)
-                cli_error("interrupted: not waiting for process %d to detach; what it recorded so far is in %s, "
-                          "not what the agent writes as it leaves (that stays in a file of the process's own)", s->pid,
-                          cli_output_staging_path(&s->out));
+                cli_error("interrupted: not waiting for process %d to detach; what it recorded so far is in %s "
+                          "(`clrprobe report %s` reads it; rename it as you like), not what the agent writes as it "
+                          "leaves (that stays in a file of the process's own)", s->pid,
+                          cli_output_staging_path(&s->out), cli_output_staging_path(&s->out));
             return EXIT_INTERRUPTED;
         }
         if (r == CLOSED) {
@@ -630,7 +632,11 @@ int attach_resolve_pid(const char *cmd, int argc, char **argv, const char *pid_a
     }
     pid = attach_parse_pid(pid_arg);
     if (pid < 0) {
-        cli_error("%s: '%s' is not a process id", cmd, pid_arg);
+        if (pid_arg[0] < '0' || pid_arg[0] > '9')             /* (a word: the user means a program) */
+            cli_error("%s: '%s' is not a process id; to find a process by its name: %s -n %s", cmd, pid_arg, cmd,
+                      pid_arg);
+        else
+            cli_error("%s: '%s' is not a process id", cmd, pid_arg);
         return -1;
     }
     if (pid == (int)getpid()) {

@@ -104,7 +104,7 @@ int cmd_attach(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'd':
         case 't':
-            if (cp_duration_parse(c == 'd' ? "--duration" : "--timeout", optarg, c == 'd' ? 0 : 0.001,
+            if (cp_duration_parse(c == 'd' ? "--duration" : "--timeout", optarg, 0.001,
                                   c == 'd' ? 1e6 : 3600, c == 'd' ? &duration : &timeout_s, err, sizeof(err)) < 0) {
                 cli_error("attach: %s", err);
                 return EXIT_USAGE;

@@ -164,7 +164,14 @@ test_attach_errors() {
     expect_attach_error "no process with pid 4194303" "$CLRPROBE" attach 4194303
     expect_attach_error "no process given" "$CLRPROBE" attach
     expect_attach_error "'12ab' is not a process id" "$CLRPROBE" attach 12ab
+    # a program's name where a pid goes: the message says how to find it by name
+    expect_attach_error "'webapp' is not a process id; to find a process by its name: attach -n webapp" \
+        "$CLRPROBE" attach webapp
     expect_attach_error "--duration 'x'" "$CLRPROBE" attach 1 --duration x
+    # a recording of no time is a mistake, not a 0.3 s trace
+    "$CLRPROBE" attach 1 --duration 0 >e.out 2>e.err
+    assert_eq 2 "$?" "--duration 0 is a usage error"
+    assert_contains e.err "--duration" "the message names the option"
     sleep 30 &
     local sleeper=$!
     expect_attach_error "is not a .NET process" "$CLRPROBE" attach "$sleeper"

@@ -521,10 +521,15 @@ test_interrupt_while_waiting_for_the_detach() {
     ms=$((($(date +%s%N) - t0) / 1000000))
     [[ $ms -le 5000 ]] || fail "took $ms ms to honour the second interruption"   # (timed: generous)
     assert_contains a.err "not waiting for process $target to detach" "message"
+    local partial
+    partial=$(sed -n 's/.*(`clrprobe report \(.*\)` reads it.*/\1/p' a.err)
+    [[ $partial == *d.clrp.partial-* ]] || fail "the message names the file and how to read it: $(cat a.err)"
     kill -CONT "$target"
     wait "$target"
     assert_eq 0 "$?" "the target runs on and exits normally"
     assert_contains spin.out "spin done" "the target's output"
+    "$CLRPROBE" report "$partial" >r.txt 2>r.err || fail "the partial trace does not read: $(cat r.err)"
+    assert_contains r.txt "pid $target" "the report of the partial trace"
 }
 
 test_number_arguments_are_checked() {
