@@ -10,11 +10,16 @@
 // Each step is 8 pairs of calls, Retain(128) then Churn(1024).  Besides the GCs that 512 MiB of allocation
 // brings (counted on stderr), a full blocking GC.Collect() after every 16th step (4 in all, the last after the
 // last step, so that at the end every Churn object but the last 64 is known dead).
+// With "garbage" (live SECONDS garbage), after the last step: LiveTargets.DropLarge allocates 1024 byte[96000]
+// (large objects: 96 MiB) and drops them, with no GC in between (a no-GC region), then two induced gen0 GCs and a
+// gen1 GC follow, which never look at the large-object heap: dead, but no GC that could free them has run (what a
+// live view must not count as alive).
 // stdout: "live started" before the first step, then a fixed "live done" line.  stderr: the truth, measured
 // with GC.GetAllocatedBytesForCurrentThread around every call and checked against count x size (a difference
 // is reported and exits 1):
 //   truth live ClrProbe.Sample.LiveTargets.Retain type=System.Int64[] size=1024 objects=65536 bytes=67108864 alive=65536
 //   truth live ClrProbe.Sample.LiveTargets.Churn type=System.Byte[] size=1024 objects=524288 bytes=536870912 alive_at_most=64
+//   truth live ClrProbe.Sample.LiveTargets.DropLarge type=System.Byte[] size=96024 objects=1024 alive=0   (garbage)
 //   truth live gcs gen0=N gen1=N gen2=N induced=4   (GC.CollectionCount deltas over the steps: every GC counts
 //                                                    in gen0, a gen2 one in all three; ~40, 15, 5 here)
 using System.Diagnostics;
@@ -62,6 +67,23 @@ public static class LiveTargets
         }
     }
 
+    public const int LargeLength = 96_000;      // byte[96000]: 96,024 bytes, on the large-object heap
+    public const int LargeCount = 1024;
+    private static byte[]? s_lastLarge;
+
+    // Large objects dropped at once (only the last kept until the next call).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void DropLarge(int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            var large = new byte[LargeLength];
+            large[i % LargeLength] = (byte)i;
+            s_lastLarge = large;
+        }
+        s_lastLarge = null;
+    }
+
     // The retained objects still held (all of them, unless something is badly wrong).
     public static int CountAlive()
     {
@@ -82,7 +104,7 @@ internal static class LiveScenario
     public const double DefaultSeconds = 2;
     public const int InducedEvery = 16;
 
-    public static int Run(double seconds)
+    public static int Run(double seconds, bool garbage = false)
     {
         RuntimeHelpers.RunClassConstructor(typeof(LiveTargets).TypeHandle);
         long retainBytes = 0, churnBytes = 0, retainObjects = 0, churnObjects = 0;
@@ -116,6 +138,23 @@ internal static class LiveScenario
                 Thread.Sleep(TimeSpan.FromTicks(early * TimeSpan.TicksPerSecond / Stopwatch.Frequency));
             }
         }
+        long largeBytes = 0;
+        if (garbage)
+        {
+            // (room for them all without a GC; the region's start may collect: before them, that is harmless)
+            long size = (long)LiveTargets.LargeCount * (LiveTargets.LargeLength + 64);
+            bool region = GC.TryStartNoGCRegion(size + (16 << 20), size);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            LiveTargets.DropLarge(LiveTargets.LargeCount);
+            largeBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+            if (region && System.Runtime.GCSettings.LatencyMode == System.Runtime.GCLatencyMode.NoGCRegion)
+            {
+                GC.EndNoGCRegion();
+            }
+            GC.Collect(0, GCCollectionMode.Forced, blocking: true);
+            GC.Collect(0, GCCollectionMode.Forced, blocking: true);
+            GC.Collect(1, GCCollectionMode.Forced, blocking: true);
+        }
         gen0 = GC.CollectionCount(0) - gen0;
         gen1 = GC.CollectionCount(1) - gen1;
         gen2 = GC.CollectionCount(2) - gen2;
@@ -128,6 +167,12 @@ internal static class LiveScenario
         Console.Error.WriteLine(string.Format(inv,
             "truth live ClrProbe.Sample.LiveTargets.Churn type=System.Byte[] size={0} objects={1} bytes={2} alive_at_most={3}",
             LiveTargets.ChurnSize, churnObjects, churnBytes, LiveTargets.ChurnRing));
+        if (garbage)
+        {
+            Console.Error.WriteLine(string.Format(inv,
+                "truth live ClrProbe.Sample.LiveTargets.DropLarge type=System.Byte[] size={0} objects={1} bytes={2} alive=0",
+                largeBytes / LiveTargets.LargeCount, LiveTargets.LargeCount, largeBytes));
+        }
         Console.Error.WriteLine(string.Format(inv, "truth live gcs gen0={0} gen1={1} gen2={2} induced={3}",
             gen0, gen1, gen2, LiveTargets.Steps / InducedEvery));
 

@@ -51,8 +51,10 @@ internal static class Program
                             least 300 MiB), or N rounds of 4 MiB flat out; the truth on stderr
           json rounds N     N rounds of 200 orders serialized and parsed back with System.Text.Json: a
                             service-like allocation-heavy workload (bench/alloc.sh); the truth on stderr
-          live [SECONDS]    LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops 512 MiB of
-                            byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; the truth on stderr
+          live [SECONDS [garbage]]  LiveTargets.Retain keeps 64 MiB of long[125] alive, LiveTargets.Churn drops
+                            512 MiB of byte[1000], in 64 steps over SECONDS (default 2), 4 induced GCs; with garbage,
+                            then LiveTargets.DropLarge drops 96 MiB of 96,000-byte arrays (large objects) that only
+                            gen0 and gen1 GCs follow; the truth on stderr
           contention [SECONDS]  thread clrprobe-waiter blocks in ContentionTargets.WaitForLedger on a SharedLedger
                             (held 30 ms a round) and in WaitForJournal on a System.Threading.Lock (10 ms), 3:1,
                             SECONDS / 40 ms rounds (default 2 s); the measured waits on stderr
@@ -171,8 +173,12 @@ internal static class Program
             case "json":
                 return JsonArgs(rest);
             case "live":
-                return OptionalSeconds(scenario, rest, out double liveSeconds) ??
-                       LiveScenario.Run(rest.Length == 0 ? LiveScenario.DefaultSeconds : liveSeconds);
+            {
+                bool garbage = rest.Length == 2 && rest[1] == "garbage";
+                string[] secs = garbage ? rest[..1] : rest;
+                return OptionalSeconds(scenario, secs, out double liveSeconds) ??
+                       LiveScenario.Run(secs.Length == 0 ? LiveScenario.DefaultSeconds : liveSeconds, garbage);
+            }
             case "contention":
                 return OptionalSeconds(scenario, rest, out double contentionSeconds) ??
                        ContentionScenario.Run(rest.Length == 0 ? ContentionScenario.DefaultSeconds : contentionSeconds);

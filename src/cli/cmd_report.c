@@ -277,6 +277,14 @@ int cmd_report(int argc, char **argv)
                   fmt->name);
         return EXIT_USAGE;
     }
+    if ((fmt->caps & RP_BINARY) && (!output || strcmp(output, "-") == 0) && isatty(STDOUT_FILENO)) {
+        cli_error("report: --format %s writes binary (gzip) data, not for a terminal; write it to a file with "
+                  "-o FILE (for example -o profile.pb.gz) or redirect the output", fmt->name);
+        return EXIT_USAGE;
+    }
+    if (fmt->misread_suffix && output && strlen(output) >= strlen(fmt->misread_suffix) &&
+        strcmp(output + strlen(output) - strlen(fmt->misread_suffix), fmt->misread_suffix) == 0)
+        cli_error("report: note: a name ending in %s: %s", fmt->misread_suffix, fmt->misread_why);
     need_profile = (fmt->needs & RP_NEED_PROFILE) != 0;
     need_samples = (fmt->needs & RP_NEED_SAMPLES) != 0;
     if (optind >= argc) {
@@ -409,9 +417,10 @@ int cmd_report(int argc, char **argv)
     }
     rin.profile = need_profile ? &prof : NULL;
     rin.old = have_old ? &old : NULL;
+    rin.old_path = have_old ? diff : NULL;
     rin.heap = heap;
     rc = fmt->write(&rin, stream);
-    if (rc == 0 && (fmt->caps & RP_LISTS_CHILDREN))
+    if (rc == 0 && (fmt->caps & RP_LISTS_CHILDREN) && !why && !have_old)      /* (a question: its answer only) */
         cli_report_children(input, &tr, stream);
     if (need_profile)
         rp_profile_free(&prof);

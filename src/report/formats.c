@@ -7,60 +7,94 @@
 #include "report/report.h"
 #include "report/view_profiles.h"
 
+#include "common/escape.h"
+
+#include <inttypes.h>
 #include <string.h>
 
-/* The heap questions asked (--why, --diff) and the heap's growth over the
- * trace's own snapshots. */
-static int heap_queries(const rp_report_input *in, int jsonl, FILE *out)
+/* The heap's growth over the trace's own snapshots (when it has two). */
+static int heap_growth(const rp_report_input *in, int jsonl, FILE *out)
 {
-    int rc = 0;
-    if (in->why)
-        rc = rp_write_heap_why(in->trace, in->why, jsonl, out);
-    if (rc == 0)
-        rc = rp_write_heap_diff(in->old, in->trace, jsonl, out);
-    return rc;
+    return rp_write_heap_diff(NULL, in->trace, jsonl, out);
 }
 
-/* The summary of the events, with its sections on allocations and waits;
- * then, if the trace has samples of the view, its profile (where time
- * goes, in the CPU views), then the heap questions. */
+/* A heap question asked (--why, --diff): only its answer, in text under
+ * one line that says which trace it is about. */
+static int heap_question(const rp_report_input *in, int jsonl, FILE *out)
+{
+    if (!jsonl) {
+        fputs("clrprobe trace ", out);
+        esc_puts(out, in->path);
+        fprintf(out, " (pid %" PRIu32 ", ", in->trace->file.pid);
+        esc_puts(out, in->trace->file.command_line);
+        fputs(")", out);
+        if (in->old) {
+            fputs(", against ", out);
+            esc_puts(out, in->old_path ? in->old_path : "the older trace");
+        }
+        fputc('\n', out);
+    }
+    if (in->why)
+        return rp_write_heap_why(in->trace, in->why, jsonl, out);
+    return rp_write_heap_diff(in->old, in->trace, jsonl, out);
+}
+
+/* The answers first: a header of a few lines, then where time goes (the
+ * view asked for), where memory is allocated, what stays alive, where
+ * threads wait, exceptions, the heap; then what else the trace holds. */
 static int write_text(const rp_report_input *in, FILE *out)
 {
-    int rc = rp_write_text(in->trace, in->path, out);
-    if (rc == 0)
-        rc = rp_write_text_views(in->trace, in->thread, in->profile_options, out);
+    int rc;
+
+    if (in->why || in->old)
+        return heap_question(in, 0, out);
+    rc = rp_write_text_header(in->trace, in->path, in->profile, out);
     if (rc == 0 && in->profile && in->profile->total_samples)
         rp_write_profile_text(in->profile, out);
     if (rc == 0)
-        rc = heap_queries(in, 0, out);
+        rc = rp_write_text_views(in->trace, in->thread, in->profile_options, out);
+    if (rc == 0)
+        rc = rp_write_text_answers(in->trace, out);
+    if (rc == 0)
+        rc = heap_growth(in, 0, out);
+    if (rc == 0)
+        rc = rp_write_text_inventory(in->trace, out);
     return rc;
 }
 
-/* Several traces: the processes, each one's summary, then where time goes
- * in all of them. */
+/* Several traces: the processes, where time goes in all of them, then each
+ * one's report. */
 static int write_text_many(const rp_report_input *in, FILE *out)
 {
     int rc = 0;
 
     rp_write_processes("Processes", in->traces, in->ntraces, out);
-    for (size_t i = 0; i < in->ntraces && rc == 0; i++) {
-        fprintf(out, "\n== %s ==\n", in->traces[i].label);
-        rc = rp_write_text(in->traces[i].trace, in->traces[i].path, out);
-        if (rc == 0)
-            rc = rp_write_text_views(in->traces[i].trace, in->thread, in->profile_options, out);
-    }
-    if (rc == 0 && in->profile->total_samples) {
+    if (in->profile->total_samples) {
         fputc('\n', out);
         rp_write_profile_text(in->profile, out);
+    }
+    for (size_t i = 0; i < in->ntraces && rc == 0; i++) {
+        fprintf(out, "\n== %s ==\n", in->traces[i].label);
+        rc = rp_write_text_header(in->traces[i].trace, in->traces[i].path, NULL, out);
+        if (rc == 0)
+            rc = rp_write_text_views(in->traces[i].trace, in->thread, in->profile_options, out);
+        if (rc == 0)
+            rc = rp_write_text_answers(in->traces[i].trace, out);
+        if (rc == 0)
+            rc = rp_write_text_inventory(in->traces[i].trace, out);
     }
     return rc;
 }
 
 static int write_jsonl(const rp_report_input *in, FILE *out)
 {
-    int rc = rp_write_jsonl(in->trace, out);
+    int rc;
+
+    if (in->why || in->old)
+        return heap_question(in, 1, out);
+    rc = rp_write_jsonl(in->trace, out);
     if (rc == 0)
-        rc = heap_queries(in, 1, out);
+        rc = heap_growth(in, 1, out);
     return rc;
 }
 
@@ -153,7 +187,7 @@ const rp_format rp_formats[] = {
                      "allocation views: alloc_objects, alloc_space, inuse_objects, inuse_space); with\n"
                      "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
                      "inuse_objects and inuse_space by type under its path from a GC root",
-      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW,
+      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW | RP_BINARY,
       .write = write_pprof },
     { .name = "html",
       .description = "one self-contained interactive flame graph (no network needed) with a view\n"
@@ -165,7 +199,10 @@ const rp_format rp_formats[] = {
                      "chrome://tracing: a lane per thread with its CPU samples, JIT compilations,\n"
                      "exceptions, GCs, suspensions, heap snapshots and traced calls; the heap per\n"
                      "generation and the samples per second as counters (docs/timeline.md)",
-      .needs = RP_NEED_EVENTS, .write = write_chrome },
+      .needs = RP_NEED_EVENTS, .write = write_chrome,
+      .misread_suffix = ".chrome.json",
+      .misread_why = "speedscope takes a file of that name for a Chrome performance panel recording and "
+                     "refuses it; name it *.json or *.trace.json for speedscope (Perfetto reads either)" },
     { .name = "heapsnapshot",
       .description = "the last heap snapshot as a V8 .heapsnapshot, for the Memory panel of Chrome\n"
                      "DevTools (summary by type, retainers, dominators, comparison)",

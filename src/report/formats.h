@@ -39,6 +39,7 @@ enum rp_cap {
     RP_LISTS_CHILDREN = 1 << 3,      /* the report of one trace is followed by the processes it started,
                                         their traces found beside it (cli_report_children) */
     RP_BY_THREAD_OPTION = 1 << 4,    /* uses --by-thread (in->by_thread): the thread as the root frame */
+    RP_BINARY = 1 << 5,              /* binary output: never written to a terminal */
 };
 
 /* What a writer is given. */
@@ -51,7 +52,8 @@ typedef struct rp_report_input {
     size_t ntraces;            /* the traces the profile merges (report_many.c); 0 or 1: one, in trace */
     const rp_report_trace *traces; /* with ntraces > 1: each of them, in the order they started; else NULL */
     const char *why;           /* --why TYPE (RP_HEAP_QUESTIONS: heap_query.h), or NULL */
-    const rp_trace *old;       /* --diff OLD (RP_HEAP_QUESTIONS), or NULL */
+    const rp_trace *old;       /* --diff OLD (RP_HEAP_QUESTIONS), or NULL, and its path as named */
+    const char *old_path;
     int heap;                  /* RP_HEAP_PROFILE_OPTION: the heap snapshot's profile, not the CPU samples' */
     const char *thread;        /* --thread, or NULL, and the RP_PROFILE_* options (--raw-frames) profile */
     unsigned profile_options;  /* was built with: a writer that shows other views builds theirs alike
@@ -71,6 +73,9 @@ typedef struct rp_format {
      * write, given the merged profile (and in->trace the first trace).  A
      * format that needs no profile reads one trace at a time. */
     int (*write_many)(const rp_report_input *in, FILE *out);
+    /* An output name a well-known reader misreads (its suffix), and why
+     * (the command warns); NULL: none. */
+    const char *misread_suffix, *misread_why;
 } rp_format;
 
 /* Every format, in the order the usage lists them; the first is the

@@ -275,6 +275,14 @@ static void view_counts(rp_profile *p, const idmap *cpu_by_key)
             p->total_count += (uint64_t)llround((double)sum / (double)p->period_ns);
 }
 
+const char *rp_live_unexamined(const rp_profile *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%" PRIu64 " more followed object%s not yet examined, left out: allocated since the last GC, or "
+             "large objects (85,000 bytes or more) no gen2 GC has looked at since (a gen0 or gen1 GC never does)",
+             p->unexamined, p->unexamined == 1 ? "" : "s");
+    return buf;
+}
+
 const char *rp_live_empty_reason(const rp_profile *p)
 {
     if (rp_view_of(p->view)->family != RP_FAMILY_MEMORY || (p->view == RP_VIEW_LIVE && p->nsamples))
@@ -292,7 +300,10 @@ const char *rp_live_empty_reason(const rp_profile *p)
             if (p->samples[i].live)
                 return NULL;
     }
-    return "none of the followed objects allocated before the last GC was alive after it";
+    return p->unexamined ? "no followed object was alive after a GC that could have freed it (those not yet "
+                           "examined by one are left out: allocated since the last GC, or large objects no gen2 GC "
+                           "has looked at)"
+                         : "none of the followed objects allocated before the last GC was alive after it";
 }
 
 double rp_profile_asked_hz(const rp_profile *p)
@@ -495,11 +506,17 @@ static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t 
 
 /* ---- the live view's GCs ---- */
 
+#define LOH_THRESHOLD 85000  /* bytes: objects this large go to the large-object heap, which only gen2 GCs collect */
+
 /* The GCs the live tracker saw (live_gc records, one GC per gc number; a
  * GC's dead ids may be split over several records) and the GC each dead id
  * died in. */
 typedef struct live_gcs {
     uint64_t *t;             /* each GC's time (its first record), in order */
+    uint64_t *large_t;       /* the start of each GC that collected the large-object heap (gen2), in order */
+    size_t nlarge, large_cap;
+    int have_gc_records;     /* the trace has gc_start records (without them, a large object counts as
+                                examined by any GC, as a small one) */
     uint32_t *num;           /* its number (the tracker's GC count: when several GCs ended before the
                                 tracker looked, one record stands for them all and the count jumps) */
     size_t n, cap;
@@ -512,6 +529,21 @@ static int live_gcs_read(const rp_trace *tr, live_gcs *g, rp_profile *p)
 
     for (size_t i = 0; i < tr->nev; i++) {
         const rp_event *e = &tr->ev[i];
+        if (e->kind == TK_GC_START) {
+            g->have_gc_records = 1;
+            if (!(e->gc_start.generations & (1u << 2 | 1u << 3)))
+                continue;
+            if (g->nlarge == g->large_cap) {
+                size_t nc = g->large_cap ? g->large_cap * 2 : 16;
+                uint64_t *nt = realloc(g->large_t, nc * sizeof(*nt));
+                if (!nt)
+                    return -1;
+                g->large_t = nt;
+                g->large_cap = nc;
+            }
+            g->large_t[g->nlarge++] = e->t;
+            continue;
+        }
         if (e->kind != TK_LIVE_GC)
             continue;
         if (!g->n || e->live_gc.gc != current) {
@@ -538,6 +570,25 @@ static int live_gcs_read(const rp_trace *tr, live_gcs *g, rp_profile *p)
         p->live_last_gc_t = e->t;
     }
     p->live_gcs = (uint32_t)g->n;
+    return 0;
+}
+
+/* Whether a GC that could have freed an object of size bytes allocated at
+ * t has been checked by the live tracker: any GC for an object of the
+ * small-object heap (gen0 is collected in every GC), a gen2 GC for one of
+ * the large-object heap (a gen0 or gen1 GC never looks at it). */
+static int examined(const live_gcs *g, const rp_profile *p, uint64_t t, uint64_t size)
+{
+    if (!g->n || t >= p->live_last_gc_t)
+        return 0;
+    if (size < LOH_THRESHOLD || !g->have_gc_records)
+        return 1;
+    for (size_t i = g->nlarge; i-- > 0;) {
+        if (g->large_t[i] <= t)
+            return 0;
+        if (g->large_t[i] < p->live_last_gc_t)
+            return 1;
+    }
     return 0;
 }
 
@@ -660,9 +711,12 @@ static int add_alloc_sample(builder *b, const rp_event *e, const live_gcs *g, rp
     /* The live view (Go's inuse_space): followed, allocated before the
      * last GC the tracker saw, never found dead. */
     dead = r->id && idmap_get(&g->dead, r->id, &died);
-    live = r->id && g->n && e->t < p->live_last_gc_t && !dead;
+    live = r->id && !dead && examined(g, p, e->t, r->method == ALLOC_METHOD_EXACT && r->count ? r->size / r->count
+                                                                                              : r->size);
     if (r->id)
         p->followed++;
+    if (r->id && !dead && !live)
+        p->unexamined++;
     if (p->view == RP_VIEW_LIVE && !live)
         return 0;
     if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
@@ -822,6 +876,7 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     b.p = p;
     b.filter = filter;
     b.options = options;
+    p->options = options;
     p->view = vi->view;
     p->filtered = filter != NULL;
     idmap_init(&b.names);
@@ -1003,6 +1058,7 @@ out:
     idmap_free(&os_threads);
     idmap_free(&by_type);
     idmap_free(&gcs.dead);
+    free(gcs.large_t);
     free(gcs.t);
     free(gcs.num);
     if (rc != 0)

@@ -112,10 +112,14 @@ typedef struct rp_profile {
                                 an unknown method); rp_alloc_scaling says how to read the figures */
     uint64_t followed;       /* allocation views: alloc samples with an id (followed for the live view)
                                 that match the filter */
+    uint64_t unexamined;     /* allocation views: followed samples never found dead that no GC able to free
+                                them has looked at yet (allocated after the last check, or large objects no
+                                gen2 GC has passed): the live view leaves them out */
     uint32_t live_gcs;       /* the GCs the live tracker saw (live_gc records, one per gc number) */
     uint32_t live_last_gc;   /* the latest one's number, and its time: the live view's moment */
     uint64_t live_last_gc_t;
     int filtered;            /* a --thread filter was given: other sampled threads are left out too */
+    unsigned options;        /* RP_PROFILE_* it was built with */
     /* The --thread filter: whether any sample's thread matched it (in any view), and the labels of
      * the sampled threads (for the error that lists them). */
     int filter_matched;
@@ -160,6 +164,10 @@ uint64_t rp_profile_total(const rp_profile *p);
  * kept samples. */
 uint64_t rp_sample_count(const rp_profile *p, const rp_sample *s);
 uint64_t rp_profile_count_total(const rp_profile *p);
+/* "N followed objects not yet examined: allocated since the last GC, or
+ * large objects (85,000 bytes or more) no gen2 GC has looked at since"
+ * (p->unexamined) into buf; returns buf. */
+const char *rp_live_unexamined(const rp_profile *p, char *buf, size_t len);
 /* The allocation views: why the live view has no sample, or NULL when it
  * has some (or p is of another family): the trace has no allocation
  * samples, they were not followed (live not collected), no GC was seen

@@ -5,6 +5,7 @@
  * in the CPU views, in the view's unit in the others (rp_sample_count). */
 #include "report/report.h"
 #include "report/alloc_estimate.h"
+#include "report/frame_class.h"
 #include "common/escape.h"
 #include "report/sort.h"
 
@@ -13,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fstat { uint32_t frame; uint64_t self, total; } fstat;
+/* A frame's counts: as the leaf, anywhere, and as one of the process's
+ * roots (thread start, the runtime's dispatch: frame_class.h). */
+typedef struct fstat { uint32_t frame; uint64_t self, total, root; } fstat;
 
 static int by_self(const void *a, const void *b)
 {
@@ -27,39 +30,54 @@ static int by_total(const void *a, const void *b)
     return x->total != y->total ? (x->total < y->total ? 1 : -1) : (x->self < y->self) - (x->self > y->self);
 }
 
-/* Self and total counts per frame over the samples of one thread (or all, thread < 0). */
+/* Self, total and root counts per frame over the samples of one thread (or all, thread < 0). */
 static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
 {
     fstat *st = calloc(p->nframes ? p->nframes : 1, sizeof(*st));
     uint32_t *mark = calloc(p->nframes ? p->nframes : 1, sizeof(*mark));
-    uint32_t stamp = 0;
+    uint8_t *cls = malloc(p->nframes ? p->nframes : 1), *stack = NULL;
+    uint32_t stamp = 0, maxdepth = 0;
 
     *n = 0;
-    if (!st || !mark) {
+    for (size_t i = 0; i < p->nsamples; i++)
+        if (p->samples[i].nframes > maxdepth)
+            maxdepth = p->samples[i].nframes;
+    if (!st || !mark || !cls || !(stack = malloc(maxdepth ? maxdepth : 1))) {
         free(st);
         free(mark);
+        free(cls);
+        free(stack);
         return NULL;
     }
-    for (size_t f = 0; f < p->nframes; f++)
+    for (size_t f = 0; f < p->nframes; f++) {
         st[f].frame = (uint32_t)f;
+        cls[f] = (uint8_t)rp_frame_classify(p->frames[f]);
+    }
     for (size_t i = 0; i < p->nsamples; i++) {
         const rp_sample *s = &p->samples[i];
         if (thread >= 0 && s->thread != (uint32_t)thread)
             continue;
         uint64_t c = rp_sample_count(p, s);
+        uint32_t roots;
         *n += c;
         stamp++;
         if (s->nframes)
             st[s->frames[s->nframes - 1]].self += c;
+        for (uint32_t k = 0; k < s->nframes; k++)
+            stack[k] = cls[s->frames[k]];
+        roots = rp_frame_root_prefix(stack, s->nframes);
         for (uint32_t k = 0; k < s->nframes; k++) {
             uint32_t f = s->frames[k];
             if (mark[f] != stamp) {          /* recursion counts once */
                 mark[f] = stamp;
                 st[f].total += c;
+                st[f].root += k < roots ? c : 0;
             }
         }
     }
     free(mark);
+    free(cls);
+    free(stack);
     return st;
 }
 
@@ -82,6 +100,7 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
 {
     int w = rp_view_of(p->view)->counts_samples ? 8 : 11;
     char a[32], b[32];
+    size_t roots = 0;
 
     rp_sort(st, p->nframes, sizeof(*st), cmp);
     if (title) {
@@ -98,9 +117,14 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
         fprintf(out, ": %" PRIu64 " samples, %s, top by self:\n", p->threads[thread].samples, a);
     }
     fprintf(out, "  %*s %7s %*s %7s  %s\n", w, "self", "", w, "total", "", "function");
-    for (size_t i = 0; i < p->nframes && i < limit; i++) {
+    for (size_t i = 0, shown = 0; i < p->nframes && shown < limit; i++) {
         if ((cmp == by_self ? st[i].self : st[i].total) == 0)
             break;
+        if (cmp == by_total && !(p->options & RP_PROFILE_RAW_FRAMES) && st[i].root * 2 > st[i].total) {
+            roots++;                         /* (mostly the process's roots: under everything, saying nothing) */
+            continue;
+        }
+        shown++;
         cell(p, st[i].self, a, sizeof(a));
         cell(p, st[i].total, b, sizeof(b));
         fprintf(out, "  %*s %6.1f%% %*s %6.1f%%  ", w, a, 100.0 * (double)st[i].self / (double)n, w, b,
@@ -108,6 +132,9 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
         esc_puts(out, p->frames[st[i].frame]);
         putc('\n', out);
     }
+    if (roots)
+        fprintf(out, "  (%zu frame%s under the program's own left out: thread starts and the runtime's dispatch loops; "
+                "--raw-frames shows them)\n", roots, roots == 1 ? "" : "s");
 }
 
 /* A percentage (>= 0) as "%.0f" prints it. */
@@ -159,7 +186,7 @@ int rp_format_process_cpu(const rp_profile *p, char *buf, size_t len)
 /* The totals of the allocation and contention views (rp_write_profile_totals). */
 static void view_totals(const rp_profile *p, const char *indent, FILE *out)
 {
-    char total[32], bytes[32], dur[32], t[32];
+    char total[32], bytes[32], dur[32], t[32], buf[256];
 
     rp_view_format(p->view, rp_profile_total(p), total, sizeof(total));
     rp_view_format(RP_VIEW_CONTENTION, p->duration_ns, dur, sizeof(dur));
@@ -179,6 +206,8 @@ static void view_totals(const rp_profile *p, const char *indent, FILE *out)
                 "view saw)\n%sfrom %zu of %" PRIu64 " followed allocation samples; ", indent, total, p->objects,
                 p->live_last_gc, t, p->live_gcs, indent, p->nsamples, p->followed);
         fprintf(out, "%s\n", rp_alloc_scaling(p->alloc_methods, 1));
+        if (p->unexamined)
+            fprintf(out, "%s%s\n", indent, rp_live_unexamined(p, buf, sizeof(buf)));
         return;
     case RP_VIEW_EXCEPTIONS:
         fprintf(out, "%s%s thrown over %s, from %zu sampled throw stacks (each stands for the exceptions of its "

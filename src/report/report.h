@@ -20,7 +20,17 @@ typedef struct rp_report_trace {
  * (escaped) (text.c). */
 void rp_write_processes(const char *title, const rp_report_trace *t, size_t n, FILE *out);
 
-/* Readable summary (text.c).  path is shown in the title.  Returns 0 or -1 (I/O). */
+/* The text report in three parts (text.c), each returning 0 or -1 (I/O):
+ * the header, a few lines on what the trace is (path shown in its title),
+ * what it holds, the process's CPU (from p, a CPU view's profile; NULL:
+ * not said) and the warnings that matter (the trace's problem, the
+ * agent's notes, a sampler short of its rate); the answers of the trace's
+ * own records that are not a profile's (exceptions, heap snapshots,
+ * traced methods); the inventory (events by kind, modules, JIT, threads,
+ * GCs).  rp_write_text writes all three. */
+int rp_write_text_header(const rp_trace *tr, const char *path, const rp_profile *p, FILE *out);
+int rp_write_text_answers(const rp_trace *tr, FILE *out);
+int rp_write_text_inventory(const rp_trace *tr, FILE *out);
 int rp_write_text(const rp_trace *tr, const char *path, FILE *out);
 
 /* The summary's sections on allocations, live objects and lock waits, each

@@ -11,6 +11,7 @@
 #include "report/method_stats.h"
 #include "report/report.h"
 #include "report/views.h"
+#include "report/profile.h"
 #include "trace/format.h"
 #include "trace/heap_codec.h"
 #include "report/sort.h"
@@ -497,13 +498,33 @@ static void print_traced(const rp_trace *tr, FILE *out)
     rp_mstats_free(&m);
 }
 
-int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
+/* What the trace holds, in a few words: "CPU samples (1234), lock waits (5)". */
+static void recorded_kinds(const rp_trace *tr, const uint64_t *counts, FILE *out)
+{
+    static const struct { int kind; const char *what; } kinds[] = {
+        { TK_SAMPLE, "stack samples" }, { TK_ALLOC_SAMPLE, "allocation samples" },
+        { TK_CONTENTION, "lock waits" }, { TK_HEAP_BEGIN, "heap snapshots" },
+        { TK_EXCEPTION_THROWN, "exceptions" }, { TK_TRACED_METHOD, "traced methods" },
+    };
+    int any = 0;
+
+    (void)tr;
+    fputs("  holds      ", out);
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++)
+        if (kinds[k].kind <= TK_KIND_MAX && counts[kinds[k].kind]) {
+            fprintf(out, "%s%s (%" PRIu64 ")", any ? ", " : "", kinds[k].what, counts[kinds[k].kind]);
+            any = 1;
+        }
+    fputs(any ? "\n" : "runtime events only (loader, JIT, threads, GCs)\n", out);
+}
+
+int rp_write_text_header(const rp_trace *tr, const char *path, const rp_profile *p, FILE *out)
 {
     uint64_t counts[TK_KIND_MAX + 1] = { 0 };
     char buf[64], problem[512];
     time_t start = (time_t)(tr->file.start_realtime_ns / 1000000000ULL);
     struct tm tm;
-    const char *p;
+    const char *pr;
 
     for (size_t i = 0; i < tr->nev; i++)
         if (tr->ev[i].kind > 0 && tr->ev[i].kind <= TK_KIND_MAX)
@@ -534,25 +555,70 @@ int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
     fprintf(out, "  started    %s\n", buf);
     fmt_ms(buf, sizeof(buf), tr->end_t);
     fprintf(out, "  recorded   %s (the whole trace)\n", buf);
-    p = rp_problem(tr, problem, sizeof(problem));
-    put_esc(out, "  trace      ", p ? p : "complete", "\n");
+    recorded_kinds(tr, counts, out);
+    if (p && rp_view_of(p->view)->family == RP_FAMILY_TIME && p->process_cpu_ns && p->duration_ns)
+        fprintf(out, "  CPU        the process used %.2f s of CPU time in the %.2f s sampled (%.2f CPUs on "
+                "average)\n", (double)p->process_cpu_ns / 1e9, (double)p->duration_ns / 1e9,
+                (double)p->process_cpu_ns / (double)p->duration_ns);
+    pr = rp_problem(tr, problem, sizeof(problem));
+    put_esc(out, "  trace      ", pr ? pr : "complete", "\n");
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind == TK_NOTE)
+            put_esc(out, "  note       ", tr->ev[i].note.text, "\n");
+    if (p && p->ticks && rp_profile_rate_low(p))
+        fprintf(out, "  warning    the sampler achieved %.1f samples a second of the %.1f asked: %s\n", p->rate_hz,
+                rp_profile_asked_hz(p), p->engine == SAMPLER_ENGINE_SIGNAL ? rp_profile_rate_low_reason(p)
+                : "ticks are skipped while a GC holds the runtime, or the sampler waits for a CPU");
+    if (p && p->nsamples && p->failed * 20 > p->nsamples)
+        fprintf(out, "  warning    %" PRIu64 " samples lost or not taken beside the %zu shown\n", p->failed,
+                p->nsamples);
+    return ferror(out) ? -1 : 0;
+}
 
+int rp_write_text_answers(const rp_trace *tr, FILE *out)
+{
+    int thrown = 0;
+
+    for (size_t i = 0; i < tr->nev && !thrown; i++)
+        thrown = tr->ev[i].kind == TK_EXCEPTION_THROWN || tr->ev[i].kind == TK_EXCEPTION_CATCH;
+    if (thrown)
+        print_exceptions(tr, out);
+    print_heap(tr, out);
+    print_traced(tr, out);
+    return ferror(out) ? -1 : 0;
+}
+
+int rp_write_text_inventory(const rp_trace *tr, FILE *out)
+{
+    uint64_t counts[TK_KIND_MAX + 1] = { 0 };
+    int thrown = 0;
+
+    for (size_t i = 0; i < tr->nev; i++)
+        if (tr->ev[i].kind > 0 && tr->ev[i].kind <= TK_KIND_MAX)
+            counts[tr->ev[i].kind]++;
+    thrown = counts[TK_EXCEPTION_THROWN] || counts[TK_EXCEPTION_CATCH];
+    fputs("\n-- What else the trace holds --\n", out);
     section(out, "Events by kind");
     for (int k = 1; k <= TK_KIND_MAX; k++)
         if (counts[k])
             fprintf(out, "  %-20s %10" PRIu64 "\n", rp_kind_name(k), counts[k]);
-    for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_NOTE)
-            put_esc(out, "  note: ", tr->ev[i].note.text, "\n");
-
     print_modules(tr, out);
     print_jit(tr, out);
     print_threads(tr, out);
     print_gcs(tr, out);
-    print_heap(tr, out);
-    print_exceptions(tr, out);
-    print_traced(tr, out);
+    if (!thrown)
+        fputs("\nExceptions: none thrown\n", out);
     return ferror(out) ? -1 : 0;
+}
+
+int rp_write_text(const rp_trace *tr, const char *path, FILE *out)
+{
+    int rc = rp_write_text_header(tr, path, NULL, out);
+    if (rc == 0)
+        rc = rp_write_text_answers(tr, out);
+    if (rc == 0)
+        rc = rp_write_text_inventory(tr, out);
+    return rc;
 }
 
 void rp_write_processes(const char *title, const rp_report_trace *t, size_t n, FILE *out)

@@ -203,6 +203,10 @@ static int alive(const rp_trace *tr, const char *thread, unsigned options, FILE 
     fprintf(out, "\nWhat stays alive after the last GC (GC %" PRIu32 " at %s, the last of %" PRIu32 " the live view "
             "saw): %s in %.0f objects\n  from %zu of %" PRIu64 " followed allocation samples (%s)\n", p.live_last_gc,
             t, p.live_gcs, b, p.objects, p.nsamples, p.followed, rp_alloc_scaling(p.alloc_methods, 0));
+    if (p.unexamined) {
+        char u[256];
+        fprintf(out, "  %s\n", rp_live_unexamined(&p, u, sizeof(u)));
+    }
     if ((n = sites_of(&p, &st, &order)) < 0) {
         rp_profile_free(&p);
         return -1;

@@ -119,6 +119,44 @@ test_live_view_is_what_stays_alive() {
     assert_contains summary.txt "System.Int64[] in ClrProbe.Sample.LiveTargets.Retain" "text summary live site"
 }
 
+# Large objects dropped after the last gen2 GC and followed only by gen0
+# and gen1 GCs (which never look at the large-object heap) are dead but
+# unexamined: the live view leaves them out and says how many; the leak
+# (Retain's 64 MiB) is on top though the garbage is larger (96 MiB).
+test_live_view_leaves_out_large_objects_no_gen2_gc_examined() {
+    "$SAMPLE" live 1 garbage >plain.out 2>/dev/null
+    "$CLRPROBE" run -o g.clrp --collect live -- "$SAMPLE" live 1 garbage >prof.out 2>truth.txt
+    assert_eq 0 "$?" "exit code"
+    cmp -s plain.out prof.out || fail "output changed under live-object tracking"
+    assert_eq 1024 "$(truth_field truth.txt LiveTargets.DropLarge objects)" "the garbage as built"
+    "$CLRPROBE" report g.clrp --view live --format collapsed >live.txt 2>live.err
+    assert_eq 0 "$?" "collapsed live view"
+    local retain large
+    retain=$(collapsed_sum LiveTargets.Retain live.txt)
+    large=$(collapsed_sum LiveTargets.DropLarge live.txt)
+    assert_within 25 "$retain" "$(truth_field truth.txt LiveTargets.Retain bytes)" "live bytes retained by Retain"
+    assert_eq 0 "$large" "dead large objects no gen2 GC examined are not in the live view"
+    # ...though they were sampled and followed: the alloc view has them
+    "$CLRPROBE" report g.clrp --view alloc --format collapsed >alloc.txt 2>/dev/null
+    assert_within 25 "$(collapsed_sum LiveTargets.DropLarge alloc.txt)" \
+        "$(truth_field truth.txt LiveTargets.DropLarge bytes)" "allocated bytes of DropLarge"
+    "$CLRPROBE" report g.clrp >summary.txt
+    assert_contains summary.txt "not yet examined, left out" "the text says how many are unexamined"
+    local n
+    n=$(sed -n 's/^  \([0-9]*\) more followed objects\{0,1\} not yet examined.*/\1/p' summary.txt | head -1)
+    # every followed large object of the trace, and at most a few small ones allocated after the last GC
+    local sampled
+    "$CLRPROBE" report g.clrp --format jsonl >g.jsonl
+    sampled=$(jcount g.jsonl 'select(.kind=="alloc_sample" and .id != 0 and .size >= 85000 and .type == "System.Byte[]")')
+    assert_ge 400 "$sampled" "sampled large objects (about 61% of the 1024: one byte in 100 KiB sampled)"
+    assert_ge "$sampled" "$n" "unexamined: every sampled large object"
+    assert_ge "$n" "$((sampled + 50))" "unexamined: the large objects and few others"
+    # the top site of the live view is the leak
+    assert_eq "System.Int64[] in ClrProbe.Sample.LiveTargets.Retain" \
+        "$(sed -n '/^What stays alive/,/^$/p' summary.txt | awk '/%/ {sub(/^ *[^ ]+ [^ ]+ +[0-9.]+% +[0-9]+ +[0-9]+ +[0-9]+  /, ""); print; exit}')" \
+        "the leak is the top live site"
+}
+
 # check_contention TRACE TRUTH LABEL: the Monitor waits of WaitForLedger on
 # their stack with the lock's type, their time within 25% of the measured.
 check_contention() {

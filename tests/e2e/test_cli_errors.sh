@@ -88,3 +88,21 @@ test_help_everywhere() {
     "$CLRPROBE" >noargs.out 2>&1
     assert_eq 2 "$?" "clrprobe without arguments"
 }
+
+# pprof is gzip: never written to a terminal; a chrome file named as
+# speedscope misreads it gets a note.
+test_report_output_edges() {
+    fixture all all
+    # a terminal on stdout (script gives the command a pseudo-terminal)
+    script -qec "$CLRPROBE report $FX/trace.clrp --format pprof" /dev/null >tty.out 2>&1
+    assert_contains tty.out "writes binary (gzip) data, not for a terminal" "pprof refused on a terminal"
+    if LC_ALL=C grep -q $'\x1f\x8b' tty.out; then fail "gzip reached the terminal"; fi
+    # ...and written when redirected
+    "$CLRPROBE" report "$FX/trace.clrp" --format pprof >p.pb.gz 2>p.err || fail "pprof to a pipe: $(cat p.err)"
+    gzip -t p.pb.gz || fail "pprof redirected is not gzip"
+    "$CLRPROBE" report "$FX/trace.clrp" --format chrome -o t.chrome.json 2>c.err || fail "chrome: $(cat c.err)"
+    assert_contains c.err "speedscope takes a file of that name" "the note on the name speedscope misreads"
+    jq -e .traceEvents t.chrome.json >/dev/null || fail "the chrome file is written anyway"
+    "$CLRPROBE" report "$FX/trace.clrp" --format chrome -o t.json 2>c.err || fail "chrome"
+    assert_eq "" "$(cat c.err)" "no note for another name"
+}

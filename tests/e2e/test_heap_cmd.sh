@@ -369,10 +369,19 @@ test_heap_why_and_diff_of_a_known_growth() {
     start_heap_target t2.out 3
     "$CLRPROBE" heap "$TPID" -o small.clrp >/dev/null 2>&1 || fail "clrprobe heap of the small heap"
     "$CLRPROBE" report grow.clrp --diff small.clrp --format jsonl >d.jsonl || fail "report --diff"
+    assert_eq 0 "$(jcount d.jsonl 'select(.kind != "heap_diff")')" "jsonl --diff: only its answer's lines"
+    "$CLRPROBE" report grow.clrp --diff small.clrp >d.txt || fail "report --diff text"
+    assert_contains "$(head -1 d.txt)" "clrprobe trace grow.clrp (pid " "--diff: the one-line header"
+    assert_contains "$(head -1 d.txt)" "against small.clrp" "--diff: the older trace named"
+    assert_eq "Heap growth" "$(sed -n '3p' d.txt | cut -c1-11)" "--diff: the answer right under the header"
     assert_eq 2000 "$(jq -r 'select(.kind=="heap_diff" and .type=="ClrProbe.Sample.HeapLeaf") | .count_change' d.jsonl)" \
         "--diff OLD: count change of HeapLeaf"
     # --why: the static by name, the stack root by method
     "$CLRPROBE" report grow.clrp --why HeapLeaf >why.txt || fail "report --why"
+    # only the answer, under one line naming the trace
+    assert_contains "$(head -1 why.txt)" "clrprobe trace grow.clrp (pid " "the one-line header"
+    assert_not_contains why.txt "Events by kind" "the rest of the report"
+    assert_eq "Why" "$(sed -n '3p' why.txt | cut -c1-3)" "the answer right under the header"
     assert_contains why.txt "Why ClrProbe.Sample.HeapLeaf is alive (snapshot 2: 3000 instances" "why title"
     assert_contains why.txt "3000 instances" "all leaves share one path"
     assert_contains why.txt "    static ClrProbe.Sample.HeapScenario.Owner" "the static root by name"
@@ -390,6 +399,7 @@ test_heap_why_and_diff_of_a_known_growth() {
         "$(jq -c 'select(.kind=="heap_root_path" and .root=="static ClrProbe.Sample.HeapScenario.Owner") | .fields' twig.jsonl)" \
         "jsonl: the fields of the path to HeapTwig (Owner.Twigs -> Dictionary._entries -> Entry[] -> HeapTwig)"
     "$CLRPROBE" report grow.clrp --why HeapStackOnly --format jsonl >why.jsonl || fail "report --why jsonl"
+    assert_eq 0 "$(jcount why.jsonl 'select(.kind != "heap_root_path")')" "jsonl --why: only its answer's lines"
     assert_eq 300 "$(jq -s '[.[] | select(.kind=="heap_root_path" and .root=="local in ClrProbe.Sample.HeapScenario.HoldOnStack") | .instances] | add' why.jsonl)" \
         "stack-only objects by the method of the frame"
     # errors: an unknown type, a trace without a snapshot, --why with a profile format

@@ -75,6 +75,17 @@ test_signal_shares_beside_the_suspend_engine() {
     "$CLRPROBE" report sig.clrp >sig.txt 2>/dev/null
     assert_contains sig.txt "signal sampler: a sample after every period of a thread's CPU time" "text names the engine"
     assert_contains sig.txt "samples per CPU-second achieved of 1000.0 asked" "the rate per CPU-second"
+    # answer first: where time goes on the first screen (40 lines), before the trace's inventory; the top of
+    # the "by total" table is the program's, not the threads' starts and the runtime's dispatch loops
+    head -40 sig.txt | grep -q "SharesTargets.BurnOther" || fail "the hot method is not on the first screen"
+    [[ $(grep -n '^Where time goes' sig.txt | cut -d: -f1) -lt $(grep -n '^Events by kind' sig.txt | cut -d: -f1) ]] ||
+        fail "the inventory comes before where time goes"
+    local first_total
+    first_total=$(sed -n '/^  Top functions by total time/,/^  [A-Z(]/p' sig.txt | sed -n '3p' | awk '{print $NF}')
+    echo "the by-total table opens with: $first_total"
+    [[ -n $first_total && ! $first_total =~ ^(libc|libcoreclr|libhost|dotnet|System\.Threading\.) && $first_total != *'['* ]] ||
+        fail "the by-total table opens with a process root: $first_total"
+    assert_contains sig.txt "under the program's own left out" "the left-out roots are said"
     # the samples hold the sampled threads' CPU (the kernel's own per-thread
     # clocks) within 5%: each sample carries the CPU since the thread's
     # previous one, whatever the kernel's tick lets through (at 1000 Hz a

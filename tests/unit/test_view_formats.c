@@ -102,9 +102,11 @@ TEST(view_formats_text_summary_sections)
     CHECK(strstr(out, "\nWhere threads wait: 6.0 ms in 3 lock waits on 2 threads") != NULL);
     CHECK(strstr(out, "        4.0 ms   66.7%        2  lock System.Object in App.Take\n") != NULL);
     CHECK(strstr(out, "        2.0 ms   33.3%        1  App.Take (lock type unknown)\n") != NULL);
-    /* then the CPU view as before */
+    /* the answers first: where time goes, then memory and waits; the trace's inventory after them */
     CHECK(strstr(out, "\nWhere time goes (CPU view") != NULL);
-    CHECK(strstr(out, "Where threads wait") < strstr(out, "Where time goes"));
+    CHECK(strstr(out, "Where time goes") < strstr(out, "Where memory is allocated"));
+    CHECK(strstr(out, "Where memory is allocated") < strstr(out, "Where threads wait"));
+    CHECK(strstr(out, "Events by kind") != NULL && strstr(out, "Where threads wait") < strstr(out, "Events by kind"));
     free(out);
     free(err);
 

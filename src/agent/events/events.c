@@ -17,7 +17,8 @@ static void events_event_mask(const cp_config *cfg, int attach, DWORD *low, DWOR
     if (cfg->collect & CP_COLLECT_JIT) *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
     if (cfg->collect & CP_COLLECT_THREADS) *low |= COR_PRF_MONITOR_THREADS;
     if (cfg->collect & CP_COLLECT_SUSPENSIONS) *low |= COR_PRF_MONITOR_SUSPENDS;
-    if (cfg->collect & CP_COLLECT_GC) *high |= COR_PRF_HIGH_BASIC_GC;
+    /* (the live view needs each GC's generations: a large object counts as alive only once a gen2 GC passed it) */
+    if (cfg->collect & (CP_COLLECT_GC | CP_COLLECT_LIVE)) *high |= COR_PRF_HIGH_BASIC_GC;
 }
 
 static void events_callbacks(ICorProfilerCallbackVtbl *v)
