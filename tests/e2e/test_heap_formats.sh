@@ -119,4 +119,10 @@ test_html_heap_view_in_chromium() {
     local most
     most=$("$CLRPROBE" report attached.clrp --format jsonl | jq -rs '[.[] | select(.kind=="heap_type")] | sort_by(-.count, .type) | .[0].type')
     [[ $st == *"first $most;"* ]] || fail "the first row sorted by count: want $most: $st"
+    # no samples: the heap view leads, right under the header, and no empty flame graph is shown
+    local heap_at graph_at
+    heap_at=$(grep -bo '<section id="heapview"' dom.html | head -1 | cut -d: -f1)
+    graph_at=$(grep -bo '<div id="graph"' dom.html | head -1 | cut -d: -f1)
+    [[ -n $heap_at && -n $graph_at && $heap_at -lt $graph_at ]] || fail "the heap view is not first ($heap_at, $graph_at)"
+    grep -q '<div id="graph"[^>]*hidden' dom.html || fail "an empty flame graph is shown"
 }

@@ -241,28 +241,33 @@ test_html_thread_and_zoom_in_chromium() {
 }
 
 # roots FRAGMENT HEIGHT: where the page opened at #FRAGMENT in a window HEIGHT
-# pixels high says the flame graph's roots are (#graph's data-roots), then its status.
+# pixels high says the flame graph's roots are (#graph's data-roots), how far
+# the page itself is scrolled (data-page-scroll), then its status.
 roots() {
     chrome --window-size=1200,"$2" --virtual-time-budget=5000 --dump-dom "file://$PAGE#$1" >dom.html
-    sed -n 's|.*<div id="graph" data-roots="\([^"]*\)".*|\1|p' dom.html | head -1
+    sed -n 's|.*<div id="graph"[^>]* data-roots="\([^"]*\)".*|\1|p' dom.html | head -1
+    sed -n 's|.*<div id="graph"[^>]* data-page-scroll="\([^"]*\)".*|\1|p' dom.html | head -1
     sed -n 's|.*<div id="status">\([^<]*\)</div>.*|\1|p' dom.html | head -1
 }
 
-test_html_opens_at_the_roots_in_chromium() {
+test_html_opens_at_its_header_with_the_roots_in_view_in_chromium() {
     need_chromium
     html_trace
     local out
-    # a window lower than the page: scrolled so that the roots (at the bottom) show
-    out=$(roots 'search=BurnOther' 300)
-    echo "300 px, #search=BurnOther: $out"
-    assert_eq "in view" "$(head -1 <<<"$out")" "the roots in a low window"
+    # a window lower than the page: the page stays at its top (its header), the flame graph scrolls within
+    # itself to its roots (at the bottom)
+    out=$(roots 'search=BurnOther' 640)
+    echo "640 px, #search=BurnOther: $out"
+    assert_eq "in view" "$(sed -n 1p <<<"$out")" "the roots in a low window"
+    assert_eq 0 "$(sed -n 2p <<<"$out")" "the page opens at its top"
     assert_contains "$out" 'search "BurnOther"' "the fragment's state, restored"
-    out=$(roots 'zoom=BurnThreeQuarters' 300)
-    assert_eq "in view" "$(head -1 <<<"$out")" "the roots in a low window, zoomed"
+    out=$(roots 'zoom=BurnThreeQuarters' 640)
+    assert_eq "in view" "$(sed -n 1p <<<"$out")" "the roots in a low window, zoomed"
+    assert_eq 0 "$(sed -n 2p <<<"$out")" "the page opens at its top, zoomed"
     assert_contains "$out" 'zoom "ClrProbe.Sample.SharesTargets.BurnThreeQuarters"' "the zoom, restored"
     # a high window: nothing to scroll; icicle: the roots are at the top
     assert_eq "in view" "$(roots '' 2000 | head -1)" "the roots in a high window"
-    assert_eq "top" "$(roots 'icicle=1' 300 | head -1)" "the roots with icicle"
+    assert_eq "top" "$(roots 'icicle=1' 640 | head -1)" "the roots with icicle"
 }
 
 # The labels of narrow boxes keep the method: the page's own label code, run

@@ -284,13 +284,18 @@ function render() {
     '; range ' + (st.range ? rangeMs(st.range).join('-') + ' ms' : 'all');
   saveHash();
 }
-/* A flame graph (roots at the bottom) taller than the window: scroll so that its roots show, above the window's
- * bottom edge (the controls stay at the top).  Records where the roots are in #graph's data-roots, for tests. */
+/* The page opens at its top (the header says what this is); the flame graph gets the rest of the window (at least
+ * 180 px) and, taller than that, scrolls within itself, opened at its roots (at the bottom; at the top as an
+ * icicle).  Records where the roots are in #graph's data-roots, and the page's own scroll in data-page-scroll, for
+ * tests. */
 function showRoots() {
-  var r = canvas.getBoundingClientRect(), below = r.bottom - (window.innerHeight || document.documentElement.clientHeight);
-  if (!st.icicle && below > 0) window.scrollBy(0, below + 8);
-  r = canvas.getBoundingClientRect();
-  $('graph').setAttribute('data-roots', st.icicle ? 'top' : r.bottom <= window.innerHeight ? 'in view' : 'below the window');
+  var g = $('graph'), h = window.innerHeight || document.documentElement.clientHeight;
+  var top = g.getBoundingClientRect().top + (window.scrollY || 0);
+  g.style.maxHeight = Math.max(Math.floor(h - top - 8), 180) + 'px';
+  g.scrollTop = st.icicle ? 0 : g.scrollHeight;
+  var r = canvas.getBoundingClientRect(), gr = g.getBoundingClientRect();
+  g.setAttribute('data-roots', st.icicle ? 'top' : r.bottom <= gr.bottom + 1 && gr.bottom <= h ? 'in view' : 'below the window');
+  g.setAttribute('data-page-scroll', String(Math.round(window.scrollY || 0)));
 }
 function zoomTo(n) { st.zoom = n || st.tree; st.hover = null; hideTip(); render(); }
 
@@ -544,6 +549,16 @@ function useView(v) {
   window.addEventListener('hashchange', applyHash);
   var pending = 0;
   window.addEventListener('resize', function () { cancelAnimationFrame(pending); pending = requestAnimationFrame(draw); });
+  /* a heap snapshot and no samples: the heap view leads, without an empty flame graph */
+  if (D.heap && !ALL.some(function (v) { return v.samples; })) {
+    ['stripview', 'crumbs', 'graph'].forEach(function (id) { $(id).hidden = true; });
+    document.querySelector('.controls').hidden = true;
+    $('top').closest('section').hidden = true;
+    document.querySelector('header').insertAdjacentElement('afterend', $('heapview'));
+    document.querySelector('h1 .kind').textContent = '\u2014 heap';
+    $('status').textContent = 'view heap: a heap snapshot and no samples';
+    return;
+  }
   applyHash();
   showRoots();
 })();
