@@ -122,7 +122,10 @@ static void print_usage(FILE *out)
     format_names(names, sizeof(names), 0, RP_BY_THREAD_OPTION, ", ", ", ");
     fprintf(out, "      --by-thread       %s: put the thread name as the root frame\n", names);
     fputs("      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
-          "                        Start frames, which are otherwise shown as 'Type.Method [async]'\n"
+          "                        Start frames (otherwise 'Type.Method [async]'), the runtime's native\n"
+          "                        frames by address (otherwise grouped by what they do: '[runtime: the\n"
+          "                        JIT compiling]', '[runtime: garbage collection]', ...), and the\n"
+          "                        threads' starts in the text's by-total tables\n"
           "      --why TYPE        heap: why the instances of TYPE (its whole name, or its last part:\n"
           "                        HeapLeaf) are alive in the last snapshot: the shortest path from a\n", out);
     format_names(names, sizeof(names), 0, RP_HEAP_QUESTIONS, ", ", ", ");

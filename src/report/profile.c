@@ -6,6 +6,7 @@
 #include "report/alloc_estimate.h"
 #include "report/arena.h"
 #include "report/async_frames.h"
+#include "report/runtime_frames.h"
 #include "common/hash.h"
 #include "common/idmap.h"
 #include "trace/format.h"
@@ -386,6 +387,7 @@ typedef struct builder {
                                 thread, one row */
     size_t cap, tcap, lcap;
     long native, unknown;
+    int in_gc;               /* a GC is in progress at the record being read (gc_start .. gc_end) */
 } builder;
 
 /* A sampled thread: its label (p->labels, once per thread), and whether it
@@ -466,6 +468,18 @@ static rp_sample *new_sample(builder *b, uint64_t t, const rp_thread *th, uint64
     return s;
 }
 
+/* The builder's frame names for runtime_frames.h. */
+static const char *builder_name(void *ctx, uint32_t f)
+{
+    return ((builder *)ctx)->in.names[f];
+}
+
+static long builder_intern(void *ctx, const char *name)
+{
+    builder *b = ctx;
+    return rp_intern(&b->in, b->p, name);
+}
+
 /* s's stack from a record's FunctionIDs (leaf first), named as in force
  * now, async methods by name (unless raw frames) and the GC poll helpers
  * folded; then, when leaf is not NULL, the frame of that name on top (the
@@ -488,6 +502,16 @@ static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t 
         if (async_roles_update(&b->roles, &b->in, p) < 0)
             return -1;
         s->nframes = rp_async_fold(s->frames, s->nframes, b->roles.role, b->roles.renamed, b->in.names);
+        /* the runtime's native frames by what they do (runtime_frames.h) */
+        {
+            const rp_pthread *th = &p->threads[s->thread];
+            rp_frame_names fn = { builder_name, builder_intern, b };
+            long m = rp_runtime_group(s->frames, s->nframes, &fn, th->os_name && th->os_name[0] ? th->os_name
+                                      : th->managed_name ? th->managed_name : "", b->in_gc);
+            if (m < 0)
+                return -1;
+            s->nframes = (uint32_t)m;
+        }
     }
     /* Threads stop for the sample at GC safe points; a loop's safe point
      * is a call to the runtime's poll helper, which would otherwise get
@@ -961,6 +985,12 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             }
             break;
         }
+        case TK_GC_START:
+            b.in_gc = 1;
+            break;
+        case TK_GC_END:
+            b.in_gc = 0;
+            break;
         case TK_PROCESS_CPU:        /* the first and the last bracket the sampling (docs/sampling.md) */
             if (vi->family != RP_FAMILY_TIME)
                 break;

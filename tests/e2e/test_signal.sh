@@ -86,6 +86,12 @@ test_signal_shares_beside_the_suspend_engine() {
     [[ -n $first_total && ! $first_total =~ ^(libc|libcoreclr|libhost|dotnet|System\.Threading\.) && $first_total != *'['* ]] ||
         fail "the by-total table opens with a process root: $first_total"
     assert_contains sig.txt "under the program's own left out" "the left-out roots are said"
+    # the runtime's frames by what they do; their addresses only with --raw-frames
+    "$CLRPROBE" report sig.clrp --format collapsed >sig.col 2>/dev/null
+    "$CLRPROBE" report sig.clrp --format collapsed --raw-frames >sig-raw.col 2>/dev/null
+    assert_eq 0 "$(grep -c 'libcoreclr\.so\|libclrjit\.so' sig.col)" "runtime addresses in the default frames"
+    assert_ge 1 "$(grep -c 'libcoreclr\.so' sig-raw.col)" "runtime addresses with --raw-frames"
+    assert_contains sig.col "[runtime: thread start];System.Threading.Thread.StartCallback" "a thread's start"
     # the samples hold the sampled threads' CPU (the kernel's own per-thread
     # clocks) within 5%: each sample carries the CPU since the thread's
     # previous one, whatever the kernel's tick lets through (at 1000 Hz a
