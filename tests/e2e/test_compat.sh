@@ -6,6 +6,9 @@
 # the reports that clrprobe made of them then.  Every report made now must
 # be byte for byte the same.  Only the first line of the text report names
 # the file as given on the command line: the test gives it the same way.
+# The text reports were made again when the text's layout changed (the
+# answers first, the inventory last); jsonl and collapsed are the earlier
+# clrprobe's.
 
 COMPAT=$ROOT/tests/data/compat
 
