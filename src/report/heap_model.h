@@ -130,27 +130,33 @@ int rp_heap_identity(const rp_heap_snapshot *s);
 const char *rp_heap_root_describe(const rp_heap *h, const rp_heap_root *root, char *buf, size_t cap);
 
 /* The retaining roots of an analysed snapshot grouped by description
- * (rp_heap_root_describe), largest first (heap_roots.c): each group's
- * roots, the distinct objects they hold, and what it retains: the bytes of
- * the objects the group dominates in the dominator tree where every group
- * is one node between the virtual root and its roots' objects (what a GC
- * would free were those roots gone; so one local among many of its method,
- * or a static and the objects only it reaches, count whole).  Objects that
- * roots of several groups reach, and that no one group dominates, are the
- * row RP_HEAP_SEVERAL_ROOTS (roots 0), so that the rows add up to what the
- * roots hold.  *out is malloc'd.  0, or -1 out of memory. */
+ * (rp_heap_root_describe), the group that holds the most first
+ * (heap_roots.c): each group's roots, the distinct objects they hold,
+ * what it holds (held: the bytes of the objects --why's shortest paths
+ * reach from it first, in its order: statics, stack, handles, the others;
+ * every object a root reaches is in exactly one group) and what it alone
+ * retains (retained: the bytes of the objects the group dominates in the
+ * dominator tree where every group is one node between the virtual root
+ * and its roots' objects: what a GC would free were those roots gone, so
+ * one local among many of its method counts whole; an object that roots of
+ * several groups reach is in none).  *out is malloc'd.  0, or -1 out of
+ * memory. */
 #define RP_HEAP_ROOT_DESC 256
-#define RP_HEAP_SEVERAL_ROOTS "held by several of these roots together"
 
 typedef struct rp_heap_root_group {
     char desc[RP_HEAP_ROOT_DESC];
     uint64_t roots, objects, retained;
+    uint64_t held;                   /* the bytes of the objects whose shortest path from a root, as --why
+                                        finds it, starts at this group (each object in one group) */
 } rp_heap_root_group;
 int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_root_group **out, size_t *nout);
 
 /* Whether a root keeps its object alive (weak handles and dependent-handle
  * entries do not). */
 int rp_heap_root_retains(const rp_heap_root *root);
+/* The order in which --why's search (heap_paths.h) and the roots table
+ * start from roots: 0 statics, 1 stack, 2 handles, 3 the others. */
+int rp_heap_root_rank(const rp_heap_root *root);
 void rp_heap_free(rp_heap *h);
 
 #endif

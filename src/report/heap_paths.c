@@ -64,8 +64,7 @@ int rp_heap_resolve_type(const rp_heap *h, const rp_heap_snapshot *s, const char
     return -1;
 }
 
-/* Root order for the search: statics, stack, handles, finalizer queue. */
-static int root_rank(const rp_heap_root *r)
+int rp_heap_root_rank(const rp_heap_root *r)
 {
     switch (r->kind) {
     case HEAP_ROOT_STATIC: return 0;
@@ -150,7 +149,7 @@ int rp_heap_paths(const rp_heap *h, const rp_heap_snapshot *s, uint32_t type, rp
     for (int rank = 0; rank <= 3; rank++)
         for (size_t r = 0; r < s->nroots; r++) {
             uint32_t o = s->roots[r].object;
-            if (root_rank(&s->roots[r]) != rank || !rp_heap_root_retains(&s->roots[r]) || start[o] != RP_HEAP_NONE)
+            if (rp_heap_root_rank(&s->roots[r]) != rank || !rp_heap_root_retains(&s->roots[r]) || start[o] != RP_HEAP_NONE)
                 continue;
             start[o] = (uint32_t)r;
             queue[qt++] = o;

@@ -1,8 +1,10 @@
-/* heap_roots.c - what each group of a snapshot's roots retains
- * (heap_model.h, rp_heap_root_groups): a dominator tree of its own, the
- * virtual root over one node per root description over the objects those
- * roots hold, so that a group's retained bytes are what it alone keeps
- * alive however many roots it has. */
+/* heap_roots.c - what each group of a snapshot's roots holds and retains
+ * (heap_model.h, rp_heap_root_groups): held, by --why's own search (the
+ * shortest path from a root, roots taken in its order), so that the table
+ * and --why name the same root; retained, by a dominator tree of its own,
+ * the virtual root over one node per root description over the objects
+ * those roots hold, so that a group's retained bytes are what it alone
+ * keeps alive however many roots it has. */
 #include "report/heap_model.h"
 #include "report/sort.h"
 #include "trace/heap_codec.h"
@@ -15,6 +17,7 @@
 typedef struct root_item {
     char desc[RP_HEAP_ROOT_DESC];
     uint32_t object;
+    uint32_t root;                           /* its index in the snapshot's roots */
 } root_item;
 
 static int cmp_item_desc(const void *a, const void *b)
@@ -27,6 +30,8 @@ static int cmp_item_desc(const void *a, const void *b)
 static int cmp_group(const void *a, const void *b)
 {
     const rp_heap_root_group *x = a, *y = b;
+    if (x->held != y->held)
+        return x->held > y->held ? -1 : 1;
     return x->retained > y->retained ? -1 : x->retained < y->retained ? 1 : strcmp(x->desc, y->desc);
 }
 
@@ -37,9 +42,8 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
     rp_heap_root_group *g = NULL;
     size_t *start = NULL;
     size_t *first = NULL;
-    uint32_t *edges = NULL, *idom = NULL, *queue = NULL, *top = NULL;
+    uint32_t *edges = NULL, *idom = NULL, *queue = NULL, *top = NULL, *rgroup = NULL;
     uint8_t *seen = NULL;
-    uint64_t several = 0, several_objects = 0;
     int rc = -1;
 
     *out = NULL;
@@ -49,6 +53,7 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
     for (size_t i = 0; i < s->nroots; i++)
         if (rp_heap_root_retains(&s->roots[i])) {
             rp_heap_root_describe(h, &s->roots[i], it[nit].desc, sizeof(it[nit].desc));
+            it[nit].root = (uint32_t)i;
             it[nit++].object = s->roots[i].object;
         }
     rp_sort(it, nit, sizeof(*it), cmp_item_desc);
@@ -70,6 +75,7 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
     n = 1 + ng + nobj;
     if (!(start = calloc(n + 1, sizeof(*start))) || !(idom = malloc(n * sizeof(*idom))) ||
         !(queue = malloc(n * sizeof(*queue))) || !(seen = calloc(n, 1)) || !(top = malloc(n * sizeof(*top))) ||
+        !(rgroup = malloc((s->nroots + 1) * sizeof(*rgroup))) ||
         !(edges = malloc((ng + nit + 2 * nobj + s->nedges + 1) * sizeof(*edges))))
         goto out;
     /* the root's edges: the groups, then the frozen objects, then (below) what neither reaches */
@@ -135,36 +141,41 @@ int rp_heap_root_groups(const rp_heap *h, const rp_heap_snapshot *s, rp_heap_roo
                 queue[qt++] = edges[e];
             }
     }
-    /* the objects the roots reach: each in its group, or held by several */
+    /* what each group retains alone: the objects it dominates */
+    for (size_t i = 0; i < nobj; i++) {
+        uint32_t t = top[1 + ng + i];
+        if (t != UINT32_MAX && t >= 1 && t <= ng)
+            g[t - 1].retained += s->size[i];
+    }
+    /* what each group holds: --why's search, from the roots in its order (statics, stack, handles, the
+     * others), each object to the group of the root its shortest path starts at */
     memset(seen, 0, n);
     qh = qt = 0;
-    for (size_t k = 0; k < ng; k++) {
-        seen[1 + k] = 1;
-        queue[qt++] = (uint32_t)(1 + k);
-    }
+    for (size_t r = 0; r < s->nroots; r++)
+        rgroup[r] = UINT32_MAX;                  /* (a root that retains nothing: no group) */
+    for (size_t k = 0; k < ng; k++)              /* (each root's group, by the root's index) */
+        for (size_t i = first[k]; i < first[k + 1]; i++)
+            rgroup[it[i].root] = (uint32_t)k;
+    for (int rank = 0; rank <= 3; rank++)
+        for (size_t r = 0; r < s->nroots; r++) {
+            uint32_t w = (uint32_t)(1 + ng + s->roots[r].object);
+            if (rgroup[r] == UINT32_MAX || rp_heap_root_rank(&s->roots[r]) != rank || seen[w])
+                continue;
+            seen[w] = 1;
+            top[w] = rgroup[r];
+            queue[qt++] = w;
+        }
     while (qh < qt) {
         uint32_t v = queue[qh++];
-        if (v > ng) {
-            size_t i = v - 1 - ng;
-            if (top[v] != UINT32_MAX && top[v] >= 1 && top[v] <= ng)
-                g[top[v] - 1].retained += s->size[i];
-            else {
-                several += s->size[i];
-                several_objects++;
+        g[top[v]].held += s->size[v - 1 - ng];
+        for (size_t e = start[v]; e < start[v + 1]; e++) {
+            uint32_t w = edges[e];
+            if (w > ng && !seen[w]) {
+                seen[w] = 1;
+                top[w] = top[v];
+                queue[qt++] = w;
             }
         }
-        for (size_t e = start[v]; e < start[v + 1]; e++)
-            if (!seen[edges[e]]) {
-                seen[edges[e]] = 1;
-                queue[qt++] = edges[e];
-            }
-    }
-    if (several_objects) {
-        memset(&g[ng], 0, sizeof(g[ng]));
-        snprintf(g[ng].desc, sizeof(g[ng].desc), "%s", RP_HEAP_SEVERAL_ROOTS);
-        g[ng].objects = several_objects;
-        g[ng].retained = several;
-        ng++;
     }
     rp_sort(g, ng, sizeof(*g), cmp_group);
     *out = g;
@@ -181,5 +192,6 @@ out:
     free(queue);
     free(seen);
     free(top);
+    free(rgroup);
     return rc;
 }

@@ -200,6 +200,7 @@ static void heap_snapshot_lines(rp_heap *h, rp_heap_snapshot *s, FILE *out)
                 json_str(&o, "root", g[i].desc);
                 json_u64(&o, "roots", g[i].roots);
                 json_u64(&o, "objects", g[i].objects);
+                json_u64(&o, "held_bytes", g[i].held);
                 json_u64(&o, "retained_bytes", g[i].retained);
                 json_end(&o);
             }

@@ -418,11 +418,16 @@ static void print_heap(const rp_trace *tr, FILE *out)
                 rp_heap_root_group *g = NULL;
                 size_t ng = 0;
                 if (rp_heap_root_groups(&h, s, &g, &ng) == 0 && ng) {
-                    fprintf(out, "  Roots that retain the most:\n");
+                    fprintf(out, "  Roots that hold the most (held: the objects --why's shortest paths reach from them "
+                            "first; alone: %s):\n", rp_heap_partial(s) ? "what they alone retain within what was "
+                                                                        "recorded" : "what a GC would free without them");
+                    fprintf(out, "    %12s %12s  %12s  %s\n", "held", "alone", "roots", "root");
                     for (size_t j = 0; j < ng && j < HEAP_TOP_OBJECTS; j++) {
-                        char re[32];
+                        char he[32], re[32];
+                        rp_format_bytes(g[j].held, he, sizeof(he));
                         rp_format_bytes(g[j].retained, re, sizeof(re));
-                        fprintf(out, "    %12s  %6" PRIu64 " root%s  ", re, g[j].roots, g[j].roots == 1 ? " " : "s");
+                        fprintf(out, "    %12s %12s  %6" PRIu64 " root%s  ", he, re, g[j].roots,
+                                g[j].roots == 1 ? " " : "s");
                         put_esc(out, "", g[j].desc, "\n");
                     }
                 }

@@ -77,7 +77,7 @@ test_heap_snapshots_at_launch_count_a_known_heap() {
             "finalizer-queue roots in snapshot $s"
     done
     assert_contains heap.txt "Top types by retained size" "text Heap section"
-    assert_contains heap.txt "Roots that retain the most" "text roots list"
+    assert_contains heap.txt "Roots that hold the most" "text roots list"
     assert_contains heap.txt "local in ClrProbe.Sample.HeapScenario.HoldOnStack" "text: a stack root by method"
     grep -Eq '^  snapshot 1 at [0-9.]+ [mu]?s: [0-9]+ objects, ' heap.txt || fail "no snapshot line in the text report"
 }
