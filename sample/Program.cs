@@ -42,6 +42,9 @@ internal static class Program
                             DOTNET_EnableDiagnostics=0), for SECONDS (default 5)
           async [SECONDS]   CPU burnt in async methods (AsyncTargets.BurnAsync about half of it), a
                             ValueTask, a generic method, a lambda, a local function, iterators (default 3 s)
+          awaitchain [SECONDS]  AwaitChain.HandleAsync -> LoadCustomerAsync -> FetchOrdersAsync -> ComputeTotalsAsync,
+                            each burning CPU after its await (2:1:1:1 units from the innermost), the callers
+                            resumed inline by the completion of what they awaited (default 2 s)
           sha [SECONDS]     SHA-256 of a buffer (native, libcrypto) from HashWork.HashLoop, 3:1 with managed
                             HashWork.Mix, on thread clrprobe-hasher (default 3 s)
           expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
@@ -162,6 +165,9 @@ internal static class Program
             case "async":
                 return OptionalSeconds(scenario, rest, out double asyncSeconds) ??
                        AsyncScenario.Run(rest.Length == 0 ? AsyncScenario.DefaultSeconds : asyncSeconds);
+            case "awaitchain":
+                return OptionalSeconds(scenario, rest, out double chainSeconds) ??
+                       AwaitChainScenario.Run(rest.Length == 0 ? AwaitChainScenario.DefaultSeconds : chainSeconds);
             case "sha":
                 return OptionalSeconds(scenario, rest, out double shaSeconds) ??
                        HashScenario.Run(rest.Length == 0 ? HashScenario.DefaultSeconds : shaSeconds);

@@ -2,6 +2,7 @@
  * Start frames folded (async_frames.h). */
 #include "report/async_frames.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define RT_CS "System.Runtime.CompilerServices."
@@ -191,4 +192,112 @@ uint32_t rp_async_fold(uint32_t *frames, uint32_t n, const unsigned char *role, 
         kept_at = k;
     }
     return out ? out : n;
+}
+
+/* A frame of a task's completion: the builder setting the result, the task
+ * running its continuations. */
+static int completion_marker(const char *name)
+{
+    return strstr(name, ".SetResult") || strstr(name, ".TrySetResult") || strstr(name, ".SetException") ||
+           strstr(name, ".TrySetException") || strstr(name, ".RunContinuations") ||
+           strstr(name, ".FinishContinuations") || strstr(name, "Task.Finish");
+}
+
+/* A frame that may lie between a completing method and the continuation
+ * its completion runs: the task and builder machinery, execution contexts,
+ * the state machine box, the runtime's bracketed frames. */
+static int continuation_plumbing(const char *name)
+{
+    return name[0] == '[' || strncmp(name, RT_CS, sizeof(RT_CS) - 1) == 0 ||
+           strncmp(name, "System.Threading.Tasks.", 23) == 0 ||
+           strncmp(name, "System.Threading.ExecutionContext.", 34) == 0;
+}
+
+static int is_async_frame(const char *name)
+{
+    size_t n = strlen(name), s = sizeof(ASYNC_SUFFIX) - 1;
+    return n > s && strcmp(name + n - s, ASYNC_SUFFIX) == 0;
+}
+
+uint32_t rp_async_uninvert(uint32_t *frames, uint32_t n, char *const *names)
+{
+    uint32_t out = 0;
+    long chain = -1;          /* where the chain of completions the current async frame ends began (out) */
+    int plumbing_only = 0, marker = 0;
+
+    for (uint32_t k = 0; k < n; k++) {
+        const char *name = names[frames[k]];
+        if (is_async_frame(name)) {
+            if (chain >= 0 && plumbing_only && marker)
+                out = (uint32_t)chain;           /* the methods whose completion resumed this one: over */
+            else
+                chain = out;
+            frames[out++] = frames[k];
+            plumbing_only = 1;
+            marker = 0;
+            continue;
+        }
+        frames[out++] = frames[k];
+        if (!plumbing_only)
+            continue;
+        if (completion_marker(name))
+            marker = 1;
+        else if (!continuation_plumbing(name)) {
+            plumbing_only = 0;
+            chain = -1;
+        }
+    }
+    return out;
+}
+
+/* The state machine a box frame runs ("...AsyncStateMachineBox<SM>.MoveNext"
+ * or ".ExecuteFromThreadPool"), as its method's name into out; 0 if name is
+ * no such frame. */
+static int box_method(const char *name, char *out, size_t len)
+{
+    static const char box[] = "AsyncStateMachineBox<";
+    const char *b = strstr(name, box), *sm, *end;
+    char moved[1024];
+
+    if (!b)
+        return 0;
+    sm = b + sizeof(box) - 1;
+    end = skip_angles(sm - 1, name + strlen(name));
+    if (!end || (strcmp(end, ".MoveNext") != 0 && strcmp(end, ".ExecuteFromThreadPool") != 0))
+        return 0;
+    if ((size_t)(end - 1 - sm) + 10 > sizeof(moved))
+        return 0;
+    snprintf(moved, sizeof(moved), "%.*s.MoveNext", (int)(end - 1 - sm), sm);
+    return rp_async_method_name(moved, out, len) > 0;
+}
+
+long rp_async_name_boxes(uint32_t *frames, uint32_t n, const rp_frame_names *fn)
+{
+    char method[1100], next[1100];
+
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t j;
+        long f;
+        if (!box_method(fn->name(fn->ctx, frames[k]), method, sizeof(method)))
+            continue;
+        /* the plumbing after it, up to the program's next frame or the task's completion: a later box,
+         * or the machine's own frame, names it already */
+        for (j = k + 1; j < n; j++) {
+            const char *name = fn->name(fn->ctx, frames[j]);
+            if (strcmp(name, method) == 0 || box_method(name, next, sizeof(next)) || completion_marker(name) ||
+                !continuation_plumbing(name))
+                break;
+        }
+        if (j < n && (strcmp(fn->name(fn->ctx, frames[j]), method) == 0 ||
+                      box_method(fn->name(fn->ctx, frames[j]), next, sizeof(next))))
+            continue;
+        if ((f = fn->intern(fn->ctx, method)) < 0)
+            return -1;
+        /* the machine's MoveNext was inlined into the box: the box names it, where the MoveNext would have
+         * been (after the plumbing that calls it) */
+        memmove(&frames[k], &frames[k + 1], (j - k - 1) * sizeof(*frames));
+        frames[j - 1] = (uint32_t)f;
+        k = j - 1;
+    }
+    return n;
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/runtime_frames.h"     /* rp_frame_names */
+
 /* What a frame is to async code. */
 enum rp_frame_role {
     RP_FRAME_PLAIN = 0,
@@ -43,5 +45,25 @@ long rp_async_method_name(const char *name, char *out, size_t len);
  * f.  A stack of nothing but Start frames is left whole. */
 uint32_t rp_async_fold(uint32_t *frames, uint32_t n, const unsigned char *role, const uint32_t *renamed,
                        char *const *names);
+
+/* Puts a folded stack (rp_async_fold) the right way up where a task's
+ * completion ran its awaiters' continuations inline: a method M [async],
+ * then only the task's completion (SetResult, TrySetResult,
+ * RunContinuations... and the box and context frames that resume a state
+ * machine), then the awaiting method A [async]: M has finished and is not
+ * A's callee, though the stack has it under A.  Such a run of completions
+ * is dropped, A kept where the first completed method was, its frames above
+ * it; a caller that started an async method (A [async] right under M
+ * [async], no completion between) stays its caller.  Returns the new
+ * length. */
+uint32_t rp_async_uninvert(uint32_t *frames, uint32_t n, char *const *names);
+
+/* A state machine's MoveNext the JIT inlined into its box leaves the box's
+ * frame (AsyncStateMachineBox<SM>.MoveNext or ExecuteFromThreadPool) as the
+ * only trace of the method: such a box frame, with nothing but plumbing up
+ * to the next frame of the program (no later box, no frame of the method),
+ * becomes the method's frame, "Type.Method [async]" (names interned through
+ * fn).  Returns n, or -1 (out of memory). */
+long rp_async_name_boxes(uint32_t *frames, uint32_t n, const rp_frame_names *fn);
 
 #endif

@@ -502,6 +502,12 @@ static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t 
         if (async_roles_update(&b->roles, &b->in, p) < 0)
             return -1;
         s->nframes = rp_async_fold(s->frames, s->nframes, b->roles.role, b->roles.renamed, b->in.names);
+        {
+            rp_frame_names fn = { builder_name, builder_intern, b };
+            if (rp_async_name_boxes(s->frames, s->nframes, &fn) < 0)
+                return -1;
+        }
+        s->nframes = rp_async_uninvert(s->frames, s->nframes, b->in.names);
         /* the runtime's native frames by what they do (runtime_frames.h) */
         {
             const rp_pthread *th = &p->threads[s->thread];

@@ -99,3 +99,39 @@ test_async_raw_frames_and_jsonl() {
     "$CLRPROBE" report "$TRACE" --format speedscope --raw-frames -o raw.json 2>err
     assert_not_contains raw.json '[async]' "speedscope with --raw-frames"
 }
+
+# An await chain of known shape (`Sample awaitchain`): HandleAsync awaits
+# LoadCustomerAsync, which awaits FetchOrdersAsync, which awaits
+# ComputeTotalsAsync; each burns CPU after its await, 2:1:1:1 from the
+# innermost.  ComputeTotalsAsync's continuation is posted (after a yield);
+# each caller's is run inline by the completion of what it awaited, so its
+# stack has the completed method under it.  The profile shows each method
+# at the base of its own work, never a caller above the method it awaited:
+# the chain's work splits 40/20/20/20 under the four, the workers' shares
+# within the sampling tolerance.
+test_async_await_chain_reads_caller_over_callee() {
+    "$SAMPLE" awaitchain 2 >plain.out 2>&1
+    "$CLRPROBE" run -o chain.clrp --collect cpu -- "$SAMPLE" awaitchain 2 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code: $(cat prof.err)"
+    cmp -s plain.out prof.out || fail "output changed under the profiler"
+    "$CLRPROBE" report chain.clrp --format collapsed >chain.txt 2>/dev/null
+    grep 'AwaitChain.Burn[A-Z]' chain.txt >work.txt
+    local n m
+    n=$(collapsed_total work.txt)
+    for m in "ComputeTotalsAsync [async];ClrProbe.Sample.AwaitChain.BurnTotals 40" \
+             "FetchOrdersAsync [async];ClrProbe.Sample.AwaitChain.BurnOrders 20" \
+             "LoadCustomerAsync [async];ClrProbe.Sample.AwaitChain.BurnCustomer 20" \
+             "HandleAsync [async];ClrProbe.Sample.AwaitChain.BurnRequest 20"; do
+        assert_share "$(collapsed_share "${m% *}" work.txt)" "${m##* }" "$n" "$SHARES_BIAS" "${m% *}"
+    done
+    # no method of the chain above another it awaited (callee under caller is the only order)
+    assert_eq 0 "$(grep -c 'ComputeTotalsAsync \[async\];.*\(FetchOrders\|LoadCustomer\|HandleAsync\)' chain.txt)" \
+        "a caller above ComputeTotalsAsync"
+    assert_eq 0 "$(grep -c 'FetchOrdersAsync \[async\];.*\(LoadCustomer\|HandleAsync\)' chain.txt)" \
+        "a caller above FetchOrdersAsync"
+    assert_eq 0 "$(grep -c 'LoadCustomerAsync \[async\];.*HandleAsync' chain.txt)" "a caller above LoadCustomerAsync"
+    # as recorded, the inline continuations are on the completed method's stack
+    "$CLRPROBE" report chain.clrp --format collapsed --raw-frames >raw.txt 2>/dev/null
+    assert_ge 1 "$(grep -c '<ComputeTotalsAsync>d__[0-9]*\.MoveNext;.*<HandleAsync>d__[0-9]*\.MoveNext;.*BurnRequest' raw.txt)" \
+        "--raw-frames keeps the stacks as recorded"
+}

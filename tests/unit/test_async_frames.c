@@ -210,3 +210,88 @@ TEST(async_frames_fold_stacks)
                           stacks[s].out[k]);
     }
 }
+
+/* ---- inline continuations put the right way up (rp_async_name_boxes, rp_async_uninvert) ---- */
+
+static char *tabu[64];
+static uint32_t ntabu;
+
+static const char *tabu_name(void *ctx, uint32_t f)
+{
+    (void)ctx;
+    return tabu[f];
+}
+
+static long tabu_intern(void *ctx, const char *name)
+{
+    (void)ctx;
+    for (uint32_t i = 0; i < ntabu; i++)
+        if (strcmp(tabu[i], name) == 0)
+            return i;
+    if (ntabu == 64)
+        return -1;
+    tabu[ntabu] = strdup(name);
+    return ntabu++;
+}
+
+/* stack (root first, NULL-ended) after naming boxes and uninverting, as "a;b;c" */
+static void uninverted(const char *const *stack, const char *want)
+{
+    uint32_t frames[32], n = 0;
+    rp_frame_names fn = { tabu_name, tabu_intern, NULL };
+    char got[4096] = "";
+
+    for (; stack[n]; n++)
+        frames[n] = (uint32_t)tabu_intern(NULL, stack[n]);
+    CHECK_EQ(rp_async_name_boxes(frames, n, &fn), (long)n);
+    n = rp_async_uninvert(frames, n, tabu);
+    for (uint32_t i = 0; i < n; i++) {
+        strcat(got, i ? ";" : "");
+        strcat(got, tabu[frames[i]]);
+    }
+    CHECK_STR(got, want);
+}
+
+#define BOX(sm) SRC "AsyncTaskMethodBuilder<System.Threading.Tasks.VoidTaskResult>+AsyncStateMachineBox<" sm ">"
+#define CHAIN "App.Chain+"
+
+TEST(async_frames_inline_continuations_right_way_up)
+{
+    /* as the JIT leaves them (tier 1: the state machines' MoveNext inlined into their boxes) */
+    static const char *const posted[] = {
+        "System.Threading.ThreadPoolWorkQueue.Dispatch", BOX(CHAIN "<ComputeTotalsAsync>d__7") ".ExecuteFromThreadPool",
+        BOX(CHAIN "<ComputeTotalsAsync>d__7") ".MoveNext", "System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop",
+        "App.Chain.BurnTotals", NULL };
+    static const char *const inline2[] = {
+        "System.Threading.ThreadPoolWorkQueue.Dispatch", BOX(CHAIN "<ComputeTotalsAsync>d__7") ".ExecuteFromThreadPool",
+        BOX(CHAIN "<ComputeTotalsAsync>d__7") ".MoveNext", "System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop",
+        "System.Threading.Tasks.Task.RunContinuations", "System.Threading.Tasks.AwaitTaskContinuation.RunOrScheduleAction",
+        BOX(CHAIN "<FetchOrdersAsync>d__8") ".MoveNext", "System.Threading.ExecutionContext.RunInternal",
+        "System.Threading.Tasks.Task.RunContinuations", "System.Threading.Tasks.AwaitTaskContinuation.RunOrScheduleAction",
+        BOX(CHAIN "<HandleAsync>d__10") ".MoveNext", "System.Threading.ExecutionContext.RunInternal",
+        "App.Chain.BurnRequest", NULL };
+    /* the state machines' own frames (not inlined), folded already */
+    static const char *const folded[] = {
+        "System.Threading.ThreadPoolWorkQueue.Dispatch", "App.Chain.ComputeTotalsAsync [async]",
+        SRC "AsyncTaskMethodBuilder.SetResult", "System.Threading.Tasks.Task.RunContinuations",
+        BOX(CHAIN "<FetchOrdersAsync>d__8") ".MoveNext", "App.Chain.FetchOrdersAsync [async]", "App.Chain.BurnOrders", NULL };
+    /* a caller that started an async method stays its caller */
+    static const char *const started[] = {
+        "App.Program.Main", "App.Chain.HandleAsync [async]", "App.Chain.LoadCustomerAsync [async]", "App.Chain.Work", NULL };
+    /* work between the two: not a completion */
+    static const char *const between[] = {
+        "App.Chain.HandleAsync [async]", "App.Chain.Log", "System.Threading.Tasks.Task.RunContinuations",
+        "App.Chain.Other [async]", NULL };
+
+    uninverted(posted, "System.Threading.ThreadPoolWorkQueue.Dispatch;" BOX(CHAIN "<ComputeTotalsAsync>d__7")
+               ".ExecuteFromThreadPool;System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop;"
+               "App.Chain.ComputeTotalsAsync [async];App.Chain.BurnTotals");
+    uninverted(inline2, "System.Threading.ThreadPoolWorkQueue.Dispatch;" BOX(CHAIN "<ComputeTotalsAsync>d__7")
+               ".ExecuteFromThreadPool;System.Threading.ExecutionContext.RunFromThreadPoolDispatchLoop;"
+               "App.Chain.HandleAsync [async];App.Chain.BurnRequest");
+    uninverted(folded, "System.Threading.ThreadPoolWorkQueue.Dispatch;App.Chain.FetchOrdersAsync [async];"
+               "App.Chain.BurnOrders");
+    uninverted(started, "App.Program.Main;App.Chain.HandleAsync [async];App.Chain.LoadCustomerAsync [async];App.Chain.Work");
+    uninverted(between, "App.Chain.HandleAsync [async];App.Chain.Log;System.Threading.Tasks.Task.RunContinuations;"
+               "App.Chain.Other [async]");
+}
