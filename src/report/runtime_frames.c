@@ -60,7 +60,7 @@ static const char *label_of(uint32_t *frames, uint32_t n, uint32_t from, uint32_
     if (!managed_in(frames, 0, from, fn)) {           /* nothing managed under it: the thread's start */
         if (managed_in(frames, to, n, fn))
             return RP_RUNTIME_START;                   /* (under the thread's first managed frame) */
-        if (thread[0]) {                               /* a thread of the runtime's own, all native */
+        if (strncmp(thread, ".NET ", 5) == 0) {        /* a thread of the runtime's own (its names), all native */
             snprintf(buf, len, "[runtime thread: %s]", thread);
             return buf;
         }

@@ -5,7 +5,7 @@
  * in the run), a garbage collection (the sample taken during one), waiting
  * (called by a managed wait or lock), running a type initializer (a .cctor
  * above), starting a thread (under its first managed frame), a runtime
- * thread's own work (its name), else "[runtime code]"
+ * thread's own work (its name, ".NET ..."), else "[runtime code]"
  * over the managed frame that called it.  --raw-frames keeps the
  * addresses (profile.c applies this unless RP_PROFILE_RAW_FRAMES). */
 #ifndef CLRPROBE_REPORT_RUNTIME_FRAMES_H

@@ -151,6 +151,7 @@ TEST(runtime_frames_grouped_by_what_they_do)
     grouped(cctor, 4, "", 0, "App.Main;" RP_RUNTIME_TYPEINIT ";App.Config..cctor");
     grouped(gcthread, 3, ".NET BGC", 0, "libc.so.6!start_thread;[runtime thread: .NET BGC]");
     grouped(gcthread, 3, "", 0, "libc.so.6!start_thread;" RP_RUNTIME_CODE);
+    grouped(gcthread, 3, "Sample", 0, "libc.so.6!start_thread;" RP_RUNTIME_CODE);   /* (not a runtime thread's name) */
     grouped(plain, 3, "", 0, "App.Main;" RP_RUNTIME_CODE ";libc.so.6!memmove");
     /* not the runtime's: an object whose name only starts alike */
     {
