@@ -41,7 +41,8 @@ static int heap_question(const rp_report_input *in, int jsonl, FILE *out)
 
 /* The answers first: a header of a few lines, then where time goes (the
  * view asked for), where memory is allocated, what stays alive, where
- * threads wait, exceptions, the heap; then what else the trace holds. */
+ * threads wait, exceptions, the heap; then the view by thread and what
+ * else the trace holds. */
 static int write_text(const rp_report_input *in, FILE *out)
 {
     int rc;
@@ -57,6 +58,8 @@ static int write_text(const rp_report_input *in, FILE *out)
         rc = rp_write_text_answers(in->trace, out);
     if (rc == 0)
         rc = heap_growth(in, 0, out);
+    if (rc == 0 && in->profile && in->profile->total_samples)
+        rp_write_profile_threads(in->profile, out);
     if (rc == 0)
         rc = rp_write_text_inventory(in->trace, out);
     return rc;
@@ -72,6 +75,7 @@ static int write_text_many(const rp_report_input *in, FILE *out)
     if (in->profile->total_samples) {
         fputc('\n', out);
         rp_write_profile_text(in->profile, out);
+        rp_write_profile_threads(in->profile, out);
     }
     for (size_t i = 0; i < in->ntraces && rc == 0; i++) {
         fprintf(out, "\n== %s ==\n", in->traces[i].label);

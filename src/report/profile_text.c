@@ -1,7 +1,7 @@
 /* profile_text.c - the profile part of `report --format text` ("Where time
  * goes" in the cpu and wall views; "The VIEW view" in the others): the
  * totals (and in the CPU views the sampling overhead), then the top
- * functions by self and total, overall and per thread: counted in samples
+ * functions by self and total; and, apart, per thread: counted in samples
  * in the CPU views, in the view's unit in the others (rp_sample_count). */
 #include "report/report.h"
 #include "report/alloc_estimate.h"
@@ -325,12 +325,6 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
         top_list(p, st, n, by_self, self, -1, 20, out);
         top_list(p, st, n, by_total, total, -1, 20, out);
         free(st);
-        for (size_t t = 0; t < p->nthreads; t++) {
-            if ((st = frame_stats(p, (long)t, &n)) == NULL)
-                return;
-            top_list(p, st, n, by_self, NULL, (long)t, 5, out);
-            free(st);
-        }
         return;
     }
     {
@@ -376,9 +370,20 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
     top_list(p, st, n, by_self, "Top functions by self time:", -1, 20, out);
     top_list(p, st, n, by_total, "Top functions by total time (self + callees):", -1, 20, out);
     free(st);
+}
+
+void rp_write_profile_threads(const rp_profile *p, FILE *out)
+{
+    const rp_view_info *vi = rp_view_of(p->view);
+    uint64_t n;
+    fstat *st;
+
+    if (!p->nsamples || !p->nthreads)
+        return;
+    fprintf(out, "\nBy thread (%s view): each thread's top functions by self %s\n", vi->name,
+            vi->counts_samples ? "samples" : vi->family == RP_FAMILY_CONTENTION ? "time" : vi->unit);
     for (size_t t = 0; t < p->nthreads; t++) {
-        st = frame_stats(p, (long)t, &n);
-        if (!st)
+        if ((st = frame_stats(p, (long)t, &n)) == NULL)
             return;
         top_list(p, st, n, by_self, NULL, (long)t, 5, out);
         free(st);

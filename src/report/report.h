@@ -44,9 +44,12 @@ int rp_write_text_views(const rp_trace *tr, const char *thread, unsigned options
 int rp_write_jsonl(const rp_trace *tr, FILE *out);
 
 /* The profile part of the text report (profile_text.c): top functions by
- * self and total, overall and per thread (names escaped), in the view's
+ * self and total (names escaped), in the view's
  * unit ("Where time goes" in the cpu and wall views). */
 void rp_write_profile_text(const rp_profile *p, FILE *out);
+/* Each thread's top functions by self, in the view's unit ("By thread"),
+ * which the text report puts after the answers (profile_text.c). */
+void rp_write_profile_threads(const rp_profile *p, FILE *out);
 /* The profile's totals and rate as lines of text, each after indent: "N.NN
  * s of CPU time in N.NN s ...", with a process CPU "the process used N.NN
  * s of CPU time ...", then "rate: ..." (profile_text.c); in the other

@@ -283,6 +283,7 @@ TEST(exporters_profile_text_escapes_names)
     if (!f)
         return;
     rp_write_profile_text(&fx.p, f);
+    rp_write_profile_threads(&fx.p, f);
     fclose(f);
     CHECK(!has_controls(out));
     CHECK(strstr(out, "\n  Thread \\x1b[31mw;k\\r\\n  runtime    .NET 99\\0tail\\u202e: 3 samples, 0.01 s of CPU time")
