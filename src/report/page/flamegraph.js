@@ -285,13 +285,13 @@ function render() {
   saveHash();
 }
 /* The page opens at its top (the header says what this is); the flame graph gets the rest of the window (at least
- * 180 px) and, taller than that, scrolls within itself, opened at its roots (at the bottom; at the top as an
+ * 120 px) and, taller than that, scrolls within itself, opened at its roots (at the bottom; at the top as an
  * icicle).  Records where the roots are in #graph's data-roots, and the page's own scroll in data-page-scroll, for
  * tests. */
 function showRoots() {
   var g = $('graph'), h = window.innerHeight || document.documentElement.clientHeight;
   var top = g.getBoundingClientRect().top + (window.scrollY || 0);
-  g.style.maxHeight = Math.max(Math.floor(h - top - 8), 180) + 'px';
+  g.style.maxHeight = Math.max(Math.floor(h - top - 8), 120) + 'px';
   g.scrollTop = st.icicle ? 0 : g.scrollHeight;
   var r = canvas.getBoundingClientRect(), gr = g.getBoundingClientRect();
   g.setAttribute('data-roots', st.icicle ? 'top' : r.bottom <= gr.bottom + 1 && gr.bottom <= h ? 'in view' : 'below the window');
@@ -548,7 +548,12 @@ function useView(v) {
   });
   window.addEventListener('hashchange', applyHash);
   var pending = 0;
-  window.addEventListener('resize', function () { cancelAnimationFrame(pending); pending = requestAnimationFrame(draw); });
+  /* (the window's size may settle after the page is read: the graph is fitted again when it does) */
+  window.addEventListener('resize', function () {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(function () { draw(); showRoots(); });
+  });
+  window.addEventListener('load', showRoots);
   /* a heap snapshot and no samples: the heap view leads, without an empty flame graph */
   if (D.heap && !ALL.some(function (v) { return v.samples; })) {
     ['stripview', 'crumbs', 'graph'].forEach(function (id) { $(id).hidden = true; });
