@@ -504,7 +504,7 @@ static void print_traced(const rp_trace *tr, FILE *out)
 }
 
 /* What the trace holds, in a few words: "CPU samples (1234), lock waits (5)". */
-static void recorded_kinds(const rp_trace *tr, const uint64_t *counts, FILE *out)
+static void recorded_kinds(const uint64_t *counts, FILE *out)
 {
     static const struct { int kind; const char *what; } kinds[] = {
         { TK_SAMPLE, "stack samples" }, { TK_ALLOC_SAMPLE, "allocation samples" },
@@ -513,7 +513,6 @@ static void recorded_kinds(const rp_trace *tr, const uint64_t *counts, FILE *out
     };
     int any = 0;
 
-    (void)tr;
     fputs("  holds      ", out);
     for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++)
         if (kinds[k].kind <= TK_KIND_MAX && counts[kinds[k].kind]) {
@@ -560,7 +559,7 @@ int rp_write_text_header(const rp_trace *tr, const char *path, const rp_profile 
     fprintf(out, "  started    %s\n", buf);
     fmt_ms(buf, sizeof(buf), tr->end_t);
     fprintf(out, "  recorded   %s (the whole trace)\n", buf);
-    recorded_kinds(tr, counts, out);
+    recorded_kinds(counts, out);
     if (p && rp_view_of(p->view)->family == RP_FAMILY_TIME && p->process_cpu_ns && p->duration_ns)
         fprintf(out, "  CPU        the process used %.2f s of CPU time in the %.2f s sampled (%.2f CPUs on "
                 "average)\n", (double)p->process_cpu_ns / 1e9, (double)p->duration_ns / 1e9,
