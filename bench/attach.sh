@@ -20,7 +20,7 @@ TPID=$!
 for _ in $(seq 1 100); do grep -q started "$OUT/target.out" && break; sleep 0.05; done
 
 for ((i = 1; i <= CYCLES; i++)); do
-    "$CLRPROBE" attach "$TPID" -o "$OUT/cycle.clrp" --duration 0 2>"$OUT/err" >/dev/null
+    "$CLRPROBE" attach "$TPID" -o "$OUT/cycle.clrp" --duration 1ms 2>"$OUT/err" >/dev/null
     sed -n 's/.*attached to process [0-9]* in \([0-9.]*\) ms.*/\1/p' "$OUT/err" >>"$OUT/attach"
     sed -n 's/.*detached from process [0-9]* in \([0-9.]*\) ms.*/\1/p' "$OUT/err" >>"$OUT/detach"
 done
