@@ -336,9 +336,12 @@ test_planted_links_in_shared_directories_are_not_followed() {
     assert_eq 1 "$?" "report through a planted directory link"
     [[ ! -e /etc/clrprobe-test-$$.txt ]] || { rm -f "/etc/clrprobe-test-$$.txt"; fail "wrote through the link"; }
     # the predictable default trace names of the next seconds, planted
-    local s name
+    # (one reading of the clock: a date per name would skip a second
+    # whenever the loop crosses into the next one)
+    local s name now
+    now=$(date +%s)
     for s in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
-        name=clrprobe-Sample-$(date -d "+$s sec" +%Y%m%d-%H%M%S).clrp
+        name=clrprobe-Sample-$(date -d "@$((now + s))" +%Y%m%d-%H%M%S).clrp
         as_nobody ln -s "$WORK/victim" "$SHARED/$name"
     done
     (cd "$SHARED" && "$CLRPROBE" run -- "$SAMPLE" exit 0 >"$OLDPWD/def.out" 2>"$OLDPWD/def.err")
