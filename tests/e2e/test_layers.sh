@@ -177,13 +177,14 @@ allowed_includes() {
         agent) echo "api common trace unwind" ;;
         ipc) echo "api common" ;;
         eventpipe) echo "ipc" ;;
-        report) echo "common trace eventpipe" ;;
+        symbols) echo "common" ;;
+        report) echo "common trace eventpipe symbols" ;;
         serve) echo "common report eventpipe ipc" ;;
-        cli) echo "common trace report serve eventpipe ipc" ;;
+        cli) echo "common trace report serve eventpipe ipc symbols" ;;
     esac
 }
 
-LAYER_FOLDERS="api common trace unwind agent ipc eventpipe report serve cli"
+LAYER_FOLDERS="api common trace unwind agent ipc eventpipe symbols report serve cli"
 
 # bad_includes SRC: what breaks the layering in the tree SRC (a src/
 # folder): a folder of SRC that is not one of the layers, and an #include,

@@ -1,0 +1,52 @@
+/* pdb.h - a portable PDB read from memory: the ECMA-335 metadata root and
+ * streams (#Pdb, #~, #Blob, #GUID, #Strings), the Document and
+ * MethodDebugInformation tables, and each method's sequence points,
+ * decoded on first use (and each document's name, once).  The bytes are
+ * the caller's and must outlive the pdb_file; nothing is written to them. */
+#ifndef CLRPROBE_SYMBOLS_PDB_H
+#define CLRPROBE_SYMBOLS_PDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/symbols.h"
+
+#define PDB_ID_SIZE 20
+#define PDB_DOC_NAME_MAX 65536       /* a longer document name is damage */
+
+typedef struct pdb_file pdb_file;
+
+/* One sequence point as decoded; hidden ones have line and end_line
+ * SYM_LINE_HIDDEN and columns 0.  document: a Document row (1-based). */
+typedef struct pdb_point {
+    uint32_t il_offset, line, column, end_line, end_column, document;
+} pdb_point;
+
+/* 1 if data starts like a Windows (MSF 7.00) PDB. */
+int pdb_is_windows_pdb(const uint8_t *data, size_t len);
+
+/* Opens the portable PDB data[0..len): NULL with a short reason in err
+ * that follows "FILE is": ("not a portable PDB (a Windows PDB?)", "a damaged portable PDB (...)",
+ * "not opened (no memory)") when it cannot. */
+pdb_file *pdb_open_memory(const uint8_t *data, size_t len, char *err, size_t errlen);
+void pdb_close(pdb_file *p);
+
+/* The PDB id of the #Pdb stream: the GUID (16 bytes) then the stamp (4). */
+const uint8_t *pdb_id(const pdb_file *p);
+/* Rows of MethodDebugInformation (= the MethodDef rows it describes) and of Document. */
+uint32_t pdb_method_count(const pdb_file *p);
+uint32_t pdb_document_count(const pdb_file *p);
+
+/* The sequence points of MethodDef row method_row (1-based), in IL order:
+ * 1 with *pts (owned by p) and *n (> 0), or 0 when the method has none, is
+ * out of range or its blob is damaged. */
+int pdb_method_points(pdb_file *p, uint32_t method_row, const pdb_point **pts, size_t *n);
+
+/* The name of Document row doc (1-based), UTF-8 as stored, owned by p; NULL
+ * when out of range or damaged. */
+const char *pdb_document_name(pdb_file *p, uint32_t doc);
+
+/* sym_module_line's rule (symbols.h) on this PDB. */
+int pdb_method_line(pdb_file *p, uint32_t method_token, uint32_t il_offset, sym_line *out);
+
+#endif
