@@ -488,6 +488,25 @@ const uint8_t *pdb_id(const pdb_file *p) { return p->id; }
 uint32_t pdb_method_count(const pdb_file *p) { return p->mdi_rows; }
 uint32_t pdb_document_count(const pdb_file *p) { return p->doc_rows; }
 
+void pdb_get_layout(const pdb_file *p, pdb_layout *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->strings = p->strings.p ? (size_t)(p->strings.p - p->data) : 0;
+    out->blob = p->blob.p && p->blob.size > 1 ? (size_t)(p->blob.p - p->data) : 0;
+    out->blob_size = p->blob.size;
+    out->guid = p->guid.p ? (size_t)(p->guid.p - p->data) : 0;
+    out->tables = (size_t)(p->tables.p - p->data);
+    out->pdb = (size_t)(p->pdb.p - p->data);
+    out->doc_table = p->doc_table ? (size_t)(p->doc_table - p->data) : 0;
+    out->mdi_table = p->mdi_table ? (size_t)(p->mdi_table - p->data) : 0;
+    out->doc_rows = p->doc_rows;
+    out->mdi_rows = p->mdi_rows;
+    out->doc_row_size = p->doc_row_size;
+    out->mdi_row_size = p->mdi_row_size;
+    out->blob_w = p->blob_w;
+    out->doc_w = p->doc_w;
+}
+
 /* ---- sequence points ---- */
 
 /* Decodes the SequencePoints blob of MethodDebugInformation row `row`

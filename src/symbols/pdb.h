@@ -46,6 +46,17 @@ int pdb_method_points(pdb_file *p, uint32_t method_row, const pdb_point **pts, s
  * when out of range or damaged. */
 const char *pdb_document_name(pdb_file *p, uint32_t doc);
 
+/* Where the parts are, as offsets in the data (for the fuzzer's targeted
+ * mutations and for tests): the streams, the two tables and their rows. */
+typedef struct pdb_layout {
+    size_t strings, blob, guid, tables, pdb;            /* stream offsets */
+    uint32_t blob_size;
+    size_t doc_table, mdi_table;                        /* 0 when the table is empty */
+    uint32_t doc_rows, mdi_rows, doc_row_size, mdi_row_size;
+    unsigned blob_w, doc_w;                             /* index widths */
+} pdb_layout;
+void pdb_get_layout(const pdb_file *p, pdb_layout *out);
+
 /* sym_module_line's rule (symbols.h) on this PDB. */
 int pdb_method_line(pdb_file *p, uint32_t method_token, uint32_t il_offset, sym_line *out);
 
