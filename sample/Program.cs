@@ -45,6 +45,8 @@ internal static class Program
           awaitchain [SECONDS]  AwaitChain.HandleAsync -> LoadCustomerAsync -> FetchOrdersAsync -> ComputeTotalsAsync,
                             each burning CPU after its await (2:1:1:1 units from the innermost), the callers
                             resumed inline by the completion of what they awaited (default 2 s)
+          lines [SECONDS]   LinesTargets.Loops burning CPU in two loops on two lines (3:1), called by
+                            LinesTargets.Caller from two lines (3:1), for source-line tests (default 3 s)
           sha [SECONDS]     SHA-256 of a buffer (native, libcrypto) from HashWork.HashLoop, 3:1 with managed
                             HashWork.Mix, on thread clrprobe-hasher (default 3 s)
           expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
@@ -165,6 +167,9 @@ internal static class Program
             case "async":
                 return OptionalSeconds(scenario, rest, out double asyncSeconds) ??
                        AsyncScenario.Run(rest.Length == 0 ? AsyncScenario.DefaultSeconds : asyncSeconds);
+            case "lines":
+                return OptionalSeconds(scenario, rest, out double lineSeconds) ??
+                       LinesScenario.Run(rest.Length == 0 ? LinesScenario.DefaultSeconds : lineSeconds);
             case "awaitchain":
                 return OptionalSeconds(scenario, rest, out double chainSeconds) ??
                        AwaitChainScenario.Run(rest.Length == 0 ? AwaitChainScenario.DefaultSeconds : chainSeconds);

@@ -58,6 +58,15 @@
 #define SAMPLE_FLAG_WAITING 0x4u     /* (wall) the thread was blocked in a system call */
 #define SAMPLE_FLAG_TRUNCATED 0x8u   /* the walk stopped before the thread's first frame */
 
+/* The IL offsets of a stack's frames (sample.il, alloc_sample.il,
+ * contention.il, exception_thrown.il: one per frame, in the frames' order):
+ * the runtime's native-to-IL map's values (CorDebugIlToNativeMappingTypes),
+ * the offset of the instruction (of the call, in a caller's frame) in the
+ * method's IL, which `clrprobe report` turns into a source line. */
+#define TRACE_IL_NONE 0xFFFFFFFFu    /* not known: a native frame, no map (NO_MAPPING) */
+#define TRACE_IL_PROLOG 0xFFFFFFFEu  /* in the method's prolog */
+#define TRACE_IL_EPILOG 0xFFFFFFFDu  /* in an epilog */
+
 /* sample.thread of a thread the runtime has no Thread for (the signal
  * engine samples every thread): this bit and the OS thread id; a
  * thread_os record names it. */

@@ -49,6 +49,26 @@ static const uint64_t *get_frames(trace_fields *f, const rec_alloc *a, uint16_t 
     return out;
 }
 
+/* u16 count, then that many u32 copied out (NULL when none). */
+static const uint32_t *get_u32s(trace_fields *f, const rec_alloc *a, uint16_t *count)
+{
+    uint16_t n = trace_field_u16(f);
+    uint32_t *out;
+
+    *count = 0;
+    if ((size_t)(f->end - f->p) < (size_t)n * 4) {
+        f->bad = 1;
+        return NULL;
+    }
+    if (n == 0 || (out = a->alloc(a->ctx, (size_t)n * 4)) == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        out[i] = trace_get_u32(f->p + i * 4);
+    f->p += (size_t)n * 4;
+    *count = n;
+    return out;
+}
+
 /* u16 count, then that many bytes copied out as they are (NULL when none). */
 static const uint8_t *get_bytes(trace_fields *f, const rec_alloc *a, uint16_t *len)
 {
@@ -73,6 +93,7 @@ static const uint8_t *get_bytes(trace_fields *f, const rec_alloc *a, uint16_t *l
 #define F_FRAMES(n, x) v->x = get_frames(&f, a, &v->n);
 #define F_STR_OPT(x) v->x = f.p == f.end ? "" : get_str(&f, a);
 #define F_FRAMES_OPT(n, x) v->x = f.p == f.end ? NULL : get_frames(&f, a, &v->n);
+#define F_U32S_OPT(n, x) v->x = f.p == f.end ? NULL : get_u32s(&f, a, &v->n);
 #define F_BYTES(x) v->x = get_bytes(&f, a, &v->x##_len);
 #define F_NONE
 #define R_STR(x) v->x = "";

@@ -21,7 +21,7 @@
  * a record too short for its fields is decoded as far as it goes (zeros and
  * empty strings after that) and said to be malformed; bytes after the last
  * field are ignored; an F_U64_OPT field missing altogether reads as 0 (an
- * F_STR_OPT as "", an F_FRAMES_OPT as none). */
+ * F_STR_OPT as "", an F_FRAMES_OPT or F_U32S_OPT as none). */
 #ifndef CLRPROBE_TRACE_RECORDS_H
 #define CLRPROBE_TRACE_RECORDS_H
 
@@ -42,6 +42,7 @@
 #define F_FRAMES(n, x) uint16_t n; const uint64_t *x;
 #define F_STR_OPT(x) const char *x;
 #define F_FRAMES_OPT(n, x) uint16_t n; const uint64_t *x;
+#define F_U32S_OPT(n, x) uint16_t n; const uint32_t *x;
 #define F_BYTES(x) const uint8_t *x; uint16_t x##_len;
 #define F_NONE uint8_t none_;         /* (C wants a member) */
 #define R_STR(x) const char *x;
@@ -64,6 +65,13 @@ static inline void rec_put_frames(trace_rec *r, uint16_t n, const uint64_t *fram
     trace_rec_u16(r, n);
     for (uint16_t k = 0; k < n; k++)
         trace_rec_u64(r, frames[k]);
+}
+
+static inline void rec_put_u32s(trace_rec *r, uint16_t n, const uint32_t *v)
+{
+    trace_rec_u16(r, n);
+    for (uint16_t k = 0; k < n; k++)
+        trace_rec_u32(r, v[k]);
 }
 
 /* u16 count, then the bytes; cut to the room left (never the case for an
@@ -89,6 +97,7 @@ static inline void rec_put_bytes(trace_rec *r, const uint8_t *b, uint16_t n)
 #define F_FRAMES(n, x) rec_put_frames(r, v->n, v->x);
 #define F_STR_OPT(x) trace_rec_str(r, v->x);
 #define F_FRAMES_OPT(n, x) rec_put_frames(r, v->n, v->x);
+#define F_U32S_OPT(n, x) rec_put_u32s(r, v->n, v->x);
 #define F_BYTES(x) rec_put_bytes(r, v->x, v->x##_len);
 #define F_NONE
 #define R_STR(x)

@@ -12,6 +12,7 @@
 #undef F_FRAMES
 #undef F_STR_OPT
 #undef F_FRAMES_OPT
+#undef F_U32S_OPT
 #undef F_BYTES
 #undef F_NONE
 #undef R_STR

@@ -1202,8 +1202,81 @@ static HRESULT info_DoStackSnapshot(ICorProfilerInfo15 *This, ThreadID thread, S
         violation(rt, "DoStackSnapshot of another thread (0x%llx)", (unsigned long long)thread);
     rt->snapshots++;
     for (int i = 0; i < rt->nstack; i++)
-        if (callback(rt->stack[i], 0x1000 + (UINT_PTR)i, 0, 0, NULL, clientData) != S_OK)
+        if (callback(rt->stack[i], FR_CODE_AT(i) + 0x20, 0, 0, NULL, clientData) != S_OK)
             break;
+    return S_OK;
+}
+
+/* The code of the stack's frame i: FR_CODE_AT(i), 0x100 bytes, one version,
+ * all of it at IL offset FR_IL_AT(i) (fake_runtime.h). */
+static int frame_of_code(const fake_runtime *rt, UINT_PTR at)
+{
+    if (at < FR_CODE_AT(0))
+        return -1;
+    size_t i = (at - FR_CODE_AT(0)) / 0x1000;
+    return i < (size_t)rt->nstack && at - FR_CODE_AT(i) < 0x100 ? (int)i : -1;
+}
+
+static HRESULT info_GetFunctionFromIP3(ICorProfilerInfo15 *This, LPCBYTE ip, FunctionID *functionId,
+                                       ReJITID *pReJitId)
+{
+    fake_runtime *rt = rt_of(This);
+    int i = frame_of_code(rt, (UINT_PTR)ip);
+
+    after_detach(rt, "GetFunctionFromIP3");
+    if (i < 0)
+        return E_FAIL;
+    *functionId = rt->stack[i];
+    if (pReJitId)
+        *pReJitId = 0;
+    return S_OK;
+}
+
+static HRESULT info_GetNativeCodeStartAddresses(ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId,
+                                                ULONG32 cCodeStartAddresses, ULONG32 *pcCodeStartAddresses,
+                                                UINT_PTR *codeStartAddresses)
+{
+    fake_runtime *rt = rt_of(This);
+
+    after_detach(rt, "GetNativeCodeStartAddresses");
+    *pcCodeStartAddresses = 0;
+    for (int i = 0; i < rt->nstack; i++)
+        if (rt->stack[i] == functionID) {
+            if (cCodeStartAddresses)
+                codeStartAddresses[0] = FR_CODE_AT(i);
+            *pcCodeStartAddresses = 1;
+            return S_OK;
+        }
+    return E_INVALIDARG;
+}
+
+static HRESULT info_GetCodeInfo4(ICorProfilerInfo15 *This, UINT_PTR start, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos,
+                                 COR_PRF_CODE_INFO *codeInfos)
+{
+    fake_runtime *rt = rt_of(This);
+
+    after_detach(rt, "GetCodeInfo4");
+    if (frame_of_code(rt, start) < 0)
+        return E_INVALIDARG;
+    *pcCodeInfos = 1;
+    if (cCodeInfos)
+        codeInfos[0] = (COR_PRF_CODE_INFO){ .startAddress = start, .size = 0x100 };
+    return S_OK;
+}
+
+static HRESULT info_GetILToNativeMapping3(ICorProfilerInfo15 *This, UINT_PTR start, ULONG32 cMap, ULONG32 *pcMap,
+                                          COR_DEBUG_IL_TO_NATIVE_MAP *map)
+{
+    fake_runtime *rt = rt_of(This);
+    int i = frame_of_code(rt, start);
+
+    after_detach(rt, "GetILToNativeMapping3");
+    if (i < 0)
+        return E_INVALIDARG;
+    *pcMap = 1;
+    if (cMap && map)
+        map[0] = (COR_DEBUG_IL_TO_NATIVE_MAP){ .ilOffset = FR_IL_AT(i), .nativeStartOffset = 0,
+                                              .nativeEndOffset = 0x100 };
     return S_OK;
 }
 
@@ -1442,6 +1515,10 @@ static void fill_info_vtbl(void)
     info_vtbl.GetClassLayout = info_GetClassLayout;
     info_vtbl.GetStringLayout2 = info_GetStringLayout2;
     info_vtbl.DoStackSnapshot = info_DoStackSnapshot;
+    info_vtbl.GetFunctionFromIP3 = info_GetFunctionFromIP3;
+    info_vtbl.GetNativeCodeStartAddresses = info_GetNativeCodeStartAddresses;
+    info_vtbl.GetCodeInfo4 = info_GetCodeInfo4;
+    info_vtbl.GetILToNativeMapping3 = info_GetILToNativeMapping3;
     info_vtbl.GetNotifiedExceptionClauseInfo = info_GetNotifiedExceptionClauseInfo;
     info_vtbl.GetCodeInfo2 = info_GetCodeInfo2;
     info_vtbl.GetILToNativeMapping = info_GetILToNativeMapping;

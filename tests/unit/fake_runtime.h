@@ -45,6 +45,11 @@ typedef enum fr_kind { FR_APPDOMAIN, FR_ASSEMBLY, FR_MODULE, FR_THREAD, FR_FUNCT
 #define FR_MAX_EXC_OBJECTS 32
 #define FR_MAX_STACK 16
 
+/* Where the fake runtime's stack frame i has its code, and the IL offset
+ * its native-to-IL map gives all of it. */
+#define FR_CODE_AT(i) ((UINT_PTR)0x100000 + (UINT_PTR)(i) * 0x1000)
+#define FR_IL_AT(i) (0x10u + (uint32_t)(i))
+
 typedef struct fake_runtime fake_runtime;
 
 /* One simulated runtime object.  parent: a module's assembly, an assembly's
@@ -119,7 +124,8 @@ struct fake_runtime {
     uint64_t exc_module;            /* the module of their metadata */
     void *exc_objects[FR_MAX_EXC_OBJECTS];   /* malloc'd: object, then its message string */
     int nexc_objects;
-    uint64_t stack[FR_MAX_STACK];   /* FunctionIDs, leaf first */
+    uint64_t stack[FR_MAX_STACK];   /* FunctionIDs, leaf first; frame i at FR_CODE_AT(i) + 0x20, IL
+                                       offset FR_IL_AT(i) */
     int nstack;
     int snapshots;                  /* DoStackSnapshot calls */
 

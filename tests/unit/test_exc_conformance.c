@@ -573,6 +573,9 @@ TEST(exc_conformance_stacks_sampled_every_exception_counted)
             CHECK_STR(r->message, "again");                 /* every one recorded, with its message */
             if (r->nstack) {
                 CHECK_EQ(r->nstack, 3);
+                CHECK_EQ(r->nil, 3);                        /* each frame's IL offset, from its map */
+                for (uint16_t k = 0; k < r->nil && k < 3; k++)
+                    CHECK_EQ(r->il[k], FR_IL_AT(k));
                 if (thrown == 0)
                     first_stacked = 1;
                 stacked++;

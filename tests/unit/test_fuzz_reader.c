@@ -598,6 +598,7 @@ static const char *shape_of(int kind)
 #define F_FRAMES(n, x) "F"
 #define F_STR_OPT(x) "s"
 #define F_FRAMES_OPT(n, x) "F"
+#define F_U32S_OPT(n, x) "I"
 #define F_BYTES(x) "s"
 #define F_NONE
 #define R_STR(x)
@@ -623,6 +624,7 @@ static int strings_sane(const rp_event *e)
 #define F_FRAMES(n, x) if (v->n && !v->x) return 0;
 #define F_STR_OPT(x) if (!v->x) return 0;
 #define F_FRAMES_OPT(n, x) if (v->n && !v->x) return 0;
+#define F_U32S_OPT(n, x) if (v->n && !v->x) return 0;
 #define F_BYTES(x) if (v->x##_len && !v->x) return 0;
 #define F_NONE
 #define R_STR(x) if (!v->x) return 0;
@@ -714,6 +716,12 @@ static int walk(const buf *b, walk_result *res)
                     unsigned nf = trace_field_u16(&f);
                     for (unsigned i = 0; i < nf && !f.bad; i++)
                         trace_field_u64(&f);
+                    break;
+                }
+                case 'I': {
+                    unsigned nf = trace_field_u16(&f);
+                    for (unsigned i = 0; i < nf && !f.bad; i++)
+                        trace_field_u32(&f);
                     break;
                 }
                 }

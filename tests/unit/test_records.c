@@ -13,6 +13,7 @@
 static const char *const strings[] = { "System.Private.CoreLib", "", "Ns.Type`1+Inner<System.Int32>.M",
                                         "/usr/share/dotnet/x.dll", "\xc3\xa9t\xc3\xa9", "?" };
 static const uint64_t frames[] = { 0x7f0011223344, 0, 0x7f0011225566, 0x1 };
+static const uint32_t u32s[] = { 0x12, 0xFFFFFFFFu, 0xFFFFFFFEu };
 static const uint8_t blob[] = { 0x00, 0x80, 0xff, 0x7f, 0x01 };
 
 /* ---- generated from the catalogue: fill with distinct values, compare,
@@ -27,6 +28,7 @@ static const uint8_t blob[] = { 0x00, 0x80, 0xff, 0x7f, 0x01 };
 #define F_FRAMES(n, x) v->n = 4; v->x = frames;
 #define F_STR_OPT(x) F_STR(x)
 #define F_FRAMES_OPT(n, x) F_FRAMES(n, x)
+#define F_U32S_OPT(n, x) v->n = 3; v->x = u32s;
 #define F_BYTES(x) v->x = blob; v->x##_len = (uint16_t)sizeof(blob);
 #define F_NONE
 #define R_STR(x)
@@ -50,6 +52,7 @@ static const uint8_t blob[] = { 0x00, 0x80, 0xff, 0x7f, 0x01 };
 #define F_STR(x) SAME_S(x, v->x)
 #define F_STR_OPT(x) if (!no_opt) { SAME_S(x, v->x) } else SAME_S(x, "")
 #define F_FRAMES_OPT(n, x) if (!no_opt) { F_FRAMES(n, x) } else if (d->n) unit_fail(__FILE__, __LINE__, "%s.%s not empty", kind, #x);
+#define F_U32S_OPT(n, x) F_FRAMES_OPT(n, x)
 #define F_STRN(x) SAME_S(x, v->x) SAME_U(x##_len)
 #define F_FRAMES(n, x)                                                                              \
     SAME_U(n)                                                                                       \
@@ -83,6 +86,7 @@ static const uint8_t blob[] = { 0x00, 0x80, 0xff, 0x7f, 0x01 };
 #define F_FRAMES(nf, x) n += 2 + 8 * (size_t)v->nf;
 #define F_STR_OPT(x) F_STR(x)
 #define F_FRAMES_OPT(nf, x) F_FRAMES(nf, x)
+#define F_U32S_OPT(nf, x) n += 2 + 4 * (size_t)v->nf;
 #define F_BYTES(x) n += 2 + (size_t)v->x##_len;
 #define F_NONE
 #define R_STR(x)
@@ -109,6 +113,7 @@ static const uint8_t blob[] = { 0x00, 0x80, 0xff, 0x7f, 0x01 };
 #define F_FRAMES(nf, x) at += 2 + 8 * (size_t)v->nf; ncut = 0;
 #define F_STR_OPT(x) cut[ncut++] = at; at += 2 + strlen(v->x);
 #define F_FRAMES_OPT(nf, x) cut[ncut++] = at; at += 2 + 8 * (size_t)v->nf;
+#define F_U32S_OPT(nf, x) cut[ncut++] = at; at += 2 + 4 * (size_t)v->nf;
 #define F_BYTES(x) at += 2 + (size_t)v->x##_len; ncut = 0;
 #define F_NONE
 #define R_STR(x)

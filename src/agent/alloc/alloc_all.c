@@ -127,7 +127,7 @@ static HRESULT cb_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID obj, Cl
         goto out;
     if (FAILED(INFO(p)->GetObjectSize2(p->info, obj, &size)))
         size = 0;
-    n = ip_functions_own_stack(p, &s->ipf, frames, STACK_MAX, 0);
+    n = ip_functions_own_stack(p, &s->ipf, frames, NULL, STACK_MAX, 0);
     h = hash_of(cls, frames, n);
     pthread_mutex_lock(&t->lock);
     for (;;) {

@@ -145,26 +145,29 @@ static size_t frame_count(ULONG num, size_t max)
     return n > max ? max : n;
 }
 
-/* The stack of the event into frames, its functions named; returns its
- * depth. */
+/* The stack of the event into frames, its functions named, their IL
+ * offsets into il; returns its depth. */
 static size_t event_stack(profiler *p, eventpipe_state *s, ep_thread *et, ULONG nips, const UINT_PTR *ips,
-                          uint64_t *frames, uint64_t t)
+                          uint64_t *frames, uint32_t *il, uint64_t t)
 {
     size_t n;
 
     if (ips && nips) {
         n = frame_count(nips, EP_MAX_FRAMES);
-        return ip_functions_resolve(p, &s->ipf, ips, n, frames, t);
+        n = ip_functions_resolve(p, &s->ipf, ips, n, frames, t);
+        ip_functions_il(p, frames, ips, n, il);
+        return n;
     }
     /* A profiler's synchronous session gets no stacks from the runtime of
      * .NET 10 (it walks the stack only for sessions that buffer events):
      * the thread's own, then. */
-    n = ip_functions_walk_own(p, frames, EP_MAX_FRAMES);
+    n = ip_functions_walk_own(p, frames, et->ips, EP_MAX_FRAMES);
     if (n != et->nnamed || memcmp(frames, et->named, n * sizeof(*frames)) != 0) {
         ip_functions_name(p, &s->ipf, frames, n, t);
         memcpy(et->named, frames, n * sizeof(*frames));
         et->nnamed = (uint16_t)n;
     }
+    ip_functions_il(p, frames, et->ips, n, il);
     return n;
 }
 
@@ -181,7 +184,7 @@ static void on_alloc(profiler *p, eventpipe_state *s, ThreadID thread, const ep_
 
     if (!et)
         return;
-    n = event_stack(p, s, et, nips, ips, frames, t);
+    n = event_stack(p, s, et, nips, ips, frames, et->il, t);
     type = type_name(p, et, a->class_id, a->type_utf16, a->type_len);
     if (s->follow)
         id = live_follow(p, (ObjectID)a->address);
@@ -190,7 +193,7 @@ static void on_alloc(profiler *p, eventpipe_state *s, ThreadID thread, const ep_
                                                         .method = s->alloc_method, .class_id = a->class_id,
                                                         .size = a->size, .count = 1, .amount = a->amount,
                                                         .id = id, .type = type, .nframes = (uint16_t)n,
-                                                        .frames = frames });
+                                                        .frames = frames, .nil = (uint16_t)n, .il = et->il });
         emit_end(&e);
     }
 }
@@ -207,7 +210,7 @@ static void on_contention_start(profiler *p, eventpipe_state *s, const ep_conten
     et->wait.flags = c->flags;
     et->wait.lock_id = c->lock_id;
     et->wait.owner = c->owner_thread;
-    et->wait.nframes = (uint16_t)event_stack(p, s, et, nips, ips, et->wait.frames, et->wait.t0);
+    et->wait.nframes = (uint16_t)event_stack(p, s, et, nips, ips, et->wait.frames, et->wait.il, et->wait.t0);
     et->wait.type[0] = '\0';
     if (c->object) {
         ClassID cls = 0;
@@ -235,7 +238,8 @@ static void on_contention_stop(profiler *p, ThreadID thread, uint64_t duration_n
                                                     .duration_ns = duration_ns, .flags = et->wait.flags,
                                                     .lock_id = et->wait.lock_id, .owner_thread = et->wait.owner,
                                                     .type = et->wait.type, .nframes = et->wait.nframes,
-                                                    .frames = et->wait.frames });
+                                                    .frames = et->wait.frames, .nil = et->wait.nframes,
+                                                    .il = et->wait.il });
         emit_end(&e);
     }
 }

@@ -54,6 +54,7 @@ typedef struct ep_thread {
         uint64_t lock_id, owner;
         uint16_t nframes;
         uint64_t frames[EP_MAX_FRAMES];
+        uint32_t il[EP_MAX_FRAMES];       /* their IL offsets */
         char type[256];
     } wait;
     uint64_t unloads;
@@ -63,6 +64,8 @@ typedef struct ep_thread {
     } types[EP_TYPE_CACHE];
     uint16_t nnamed;
     uint64_t named[EP_MAX_FRAMES];
+    UINT_PTR ips[EP_MAX_FRAMES];          /* the own stack's code addresses (event_stack) */
+    uint32_t il[EP_MAX_FRAMES];           /* an allocation's frames' IL offsets */
 } ep_thread;
 
 int eventpipe_start(profiler *p);

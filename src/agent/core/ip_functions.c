@@ -1,5 +1,6 @@
 /* ip_functions.c - code addresses to named functions (ip_functions.h). */
 #include "agent/core/ip_functions.h"
+#include "agent/core/il_maps.h"
 #include "agent/core/names.h"
 #include "agent/core/profiler.h"
 #include "agent/core/thread_state.h"
@@ -63,7 +64,8 @@ static void name_one(profiler *p, ip_functions *f, uint64_t fid, int dynamic, ui
     idmap_put(&f->named, fid, key);
     pthread_mutex_unlock(&f->lock);
     if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
-        rec_function_name_put(&e.r, &(rec_function_name){ .function = fid, .module = module, .name = name });
+        rec_function_name_put(&e.r, &(rec_function_name){ .function = fid, .module = module, .name = name,
+                                                           .token = dynamic ? 0 : names_function_token(p->names, fid) });
         emit_end(&e);
     }
 }
@@ -137,6 +139,7 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
 
 typedef struct own_walk {
     uint64_t *frames;
+    UINT_PTR *ips;
     size_t n, max;
 } own_walk;
 
@@ -144,20 +147,22 @@ static HRESULT on_own_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO info
                             void *data)
 {
     own_walk *w = data;
-    (void)ip;
     (void)info;
     (void)ctx_size;
     (void)ctx;
     if (w->n >= w->max)
         return E_FAIL;                  /* deep enough */
-    if (fid || !w->n || w->frames[w->n - 1])
+    if (fid || !w->n || w->frames[w->n - 1]) {
+        if (w->ips)
+            w->ips[w->n] = ip;
         w->frames[w->n++] = fid;        /* (one 0 per run of native frames) */
+    }
     return S_OK;
 }
 
-size_t ip_functions_walk_own(profiler *p, uint64_t *frames, size_t max)
+size_t ip_functions_walk_own(profiler *p, uint64_t *frames, UINT_PTR *ips, size_t max)
 {
-    own_walk w = { frames, 0, max };
+    own_walk w = { frames, ips, 0, max };
 
     if (FAILED(INFO(p)->DoStackSnapshot(p->info, 0, on_own_frame, COR_PRF_SNAPSHOT_DEFAULT, &w, NULL, 0)) &&
         w.n == 0)
@@ -167,11 +172,23 @@ size_t ip_functions_walk_own(profiler *p, uint64_t *frames, size_t max)
     return w.n;
 }
 
-size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t)
+size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, uint32_t *il, size_t max, uint64_t t)
 {
-    size_t n = ip_functions_walk_own(p, frames, max);
+    UINT_PTR ips[IP_FUNCTIONS_OWN_MAX];
+    size_t n;
+
+    if (max > IP_FUNCTIONS_OWN_MAX)
+        max = IP_FUNCTIONS_OWN_MAX;
+    n = ip_functions_walk_own(p, frames, ips, max);
     ip_functions_name(p, f, frames, n, t);
+    if (il)
+        ip_functions_il(p, frames, ips, n, il);
     return n;
+}
+
+void ip_functions_il(profiler *p, const uint64_t *fids, const UINT_PTR *ips, size_t n, uint32_t *il)
+{
+    il_maps_stack(p, p->il_maps, fids, (const uintptr_t *)ips, n, 1, il);
 }
 
 uint64_t ip_functions_unloads(profiler *p)

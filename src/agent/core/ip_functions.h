@@ -20,6 +20,8 @@
 
 typedef struct profiler profiler;
 
+#define IP_FUNCTIONS_OWN_MAX 256        /* frames ip_functions_own_stack walks at most */
+
 typedef struct ip_functions {
     pthread_mutex_t lock;
     int lock_ok;
@@ -50,10 +52,17 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
 /* The calling thread's managed stack (DoStackSnapshot of the current
  * thread: needs COR_PRF_ENABLE_STACK_SNAPSHOT), leaf first, at most max
  * frames (the root side is lost), a 0 for each run of native frames between
- * managed ones.  Returns its depth.  ip_functions_walk_own does not name
- * the functions; ip_functions_own_stack names them as above. */
-size_t ip_functions_walk_own(profiler *p, uint64_t *frames, size_t max);
-size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, size_t max, uint64_t t);
+ * managed ones, and each frame's code address into ips (when not NULL).
+ * Returns its depth.  ip_functions_walk_own does not name the functions;
+ * ip_functions_own_stack names them as above and gives each frame's IL
+ * offset into il (il_maps.h: every frame of the calling thread's own stack
+ * is a caller, at a return address). */
+size_t ip_functions_walk_own(profiler *p, uint64_t *frames, UINT_PTR *ips, size_t max);
+size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, uint32_t *il, size_t max, uint64_t t);
+
+/* The IL offsets of a stack of n frames (fids) at ips, all of them callers
+ * (return addresses): what an event's stack of the runtime holds. */
+void ip_functions_il(profiler *p, const uint64_t *fids, const UINT_PTR *ips, size_t n, uint32_t *il);
 
 /* The module unload count now (the caches' key). */
 uint64_t ip_functions_unloads(profiler *p);

@@ -559,6 +559,16 @@ int names_function_once(names *n, FunctionID f, int dynamic, uint64_t *key, char
     return 1;
 }
 
+mdToken names_function_token(names *n, FunctionID f)
+{
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tk = 0;
+    if (FAILED(n->info->lpVtbl->GetFunctionInfo(n->info, f, &cls, &mod, &tk)) || (tk >> 24) != 0x06)
+        return 0;
+    return tk;
+}
+
 void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *module)
 {
     ClassID cls = 0, margs[MAX_TYPE_ARGS];

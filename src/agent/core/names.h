@@ -47,6 +47,9 @@ int names_dynamic_function(names *n, FunctionID f, char *buf, size_t cap, Module
 #define NAMES_KEY_NAMED 1u
 int names_function_once(names *n, FunctionID f, int dynamic, uint64_t *key, char *buf, size_t cap,
                         ModuleID *module);
+/* The metadata token of f's method (a MethodDef, the key to its source
+ * lines in the PDB), 0 when not known (a dynamic method). */
+mdToken names_function_token(names *n, FunctionID f);
 
 /* "Namespace.Outer+Inner<T>.Method" for a method definition of a module
  * (no FunctionID needed: the method may not be compiled, or generic). */

@@ -25,6 +25,7 @@
 #include "trace/writer.h"
 
 typedef struct names names;
+typedef struct il_maps il_maps;
 typedef struct thread_state thread_state;
 
 typedef struct profiler {
@@ -41,6 +42,7 @@ typedef struct profiler {
 
     trace_writer *writer;
     names *names;
+    il_maps *il_maps;                    /* managed frames' IL offsets (il_maps.h) */
     pthread_key_t tls_key;
     int tls_key_ok;
     pthread_mutex_t threads_lock;        /* guards the thread_state list */

@@ -8,6 +8,7 @@
  * data of the mode table below, read in the few places it matters. */
 #include "agent/core/session.h"
 #include "agent/core/control.h"
+#include "agent/core/il_maps.h"
 #include "agent/core/names.h"
 #include "agent/core/profiler.h"
 #include "agent/core/service.h"
@@ -429,7 +430,8 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     read_runtime_version(p->info, &v);
     snprintf(p->runtime_version, sizeof(p->runtime_version), "%s", v.text);
 
-    if (names_create(&p->names, p->info, p->info_version) < 0 || cu_gate_init(&p->gate) < 0)
+    if (names_create(&p->names, p->info, p->info_version) < 0 || il_maps_create(&p->il_maps) < 0 ||
+        cu_gate_init(&p->gate) < 0)
         return session_fail(p, "out of memory");
     p->gate_ok = 1;
     if (m->attach) {
@@ -586,6 +588,8 @@ static void release(profiler *p)
     p->writer = NULL;
     names_free(p->names);
     p->names = NULL;
+    il_maps_free(p->il_maps);
+    p->il_maps = NULL;
     cu_table_free(p->modules);
     cu_table_free(p->assemblies);
     cu_table_free(p->appdomains);

@@ -272,6 +272,7 @@ void exceptions_thrown(profiler *p, ObjectID obj)
     char message[EXC_MESSAGE_MAX + 1];
     const char *type;
     uint64_t stack[EXC_STACK_MAX], t;
+    uint32_t il[EXC_STACK_MAX];
     size_t n = 0;
     ClassID cls = 0;
     emit e;
@@ -287,7 +288,7 @@ void exceptions_thrown(profiler *p, ObjectID obj)
         x->class_id = cls;
     read_message(p, obj, cls, message, sizeof(message));
     if (take_stack(th, cls, t)) {
-        n = ip_functions_own_stack(p, &s->ipf, stack, EXC_STACK_MAX, t);
+        n = ip_functions_own_stack(p, &s->ipf, stack, il, EXC_STACK_MAX, t);
         if (x)
             x->stack_depth = (uint32_t)n;
     }
@@ -295,7 +296,7 @@ void exceptions_thrown(profiler *p, ObjectID obj)
         rec_exception_thrown_put(&e.r, &(rec_exception_thrown){
             .class_id = cls, .type = type, .exception = x ? x->id : 0, .depth = x ? x->depth : 0,
             .parent = x ? x->parent : 0, .rethrow_of = x ? x->rethrow_of : 0, .message = message,
-            .nstack = (uint16_t)n, .stack = stack });
+            .nstack = (uint16_t)n, .stack = stack, .nil = (uint16_t)n, .il = il });
         emit_end(&e);
     }
 }
@@ -313,7 +314,7 @@ void exceptions_step(profiler *p, int ev, FunctionID fid)
     if (ev == EXC_EV_UNWIND_ENTER && (x = exc_current(&th->m)) != NULL && x->phase == EXC_PHASE_SEARCH &&
         !x->catcher_found && !x->stack_depth) {
         uint64_t frames[EXC_STACK_MAX];
-        x->stack_depth = (uint32_t)ip_functions_walk_own(p, frames, EXC_STACK_MAX);
+        x->stack_depth = (uint32_t)ip_functions_walk_own(p, frames, NULL, EXC_STACK_MAX);
     }
     if (exc_step(&th->m, &sink, ev, fid))
         trace_writer_flush(p->writer);   /* no managed catch: the process may be about to end */

@@ -18,6 +18,7 @@
  * session.c only, never at the same time.  Calls the runtime, names.c,
  * catchup.c (the unload gate) and thread_state.c (emit). */
 #include "agent/sampling/sampler.h"
+#include "agent/core/il_maps.h"
 #include "agent/core/service.h"
 #include "agent/sampling/sigsampler.h"
 #include "common/idmap.h"
@@ -69,6 +70,8 @@ struct sampler {
     FunctionID *frames;              /* cap * MAX_FRAMES */
     UINT_PTR *skipped;               /* cap * MAX_FRAMES: beside a 0 frame, the return address of a
                                       * frame the walk skipped (to resolve after the resume), else 0 */
+    UINT_PTR *ips;                   /* cap * MAX_FRAMES: each frame's code address */
+    uint32_t *il;                    /* cap * MAX_FRAMES: each frame's IL offset (il_maps.h), after the resume */
     size_t cap;
     /* CPU time per OS thread: a table of its own, open addressing, fixed size,
      * because it is used while the runtime is suspended (no allocation) */
@@ -119,6 +122,7 @@ static uint64_t cpu_delta(struct sampler *s, uint32_t tid)
 typedef struct walk {
     FunctionID *frames;
     UINT_PTR *skipped;
+    UINT_PTR *ips;
     uint16_t n;
     uint16_t nskipped;               /* entries in skipped[] that are set */
     int have_prev;                   /* the previous callback was a managed frame with a context */
@@ -212,6 +216,7 @@ static void skipped_frames(walk *w, uintptr_t sp, uintptr_t fp, uintptr_t caller
 
     for (size_t i = 0; i < k && w->n < MAX_FRAMES; i++) {
         w->skipped[w->n] = found[i];
+        w->ips[w->n] = found[i];
         w->frames[w->n++] = 0;
         w->nskipped++;
     }
@@ -234,6 +239,7 @@ static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO fi, ULON
     if (w->n >= MAX_FRAMES)
         return S_FALSE;              /* stop the walk: deep enough */
     w->skipped[w->n] = 0;
+    w->ips[w->n] = ip;
     w->frames[w->n++] = fid;
     if (fid != 0 && have_ctx) {
         w->have_prev = 1;
@@ -250,8 +256,8 @@ static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO fi, ULON
  * collected between the resume and this lookup is missed (its address then
  * maps to nothing, or in the unlikely case that new code was already put
  * there, to that code's method). */
-static uint16_t resolve_skipped(profiler *p, struct sampler *s, FunctionID *frames, UINT_PTR *skipped, uint16_t n,
-                                int trusted)
+static uint16_t resolve_skipped(profiler *p, struct sampler *s, FunctionID *frames, UINT_PTR *skipped, UINT_PTR *ips,
+                                uint16_t n, int trusted)
 {
     uint16_t out = 0;
     for (uint16_t k = 0; k < n; k++) {
@@ -266,11 +272,13 @@ static uint16_t resolve_skipped(profiler *p, struct sampler *s, FunctionID *fram
             if (FAILED(INFO(p)->GetFunctionFromIP3(p->info, (LPCBYTE)ip, &f, NULL)) || f == 0 ||
                 FAILED(INFO(p)->IsFunctionDynamic(p->info, f, &dynamic)) || !dynamic)
                 continue;
+            ips[out] = ips[k];
             frames[out++] = f;
             if (!idmap_get(&s->dynamic, f, NULL) && idmap_put(&s->dynamic, f, 0) < 0)
                 idmap_clear(&s->dynamic);
             continue;
         }
+        ips[out] = ips[k];
         frames[out++] = frames[k];
     }
     return out;
@@ -298,6 +306,7 @@ static int ensure_capacity(struct sampler *s, size_t threads)
     slot *ns;
     FunctionID *nf;
     UINT_PTR *nk;
+    uint32_t *ni;
     size_t cap = s->cap;
 
     if (threads <= cap)
@@ -316,6 +325,14 @@ static int ensure_capacity(struct sampler *s, size_t threads)
     if (!nk)
         return -1;
     s->skipped = nk;
+    nk = realloc(s->ips, cap * MAX_FRAMES * sizeof(*nk));
+    if (!nk)
+        return -1;
+    s->ips = nk;
+    ni = realloc(s->il, cap * MAX_FRAMES * sizeof(*ni));
+    if (!ni)
+        return -1;
+    s->il = ni;
     s->cap = cap;
     return 0;
 }
@@ -338,7 +355,7 @@ static void resolve_tick(profiler *p, struct sampler *s, size_t n, uint64_t unlo
         slot *sl = &s->slots[i];
         if (sl->nskipped)
             sl->nframes = resolve_skipped(p, s, s->frames + i * MAX_FRAMES, s->skipped + i * MAX_FRAMES,
-                                          sl->nframes, trusted);
+                                          s->ips + i * MAX_FRAMES, sl->nframes, trusted);
     }
     if (p->gate_ok)
         cu_gate_leave(&p->gate);
@@ -364,6 +381,7 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
             ModuleID module = 0;
             uint64_t key = 0;
             int dynamic = idmap_get(&s->dynamic, fr[k], &key), changed;
+            mdToken token;
             if (!fr[k] || (!dynamic && named_has(s, fr[k])))
                 continue;
             /* The gate is held per name, briefly: an unload since the
@@ -379,6 +397,7 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
             /* a dynamic method is named again each tick, written when its
              * name changed (a reused ID) */
             changed = names_function_once(p->names, fr[k], dynamic, &key, name, sizeof(name), &module);
+            token = changed && !dynamic ? names_function_token(p->names, fr[k]) : 0;
             if (gate)
                 cu_gate_leave(&p->gate);
             if (!changed)
@@ -388,20 +407,41 @@ static void write_tick(profiler *p, struct sampler *s, size_t n, uint64_t t, uin
             /* stamped with the tick's time, like the samples it names, and
              * written before them: in force when the reader meets them */
             if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
-                rec_function_name_put(&e.r, &(rec_function_name){ .function = fr[k], .module = module,
-                                                                   .name = name });
+                rec_function_name_put(&e.r, &(rec_function_name){
+                    .function = fr[k], .module = module, .name = name,
+                    .token = token });
                 emit_end(&e);
             }
             named_add(s, fr[k]);
         }
     }
 
+    /* the frames' IL offsets (their maps read once per code version), each
+     * stack inside the gate, none after an unload since the snapshot */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *il = s->il + i * MAX_FRAMES;
+        int ok = trusted;
+        if (ok && gate) {
+            cu_gate_enter(&p->gate);
+            ok = cu_gate_unloads(&p->gate) == unloads_at_snapshot;
+        }
+        if (ok) {
+            il_maps_stack(p, p->il_maps, s->frames + i * MAX_FRAMES, s->ips + i * MAX_FRAMES, s->slots[i].nframes,
+                          0, il);
+        } else {
+            for (uint16_t k = 0; k < s->slots[i].nframes; k++)
+                il[k] = TRACE_IL_NONE;
+        }
+        if (gate && trusted)
+            cu_gate_leave(&p->gate);
+    }
     for (size_t i = 0; i < n; i++) {
         const slot *sl = &s->slots[i];
         if (!emit_begin_at(p, &e, TK_SAMPLE, t))   /* all samples of a tick share its time */
             return;
         rec_sample_put(&e.r, &(rec_sample){ .thread = sl->thread, .os_tid = sl->os_tid, .cpu_ns = sl->cpu_delta,
-                                            .nframes = sl->nframes, .frames = s->frames + i * MAX_FRAMES });
+                                            .nframes = sl->nframes, .frames = s->frames + i * MAX_FRAMES,
+                                            .nil = sl->nframes, .il = s->il + i * MAX_FRAMES });
         emit_end(&e);
     }
 }
@@ -439,6 +479,7 @@ static void tick(profiler *p, struct sampler *s)
                 continue;             /* not running on an OS thread (yet) */
             w.frames = s->frames + n * MAX_FRAMES;
             w.skipped = s->skipped + n * MAX_FRAMES;
+            w.ips = s->ips + n * MAX_FRAMES;
             w.n = w.nskipped = 0;
             w.have_prev = 0;
             /* (each frame's registers: for the frames the walk skips, skipped_frames) */
@@ -525,6 +566,8 @@ static void sampler_free(struct sampler *s)
     free(s->slots);
     free(s->frames);
     free(s->skipped);
+    free(s->ips);
+    free(s->il);
     free(s);
 }
 

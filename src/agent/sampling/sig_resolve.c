@@ -1,6 +1,8 @@
 /* sig_resolve.c - a signal sample's addresses to the trace's IDs
  * (sig_resolve.h). */
 #include "agent/sampling/sig_resolve.h"
+#include "agent/core/il_maps.h"
+#include "agent/core/profiler.h"
 #include "agent/core/service.h"
 #include "unwind/stack_walk.h"
 
@@ -175,10 +177,19 @@ static size_t deferred_frames(const sig_resolver *r, const code_map *m, const ui
     return j;
 }
 
-size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
-                   uint64_t t)
+/* The IL offset of frame `at` of ID id (frame i of the sample: 0 is the
+ * interrupted instruction, the others return addresses). */
+static uint32_t il_of(sig_resolver *r, uint64_t id, uintptr_t at, size_t i)
 {
-    size_t k = 0, skip;
+    if (!id || (id & SIG_NATIVE_ID_BIT) || at <= SW_MARK_OSR)
+        return TRACE_IL_NONE;
+    return il_maps_offset(r->p, r->p->il_maps, id, at, i > 0);
+}
+
+size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
+                   uint32_t *il, uint64_t t)
+{
+    size_t k = 0, skip, base = 0;
 
     if (m->serial != r->map_serial || ip_functions_unloads(r->p) != r->unloads) {
         /* (a library may have been replaced at the same place; an unload
@@ -188,21 +199,30 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
         r->unloads = ip_functions_unloads(r->p);
     }
     if ((skip = deferred_frames(r, m, frames, n)) > 0) {
+        if (il)
+            il[k] = TRACE_IL_NONE;
         out[k++] = fixed_id(r, &r->deferred_id, DEFERRED_NAME, t);
         frames += skip;
         n -= skip;
+        base = skip;
     }
     for (size_t i = 0; i < n; i++) {
         if (frames[i] == SW_MARK_OSR) {
             /* the caller an OSR frame hides: only after two frames of one
              * method (its OSR code and its tier-0 frame: one call of it,
              * shown once, as the runtime's own stack walk shows it) */
-            if (i + 1 < n && k >= 2 && out[k - 1] == out[k - 2] && !(out[k - 1] & SIG_NATIVE_ID_BIT))
+            if (i + 1 < n && k >= 2 && out[k - 1] == out[k - 2] && !(out[k - 1] & SIG_NATIVE_ID_BIT)) {
                 out[k - 1] = resolve_one(r, m, frames[i + 1], t);
+                if (il)
+                    il[k - 1] = il_of(r, out[k - 1], frames[i + 1], base + i + 1);
+            }
             i++;
             continue;
         }
-        out[k++] = resolve_one(r, m, frames[i], t);
+        out[k] = resolve_one(r, m, frames[i], t);
+        if (il)
+            il[k] = il_of(r, out[k], frames[i], base + i);
+        k++;
     }
     return k;
 }

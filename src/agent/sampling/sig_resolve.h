@@ -51,10 +51,12 @@ void sig_resolver_free(sig_resolver *r);
 
 /* The IDs of n frames (stack_walk.h's addresses and marks, innermost
  * first) into out, naming the functions met for the first time (records
- * stamped t).  The caller holds the unload gate.  Returns the number of
- * IDs (an OSR mark's frame is kept only where it belongs). */
+ * stamped t), and each ID's IL offset into il (il_maps.h; TRACE_IL_NONE
+ * for native code; il may be NULL).  The caller holds the unload gate.
+ * Returns the number of IDs (an OSR mark's frame is kept only where it
+ * belongs). */
 size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
-                   uint64_t t);
+                   uint32_t *il, uint64_t t);
 
 /* The name of a native frame (exposed for the unit tests): "lib!sym",
  * "lib+0x1f40", "[stub: ...]" into buf. */

@@ -71,6 +71,7 @@ struct sigsampler {
     /* this tick's figures */
     uint64_t tick_at, own_cpu_at, signals_at, periods_at, dropped_at, handler_at;
     uint64_t frames[SIG_MAX_FRAMES];
+    uint32_t il[SIG_MAX_FRAMES];     /* their IL offsets */
     int noted_timer, noted_full, noted_perf;   /* their notes were written */
 };
 
@@ -169,7 +170,7 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
         if (m) {
             if (p->gate_ok)
                 cu_gate_enter(&p->gate);
-            n = sig_resolve(&s->res, m, frames, n, s->frames, names_t);
+            n = sig_resolve(&s->res, m, frames, n, s->frames, s->il, names_t);
             if (p->gate_ok)
                 cu_gate_leave(&p->gate);
         } else {
@@ -179,7 +180,8 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
             rec_sample_put(&e.r, &(rec_sample){
                 .thread = thread, .os_tid = sl->tid,
                 .cpu_ns = (en->flags & SIG_SAMPLE_CPU) ? en->cpu_ns : 0,
-                .nframes = (uint16_t)n, .frames = s->frames, .flags = trace_flags(en->flags) });
+                .nframes = (uint16_t)n, .frames = s->frames, .flags = trace_flags(en->flags),
+                .nil = (uint16_t)n, .il = s->il });
             emit_end(&e);
         }
         sig_ring_pop(&sl->ring, en);
