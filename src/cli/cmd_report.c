@@ -6,6 +6,7 @@
 #include "cli/report_many.h"
 #include "report/alloc_estimate.h"
 #include "report/formats.h"
+#include "report/source_lines.h"
 #include "report/heap_query.h"
 #include "report/report.h"
 #include "report/view_profiles.h"
@@ -23,7 +24,8 @@
 /* The usage, around the list of formats and what they need (formats.h);
  * where an option is for some formats, they are named from the registry. */
 static const char usage_head[] =
-    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view VIEW] [--thread NAME|TID] [--raw-frames] [-o OUT]\n";
+    "usage: clrprobe report FILE...|DIR [--format FORMAT] [--view VIEW] [--thread NAME|TID] [--lines]\n"
+    "                       [--symbols DIR] [--raw-frames] [-o OUT]\n";
 static const char usage_intro[] =
     "\n"
     "Reads a trace recorded by 'clrprobe run' or 'clrprobe attach' and writes:\n";
@@ -121,6 +123,11 @@ static void print_usage(FILE *out)
           "                        managed thread id (0x...); no match is an error\n", out);
     format_names(names, sizeof(names), 0, RP_BY_THREAD_OPTION, ", ", ", ");
     fprintf(out, "      --by-thread       %s: put the thread name as the root frame\n", names);
+    fputs("      --lines           a managed frame per source line: 'Type.Method (File.cs:42)', from the\n"
+          "                        program's portable PDBs (beside each assembly, embedded in it, or in\n"
+          "                        --symbols DIR); frames without symbols stay as they are (pprof and\n"
+          "                        speedscope always carry the lines, in their own fields)\n"
+          "      --symbols DIR     look for the programs' .pdb files in DIR too\n", out);
     fputs("      --raw-frames      frames as recorded: async state machines' MoveNext and the builders'\n"
           "                        Start frames (otherwise 'Type.Method [async]'), the runtime's native\n"
           "                        frames by address (otherwise grouped by what they do: '[runtime: the\n"
@@ -190,6 +197,8 @@ int cmd_report(int argc, char **argv)
         { "thread", required_argument, NULL, 'T' },
         { "by-thread", no_argument, NULL, 'B' },
         { "raw-frames", no_argument, NULL, 'R' },
+        { "lines", no_argument, NULL, 'L' },
+        { "symbols", required_argument, NULL, 'S' },
         { "why", required_argument, NULL, 'W' },
         { "diff", required_argument, NULL, 'D' },
         { "heap", no_argument, NULL, 'H' },
@@ -197,7 +206,7 @@ int cmd_report(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *format = rp_formats[0].name, *output = NULL, *input = NULL, *thread = NULL, *why = NULL;
-    const char *diff = NULL;
+    const char *diff = NULL, *symbols_dir = NULL;
     rp_trace old;
     int have_old = 0, heap = 0, view_given = 0;
     const rp_format *fmt;
@@ -243,6 +252,20 @@ int cmd_report(int argc, char **argv)
         case 'R':
             profile_options |= RP_PROFILE_RAW_FRAMES;
             break;
+        case 'L':
+            profile_options |= RP_PROFILE_LINES;
+            break;
+        case 'S': {
+            struct stat st;
+            int bad = stat(optarg, &st) != 0 ? errno : 0;
+            if (bad || !S_ISDIR(st.st_mode)) {
+                cli_error("report: --symbols %s: %s; give the directory that holds the program's .pdb files",
+                          optarg, bad ? strerror(bad) : "not a directory");
+                return EXIT_USAGE;
+            }
+            symbols_dir = optarg;
+            break;
+        }
         case 'W':
             why = optarg;
             break;
@@ -288,6 +311,8 @@ int cmd_report(int argc, char **argv)
     if (fmt->misread_suffix && output && strlen(output) >= strlen(fmt->misread_suffix) &&
         strcmp(output + strlen(output) - strlen(fmt->misread_suffix), fmt->misread_suffix) == 0)
         cli_error("report: note: a name ending in %s: %s", fmt->misread_suffix, fmt->misread_why);
+    if (fmt->caps & RP_ALWAYS_LINES)
+        profile_options |= RP_PROFILE_LINES;
     need_profile = (fmt->needs & RP_NEED_PROFILE) != 0;
     need_samples = (fmt->needs & RP_NEED_SAMPLES) != 0;
     if (optind >= argc) {
@@ -303,7 +328,7 @@ int cmd_report(int argc, char **argv)
             }
             rp_report_options opt = { .view = view, .view_given = view_given, .thread = thread,
                                       .by_thread = by_thread, .profile_options = profile_options,
-                                      .output = output };
+                                      .output = output, .symbols_dir = symbols_dir };
             return cli_report_many(argv + optind, (size_t)(argc - optind), fmt, &opt);
         }
     }
@@ -323,6 +348,13 @@ int cmd_report(int argc, char **argv)
             cli_error("%s", err);
         else
             cli_error("%s: %s", input, err);
+        if (output)
+            cli_output_discard(&out);
+        return 1;
+    }
+    if (!(tr.lines = rp_lines_new(&tr, symbols_dir))) {
+        cli_error("out of memory reading %s", input);
+        rp_free(&tr);
         if (output)
             cli_output_discard(&out);
         return 1;

@@ -6,6 +6,7 @@
  * list of a trace's children found beside it, for a format that lists them
  * after the report of one trace (RP_LISTS_CHILDREN). */
 #include "cli/report_many.h"
+#include "report/source_lines.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/run_follow.h"
@@ -204,6 +205,11 @@ int cli_report_many(char **args, size_t nargs, const rp_format *fmt, const rp_re
             goto done;
         }
         snprintf(t[n].path, sizeof(t[n].path), "%s", paths[i]);
+        if (!(t[n].tr.lines = rp_lines_new(&t[n].tr, opt->symbols_dir))) {
+            cli_error("out of memory");
+            rp_free(&t[n].tr);
+            goto done;
+        }
         if (rp_problem(&t[n].tr, problem, sizeof(problem)))
             cli_error("warning: %s: %s", paths[i], problem);
         label_of(&t[n].tr, t[n].label, sizeof(t[n].label));

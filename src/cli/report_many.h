@@ -14,8 +14,9 @@ typedef struct rp_report_options {
     int view_given;            /* --view was given (not the default) */
     const char *thread;        /* --thread, or NULL */
     int by_thread;
-    unsigned profile_options;  /* RP_PROFILE_* (--raw-frames) */
+    unsigned profile_options;  /* RP_PROFILE_* (--raw-frames, --lines) */
     const char *output;        /* -o, or NULL: standard output */
+    const char *symbols_dir;   /* --symbols DIR, or NULL */
 } rp_report_options;
 
 /* Writes one report of the traces args names (files or directories) in

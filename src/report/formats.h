@@ -40,6 +40,9 @@ enum rp_cap {
                                         their traces found beside it (cli_report_children) */
     RP_BY_THREAD_OPTION = 1 << 4,    /* uses --by-thread (in->by_thread): the thread as the root frame */
     RP_BINARY = 1 << 5,              /* binary output: never written to a terminal */
+    RP_ALWAYS_LINES = 1 << 6,        /* its profile always has a frame per source line where known (as with
+                                        --lines: RP_PROFILE_LINES), the format keeping lines apart from
+                                        names (pprof's Line table) */
 };
 
 /* What a writer is given. */

@@ -120,6 +120,28 @@ static void frames_json(FILE *out, const rp_trace *tr, const idmap *fnames, cons
     stack_json(out, tr, fnames, "frames", frames, n);
 }
 
+/* ,"il":[...]: a stack's IL offsets (null: not known; "prolog", "epilog"),
+ * when the record has one per frame. */
+static void il_json(FILE *out, const uint32_t *il, uint32_t nil, uint32_t nframes)
+{
+    if (!il || nil != nframes || !nil)
+        return;
+    fputs(",\"il\":[", out);
+    for (uint32_t k = 0; k < nil; k++) {
+        if (k)
+            putc(',', out);
+        if (il[k] == TRACE_IL_NONE)
+            fputs("null", out);
+        else if (il[k] == TRACE_IL_PROLOG)
+            fputs("\"prolog\"", out);
+        else if (il[k] == TRACE_IL_EPILOG)
+            fputs("\"epilog\"", out);
+        else
+            fprintf(out, "%u", il[k]);
+    }
+    putc(']', out);
+}
+
 /* The passes of an exception's processing (exception_handled/_unhandled). */
 static void passes_json(FILE *out, uint32_t search, uint32_t filters, uint32_t unwound, uint32_t finallys)
 {
@@ -436,8 +458,10 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                     json_u64(&o, "parent", r->parent);
                 if (r->rethrow_of)
                     json_u64(&o, "rethrow_of", r->rethrow_of);
-                if (r->nstack)
+                if (r->nstack) {
                     stack_json(out, tr, &fnames, "stack", r->stack, r->nstack);
+                    il_json(out, r->il, r->nil, r->nstack);
+                }
             }
             break;
         }
@@ -499,6 +523,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                     json_raw(&o, "truncated", "true");
             }
             frames_json(out, tr, &fnames, r->frames, r->nframes);
+            il_json(out, r->il, r->nil, r->nframes);
             break;
         }
         case TK_ALLOC_SAMPLE: {
@@ -518,6 +543,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_raw(&o, "bytes", decimal(bytes, num, sizeof(num)));
             json_raw(&o, "objects", decimal(objects, num, sizeof(num)));
             frames_json(out, tr, &fnames, r->frames, r->nframes);
+            il_json(out, r->il, r->nil, r->nframes);
             break;
         }
         case TK_LIVE_GC:
@@ -539,6 +565,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_hex(&o, "lock_id", r->lock_id);
             json_hex(&o, "owner_thread", r->owner_thread);
             frames_json(out, tr, &fnames, r->frames, r->nframes);
+            il_json(out, r->il, r->nil, r->nframes);
             break;
         }
         case TK_SAMPLER_TICK:

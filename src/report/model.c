@@ -1,6 +1,7 @@
 /* model.c - turns a trace file into a sorted array of decoded events and a
  * table of threads (see model.h). */
 #include "report/model.h"
+#include "report/source_lines.h"
 #include "report/arena.h"
 #include "common/idmap.h"
 #include "trace/format.h"
@@ -425,6 +426,7 @@ int rp_load(const char *path, rp_trace *tr, char *err, size_t errlen)
 
 void rp_free(rp_trace *tr)
 {
+    rp_lines_free(tr->lines);
     arena_free(&tr->arena);
     free(tr->ev);
     free(tr->threads);

@@ -62,6 +62,8 @@ typedef struct rp_trace {
     uint64_t bad_records;    /* malformed records inside good chunks */
     uint64_t end_t;          /* time of the last record */
     struct rp_arena *arena;  /* storage of names and frames (arena.h) */
+    struct rp_lines *lines;  /* the source lines of its frames (source_lines.h), set by whoever reports it
+                                (NULL: none); rp_free frees it */
 } rp_trace;
 
 /* Loads and analyses path.  Returns TRACE_OK or a trace_open_error with a

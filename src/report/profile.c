@@ -3,6 +3,7 @@
  * thread labels, the frame names in force, the weights and the totals.
  * The formats that write one are elsewhere (formats.h lists them). */
 #include "report/profile.h"
+#include "report/source_lines.h"
 #include "report/alloc_estimate.h"
 #include "report/arena.h"
 #include "report/async_frames.h"
@@ -387,7 +388,15 @@ typedef struct builder {
                                 thread, one row */
     size_t cap, tcap, lcap;
     long native, unknown;
-    int in_gc;               /* a GC is in progress at the record being read (gc_start .. gc_end) */
+    int in_gc;
+    /* source lines (source_lines.h; tr->lines NULL: none) */
+    idmap fn_src;            /* FunctionID -> its function_name record (ev index) that gives a token */
+    idmap il_frames;         /* (name record index << 32 | IL offset) -> its frame (RP_PROFILE_LINES) */
+    idmap located;           /* (plain frame << 32 | line) -> the frame of that line */
+    rp_frame_source *src;    /* per frame (in.names), src_cap of them, zeroed past in.n */
+    uint8_t *src_tried;      /* per frame: its method's first line was looked for */
+    size_t src_cap;
+    int any_source;               /* a GC is in progress at the record being read (gc_start .. gc_end) */
 } builder;
 
 /* A sampled thread: its label (p->labels, once per thread), and whether it
@@ -480,11 +489,107 @@ static long builder_intern(void *ctx, const char *name)
     return rp_intern(&b->in, b->p, name);
 }
 
-/* s's stack from a record's FunctionIDs (leaf first), named as in force
- * now, async methods by name (unless raw frames) and the GC poll helpers
- * folded; then, when leaf is not NULL, the frame of that name on top (the
- * sample is then typed).  Returns 0, or -1 (out of memory). */
-static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t n, const char *leaf)
+/* ---- source lines ---- */
+
+/* Room in b->src for frame f; 0, or -1 (out of memory). */
+static int src_room(builder *b, size_t f)
+{
+    if (f < b->src_cap)
+        return 0;
+    size_t nc = b->src_cap ? b->src_cap * 2 : 256;
+    while (nc <= f)
+        nc *= 2;
+    rp_frame_source *ns = realloc(b->src, nc * sizeof(*ns));
+    if (!ns)
+        return -1;
+    b->src = ns;
+    uint8_t *nt = realloc(b->src_tried, nc);
+    if (!nt)
+        return -1;
+    b->src_tried = nt;
+    memset(b->src + b->src_cap, 0, (nc - b->src_cap) * sizeof(*ns));
+    memset(b->src_tried + b->src_cap, 0, nc - b->src_cap);
+    b->src_cap = nc;
+    return 0;
+}
+
+/* The frame of plain frame f's line loc: a frame of its own with f's name
+ * (never in the interner's index: a name finds the plain frame).  Returns
+ * it, or -1 (out of memory). */
+static long located_frame(builder *b, uint32_t f, const rp_source_line *loc)
+{
+    rp_interner *in = &b->in;
+    uint64_t key = (uint64_t)f << 32 | loc->line, v;
+
+    if (idmap_get(&b->located, key, &v) && v < b->src_cap && b->src[v].file && strcmp(b->src[v].file, loc->file) == 0)
+        return (long)v;
+    if (in->n == in->cap) {
+        size_t nc = in->cap ? in->cap * 2 : 256;
+        char **nn = realloc(in->names, nc * sizeof(*nn));
+        if (!nn)
+            return -1;
+        in->names = nn;
+        in->cap = nc;
+    }
+    if (src_room(b, in->n) < 0)
+        return -1;
+    in->names[in->n] = in->names[f];
+    b->src[in->n] = (rp_frame_source){ .name = in->names[f], .file = loc->file, .base = loc->base,
+                                       .line = loc->line, .at_line = 1 };
+    b->src_tried[in->n] = 1;
+    if (idmap_put(&b->located, key, in->n) < 0)
+        return -1;
+    b->any_source = 1;
+    return (long)in->n++;
+}
+
+/* Frame f of function fid, at IL offset il: with its source (the method's
+ * first line), and with RP_PROFILE_LINES the frame of its line.  Returns
+ * the frame, or -1 (out of memory). */
+static long frame_at(builder *b, uint32_t f, uint64_t fid, uint32_t il)
+{
+    uint64_t ev, key, v;
+    const rec_function_name *fn;
+    rp_source_line loc;
+
+    if (!b->tr->lines || !idmap_get(&b->fn_src, fid, &ev))
+        return f;
+    fn = &b->tr->ev[ev].function_name;
+    if (src_room(b, f) < 0)
+        return -1;
+    if (!b->src_tried[f]) {
+        b->src_tried[f] = 1;
+        if (rp_lines_find(b->tr->lines, fn->module, (uint32_t)fn->token, TRACE_IL_PROLOG, &loc)) {
+            b->src[f] = (rp_frame_source){ .name = b->in.names[f], .file = loc.file, .base = loc.base,
+                                           .line = loc.line };
+            b->any_source = 1;
+        }
+    }
+    if (!(b->options & RP_PROFILE_LINES) || il == TRACE_IL_NONE)
+        return f;
+    key = ev << 32 | il;
+    if (idmap_get(&b->il_frames, key, &v))
+        return (long)v;
+    v = f;
+    if (rp_lines_find(b->tr->lines, fn->module, (uint32_t)fn->token, il, &loc)) {
+        long l = located_frame(b, f, &loc);
+        if (l < 0)
+            return -1;
+        v = (uint64_t)l;
+    }
+    if (idmap_put(&b->il_frames, key, v) < 0)
+        return -1;
+    return (long)v;
+}
+
+/* s's stack from a record's FunctionIDs (leaf first) and their IL offsets
+ * (il: NULL, or one per frame), named as in force now, a frame per source
+ * line with RP_PROFILE_LINES, async methods by name (unless raw frames)
+ * and the GC poll helpers folded; then, when leaf is not NULL, the frame of
+ * that name on top (the sample is then typed).  Returns 0, or -1 (out of
+ * memory). */
+static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, const uint32_t *il, uint32_t n,
+                     const char *leaf)
 {
     rp_profile *p = b->p;
 
@@ -496,6 +601,12 @@ static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, uint32_t 
         uint64_t fid = frames[n - 1 - k], f;
         s->frames[k] = fid == 0 ? (uint32_t)b->native
                      : idmap_get(&b->names, fid, &f) ? (uint32_t)f : (uint32_t)b->unknown;
+        if (fid && s->frames[k] != (uint32_t)b->unknown) {
+            long at = frame_at(b, s->frames[k], fid, il ? il[n - 1 - k] : TRACE_IL_NONE);
+            if (at < 0)
+                return -1;
+            s->frames[k] = (uint32_t)at;
+        }
     }
     /* Async methods as written (async_frames.h) */
     if (!(b->options & RP_PROFILE_RAW_FRAMES)) {
@@ -656,7 +767,7 @@ static int keep_cpu_sample(builder *b, const rp_event *e, const rp_thread *th, u
         s->truncated = (r->flags & SAMPLE_FLAG_TRUNCATED) != 0;
         p->truncated += s->truncated;
     }
-    if (set_stack(b, s, r->frames, r->nframes, NULL) < 0)
+    if (set_stack(b, s, r->frames, r->nil == r->nframes ? r->il : NULL, r->nframes, NULL) < 0)
         return -1;
     p->threads[s->thread].cpu_ns += r->cpu_ns;
     p->cpu_ns += r->cpu_ns;
@@ -751,7 +862,8 @@ static int add_alloc_sample(builder *b, const rp_event *e, const live_gcs *g, rp
         return 0;
     if (!(s = new_sample(b, e->t, th, key, label, r->thread, r->os_tid)))
         return -1;
-    if (set_stack(b, s, r->frames, r->nframes, r->type[0] ? r->type : RP_UNKNOWN_TYPE) < 0)
+    if (set_stack(b, s, r->frames, r->nil == r->nframes ? r->il : NULL, r->nframes,
+                  r->type[0] ? r->type : RP_UNKNOWN_TYPE) < 0)
         return -1;
     rp_alloc_estimate(r, &bytes, &objects);
     s->bytes = bytes;
@@ -842,7 +954,8 @@ static int add_exception(builder *b, const rp_event *e, idmap *os_threads, idmap
         return 0;
     if (!(s = new_sample(b, e->t, th, key, label, managed, e->tid)))
         return -1;
-    if (set_stack(b, s, r->stack, r->nstack, r->type[0] ? r->type : RP_UNKNOWN_TYPE) < 0)
+    if (set_stack(b, s, r->stack, r->nil == r->nstack ? r->il : NULL, r->nstack,
+                  r->type[0] ? r->type : RP_UNKNOWN_TYPE) < 0)
         return -1;
     s->weight = 1;
     p->threads[s->thread].weight += s->weight;
@@ -854,6 +967,7 @@ static int add_contention(builder *b, const rp_event *e)
 {
     const rec_contention *r = &e->contention;
     uint32_t skip = event_plumbing_frames(b, r->frames, r->nframes);
+    const uint32_t *il = r->nil == r->nframes ? r->il : NULL;
     rp_profile *p = b->p;
     const rp_thread *th;
     const char *label;
@@ -876,11 +990,11 @@ static int add_contention(builder *b, const rp_event *e)
         if (!lock)
             return -1;
         snprintf(lock, len, RP_LOCK_PREFIX "%s", type);
-        rc = set_stack(b, s, r->frames + skip, r->nframes - skip, lock);
+        rc = set_stack(b, s, r->frames + skip, il ? il + skip : NULL, r->nframes - skip, lock);
         free(lock);
         if (rc < 0)
             return -1;
-    } else if (set_stack(b, s, r->frames + skip, r->nframes - skip, NULL) < 0) {
+    } else if (set_stack(b, s, r->frames + skip, il ? il + skip : NULL, r->nframes - skip, NULL) < 0) {
         return -1;
     }
     s->weight = r->duration_ns;
@@ -910,6 +1024,9 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     p->view = vi->view;
     p->filtered = filter != NULL;
     idmap_init(&b.names);
+    idmap_init(&b.fn_src);
+    idmap_init(&b.il_frames);
+    idmap_init(&b.located);
     idmap_init(&b.threads_by_id);
     idmap_init(&b.first_by_id);
     idmap_init(&b.cpu_by_key);
@@ -946,6 +1063,14 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 if (f < 0)
                     goto out;
                 idmap_put(&b.names, function, (uint64_t)f);
+            }
+            /* the method behind the ID from now on, for its lines (an ID
+             * reused for another method gets its own record) */
+            if (e->kind == TK_FUNC_NAME && tr->lines) {
+                if (e->function_name.token)
+                    idmap_put(&b.fn_src, function, i);
+                else
+                    idmap_del(&b.fn_src, function);
             }
             break;
         }
@@ -1052,10 +1177,12 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         rp_interner *in = &b.in;
         uint32_t *map = malloc((in->n ? in->n : 1) * sizeof(*map));
         char **kept = malloc((in->n ? in->n : 1) * sizeof(*kept));
+        rp_frame_source *kept_src = b.any_source ? calloc(in->n ? in->n : 1, sizeof(*kept_src)) : NULL;
         size_t used = 0;
-        if (!map || !kept) {
+        if (!map || !kept || (b.any_source && (!kept_src || src_room(&b, in->n) < 0))) {
             free(map);
             free(kept);
+            free(kept_src);
             goto out;
         }
         for (size_t f = 0; f < in->n; f++)
@@ -1065,6 +1192,11 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
                 uint32_t *fr = &p->samples[i].frames[k];
                 if (map[*fr] == UINT32_MAX) {
                     map[*fr] = (uint32_t)used;
+                    if (kept_src) {
+                        kept_src[used] = b.src[*fr];
+                        if (!kept_src[used].file)
+                            kept_src[used].name = in->names[*fr];
+                    }
                     kept[used++] = in->names[*fr];
                 }
                 *fr = map[*fr];
@@ -1074,6 +1206,17 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
         in->names = kept;
         in->n = used;
         in->cap = used;
+        p->sources = kept_src;
+        /* a frame of one line shows it: "NAME (FILE:LINE)" */
+        for (size_t f = 0; kept_src && f < used; f++)
+            if (kept_src[f].at_line) {
+                size_t len = strlen(kept_src[f].name) + strlen(kept_src[f].base) + 16;
+                char *label = palloc(p, len);
+                if (!label)
+                    goto out;
+                snprintf(label, len, "%s (%s:%u)", kept_src[f].name, kept_src[f].base, kept_src[f].line);
+                in->names[f] = label;
+            }
     }
     p->frames = b.in.names;
     p->nframes = b.in.n;
@@ -1081,6 +1224,11 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
     rc = 0;
 out:
     free(b.in.names);
+    free(b.src);
+    free(b.src_tried);
+    idmap_free(&b.fn_src);
+    idmap_free(&b.il_frames);
+    idmap_free(&b.located);
     free(b.roles.role);
     free(b.roles.renamed);
     idindex_free(b.in.slots);
@@ -1106,6 +1254,7 @@ void rp_profile_free(rp_profile *p)
 {
     arena_free(&p->arena);
     free(p->frames);
+    free(p->sources);
     free(p->threads);
     free(p->samples);
     free(p->labels);

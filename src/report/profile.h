@@ -64,11 +64,22 @@ typedef struct rp_sample {
                                 holds, whole numbers carrying their rounding per thread (rp_sample_count) */
 } rp_sample;
 
+/* Where a frame's code is in the program's source (source_lines.h), when
+ * the trace has IL offsets and the program's PDB was found. */
+typedef struct rp_frame_source {
+    const char *name;        /* the frame's name without its location (frames[] may add it) */
+    const char *file;        /* the document as the PDB names it; NULL: no source known */
+    const char *base;        /* its last path component */
+    uint32_t line;           /* at_line: the line the frame stands for; else its method's first line */
+    uint8_t at_line;         /* a frame of one line (RP_PROFILE_LINES) */
+} rp_frame_source;
+
 typedef struct rp_profile {
     enum rp_view view;
     uint64_t period_ns;      /* the sampling period (from the ticks) */
-    char **frames;           /* frame names */
+    char **frames;           /* frame names (with RP_PROFILE_LINES, a frame of one line is "NAME (FILE:LINE)") */
     size_t nframes;
+    rp_frame_source *sources;/* one per frame, or NULL when no frame's source is known */
     rp_pthread *threads;
     size_t nthreads;
     rp_sample *samples;      /* the samples of the view and filter, in time order */
@@ -137,6 +148,8 @@ int rp_profile_build(const rp_trace *tr, enum rp_view view, const char *thread_f
 /* rp_profile_build with options (a bit set). */
 enum rp_profile_option {
     RP_PROFILE_RAW_FRAMES = 1 << 0,   /* frames as recorded: no async renaming or folding */
+    RP_PROFILE_LINES = 1 << 1,        /* a managed frame per source line where the trace's IL offsets and
+                                         the program's PDB tell it (report --lines; pprof always) */
 };
 int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *thread_filter, unsigned options,
                           rp_profile *out);
@@ -149,6 +162,12 @@ void rp_profile_free(rp_profile *p);
  * (out of memory).  Free out with rp_profile_free. */
 int rp_profile_merge(const rp_profile *parts, const char *const *roots, const uint64_t *offsets_ns, size_t n,
                      rp_profile *out);
+
+/* Frame f's name without the location RP_PROFILE_LINES adds to it. */
+static inline const char *rp_frame_plain(const rp_profile *p, size_t f)
+{
+    return p->sources && p->sources[f].name ? p->sources[f].name : p->frames[f];
+}
 
 /* The weight of a sample in the view's unit: its measured cpu_ns in the CPU
  * view, one period in the wall view, its weight in the others.  What the

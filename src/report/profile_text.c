@@ -51,7 +51,7 @@ static fstat *frame_stats(const rp_profile *p, long thread, uint64_t *n)
     }
     for (size_t f = 0; f < p->nframes; f++) {
         st[f].frame = (uint32_t)f;
-        cls[f] = (uint8_t)rp_frame_classify(p->frames[f]);
+        cls[f] = (uint8_t)rp_frame_classify(rp_frame_plain(p, f));
     }
     for (size_t i = 0; i < p->nsamples; i++) {
         const rp_sample *s = &p->samples[i];
