@@ -2,6 +2,7 @@
  * the adapters from the one writer signature to each format's writer
  * (report.h). */
 #include "report/formats.h"
+#include "report/hot_lines.h"
 #include "report/heap_query.h"
 #include "report/heapsnapshot.h"
 #include "report/report.h"
@@ -50,8 +51,10 @@ static int write_text(const rp_report_input *in, FILE *out)
     if (in->why || in->old)
         return heap_question(in, 0, out);
     rc = rp_write_text_header(in->trace, in->path, in->profile, out);
-    if (rc == 0 && in->profile && in->profile->total_samples)
+    if (rc == 0 && in->profile && in->profile->total_samples) {
         rp_write_profile_text(in->profile, out);
+        rc = rp_write_hot_lines(in->trace, in->profile, in->thread, in->profile_options, out);
+    }
     if (rc == 0)
         rc = rp_write_text_views(in->trace, in->thread, in->profile_options, out);
     if (rc == 0)
@@ -191,8 +194,10 @@ const rp_format rp_formats[] = {
       .description = "gzip-compressed profile.proto for 'go tool pprof' and profiling backends (the\n"
                      "allocation views: alloc_objects, alloc_space, inuse_objects, inuse_space); with\n"
                      "--heap (or a trace with a heap snapshot and no samples), the last snapshot:\n"
-                     "inuse_objects and inuse_space by type under its path from a GC root",
-      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES, .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW | RP_BINARY,
+                     "inuse_objects and inuse_space by type under its path from a GC root; source\n"
+                     "lines always, in its Line and Function tables (go tool pprof -lines)",
+      .needs = RP_NEED_PROFILE | RP_NEED_SAMPLES,
+      .caps = RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW | RP_BINARY | RP_ALWAYS_LINES,
       .write = write_pprof },
     { .name = "html",
       .description = "one self-contained interactive flame graph (no network needed) with a view\n"

@@ -396,6 +396,43 @@ static char *totals_line(const rp_profile *p)
  * allocation views alloc_* of all of them and inuse_* of those alive, all
  * being an alloc or alloc-count profile), shown as the view of shown
  * (its totals, window and default sample type). */
+/* The profile's Functions: one per frame name (without its line) and
+ * source file, each frame's Location pointing at its function (fn_of[f],
+ * 1-based ids) with the frame's line.  Returns the number of functions, or
+ * (size_t)-1 (out of memory); free *fn_of and *fn_first. */
+static size_t functions_of(const rp_profile *p, size_t nframes, uint32_t **fn_of, uint32_t **fn_first)
+{
+    idmap by_key;
+    size_t n = 0;
+
+    *fn_of = malloc((nframes ? nframes : 1) * sizeof(**fn_of));
+    *fn_first = malloc((nframes ? nframes : 1) * sizeof(**fn_first));
+    if (!*fn_of || !*fn_first)
+        return (size_t)-1;
+    idmap_init(&by_key);
+    for (size_t f = 0; f < nframes; f++) {
+        const char *name = f < p->nframes ? rp_frame_plain(p, f) : "";
+        const char *file = f < p->nframes && p->sources && p->sources[f].file ? p->sources[f].file : "";
+        uint64_t key = cp_fnv1a_str(name) * 31 + cp_fnv1a_str(file), v;
+        if (f < p->nframes && idmap_get(&by_key, key, &v)) {
+            uint32_t g = (*fn_first)[v];
+            const char *gfile = p->sources && p->sources[g].file ? p->sources[g].file : "";
+            if (strcmp(rp_frame_plain(p, g), name) == 0 && strcmp(gfile, file) == 0) {
+                (*fn_of)[f] = (uint32_t)v + 1;
+                continue;
+            }
+        }
+        (*fn_first)[n] = (uint32_t)f;
+        (*fn_of)[f] = (uint32_t)++n;
+        if (f < p->nframes && idmap_put(&by_key, key, n - 1) < 0) {
+            idmap_free(&by_key);
+            return (size_t)-1;
+        }
+    }
+    idmap_free(&by_key);
+    return n;
+}
+
 static int write_profile(const rp_profile *all, const rp_profile *shown, const char *title, int threads_now,
                          FILE *out)
 {
@@ -403,8 +440,9 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
     pbuf top = { 0 }, msg = { 0 }, sub = { 0 };
     gzout *g;
     agg *aggs = NULL;
-    size_t naggs, nfuncs = p->nframes;
-    uint64_t frame_strings, thread_strings;
+    size_t naggs, nfuncs = p->nframes, nfn;
+    uint32_t *fn_of = NULL, *fn_first = NULL;
+    uint64_t frame_strings, file_strings, thread_strings;
     rp_carry carry[4];
     layout l;
     char *totals = totals_line(shown);
@@ -419,16 +457,28 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
             nfuncs = p->nframes + 1;             /* the "[no managed frames]" pseudo-frame */
             break;
         }
-    frame_strings = (uint64_t)l.nstr;
-    thread_strings = frame_strings + nfuncs;
+    nfn = functions_of(p, nfuncs, &fn_of, &fn_first);
+    if (nfn == (size_t)-1) {
+        free(fn_of);
+        free(fn_first);
+        free(totals);
+        return -1;
+    }
+    frame_strings = (uint64_t)l.nstr;        /* each function's name, then its file */
+    file_strings = frame_strings + nfn;
+    thread_strings = file_strings + nfn;
 
     g = calloc(1, sizeof(*g));
     if (!g) {
+        free(fn_of);
+        free(fn_first);
         free(totals);
         return -1;
     }
     if (deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(g);
+        free(fn_of);
+        free(fn_first);
         free(totals);
         return -1;
     }
@@ -510,19 +560,34 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
     pb_uint(&msg, 7, 1);                       /* has_functions */
     pb_msg(&top, PROFILE_MAPPING, &msg);
     for (size_t f = 0; f < nfuncs; f++) {
-        /* Location{id, mapping_id, line{function_id}} */
+        /* Location{id, mapping_id, line{function_id, line}}: the frame's
+         * line when it stands for one (report/source_lines.h) */
+        const rp_frame_source *src = f < p->nframes && p->sources ? &p->sources[f] : NULL;
         msg.n = 0;
         pb_uint(&msg, 1, f + 1);
         pb_uint(&msg, 2, 1);
         sub.n = 0;
-        pb_uint(&sub, 1, f + 1);
+        pb_uint(&sub, 1, fn_of[f]);
+        if (src && src->file && src->at_line)
+            pb_uint(&sub, 2, src->line);
         pb_msg(&msg, 4, &sub);
         pb_msg(&top, PROFILE_LOCATION, &msg);
-        /* Function{id, name, system_name} */
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    for (size_t k = 0; k < nfn; k++) {
+        /* Function{id, name, system_name, filename, start_line (its method's first line)} */
+        uint32_t f = fn_first[k];
+        const rp_frame_source *src = f < p->nframes && p->sources ? &p->sources[f] : NULL;
         msg.n = 0;
-        pb_uint(&msg, 1, f + 1);
-        pb_uint(&msg, 2, frame_strings + f);
-        pb_uint(&msg, 3, frame_strings + f);
+        pb_uint(&msg, 1, k + 1);
+        pb_uint(&msg, 2, frame_strings + k);
+        pb_uint(&msg, 3, frame_strings + k);
+        if (src && src->file) {
+            pb_uint(&msg, 4, file_strings + k);
+            if (!src->at_line)
+                pb_uint(&msg, 5, src->line);
+        }
         pb_msg(&top, PROFILE_FUNCTION, &msg);
         if (top.n >= (1u << 16))
             gz_flush(g, &top, 0);
@@ -530,8 +595,16 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
 
     for (int i = 0; i < l.nstr; i++)
         pb_string(&top, PROFILE_STRING_TABLE, l.str[i]);
-    for (size_t f = 0; f < nfuncs; f++) {
-        pb_string(&top, PROFILE_STRING_TABLE, f < p->nframes ? p->frames[f] : no_frames);
+    for (size_t k = 0; k < nfn; k++) {
+        uint32_t f = fn_first[k];
+        pb_string(&top, PROFILE_STRING_TABLE, f < p->nframes ? rp_frame_plain(p, f) : no_frames);
+        if (top.n >= (1u << 16))
+            gz_flush(g, &top, 0);
+    }
+    for (size_t k = 0; k < nfn; k++) {
+        uint32_t f = fn_first[k];
+        pb_string(&top, PROFILE_STRING_TABLE,
+                  f < p->nframes && p->sources && p->sources[f].file ? p->sources[f].file : "");
         if (top.n >= (1u << 16))
             gz_flush(g, &top, 0);
     }
@@ -546,6 +619,8 @@ static int write_profile(const rp_profile *all, const rp_profile *shown, const c
 done:
     deflateEnd(&g->zs);
     free(g);
+    free(fn_of);
+    free(fn_first);
     free(aggs);
     free(top.d);
     free(msg.d);

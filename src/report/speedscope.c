@@ -137,8 +137,16 @@ int rp_write_speedscope(const rp_profile *p, const char *title, FILE *out)
 
     fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
     for (size_t f = 0; f < p->nframes; f++) {
+        /* a frame whose source is known: its name, file and line (of one
+         * line with --lines, else its method's first) in their fields */
+        const rp_frame_source *src = p->sources && p->sources[f].file ? &p->sources[f] : NULL;
         fputs(f ? ",\n{\"name\":" : "\n{\"name\":", out);
-        json_string(out, p->frames[f]);
+        json_string(out, src ? src->name : p->frames[f]);
+        if (src) {
+            fputs(",\"file\":", out);
+            json_string(out, src->file);
+            fprintf(out, ",\"line\":%u", src->line);
+        }
         putc('}', out);
     }
     if (empty_stacks) {
