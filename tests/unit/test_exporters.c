@@ -620,7 +620,7 @@ TEST(exporters_registry_caps)
         { "jsonl", RP_HEAP_QUESTIONS, 0 },
         { "collapsed", RP_BY_THREAD_OPTION, 0 },
         { "speedscope", 0, 0 },
-        { "pprof", RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW | RP_BINARY, 0 },
+        { "pprof", RP_HEAP_PROFILE_OPTION | RP_HEAP_ONLY_VIEW | RP_BINARY | RP_ALWAYS_LINES, 0 },
         { "html", RP_HEAP_ONLY_VIEW, 0 },
         { "heapsnapshot", 0, 0 },
     };
