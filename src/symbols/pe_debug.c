@@ -63,7 +63,7 @@ static int rva_to_offset(size_t len, const pe_sections *s, uint32_t rva, uint32_
 }
 
 /* The data of one debug entry: by its file pointer, else by its RVA. */
-static int entry_data(const uint8_t *file, size_t len, const pe_sections *s, const uint8_t *e, uint64_t *off,
+static int entry_data(size_t len, const pe_sections *s, const uint8_t *e, uint64_t *off,
                       uint32_t *size)
 {
     uint32_t n = rd32(e + 16), rva = rd32(e + 20), ptr = rd32(e + 24);
@@ -163,7 +163,7 @@ int pe_debug_read(const uint8_t *file, size_t len, pe_debug_info *out, char *err
         uint64_t off;
         if (type != DEBUG_TYPE_CODEVIEW && type != DEBUG_TYPE_EMBEDDED_PDB)
             continue;
-        if (entry_data(file, len, &s, e, &off, &size) != 0)
+        if (entry_data(len, &s, e, &off, &size) != 0)
             continue;               /* an entry out of bounds is not used */
         if (type == DEBUG_TYPE_CODEVIEW)
             read_codeview(file, e, off, size, out);
