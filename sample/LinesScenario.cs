@@ -1,7 +1,8 @@
 // LinesScenario.cs: "lines [SECONDS]" scenario - hot code on known source lines, for the source-line tests
 // (clrprobe report --lines, pprof's line table). LinesTargets.Loops spends its CPU in two loops, each on one
 // line, in a 3:1 ratio (the same arithmetic, 3n and n times); LinesTargets.Caller calls it from two lines, with
-// 3n and n. The tests find the lines by their markers (LINES-...) in this file. Built Release like the whole
+// 3n and n; ClrProbe.Late.LateLines.Spin (the Late library, its PDB embedded) about a tenth. The tests find the
+// lines by their markers (LINES-...) in the sources. Built Release like the whole
 // sample: the JIT optimises these methods once they are hot (tier 1). Prints "lines started" once running, and
 // a fixed line at the end.
 using System.Diagnostics;
@@ -44,6 +45,7 @@ public static class LinesScenario
         while (sw.Elapsed.TotalSeconds < seconds)
         {
             LinesTargets.Sink += LinesTargets.Caller(20000);
+            LinesTargets.Sink += ClrProbe.Late.LateLines.Spin(30000);
             if (!said)
             {
                 Console.WriteLine("lines started");

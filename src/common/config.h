@@ -53,6 +53,13 @@ enum cp_collect {
 #define CP_COLLECT_ALL ((CP_COLLECT_CPU << 1) - 1)
 /* The kinds an EventPipe session records. */
 #define CP_COLLECT_EVENTPIPE (CP_COLLECT_ALLOC | CP_COLLECT_LIVE | CP_COLLECT_CONTENTION)
+/* The kinds that record stacks. */
+#define CP_COLLECT_STACKS (CP_COLLECT_CPU | CP_COLLECT_WALL | CP_COLLECT_EVENTPIPE | CP_COLLECT_ALLOC_ALL | \
+                           CP_COLLECT_EXCEPTIONS)
+/* Whether the agent writes module records: when asked for, and whenever it
+ * records stacks (the report finds each frame's assembly by them, and the
+ * assembly's PDB for its source lines). */
+#define CP_RECORDS_MODULES(collect) (((collect) & (CP_COLLECT_MODULES | CP_COLLECT_STACKS)) != 0)
 
 /* How CPU samples are taken (sampler=, --sampler; docs/sampling.md). */
 enum cp_sampler {

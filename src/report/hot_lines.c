@@ -57,9 +57,9 @@ static int framework_path(const char *path)
     return strstr(path, "/shared/Microsoft.") != NULL || strstr(path, "/packs/") != NULL;
 }
 
-/* A note when the trace's frames have IL offsets but the program's own
- * assemblies had no symbols. */
-static void no_symbols_note(const rp_trace *tr, FILE *out)
+/* A note when the trace's frames have IL offsets but some of the
+ * program's own assemblies had no symbols (none: the table is empty). */
+static void no_symbols_note(const rp_trace *tr, int none, FILE *out)
 {
     size_t shown = 0;
     const char *why;
@@ -69,7 +69,8 @@ static void no_symbols_note(const rp_trace *tr, FILE *out)
         if (framework_path(path))
             continue;
         if (!shown++)
-            fputs("\nHot lines: no source lines, the program's symbols were not found:\n", out);
+            fputs(none ? "\nHot lines: none, the program's symbols were not found:\n"
+                       : "  no source lines where the program's symbols were not found:\n", out);
         if (shown > 3)
             continue;
         fputs("  ", out);
@@ -159,7 +160,7 @@ int rp_write_hot_lines(const rp_trace *tr, const rp_profile *shown, const char *
     total = rp_profile_count_total(p);
     if (nm == 0) {
         if (has_il(tr))
-            no_symbols_note(tr, out);
+            no_symbols_note(tr, 1, out);
         rc = 0;
         goto done;
     }
@@ -184,6 +185,7 @@ int rp_write_hot_lines(const rp_trace *tr, const rp_profile *shown, const char *
         if (m[i].nlines > TOP_LINES)
             fprintf(out, "    (%zu more lines)\n", m[i].nlines - TOP_LINES);
     }
+    no_symbols_note(tr, 0, out);
     rc = 0;
 done:
     for (size_t i = 0; i < nm; i++)

@@ -508,6 +508,8 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
             json_hex(&o, "id", e->function_name.function);
             json_hex(&o, "module_id", e->function_name.module);
             json_str(&o, "name", e->function_name.name);
+            if (e->function_name.token)
+                json_u64(&o, "token", e->function_name.token);
             break;
         case TK_SAMPLE: {
             const rec_sample *r = &e->sample;

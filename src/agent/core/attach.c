@@ -112,7 +112,7 @@ unsigned catchup_module(profiler *p, ModuleID m)
             emit_end(&e);
         }
     }
-    if ((p->cfg.collect & CP_COLLECT_MODULES) && emit_begin_catchup(p, &e, TK_MODULE_LOAD)) {
+    if (CP_RECORDS_MODULES(p->cfg.collect) && emit_begin_catchup(p, &e, TK_MODULE_LOAD)) {
         rec_module_load_put(&e.r, &(rec_module_load){ .id = m, .assembly = assembly, .flags = flags, .hr = 0,
                                                       .path = path });
         emit_end(&e);

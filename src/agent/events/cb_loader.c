@@ -82,7 +82,7 @@ HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT
         cu_on_load(p->modules, id);
     if (SUCCEEDED(hr))
         services_module_loaded(p, id);       /* (--trace after an attach: its matching methods too) */
-    if (!(p->cfg.collect & CP_COLLECT_MODULES))
+    if (!CP_RECORDS_MODULES(p->cfg.collect))
         return S_OK;
     path[0] = '\0';
     if (SUCCEEDED(hr))
@@ -107,7 +107,7 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
     else if (p->gate_ok)
         cu_gate_bump(&p->gate);                         /* waits for the sampler's naming */
     names_forget_module(p->names, id);
-    if (p->cfg.collect & CP_COLLECT_MODULES)
+    if (CP_RECORDS_MODULES(p->cfg.collect))
         emit_id(p, TK_MODULE_UNLOAD, id);
     return S_OK;
 }
