@@ -82,8 +82,11 @@ typedef struct async_roles {
 } async_roles;
 
 /* Gives the names interned since the last call their roles (interning the
- * methods' names as it goes).  Returns 0, or -1 (out of memory). */
-static int async_roles_update(async_roles *a, rp_interner *in, rp_profile *p)
+ * methods' names as it goes; a state machine's frame of one source line
+ * renamed to its method's frame of that line, by locate(ctx, frame,
+ * renamed) when given).  Returns 0, or -1 (out of memory). */
+static int async_roles_update(async_roles *a, rp_interner *in, rp_profile *p,
+                              long (*locate)(void *ctx, uint32_t frame, uint32_t renamed), void *ctx)
 {
     while (a->n < in->n) {
         const char *name = in->names[a->n];
@@ -113,6 +116,8 @@ static int async_roles_update(async_roles *a, rp_interner *in, rp_profile *p)
                 return -1;
             }
             free(shown);
+            if (f >= 0 && locate && (f = locate(ctx, (uint32_t)a->n, (uint32_t)f)) < 0)
+                return -1;
             if (f >= 0)
                 renamed = (uint32_t)f;
         }
@@ -543,6 +548,19 @@ static long located_frame(builder *b, uint32_t f, const rp_source_line *loc)
     return (long)in->n++;
 }
 
+/* For async_roles_update: a state machine's frame of one line (frame) is
+ * renamed to its method's frame of that line.  Returns the frame, or -1. */
+static long locate_renamed(void *ctx, uint32_t frame, uint32_t renamed)
+{
+    builder *b = ctx;
+    rp_source_line loc;
+
+    if (frame >= b->src_cap || !b->src[frame].at_line)
+        return renamed;
+    loc = (rp_source_line){ b->src[frame].file, b->src[frame].base, b->src[frame].line };
+    return located_frame(b, renamed, &loc);
+}
+
 /* Frame f of function fid, at IL offset il: with its source (the method's
  * first line), and with RP_PROFILE_LINES the frame of its line.  Returns
  * the frame, or -1 (out of memory). */
@@ -610,7 +628,7 @@ static int set_stack(builder *b, rp_sample *s, const uint64_t *frames, const uin
     }
     /* Async methods as written (async_frames.h) */
     if (!(b->options & RP_PROFILE_RAW_FRAMES)) {
-        if (async_roles_update(&b->roles, &b->in, p) < 0)
+        if (async_roles_update(&b->roles, &b->in, p, locate_renamed, b) < 0)
             return -1;
         s->nframes = rp_async_fold(s->frames, s->nframes, b->roles.role, b->roles.renamed, b->in.names);
         {
