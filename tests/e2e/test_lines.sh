@@ -201,3 +201,27 @@ EOF
         assert_eq 0 "$?" "$kind PDB: pprof"
     done
 }
+
+# Allocation stacks have lines too: `Sample alloc`'s byte arrays are all
+# allocated on one line of AllocTargets.AllocateLarge's loop.  Optimised
+# code maps only as finely as the JIT records: its tier-1 code has the
+# loop's first statement (the allocation) under the loop's own line (the
+# `for`), so either of the two.
+test_lines_allocation_stacks() {
+    local line loop n all
+    line=$(grep -n 'var bytes = new byte\[LargeLength\];' "$ROOT/sample/AllocScenario.cs" | cut -d: -f1)
+    loop=$((line - 2))
+    sed -n "${loop}p" "$ROOT/sample/AllocScenario.cs" | grep -q 'for (int i = 0; i < count; i++)' ||
+        fail "AllocScenario.cs: the loop is not two lines above the allocation"
+    "$CLRPROBE" run -c alloc -o a.clrp -- "$SAMPLE" alloc 1 >/dev/null 2>err
+    assert_eq 0 "$?" "exit code"
+    "$CLRPROBE" report a.clrp --view alloc --lines --format collapsed >a.txt
+    assert_eq 0 "$?" "report --view alloc --lines"
+    n=$(awk -v f="ClrProbe.Sample.AllocTargets.AllocateLarge (AllocScenario.cs:$line);System.Byte[]" \
+            -v g="ClrProbe.Sample.AllocTargets.AllocateLarge (AllocScenario.cs:$loop);System.Byte[]" \
+        'index($0, f) || index($0, g) { t += $NF } END { print t + 0 }' a.txt)
+    all=$(awk '/AllocTargets.AllocateLarge/ && /System.Byte\[\]/ { t += $NF } END { print t + 0 }' a.txt)
+    echo "AllocateLarge's byte arrays: $n of $all bytes on lines $loop and $line"
+    awk -v n="$n" -v a="$all" 'BEGIN { exit !(a > 0 && n >= 0.95 * a) }' ||
+        fail "$n of AllocateLarge's $all bytes of byte arrays on lines $loop and $line"
+}
