@@ -7,6 +7,7 @@
  * document names are decoded on first use and kept.  Every read is checked
  * against its stream with 64-bit arithmetic; nothing recurses. */
 #include "symbols/pdb.h"
+#include "symbols/le_bytes.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,22 +45,7 @@ struct pdb_file {
     uint8_t *doc_state;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || !errlen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 static uint32_t rd_index(const uint8_t *p, unsigned w) { return w == 2 ? rd16(p) : rd32(p); }
 
 /* ECMA-335 II.23.2 compressed unsigned integer: 1, 2 or 4 bytes. */

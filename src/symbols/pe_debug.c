@@ -4,6 +4,7 @@
  * embedded PDB with zlib's raw inflate.  Every offset is checked against
  * the buffer with 64-bit arithmetic before it is read. */
 #include "symbols/pe_debug.h"
+#include "symbols/le_bytes.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,26 +18,12 @@
 #define DEBUG_ENTRIES_MAX 4096u     /* more entries than any compiler writes */
 #define DEFLATE_RATIO_MAX 1040u     /* deflate cannot expand data more than ~1032:1 */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || !errlen)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int in_bounds(size_t len, uint64_t off, uint64_t n)
 {
     return off <= len && n <= len - off;
 }
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 typedef struct pe_sections {
     const uint8_t *table;

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,21 +21,12 @@ static char base[64];
 /* A fresh directory for one test: base. */
 static void make_base(void)
 {
-    snprintf(base, sizeof(base), "/tmp/clrprobe-unit-files-XXXXXX");
-    if (!mkdtemp(base))
-        base[0] = '\0';
-}
-
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
+    unit_temp_dir(base, sizeof(base), "files");
 }
 
 static void remove_base(void)
 {
-    if (base[0])
-        nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    unit_remove_tree(base);
 }
 
 /* base/rel into a static buffer. */

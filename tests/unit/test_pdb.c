@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -173,21 +172,12 @@ static char base[64];
 
 static void make_base(void)
 {
-    snprintf(base, sizeof(base), "/tmp/clrprobe-unit-pdb-XXXXXX");
-    if (!mkdtemp(base))
-        base[0] = '\0';
-}
-
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
+    unit_temp_dir(base, sizeof(base), "pdb");
 }
 
 static void remove_base(void)
 {
-    if (base[0])
-        nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    unit_remove_tree(base);
 }
 
 static int copy_file(const char *from, const char *to)

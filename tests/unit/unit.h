@@ -16,6 +16,12 @@ int unit_failures(void);        /* failures of the current test so far */
 /* Removes path if it exists and creates it afresh for the trace writer. */
 int unit_create_file(const char *path);
 
+/* A fresh directory /tmp/clrprobe-unit-NAME-XXXXXX into buf (cap bytes);
+ * buf is "" when it could not be made.  unit_remove_tree removes it and
+ * all it holds (nothing for ""), links not followed. */
+void unit_temp_dir(char *buf, size_t cap, const char *name);
+void unit_remove_tree(const char *path);
+
 #define TEST(name)                                                      \
     static void name(void);                                             \
     __attribute__((constructor)) static void unit_reg_##name(void) {    \

@@ -5,7 +5,9 @@
 
 #include "common/files.h"
 
+#include <ftw.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,6 +21,25 @@ int unit_create_file(const char *path)
 {
     unlink(path);
     return cp_file_create(path, 0);
+}
+
+void unit_temp_dir(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "/tmp/clrprobe-unit-%s-XXXXXX", name);
+    if (!mkdtemp(buf))
+        buf[0] = '\0';
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    return remove(path);
+}
+
+void unit_remove_tree(const char *path)
+{
+    if (path[0])
+        nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void unit_register(const char *name, unit_fn fn, const char *file)
