@@ -27,6 +27,33 @@ static const char *copy_str(rp_profile *out, const char *s)
     return copy;
 }
 
+/* The sources of part p's frames (map: its frame -> the merged one) into
+ * out->sources, grown to the merged frames so far (n, *have of them there:
+ * the rest zeroed), their strings copied.  Returns 0, or -1 (out of
+ * memory). */
+static int merge_sources(rp_profile *out, size_t *have, const rp_profile *p, const uint32_t *map, size_t n)
+{
+    if (*have < n) {
+        rp_frame_source *ns = realloc(out->sources, n * sizeof(*ns));
+        if (!ns)
+            return -1;
+        memset(ns + *have, 0, (n - *have) * sizeof(*ns));
+        out->sources = ns;
+        *have = n;
+    }
+    for (size_t f = 0; f < p->nframes; f++) {
+        const rp_frame_source *s = &p->sources[f];
+        rp_frame_source *o = &out->sources[map[f]];
+        if (!s->file || o->file)
+            continue;
+        *o = *s;
+        if (!(o->name = copy_str(out, s->name)) || !(o->file = copy_str(out, s->file)) ||
+            !(o->base = copy_str(out, s->base)))
+            return -1;
+    }
+    return 0;
+}
+
 static int by_time(const void *a, const void *b)
 {
     const rp_sample *x = a, *y = b;
@@ -38,6 +65,7 @@ static int by_time(const void *a, const void *b)
 int rp_profile_merge(const rp_profile *parts, const char *const *roots, const uint64_t *offsets_ns, size_t n,
                      rp_profile *out)
 {
+    size_t nsources = 0;
     rp_interner m = { 0 };
     size_t nthreads = 0, nsamples = 0;
 
@@ -61,6 +89,7 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
     out->filter_matched = 0;
     out->labels = NULL;
     out->nlabels = 0;
+    out->sources = NULL;
     {
         /* The window: from the earliest part's start to the latest part's
          * end (each part's window starts at its offset); the rate: all
@@ -170,6 +199,10 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             }
             map[f] = (uint32_t)id;
         }
+        if (p->sources && merge_sources(out, &nsources, p, map, m.n) < 0) {
+            free(map);
+            goto oom;
+        }
         for (size_t t = 0; t < p->nthreads; t++) {
             rp_pthread *th = &out->threads[out->nthreads++];
             size_t len = strlen(p->threads[t].name) + 1;
@@ -229,6 +262,13 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
                     goto oom;
     }
     rp_sort(out->samples, out->nsamples, sizeof(*out->samples), by_time);
+    if (out->sources && nsources < m.n) {
+        rp_frame_source *ns = realloc(out->sources, m.n * sizeof(*ns));
+        if (!ns)
+            goto oom;
+        memset(ns + nsources, 0, (m.n - nsources) * sizeof(*ns));
+        out->sources = ns;
+    }
     out->frames = m.names;
     out->nframes = m.n;
     idindex_free(m.slots);

@@ -120,7 +120,14 @@ test_collect_subset() {
     assert_ge 10 "$(jcount sub.jsonl 'select(.kind=="jit")')" "jit recorded"
     assert_eq 28 "$(jcount sub.jsonl 'select(.kind=="exception_thrown")')" "exceptions recorded"
     local k
-    for k in gc_start suspend thread_create module_load class_load assembly_load appdomain_create; do
+    for k in gc_start suspend thread_create class_load assembly_load appdomain_create; do
         assert_eq 0 "$(jcount sub.jsonl "select(.kind==\"$k\")")" "$k must not be recorded"
     done
+    # the modules come with the stacks (exceptions' throw stacks): the report finds frames' assemblies by them
+    assert_ge 1 "$(jcount sub.jsonl 'select(.kind=="module_load")')" "module_load with the throw stacks"
+    "$CLRPROBE" run -o jit.clrp --collect jit -- "$SAMPLE" all >out 2>err
+    assert_eq 0 "$?" "exit code (jit only)"
+    "$CLRPROBE" report jit.clrp --format jsonl >jit.jsonl
+    assert_ge 10 "$(jcount jit.jsonl 'select(.kind=="jit")')" "jit recorded (jit only)"
+    assert_eq 0 "$(jcount jit.jsonl 'select(.kind=="module_load")')" "module_load must not be recorded without stacks"
 }

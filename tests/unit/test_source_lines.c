@@ -179,3 +179,38 @@ TEST(source_lines_in_the_formats)
     }
     synth_done(&s, &tr);
 }
+
+/* Two processes' profiles merged (report_many.c): the frames keep their
+ * sources (copied: the parts are freed first), each freed once. */
+TEST(source_lines_survive_a_merge)
+{
+    char dll[PATH_MAX];
+    synth s;
+    rp_trace tr;
+    rp_profile parts[2], merged;
+    const char *roots[2] = { "one (pid 1)", "two (pid 2)" };
+
+    if (!library_path(dll) || made_trace("lines-merge", dll, &tr, &s) != TRACE_OK) {
+        CHECK(0);
+        return;
+    }
+    tr.lines = rp_lines_new(&tr, NULL);
+    CHECK_EQ(rp_profile_build_opts(&tr, RP_VIEW_WALL, NULL, RP_PROFILE_LINES, &parts[0]), 0);
+    CHECK_EQ(rp_profile_build_opts(&tr, RP_VIEW_WALL, NULL, RP_PROFILE_LINES, &parts[1]), 0);
+    CHECK_EQ(rp_profile_merge(parts, roots, NULL, 2, &merged), 0);
+    rp_profile_free(&parts[0]);
+    rp_profile_free(&parts[1]);
+    {
+        long f = frame_named(&merged, "PdbLib.Calc.SumTo (Calc.cs:18)");
+        CHECK(f >= 0 && merged.sources != NULL);
+        if (f >= 0 && merged.sources) {
+            CHECK_EQ(leaf_samples(&merged, f), 6);
+            CHECK_STR(merged.sources[f].name, "PdbLib.Calc.SumTo");
+            CHECK_STR(merged.sources[f].file, "/src/pdblib/Calc.cs");
+            CHECK_EQ(merged.sources[f].line, 18);
+            CHECK(merged.sources[frame_named(&merged, "one (pid 1)")].file == NULL);
+        }
+    }
+    rp_profile_free(&merged);
+    synth_done(&s, &tr);
+}

@@ -20,6 +20,7 @@
 #include "agent/core/attach.h"
 #include "agent/core/catchup.h"
 #include "agent/core/control.h"
+#include "agent/core/il_maps.h"
 #include "agent/core/ip_functions.h"
 #include "agent/core/names.h"
 #include "agent/core/names_format.h"

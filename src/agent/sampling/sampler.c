@@ -18,7 +18,6 @@
  * session.c only, never at the same time.  Calls the runtime, names.c,
  * catchup.c (the unload gate) and thread_state.c (emit). */
 #include "agent/sampling/sampler.h"
-#include "agent/core/il_maps.h"
 #include "agent/core/service.h"
 #include "agent/sampling/sigsampler.h"
 #include "common/idmap.h"

@@ -1,8 +1,6 @@
 /* sig_resolve.c - a signal sample's addresses to the trace's IDs
  * (sig_resolve.h). */
 #include "agent/sampling/sig_resolve.h"
-#include "agent/core/il_maps.h"
-#include "agent/core/profiler.h"
 #include "agent/core/service.h"
 #include "unwind/stack_walk.h"
 
