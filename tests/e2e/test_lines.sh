@@ -35,6 +35,16 @@ share() {
     awk -v a="$1" -v b="$2" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b); else print "" }'
 }
 
+# copy_app: the sample's build in app/ (the sample itself, not the
+# sanitized run's wrapper); app_run ARGS...: ./app/Sample ARGS, with ASan's
+# runtime preloaded in a sanitized run (lib.sh, sanitizer_preload).
+copy_app() {
+    mkdir app && cp -r "$(dirname "$SAMPLE_BIN")"/. app/
+}
+app_run() {
+    env ${SANITIZER_PRELOAD:+LD_PRELOAD=$SANITIZER_PRELOAD ASAN_OPTIONS=detect_leaks=0} ./app/Sample "$@"
+}
+
 # check_line_shares TRACE LABEL: the 3:1 of Loops' two lines (self) and of
 # Caller's two calls (total), in report --lines' collapsed stacks.
 check_line_shares() {
@@ -146,12 +156,13 @@ lines done" "$(cat lines.out)" "the target's output"
 # The program without its PDB: frames as they were, a note that names it,
 # and --symbols DIR finds it there.
 test_lines_missing_pdb_and_symbols_dir() {
-    mkdir app syms
-    cp -r "$(dirname "$SAMPLE")"/. app/
+    copy_app
+    mkdir syms
     mv app/Sample.pdb syms/
     rm -f app/Late.pdb                  # (a build before its PDB was embedded)
-    ./app/Sample lines 2 >plain.out
-    "$CLRPROBE" run -o l.clrp -- ./app/Sample lines 2 >prof.out 2>err
+    app_run lines 2 >plain.out
+    "$CLRPROBE" run -o l.clrp -- env ${SANITIZER_PRELOAD:+LD_PRELOAD=$SANITIZER_PRELOAD ASAN_OPTIONS=detect_leaks=0} \
+        ./app/Sample lines 2 >prof.out 2>err
     assert_eq 0 "$?" "exit code"
     cmp -s plain.out prof.out || fail "output changed under the agent"
     "$CLRPROBE" report l.clrp --lines --format collapsed >c.txt
@@ -172,9 +183,9 @@ test_lines_missing_pdb_and_symbols_dir() {
 # fields are damaged): the report is whole, the frames without lines, and
 # it never blocks.
 test_lines_hostile_pdb() {
-    mkdir app
-    cp -r "$(dirname "$SAMPLE")"/. app/
-    "$CLRPROBE" run -o l.clrp -- ./app/Sample lines 1 >/dev/null 2>err
+    copy_app
+    "$CLRPROBE" run -o l.clrp -- env ${SANITIZER_PRELOAD:+LD_PRELOAD=$SANITIZER_PRELOAD ASAN_OPTIONS=detect_leaks=0} \
+        ./app/Sample lines 1 >/dev/null 2>err
     assert_eq 0 "$?" "exit code"
     local kind
     for kind in garbage windows damaged fifo; do
@@ -184,7 +195,7 @@ test_lines_hostile_pdb() {
         windows) { printf 'Microsoft C/C++ MSF 7.00\r\n\032DS\0\0\0'; head -c 5000 /dev/urandom; } >app/Sample.pdb ;;
         damaged)
             # the real PDB, every 4th byte of its first 4 KiB (stream headers, table row counts) set to 0xff
-            python3 - "$(dirname "$SAMPLE")/Sample.pdb" app/Sample.pdb <<'EOF'
+            python3 - "$(dirname "$SAMPLE_BIN")/Sample.pdb" app/Sample.pdb <<'EOF'
 import sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 for i in range(32, min(4096, len(b)), 4):
