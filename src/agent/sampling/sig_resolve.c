@@ -21,6 +21,7 @@ int sig_resolver_init(sig_resolver *r, profiler *p)
     r->p = p;
     idmap_init(&r->functions);
     idmap_init(&r->addresses);
+    idmap_init(&r->il_at);
     if (ip_functions_init(&r->managed) < 0)
         return -1;
     r->managed_ok = 1;
@@ -41,6 +42,7 @@ void sig_resolver_free(sig_resolver *r)
         ip_functions_free(&r->managed);
     idmap_free(&r->functions);
     idmap_free(&r->addresses);
+    idmap_free(&r->il_at);
     memset(r, 0, sizeof(*r));
 }
 
@@ -179,9 +181,18 @@ static size_t deferred_frames(const sig_resolver *r, const code_map *m, const ui
  * interrupted instruction, the others return addresses). */
 static uint32_t il_of(sig_resolver *r, uint64_t id, uintptr_t at, size_t i)
 {
+    uint64_t key = (uint64_t)at | (i > 0 ? 1ull << 63 : 0), v;
+    uint32_t il;
+
     if (!id || (id & SIG_NATIVE_ID_BIT) || at <= SW_MARK_OSR)
         return TRACE_IL_NONE;
-    return il_maps_offset(r->p, r->p->il_maps, id, at, i > 0);
+    if (idmap_get(&r->il_at, key, &v))
+        return (uint32_t)(v - 1);
+    il = il_maps_offset(r->p, r->p->il_maps, id, at, i > 0);
+    if (r->il_at.count >= (1u << 16))
+        idmap_clear(&r->il_at);             /* (bounded: looked up again as needed) */
+    idmap_put(&r->il_at, key, (uint64_t)il + 1);
+    return il;
 }
 
 size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
@@ -193,6 +204,7 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
         /* (a library may have been replaced at the same place; an unload
          * frees code, and its FunctionIDs are reused) */
         idmap_clear(&r->addresses);
+        idmap_clear(&r->il_at);
         r->map_serial = m->serial;
         r->unloads = ip_functions_unloads(r->p);
     }

@@ -39,6 +39,8 @@ typedef struct sig_resolver {
     idmap functions;             /* a native function's key -> its ID */
     idmap addresses;             /* an address -> its ID (dynamic methods' excepted), for one code map and
                                     one unload count */
+    idmap il_at;                 /* (an address, bit 63: a return address) -> its IL offset + 1, as long as
+                                    addresses (il_maps.h's lookup takes a lock and a search) */
     uint64_t map_serial;         /* the code map `addresses` belongs to */
     uint64_t unloads;            /* and the runtime's unload count */
     uint64_t next_id;
