@@ -176,10 +176,10 @@ static int write_chrome(const rp_report_input *in, FILE *out)
 const rp_format rp_formats[] = {
     { .name = "text",
       .description = "a readable summary (default), the answers first: what was recorded and the\n"
-                     "process's CPU, where time goes (the view's profile), where memory is\n"
-                     "allocated, what stays alive, where threads wait, exceptions, the heap; then\n"
-                     "each thread's top, events by kind, modules, the slowest JIT compilations,\n"
-                     "threads, GCs (pauses, heap sizes)",
+                     "process's CPU, where time goes (the view's profile and its hot source\n"
+                     "lines), where memory is allocated, what stays alive, where threads wait,\n"
+                     "exceptions, the heap; then each thread's top, events by kind, modules, the\n"
+                     "slowest JIT compilations, threads, GCs (pauses, heap sizes)",
       .needs = RP_NEED_EVENTS | RP_NEED_PROFILE,
       .caps = RP_HEAP_QUESTIONS | RP_LISTS_CHILDREN,
       .write = write_text, .write_many = write_text_many },
