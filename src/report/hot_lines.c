@@ -84,15 +84,15 @@ static void no_symbols_note(const rp_trace *tr, int none, FILE *out)
               "or give --symbols DIR)\n", out);
 }
 
+/* Whether the trace's stacks have IL offsets (an agent since source lines). */
 static int has_il(const rp_trace *tr)
 {
-    for (size_t i = 0; i < tr->nev; i++)
-        if (tr->ev[i].kind == TK_SAMPLE || tr->ev[i].kind == TK_ALLOC_SAMPLE || tr->ev[i].kind == TK_CONTENTION) {
-            const rp_event *e = &tr->ev[i];
-            if ((e->kind == TK_SAMPLE && e->sample.nil) || (e->kind == TK_ALLOC_SAMPLE && e->alloc_sample.nil) ||
-                (e->kind == TK_CONTENTION && e->contention.nil))
-                return 1;
-        }
+    for (size_t i = 0; i < tr->nev; i++) {
+        const rp_event *e = &tr->ev[i];
+        if ((e->kind == TK_SAMPLE && e->sample.nil) || (e->kind == TK_ALLOC_SAMPLE && e->alloc_sample.nil) ||
+            (e->kind == TK_CONTENTION && e->contention.nil))
+            return 1;
+    }
     return 0;
 }
 
