@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh - a longer run of the trace fuzzer than make check's (the unit
-# test fuzz_reader_mutated_traces, tests/unit/test_fuzz_reader.c): the same
+# test fuzz_reader_mutated_traces, tests/unit/test_fuzz_reader.c), then of
+# the PDB reader's (fuzz_pdb_mutated, tests/unit/test_fuzz_pdb.c): the same
 # seeds (made traces with every record kind, the crafted hostile traces of
 # tests/data/crafted, real traces of the agent) mutated case after case,
 # each read, walked and written in every report format, preferably with the
@@ -26,4 +27,10 @@ cd "$ROOT"                  # (the seeds are read from tests/data)
 echo "fuzz: $BIN, cases $FIRST..$((FIRST + CASES - 1)), at most $SECONDS_BUDGET s"
 start=$(date +%s)
 FUZZ_FIRST=$FIRST FUZZ_CASES=$CASES FUZZ_SECONDS=$SECONDS_BUDGET "$BIN" fuzz_reader_mutated_traces
+echo "fuzz: $(($(date +%s) - start)) s"
+# the PDB reader's (tests/unit/test_fuzz_pdb.c: make check runs 20,000 cases, ten times as many here, from
+# after those)
+start=$(date +%s)
+echo "fuzz: the PDB reader, cases 20000..$((20000 + 10 * CASES - 1)), at most $SECONDS_BUDGET s"
+FUZZ_FIRST=20000 FUZZ_CASES=$((10 * CASES)) FUZZ_SECONDS=$SECONDS_BUDGET "$BIN" fuzz_pdb_mutated
 echo "fuzz: $(($(date +%s) - start)) s"
