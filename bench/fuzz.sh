@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # fuzz.sh - a longer run of the trace fuzzer than make check's (the unit
-# test fuzz_reader_mutated_traces, tests/unit/test_fuzz_reader.c), then of
-# the PDB reader's (fuzz_pdb_mutated, tests/unit/test_fuzz_pdb.c): the same
+# test fuzz_reader_mutated_traces, tests/unit/test_fuzz_reader.c): the same
 # seeds (made traces with every record kind, the crafted hostile traces of
 # tests/data/crafted, real traces of the agent) mutated case after case,
-# each read, walked and written in every report format, preferably with the
-# sanitized build so that any out-of-bounds access stops it.  Cases are
-# numbered and deterministic: a failure prints FUZZ_CASE=N to rerun it.
+# each read, walked and written in every report format; then of the PDB
+# reader's (fuzz_pdb_mutated, tests/unit/test_fuzz_pdb.c: tests/data/pdb's
+# PDB and assemblies mutated, every method's lines looked up); preferably
+# with the sanitized build so that any out-of-bounds access stops them.
+# Cases are numbered and deterministic: a failure prints FUZZ_CASE=N to
+# rerun it.
 #   bench/fuzz.sh [CASES] [SECONDS] [FIRST]
 # CASES (default 100000) cases from case FIRST (default 1500: after the ones
-# make check runs), stopping after SECONDS (default 600) if not done.  Uses
-# build-asan/ if it has been built (make asan), else build/.
+# make check runs), stopping after SECONDS (default 600) if not done; the
+# PDB fuzzer ten times CASES from its case 20000.  Uses build-asan/ if it
+# has been built (make asan), else build/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
