@@ -5,7 +5,8 @@
 // BurnTotals; each caller, resumed inline by the completion of the method it awaited (the stack then has the
 // completed method under it), burns 1 unit after its await: FetchOrdersAsync in BurnOrders, LoadCustomerAsync
 // in BurnCustomer, HandleAsync in BurnRequest.  So of the chain's CPU: BurnTotals 40%, BurnOrders, BurnCustomer
-// and BurnRequest 20% each.  One chain at a time, on the thread pool, for SECONDS (default 2).  Prints a fixed
+// and BurnRequest 20% each (a unit is 1 to 3 ms, drawn for each chain, so that the chains never keep step with
+// the sampler's period).  One chain at a time, on the thread pool, for SECONDS (default 2).  Prints a fixed
 // line at the end.
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -15,7 +16,13 @@ namespace ClrProbe.Sample;
 public static class AwaitChain
 {
     public static long Sink;
-    private static long s_unitTicks = Stopwatch.Frequency / 500;   // 2 ms
+    // A unit of CPU: 2 ms on average, drawn for each chain between 1 and 3 ms (a fixed seed): a chain of
+    // always 10 ms would keep step with a 100 Hz sampler's period of CPU, every sample falling at the same
+    // point of the chain; each chain keeps its 2:1:1:1.
+    private static long s_unitTicks = Stopwatch.Frequency / 500;
+    private static readonly Random s_units = new Random(20261128);
+
+    public static void NextUnit() => s_unitTicks = Stopwatch.Frequency * (1000 + s_units.Next(2001)) / 1_000_000;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void Burn(long units)
@@ -73,6 +80,7 @@ internal static class AwaitChainScenario
         {
             while (Stopwatch.GetTimestamp() < until)
             {
+                AwaitChain.NextUnit();
                 await AwaitChain.HandleAsync();
                 chains++;
             }

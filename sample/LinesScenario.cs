@@ -41,11 +41,13 @@ public static class LinesScenario
     public static int Run(double seconds)
     {
         var sw = Stopwatch.StartNew();
+        var sizes = new Random(20261128);       // (rounds of varied length: never in step with a sampler's period)
         bool said = false;
         while (sw.Elapsed.TotalSeconds < seconds)
         {
-            LinesTargets.Sink += LinesTargets.Caller(20000);
-            LinesTargets.Sink += ClrProbe.Late.LateLines.Spin(30000);
+            int n = 15000 + sizes.Next(10001);
+            LinesTargets.Sink += LinesTargets.Caller(n);
+            LinesTargets.Sink += ClrProbe.Late.LateLines.Spin(3 * n / 2);
             if (!said)
             {
                 Console.WriteLine("lines started");
