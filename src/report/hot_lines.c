@@ -106,8 +106,8 @@ int rp_write_hot_lines(const rp_trace *tr, const rp_profile *shown, const char *
     uint64_t total;
     int rc = -1;
 
-    if (!tr->lines || !shown || !shown->nsamples)
-        return 0;
+    if (!tr->lines || !shown || !shown->nsamples || !has_il(tr))
+        return 0;               /* (a trace of an earlier agent: no offsets, nothing to look up) */
     if (!(shown->options & RP_PROFILE_LINES)) {
         if (rp_profile_build_opts(tr, shown->view, thread, options | RP_PROFILE_LINES, &own) < 0)
             return -1;
@@ -159,8 +159,7 @@ int rp_write_hot_lines(const rp_trace *tr, const rp_profile *shown, const char *
     }
     total = rp_profile_count_total(p);
     if (nm == 0) {
-        if (has_il(tr))
-            no_symbols_note(tr, 1, out);
+        no_symbols_note(tr, 1, out);
         rc = 0;
         goto done;
     }
