@@ -36,14 +36,9 @@ static int same_name(const void *ctx, uint32_t entry)
     return strcmp(k->in->names[entry], k->name) == 0;
 }
 
-long rp_intern(rp_interner *in, rp_profile *p, const char *name)
+/* Room in in->names for one more name; 0, or -1 (out of memory). */
+static int intern_room(rp_interner *in)
 {
-    name_key key = { in, name };
-    uint64_t h = cp_fnv1a_str(name);
-    long found = idindex_find(in->slots, h, same_name, &key);
-
-    if (found >= 0)
-        return found;
     if (in->n == in->cap) {
         size_t nc = in->cap ? in->cap * 2 : 256;
         char **nn = realloc(in->names, nc * sizeof(*nn));
@@ -52,6 +47,19 @@ long rp_intern(rp_interner *in, rp_profile *p, const char *name)
         in->names = nn;
         in->cap = nc;
     }
+    return 0;
+}
+
+long rp_intern(rp_interner *in, rp_profile *p, const char *name)
+{
+    name_key key = { in, name };
+    uint64_t h = cp_fnv1a_str(name);
+    long found = idindex_find(in->slots, h, same_name, &key);
+
+    if (found >= 0)
+        return found;
+    if (intern_room(in) < 0)
+        return -1;
     {
         size_t len = strlen(name) + 1;
         char *copy = palloc(p, len);
@@ -62,6 +70,14 @@ long rp_intern(rp_interner *in, rp_profile *p, const char *name)
     }
     if (idindex_add(&in->slots, h, (uint32_t)in->n) < 0)
         return -1;
+    return (long)in->n++;
+}
+
+long rp_intern_alias(rp_interner *in, uint32_t f)
+{
+    if (intern_room(in) < 0)
+        return -1;
+    in->names[in->n] = in->names[f];
     return (long)in->n++;
 }
 
@@ -525,27 +541,19 @@ static long located_frame(builder *b, uint32_t f, const rp_source_line *loc)
 {
     rp_interner *in = &b->in;
     uint64_t key = (uint64_t)f << 32 | loc->line, v;
+    long l;
 
     if (idmap_get(&b->located, key, &v) && v < b->src_cap && b->src[v].file && strcmp(b->src[v].file, loc->file) == 0)
         return (long)v;
-    if (in->n == in->cap) {
-        size_t nc = in->cap ? in->cap * 2 : 256;
-        char **nn = realloc(in->names, nc * sizeof(*nn));
-        if (!nn)
-            return -1;
-        in->names = nn;
-        in->cap = nc;
-    }
-    if (src_room(b, in->n) < 0)
+    if (src_room(b, in->n) < 0 || (l = rp_intern_alias(in, f)) < 0)
         return -1;
-    in->names[in->n] = in->names[f];
-    b->src[in->n] = (rp_frame_source){ .name = in->names[f], .file = loc->file, .base = loc->base,
-                                       .line = loc->line, .at_line = 1 };
-    b->src_tried[in->n] = 1;
-    if (idmap_put(&b->located, key, in->n) < 0)
+    b->src[l] = (rp_frame_source){ .name = in->names[f], .file = loc->file, .base = loc->base,
+                                   .line = loc->line, .at_line = 1 };
+    b->src_tried[l] = 1;
+    if (idmap_put(&b->located, key, (uint64_t)l) < 0)
         return -1;
     b->any_source = 1;
-    return (long)in->n++;
+    return l;
 }
 
 /* For async_roles_update: a state machine's frame of one line (frame) is

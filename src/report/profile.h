@@ -232,6 +232,9 @@ typedef struct rp_interner {
 } rp_interner;
 /* The number of name in the table, added if new; -1 when out of memory. */
 long rp_intern(rp_interner *in, rp_profile *p, const char *name);
+/* A new number with frame f's name, not in the table's index (a name still
+ * finds f): a frame of one of f's source lines.  -1 when out of memory. */
+long rp_intern_alias(rp_interner *in, uint32_t f);
 
 /* Number of sample records in a trace (any view). */
 uint64_t rp_count_samples(const rp_trace *tr);
