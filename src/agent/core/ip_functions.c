@@ -177,12 +177,16 @@ size_t ip_functions_own_stack(profiler *p, ip_functions *f, uint64_t *frames, ui
     UINT_PTR ips[IP_FUNCTIONS_OWN_MAX];
     size_t n;
 
+    if (!il) {                              /* (alloc-all's every allocation: no addresses kept) */
+        n = ip_functions_walk_own(p, frames, NULL, max);
+        ip_functions_name(p, f, frames, n, t);
+        return n;
+    }
     if (max > IP_FUNCTIONS_OWN_MAX)
         max = IP_FUNCTIONS_OWN_MAX;
     n = ip_functions_walk_own(p, frames, ips, max);
     ip_functions_name(p, f, frames, n, t);
-    if (il)
-        ip_functions_il(p, frames, ips, n, il);
+    ip_functions_il(p, frames, ips, n, il);
     return n;
 }
 
