@@ -15,8 +15,8 @@
 // gen1 GC follow, which never look at the large-object heap: dead, but no GC that could free them has run (what a
 // live view must not count as alive).
 // stdout: "live started" before the first step, then a fixed "live done" line.  stderr: the truth, measured
-// with GC.GetAllocatedBytesForCurrentThread around every call and checked against count x size (a difference
-// is reported and exits 1):
+// with GC.GetAllocatedBytesForCurrentThread around every call and checked against count x size (less, or more
+// than 64 KiB more, from other allocations of the runtime's on the thread, is reported and exits 1):
 //   truth live ClrProbe.Sample.LiveTargets.Retain type=System.Int64[] size=1024 objects=65536 bytes=67108864 alive=65536
 //   truth live ClrProbe.Sample.LiveTargets.Churn type=System.Byte[] size=1024 objects=524288 bytes=536870912 alive_at_most=64
 //   truth live ClrProbe.Sample.LiveTargets.DropLarge type=System.Byte[] size=96024 objects=1024 alive=0   (garbage)
@@ -176,8 +176,12 @@ internal static class LiveScenario
         Console.Error.WriteLine(string.Format(inv, "truth live gcs gen0={0} gen1={1} gen2={2} induced={3}",
             gen0, gen1, gen2, LiveTargets.Steps / InducedEvery));
 
+        // The objects are counted as built; the bytes the thread allocated meanwhile may hold a little more than
+        // theirs (the runtime allocates on the thread now and then, a few hundred bytes): within 64 KiB a call kind.
+        const long Slack = 64 * 1024;
         int rc = Program.ExitOk;
-        if (retainBytes != retainObjects * LiveTargets.RetainSize || churnBytes != churnObjects * LiveTargets.ChurnSize ||
+        if (retainBytes < retainObjects * LiveTargets.RetainSize || retainBytes > retainObjects * LiveTargets.RetainSize + Slack ||
+            churnBytes < churnObjects * LiveTargets.ChurnSize || churnBytes > churnObjects * LiveTargets.ChurnSize + Slack ||
             alive != LiveTargets.RetainedObjects)
         {
             Console.Error.WriteLine(string.Format(inv,
