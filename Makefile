@@ -53,6 +53,8 @@ EVENTPIPE_SRC := $(call sources,src/eventpipe,c)
 SERVE_SRC  := $(call sources,src/serve,c)
 # Source lines from portable PDBs (`clrprobe report`): the PE debug directory, the PDB, the search.
 SYMBOLS_SRC := $(call sources,src/symbols,c)
+# The per-CPU clock the command holds for a process it profiles: per-CPU events and BPF.
+CPUCLOCK_SRC := $(call sources,src/cpuclock,c)
 CLI_C      := $(call sources,src/cli,c)
 # The trace format: the agent writes it, the command reads it (heap_codec.c
 # is both sides').
@@ -65,10 +67,11 @@ CLI_TESTED := src/cli/run_follow.c src/cli/util.c src/cli/cmd_report.c src/cli/r
 # The agent: position independent, only DllGetClassObject exported.
 AGENT_SRC := $(AGENT_C) $(UNWIND_SRC) $(API_SRC) $(COMMON_SRC) $(TRACE_WRITE)
 # The command.
-CLI_SRC   := $(CLI_C) $(SERVE_SRC) $(REPORT_C) $(SYMBOLS_SRC) $(EVENTPIPE_SRC) $(IPC_SRC) $(COMMON_SRC) $(TRACE_READ)
+CLI_SRC   := $(CLI_C) $(CPUCLOCK_SRC) $(SERVE_SRC) $(REPORT_C) $(SYMBOLS_SRC) $(EVENTPIPE_SRC) $(IPC_SRC) $(COMMON_SRC) $(TRACE_READ)
 # Unit tests: the pure parts plus the tests themselves (and `clrprobe report`, run on traces made by hand).
 UNIT_SRC  := $(call sources,tests/unit,c) $(API_SRC) $(COMMON_SRC) $(sort $(TRACE_WRITE) $(TRACE_READ)) \
-             $(AGENT_C) $(UNWIND_SRC) $(REPORT_C) $(SYMBOLS_SRC) $(EVENTPIPE_SRC) $(SERVE_SRC) $(IPC_SRC) $(CLI_TESTED)
+             $(AGENT_C) $(UNWIND_SRC) $(REPORT_C) $(SYMBOLS_SRC) $(EVENTPIPE_SRC) $(SERVE_SRC) $(IPC_SRC) $(CPUCLOCK_SRC) \
+             $(CLI_TESTED)
 
 # The agent's assembly: the method tracer's enter/leave trampolines.
 AGENT_ASM := $(call sources,src/agent,S)

@@ -180,11 +180,12 @@ allowed_includes() {
         symbols) echo "common" ;;
         report) echo "common trace eventpipe symbols" ;;
         serve) echo "common report eventpipe ipc" ;;
-        cli) echo "common trace report serve eventpipe ipc symbols" ;;
+        cpuclock) echo "common" ;;
+        cli) echo "common trace report serve eventpipe ipc symbols cpuclock" ;;
     esac
 }
 
-LAYER_FOLDERS="api common trace unwind agent ipc eventpipe symbols report serve cli"
+LAYER_FOLDERS="api common trace unwind agent ipc eventpipe symbols report serve cpuclock cli"
 
 # bad_includes SRC: what breaks the layering in the tree SRC (a src/
 # folder): a folder of SRC that is not one of the layers, and an #include,
