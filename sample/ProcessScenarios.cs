@@ -1,6 +1,8 @@
 // ProcessScenarios.cs: process-behaviour scenarios used by the launcher tests: "spin SECONDS" (long-running busy loop to be
-// killed mid-run), "exit CODE" (exit-code passthrough), "echo" (stdin passthrough) and "raise SIGNAL" (a signal sent
-// to itself with raise(3), whose default action may end the process).
+// killed mid-run), "exit CODE" (exit-code passthrough), "echo" (stdin passthrough), "raise SIGNAL" (a signal sent
+// to itself with raise(3), whose default action may end the process) and "exec SECONDS PROGRAM [ARGS...]" (the
+// process burns CPU on two threads for SECONDS, then replaces itself with PROGRAM by execv(2), SIGPROF blocked on the
+// thread that execs: a signal still on its way then waits, for PROGRAM to discard).
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -40,6 +42,47 @@ internal static class ProcessScenarios
             acc = acc * 6364136223846793005UL + bytes[i % bytes.Length];
         }
         return acc;
+    }
+
+    [DllImport("libc", EntryPoint = "execv", SetLastError = true)]
+    private static extern int ExecV(string path, string?[] argv);
+
+    [DllImport("libc", EntryPoint = "pthread_sigmask")]
+    private static extern int PthreadSigMask(int how, ulong[] set, IntPtr old);
+
+    private const int SigBlock = 0;
+    private const int SigProf = 27;
+
+    public static int Exec(double seconds, string[] program)
+    {
+        Console.WriteLine($"exec: burning {seconds} s, then {program[0]}");
+        Console.Out.Flush();
+        var stopwatch = Stopwatch.StartNew();
+        var deadline = TimeSpan.FromSeconds(seconds);
+        var other = new Thread(() =>
+        {
+            ulong s = 0;
+            while (stopwatch.Elapsed < deadline)
+            {
+                s += SpinStep(s);
+            }
+            GC.KeepAlive(s);
+        });
+        other.Start();
+        ulong sink = 0;
+        while (stopwatch.Elapsed < deadline)
+        {
+            sink += SpinStep(sink);
+        }
+        GC.KeepAlive(sink);
+        var set = new ulong[16];                      // a sigset_t: 1024 bits
+        set[0] = 1UL << (SigProf - 1);
+        PthreadSigMask(SigBlock, set, IntPtr.Zero);
+        var argv = new string?[program.Length + 1];
+        Array.Copy(program, argv, program.Length);
+        ExecV(program[0], argv);
+        Console.Error.WriteLine($"exec: execv {program[0]} failed: error {Marshal.GetLastWin32Error()}");
+        return Program.ExitFailure;
     }
 
     public static int Exit(int code)

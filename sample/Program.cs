@@ -90,6 +90,8 @@ internal static class Program
                             "ehbench calibrate RATE" prints the SPIN for RATE a second (bench/exceptions.sh)
           exit CODE         print "exiting with CODE" and exit with CODE
           raise SIGNAL      print a line, raise(SIGNAL) at itself, print "still running after signal SIGNAL"
+          exec SECONDS PROGRAM [ARGS...]  burn CPU on two threads for SECONDS, then execv(PROGRAM) with SIGPROF blocked
+                            on the thread that execs
           echo              copy stdin to stdout line by line
           help              print this text (exit code 2)
         """;
@@ -235,6 +237,9 @@ internal static class Program
                 return NoArgs(scenario, rest) ?? ProcessScenarios.Echo();
             case "raise":
                 return SignalArg(rest, out int signal) ?? ProcessScenarios.Raise(signal);
+            case "exec" when rest.Length >= 2 && double.TryParse(rest[0], NumberStyles.Float,
+                                                                  CultureInfo.InvariantCulture, out double execSeconds):
+                return ProcessScenarios.Exec(execSeconds, rest[1..]);
 
             default:
                 Console.Error.WriteLine($"Sample: unknown scenario '{scenario}'");

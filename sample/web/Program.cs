@@ -2,6 +2,8 @@
 //   GET /hash?kb=N   the SHA-256 of an N KiB buffer (default 64), hashed 8 times: CPU in libcrypto, under
 //                    HashEndpoint.Handle
 //   GET /json        an order serialized with System.Text.Json: managed CPU and allocation
+//   GET /checkout    3 units of CPU in ShareEndpoints.Checkout, and GET /refund 1 unit in ShareEndpoints.Refund: a
+//                    request loop of known shares (3:1 between the two; bench/sampling.sh, the per-CPU clock's test)
 //   GET /            "hello"
 // Usage:
 //   Web serve [URL]                      serve on URL (default http://127.0.0.1:5080) until stopped; prints
@@ -61,6 +63,29 @@ public static class JsonEndpoint
     }
 }
 
+public static class ShareEndpoints
+{
+    private const int UnitIterations = 20_000;   // about 20 us of CPU
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static ulong Burn(int units, ulong seed)
+    {
+        ulong x = seed | 1;
+        for (int i = 0; i < units * UnitIterations; i++)
+        {
+            x = x * 6364136223846793005UL + 1442695040888963407UL;
+        }
+        return x;
+    }
+
+    // Each endpoint's own method burns; a unit is the same work in both.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    public static string Checkout() => (Burn(3, 7) & 0xff).ToString();
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    public static string Refund() => (Burn(1, 7) & 0xff).ToString();
+}
+
 internal static class Program
 {
     private static WebApplication Build(string url)
@@ -72,6 +97,8 @@ internal static class Program
         app.MapGet("/", () => "hello");
         app.MapGet("/hash", (int? kb) => HashEndpoint.Handle(kb));
         app.MapGet("/json", () => Results.Content(JsonEndpoint.Handle(), "application/json"));
+        app.MapGet("/checkout", () => ShareEndpoints.Checkout());
+        app.MapGet("/refund", () => ShareEndpoints.Refund());
         return app;
     }
 

@@ -158,7 +158,8 @@ void attach_on_line(attach_session *s, const char *line)
 
     if (cp_ctl_args(line, CP_CTL_HELLO)) {
         s->hello = 1;
-        if (cp_ctl_send_trace(s->ch.fd, s->handover_fd >= 0 ? s->handover_fd : s->out.fd) < 0)
+        if (cp_ctl_send_trace(s->ch.fd, s->handover_fd >= 0 ? s->handover_fd : s->out.fd,
+                              s->has_clock ? s->clock.map_fd : -1) < 0)
             cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
     } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
         snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);
@@ -598,6 +599,22 @@ void attach_session_init(attach_session *s)
     memset(s, 0, sizeof(*s));
     s->sfd = s->ch.fd = s->ch.listen_fd = s->ch.dir_fd = s->handover_fd = -1;
     cli_output_init(&s->out, "", "trace", 0);
+    cpu_clock_init(&s->clock);
+}
+
+/* The per-CPU clock for CPU samples, where this command may hold one; else
+ * the reason goes to the agent (cfg.clock_why), which says it in the trace. */
+static void open_clock(attach_session *s, cp_config *cfg)
+{
+    char why[CP_CLOCK_WHY_MAX];
+
+    if (!(cfg->collect & CP_COLLECT_CPU) || !CP_SAMPLER_WANTS_PERCPU(cfg->sampler))
+        return;
+    if (cpu_clock_open(&s->clock, s->pid, 1000000000ull / (uint64_t)(cfg->rate > 0 ? cfg->rate : CP_RATE_DEFAULT),
+                       why, sizeof(why)) == 0)
+        s->has_clock = 1;
+    else
+        snprintf(cfg->clock_why, sizeof(cfg->clock_why), "%s", why);
 }
 
 int attach_resolve_pid(const char *cmd, int argc, char **argv, const char *pid_arg, const char *name, int *status)
@@ -715,6 +732,7 @@ int attach_open(attach_session *s, cp_config *cfg, const char *output, double ti
         return ATTACH_FAILED;
     snprintf(cfg->ctl, sizeof(cfg->ctl), "%s", s->ch.path);
     snprintf(cfg->main_profiler, sizeof(cfg->main_profiler), "%s", s->notification ? s->main_profiler : "");
+    open_clock(s, cfg);
     if (cp_config_format(cfg, text, sizeof(text)) < 0) {
         cli_error("the configuration is too long to pass to the agent");
         return ATTACH_FAILED;
@@ -776,6 +794,8 @@ void attach_close(attach_session *s, int discard)
     else
         cli_output_keep(&s->out);
     ctl_cleanup(&s->ch);
+    cpu_clock_close(&s->clock);
+    s->has_clock = 0;
     if (s->sfd >= 0) {
         close(s->sfd);
         s->sfd = -1;

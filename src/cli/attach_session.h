@@ -13,6 +13,7 @@
 #include "cli/output.h"
 #include "common/config.h"
 #include "common/control_protocol.h"
+#include "cpuclock/cpuclock.h"
 
 #define EXIT_INTERRUPTED 130
 
@@ -52,6 +53,9 @@ typedef struct attach_session {
     char agent_error[CP_CTL_LINE_MAX];  /* what the agent said when it refused */
     char backlog[8][CP_CTL_LINE_MAX];   /* other lines that came during the attach (heap progress) */
     int nbacklog;
+    cpu_clock clock;              /* the per-CPU clock held for the process (CPU samples, sampler auto or
+                                     percpu, where this command may: cpuclock.h); its page goes with the trace */
+    int has_clock;
 } attach_session;
 
 /* Results of the waits for a line. */

@@ -41,16 +41,19 @@ int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
 
 /* --help's lines for --sampler, which run and attach share. */
 #define CLI_HELP_SAMPLER \
-    "      --sampler ENGINE  how CPU samples are taken (default: auto): perf, a perf event on each\n" \
-    "                        thread's task clock signals it after each period of its CPU time and\n" \
-    "                        the handler walks its native and managed frames where it is (every\n" \
-    "                        thread, none stopped, no safe point needed; exact between the\n" \
-    "                        kernel's ticks: short bursts, rates above 250 Hz); signal, the same\n" \
-    "                        with a timer on each thread's CPU clock, checked at the kernel's tick;\n" \
+    "      --sampler ENGINE  how CPU samples are taken (default: auto): percpu, this command holds a\n" \
+    "                        perf event on each CPU whose BPF filter signals the program's thread\n" \
+    "                        running there after each period, and the handler walks its native\n" \
+    "                        and managed frames where it is (every thread, none stopped, exact on\n" \
+    "                        short bursts and above 250 Hz, nothing for the kernel to do when\n" \
+    "                        threads switch; needs root: CAP_BPF and CAP_PERFMON; CPU timers where\n" \
+    "                        it cannot be had); perf, the same with a perf event on each thread's\n" \
+    "                        task clock (its cost grows with how often threads switch); signal,\n" \
+    "                        a timer on each thread's CPU clock, checked at the kernel's tick;\n" \
     "                        suspend, the runtime is suspended and each managed thread's managed\n" \
-    "                        frames are walked at a safe point; auto, perf where the process may\n" \
-    "                        open perf events, else signal (the report says which, and why:\n" \
-    "                        docs/sampling.md)\n"
+    "                        frames are walked at a safe point; auto, percpu where this command\n" \
+    "                        may hold it, else perf where the process may open perf events, else\n" \
+    "                        signal (the report says which, and why: docs/sampling.md)\n"
 
 /* The agent options, as long options (their short codes are what
  * cli_agent_option takes), for a subcommand's getopt table. */

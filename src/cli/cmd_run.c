@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/identity.h"
 #include "common/profiler_env.h"
+#include "cpuclock/cpuclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,14 +124,43 @@ typedef struct run_role {
     char list_value[CP_CONFIG_MAX_TEXT];
 } run_role;
 
+/* In the child, when the run holds a per-CPU clock for it: waits until the
+ * parent has set it up for this pid ("ok" on go_fd), or says why not (the
+ * reason, or nothing if the parent went away); the page's descriptor is
+ * then closed and the reason goes to the agent (clock_why). */
+static void wait_for_clock(cp_config *cfg, int go_fd)
+{
+    char said[CP_CLOCK_WHY_MAX];
+    size_t used = 0;
+    ssize_t n;
+
+    if (cfg->clock_fd < 0)
+        return;
+    while (used < sizeof(said) - 1 && ((n = read(go_fd, said + used, sizeof(said) - 1 - used)) > 0 ||
+                                       (n < 0 && errno == EINTR)))
+        used += n > 0 ? (size_t)n : 0;
+    said[used] = '\0';
+    if (strcmp(said, "ok") == 0)
+        return;
+    close(cfg->clock_fd);
+    cfg->clock_fd = -1;
+    snprintf(cfg->clock_why, sizeof(cfg->clock_why), "%s", used ? said : "the clrprobe command went away");
+}
+
 /* In the child: set the profiling variables and exec.  On failure writes
  * errno to the pipe and exits 127. */
-static void exec_child(char **argv, const char *agent, cp_config *cfg, const run_role *role, int errfd)
+static void exec_child(char **argv, const char *agent, cp_config *cfg, const run_role *role, int errfd, int go_fd)
 {
     char text[CP_CONFIG_MAX_TEXT + 1], clsid[CP_GUID_STRING_SIZE];
     int e;
 
     cfg->pid = (long)getpid();
+    wait_for_clock(cfg, go_fd);
+    close(go_fd);
+    if (cfg->clock_fd >= 0 && fcntl(cfg->clock_fd, F_SETFD, 0) < 0) {
+        e = errno;
+        goto fail;
+    }
     /* The trace file is handed over as this descriptor, kept across exec:
      * the agent never opens a path for it (it sets close-on-exec again). */
     if (fcntl(cfg->output_fd, F_SETFD, 0) < 0) {
@@ -257,9 +287,11 @@ int cmd_run(int argc, char **argv)
     };
     static const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH,
                                      SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU };
-    char agent[PATH_MAX];
+    char agent[PATH_MAX], clock_why[CP_CLOCK_WHY_MAX] = "";
     const char *output = NULL;
     char stage[64];
+    cpu_clock clock;
+    int go[2] = { -1, -1 };
     struct stat staged;
     cli_output out;
     cp_config cfg;
@@ -302,6 +334,7 @@ int cmd_run(int argc, char **argv)
     }
     if (cli_agent_options_check("run", &cfg) < 0)
         return EXIT_USAGE;
+    cpu_clock_init(&clock);
     if (optind >= argc) {
         cli_error("run: no program given; usage: clrprobe run [-o FILE] -- PROGRAM [ARGS...]");
         return EXIT_USAGE;
@@ -354,9 +387,34 @@ int cmd_run(int argc, char **argv)
         following = 1;
         snprintf(cfg.run, sizeof(cfg.run), "%s", follow.path);
     }
+    /* The per-CPU clock for CPU samples (cpuclock.h), where this command may
+     * hold one: the page now, for the program to inherit (never as one of
+     * its standard descriptors), the events once its pid is known. */
+    if ((cfg.collect & CP_COLLECT_CPU) && CP_SAMPLER_WANTS_PERCPU(cfg.sampler)) {
+        if (cpu_clock_create(&clock, 1000000000ull / (uint64_t)cfg.rate, clock_why, sizeof(clock_why)) == 0) {
+            if (clock.map_fd <= STDERR_FILENO) {
+                int high = fcntl(clock.map_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+                close(clock.map_fd);
+                clock.map_fd = high;
+            }
+            if (clock.map_fd < 0 || pipe2(go, O_CLOEXEC) < 0) {
+                snprintf(clock_why, sizeof(clock_why), "%s", strerror(errno));
+                cpu_clock_close(&clock);
+            } else {
+                cfg.clock_fd = clock.map_fd;
+            }
+        }
+        if (cfg.clock_fd < 0)
+            snprintf(cfg.clock_why, sizeof(cfg.clock_why), "%s", clock_why);
+    }
     {
         char text[CP_CONFIG_MAX_TEXT + 1];
+        int why_later = cfg.clock_fd >= 0;     /* the child may yet be given a reason: room for the longest */
         cfg.pid = 2147483647;                  /* the longest pid the child can have */
+        if (why_later) {
+            memset(cfg.clock_why, '%', sizeof(cfg.clock_why) - 1);
+            cfg.clock_why[sizeof(cfg.clock_why) - 1] = '\0';
+        }
         if (cp_config_format(&cfg, text, sizeof(text)) < 0) {
             cli_error("run: the agent's configuration is too long to pass on (the --trace patterns, or the main "
                       "profiler's path); shorten the patterns");
@@ -366,6 +424,8 @@ int cmd_run(int argc, char **argv)
             return EXIT_USAGE;
         }
         cfg.pid = 0;
+        if (why_later)
+            cfg.clock_why[0] = '\0';
     }
 
     pipefd[0] = pipefd[1] = -1;
@@ -396,9 +456,35 @@ int cmd_run(int argc, char **argv)
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         close(pipefd[0]);
-        exec_child(argv, agent, &cfg, &role, pipefd[1]);
+        if (go[1] >= 0)
+            close(go[1]);
+        exec_child(argv, agent, &cfg, &role, pipefd[1], go[0]);
     }
     child_pid = pid;
+    if (go[0] >= 0) {
+        /* the clock's programs and events for this pid; the child waits */
+        const char *said = "ok";
+        close(go[0]);
+        if (cpu_clock_start(&clock, pid, clock_why, sizeof(clock_why)) < 0)
+            said = clock_why;
+        if (write(go[1], said, strlen(said)) < 0) {
+            /* (the child is gone: waitpid says how) */
+        }
+        close(go[1]);
+        if (cfg.clock_fd >= 0 && clock.map_fd < 0)
+            cfg.clock_fd = -1;
+    }
+    /* The processes the program starts get a per-CPU clock each when the
+     * program got one: a descriptor per CPU each, so this command (not the
+     * program, started already) may open as many as its hard limit allows. */
+    if (following && cfg.clock_fd >= 0) {
+        struct rlimit nofile;
+        if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+            nofile.rlim_cur = nofile.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &nofile);
+        }
+        follow.clock_period_ns = clock.asked_ns;
+    }
     /* Our own messages must not turn into a SIGPIPE death that would hide
      * the child's exit status (e.g. stderr piped to a reader that quit). */
     signal(SIGPIPE, SIG_IGN);
@@ -432,6 +518,7 @@ int cmd_run(int argc, char **argv)
         }
     }
     child_pid = 0;
+    cpu_clock_close(&clock);
     cli_output_watch(&out, interrupt_pipe[0]);
     if (following)
         follow_stop(&follow);

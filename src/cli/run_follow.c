@@ -2,6 +2,7 @@
  * starts: the run socket, each child's trace file, the end of the run and
  * the list of children (run_follow.h). */
 #include "cli/run_follow.h"
+#include "common/config.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "common/clock.h"
@@ -232,7 +233,13 @@ static void accept_child(run_follow *f)
         close(conn);
         return;
     }
-    if (cp_ctl_send_trace(conn, fd) < 0) {
+    cpu_clock_init(&k->clock);
+    if (f->clock_period_ns) {
+        char why[CP_CLOCK_WHY_MAX];           /* (the child then samples by a clock of its own) */
+        cpu_clock_open(&k->clock, k->pid, f->clock_period_ns, why, sizeof(why));
+    }
+    if (cp_ctl_send_trace(conn, fd, k->clock.map_fd) < 0) {
+        cpu_clock_close(&k->clock);
         close(fd);
         unlinkat(f->dirfd, k->file, 0);
         close(conn);
@@ -356,6 +363,7 @@ void follow_stop(run_follow *f)
         if (k->file_fd >= 0)
             close(k->file_fd);
         k->file_fd = -1;
+        cpu_clock_close(&k->clock);
     }
 }
 

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cpuclock/cpuclock.h"
+
 #define FOLLOW_MAX_CHILDREN 256      /* more connections are refused (they run unprofiled) */
 #define FOLLOW_NAME_MAX 64           /* program name in a child's file name */
 
@@ -40,6 +42,7 @@ typedef struct follow_child {
     char error[256];                 /* it said "error ...": why it did not record (escaped) */
     char buf[600];                   /* a partial line */
     size_t used;
+    cpu_clock clock;                 /* its per-CPU clock (when the run holds them: clock_period_ns) */
 } follow_child;
 
 typedef struct run_follow {
@@ -52,6 +55,7 @@ typedef struct run_follow {
     follow_child *kids;
     size_t n;
     unsigned refused;                /* connections refused (limit, or a file could not be made) */
+    uint64_t clock_period_ns;        /* each child gets a per-CPU clock at this period (0: none; set by the run) */
 } run_follow;
 
 /* Listens for the children of a run whose trace is trace_target (absolute,

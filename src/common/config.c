@@ -60,6 +60,7 @@ void cp_config_init(cp_config *cfg)
     cfg->rate = CP_RATE_DEFAULT;
     cfg->sampler = CP_SAMPLER_DEFAULT;
     cfg->output_fd = -1;
+    cfg->clock_fd = -1;
 }
 
 int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
@@ -72,8 +73,10 @@ int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
         *sampler = CP_SAMPLER_PERF;
     else if (strcmp(text, "auto") == 0)
         *sampler = CP_SAMPLER_AUTO;
+    else if (strcmp(text, "percpu") == 0)
+        *sampler = CP_SAMPLER_PERCPU;
     else {
-        config_error(err, errlen, "sampler '%.32s' is not auto, perf, signal or suspend", text);
+        config_error(err, errlen, "sampler '%.32s' is not auto, percpu, perf, signal or suspend", text);
         return -1;
     }
     return 0;
@@ -82,7 +85,7 @@ int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
 const char *cp_sampler_name(int sampler)
 {
     return sampler == CP_SAMPLER_SUSPEND ? "suspend" : sampler == CP_SAMPLER_PERF ? "perf"
-         : sampler == CP_SAMPLER_AUTO    ? "auto" : "signal";
+         : sampler == CP_SAMPLER_AUTO    ? "auto" : sampler == CP_SAMPLER_PERCPU ? "percpu" : "signal";
 }
 
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
@@ -223,7 +226,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
         seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0, seen_trace = 0, seen_calls = 0,
-        seen_main = 0, seen_fd = 0, seen_id = 0;
+        seen_main = 0, seen_fd = 0, seen_id = 0, seen_clock = 0, seen_why = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -286,6 +289,25 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
                 return -1;
             }
             cfg->output_fd = (int)v;
+        } else if (strcmp(key, "clock_fd") == 0) {
+            char *e;
+            long v;
+            if (seen_clock++) goto duplicate;
+            errno = 0;
+            v = strtol(value, &e, 10);
+            if (value[0] < '0' || value[0] > '9' || *e || errno || v > CP_OUTPUT_FD_MAX) {
+                config_error(err, errlen, "clock_fd '%.32s' is not a descriptor number (0..%d)", value,
+                             CP_OUTPUT_FD_MAX);
+                return -1;
+            }
+            cfg->clock_fd = (int)v;
+        } else if (strcmp(key, "clock_why") == 0) {
+            if (seen_why++) goto duplicate;
+            if (strlen(value) >= sizeof(cfg->clock_why)) {
+                config_error(err, errlen, "clock_why is longer than %zu bytes", sizeof(cfg->clock_why) - 1);
+                return -1;
+            }
+            memcpy(cfg->clock_why, value, strlen(value) + 1);
         } else if (strcmp(key, "output_id") == 0) {
             if (seen_id++) goto duplicate;
             if (parse_file_id(value, &cfg->output_dev, &cfg->output_ino) < 0) {
@@ -407,7 +429,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             cfg->trace_calls = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, output_fd, output_id, collect, rate, sampler, pid, ctl, "
-                         "run, main_profiler, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)",
+                         "run, main_profiler, clock_fd, clock_why, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)",
                          key);
             return -1;
         }
@@ -485,6 +507,20 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
         if (k < 0 || (size_t)k >= buflen - (size_t)n)
             return -1;
         n += k;
+    }
+    if (cfg->clock_fd >= 0) {
+        int k = snprintf(buf + n, buflen - (size_t)n, ";clock_fd=%d", cfg->clock_fd);
+        if (k < 0 || (size_t)k >= buflen - (size_t)n)
+            return -1;
+        n += k;
+    }
+    if (cfg->clock_why[0]) {
+        if ((size_t)n + 11 >= buflen)
+            return -1;
+        memcpy(buf + n, ";clock_why=", 12);
+        n = put_encoded(buf, buflen, (size_t)n + 11, cfg->clock_why);
+        if (n < 0)
+            return -1;
     }
     cp_collect_format(cfg->collect, collect, sizeof(collect));
     int m = snprintf(buf + n, buflen - (size_t)n, ";collect=%s", collect);

@@ -29,6 +29,7 @@
 #define CP_CONFIG_VERSION 1
 #define CP_CONFIG_MAX_TEXT 8192     /* longest configuration text accepted */
 #define CP_PATH_MAX 4096
+#define CP_CLOCK_WHY_MAX 200        /* clock_why: a phrase */
 #define CP_OUTPUT_FD_MAX 1048576    /* highest output_fd accepted (the kernel's nr_open) */
 
 /* What the agent records; chosen with --collect. */
@@ -67,9 +68,14 @@ enum cp_sampler {
     CP_SAMPLER_SUSPEND = 1,      /* SuspendRuntime + DoStackSnapshot of every managed thread */
     CP_SAMPLER_PERF = 2,         /* the signal engine, each thread's signals sent by a perf event on its
                                     task clock instead of a CPU timer (exact between scheduler ticks) */
-    CP_SAMPLER_AUTO = 3,         /* the default: perf where the process may open perf events, else signal,
-                                    else suspend (agent/sampling/sig_clock.h) */
+    CP_SAMPLER_AUTO = 3,         /* the default: percpu where the command may hold it, else perf where the
+                                    process may open perf events, else signal, else suspend
+                                    (agent/sampling/sig_clock.h) */
+    CP_SAMPLER_PERCPU = 4,       /* the signal engine, the signals sent by the command's per-CPU clock
+                                    (src/cpuclock/: per-CPU events and a BPF filter, no per-thread state) */
 };
+/* Does the command hold a per-CPU clock for this sampler (where it may)? */
+#define CP_SAMPLER_WANTS_PERCPU(s) ((s) == CP_SAMPLER_AUTO || (s) == CP_SAMPLER_PERCPU)
 /* Does the engine sample with signals (the signal engine, by either clock)? */
 #define CP_SAMPLER_BY_SIGNAL(s) ((s) != CP_SAMPLER_SUSPEND)
 #define CP_SAMPLER_DEFAULT CP_SAMPLER_AUTO
@@ -102,6 +108,10 @@ typedef struct cp_config {
     long trace_calls;            /* --trace-calls: log each call, up to this many (0: none) */
     char main_profiler[CP_PATH_MAX];  /* attach beside another profiler: its library, as the command saw it
                                          mapped, for the trace to name ("" : none, or not known) */
+    int clock_fd;                /* `clrprobe run`: the per-CPU clock's page (common/cpu_clock_page.h), this
+                                    inherited descriptor, in the process pid only (-1: none) */
+    char clock_why[CP_CLOCK_WHY_MAX];  /* why the command holds no per-CPU clock for this process ("" : it
+                                          does, or was not asked to) */
 } cp_config;
 
 #define CP_TRACE_CALLS_DEFAULT 100000

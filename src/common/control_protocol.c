@@ -1,6 +1,6 @@
 /* control_protocol.c - the one function of the control protocol that is
  * more than a constant (control_protocol.h): sending the trace file's
- * descriptor, used by `clrprobe attach` and by `clrprobe run` for the
+ * descriptor (and the per-CPU clock's page), used by `clrprobe attach` and by `clrprobe run` for the
  * processes it follows. */
 #include "common/control_protocol.h"
 
@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-int cp_ctl_send_trace(int conn, int fd)
+int cp_ctl_send_trace(int conn, int fd, int clock_fd)
 {
-    char cbuf[CMSG_SPACE(sizeof(int))];
+    char cbuf[CMSG_SPACE(2 * sizeof(int))];
+    int fds[2] = { fd, clock_fd }, nfds = clock_fd >= 0 ? 2 : 1;
     struct iovec iov = { (void *)CP_CTL_TRACE, CP_CTL_TRACE_LEN };
     struct msghdr msg;
     struct cmsghdr *cm;
@@ -23,12 +24,12 @@ int cp_ctl_send_trace(int conn, int fd)
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof(cbuf);
+    msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
     cm = CMSG_FIRSTHDR(&msg);
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
     n = sendmsg(conn, &msg, MSG_NOSIGNAL);
     if (n == CP_CTL_TRACE_LEN)
         return 0;

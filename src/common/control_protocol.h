@@ -20,7 +20,10 @@
  *                      "heap-refused HR"      the runtime refused GC monitoring: no snapshot
  *                      "heap-done"            the snapshots asked for (heap_count) are taken
  *   command -> agent:  "trace" + an fd        the trace file (SCM_RIGHTS), right after
- *                                             "hello" when the configuration has no output
+ *                                             "hello" when the configuration has no output;
+ *                                             a second fd with it: the per-CPU clock's page
+ *                                             (common/cpu_clock_page.h), when the command
+ *                                             holds one for the process
  *                      "detach"               stop recording and detach (a child of
  *                                             `clrprobe run`: stop recording, the run ended)
  *                      (end of stream)        the command went away: detach too
@@ -117,10 +120,10 @@ static inline const char *cp_ctl_args(const char *line, const char *word)
 }
 
 /* The command's side of the fd-carrying message: sends CP_CTL_TRACE with
- * fd (SCM_RIGHTS) on the connection conn, in one sendmsg, never raising
- * SIGPIPE.  0, or -1 (errno set) when it did not all go
- * (control_protocol.c). */
-int cp_ctl_send_trace(int conn, int fd);
+ * fd, and clock_fd after it unless it is -1 (SCM_RIGHTS), on the
+ * connection conn, in one sendmsg, never raising SIGPIPE.  0, or -1 (errno
+ * set) when it did not all go (control_protocol.c). */
+int cp_ctl_send_trace(int conn, int fd, int clock_fd);
 
 /* Whether line (without its newline) is exactly the message word. */
 static inline int cp_ctl_is(const char *line, const char *word)

@@ -9,7 +9,7 @@
  *   { "title", "view": "cpu"|"wall"|"alloc"|"alloc-count"|"live"|"contention" (views.h),
  *     "period_ns", "samples", "total_samples",
  *     "ticks", "suspend_ns", "max_suspend_ns", "sampler_cpu_ns", "failed",
- *     "engine": "suspend"|"signal", "clock": "perf"|"timer", "rate_unit", "truncated", "waiting",
+ *     "engine": "suspend"|"signal", "clock": "percpu"|"perf"|"timer", "rate_unit", "truncated", "waiting",
  *     "duration_ns", "cpu_ns", "cpu_unshown_ns", "total_ns", "rate_hz", "rate_low",
  *                                             the totals (profile.h): total_ns is what the
  *                                             view's samples stand for (rp_profile_total)
@@ -401,7 +401,7 @@ static int write_view(const rp_profile *p, const char *title, FILE *out)
             vi->counts_samples ? p->total_count : p->total_samples, p->ticks,
             p->suspend_ns, p->max_suspend_ns, p->sampler_cpu_ns, p->failed,
             p->engine == SAMPLER_ENGINE_SIGNAL ? "signal" : "suspend",
-            p->engine == SAMPLER_ENGINE_SIGNAL && p->clock == SAMPLER_CLOCK_PERF ? "perf" : "timer",
+            p->engine == SAMPLER_ENGINE_SIGNAL ? rp_clock_name(p->clock) : "timer",
             rp_profile_rate_unit(p), p->truncated,
             p->waiting);
     fprintf(out, "\"duration_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 ",\"cpu_unshown_ns\":%" PRIu64

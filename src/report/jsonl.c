@@ -499,7 +499,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
         case TK_SAMPLER_START:
             json_str(&o, "engine", e->sampler_start.engine == SAMPLER_ENGINE_SIGNAL ? "signal" : "suspend");
             if (e->sampler_start.engine == SAMPLER_ENGINE_SIGNAL)
-                json_str(&o, "clock", e->sampler_start.clock == SAMPLER_CLOCK_PERF ? "perf" : "timer");
+                json_str(&o, "clock", rp_clock_name((unsigned)e->sampler_start.clock));
             if (e->sampler_start.flags & SAMPLER_FLAG_USER_ONLY)
                 json_bool(&o, "user_time_only", 1);
             json_str(&o, "why", e->sampler_start.why);
@@ -579,7 +579,7 @@ int rp_write_jsonl(const rp_trace *tr, FILE *out)
                 json_u64(&o, "period_ns", e->sampler_tick.period_ns);
             if (e->sampler_tick.engine == SAMPLER_ENGINE_SIGNAL) {
                 json_str(&o, "engine", "signal");
-                json_str(&o, "clock", e->sampler_tick.clock == SAMPLER_CLOCK_PERF ? "perf" : "timer");
+                json_str(&o, "clock", rp_clock_name((unsigned)e->sampler_tick.clock));
                 json_u64(&o, "interval_ns", e->sampler_tick.interval_ns);
                 json_u64(&o, "signals", e->sampler_tick.signals);
                 json_u64(&o, "periods", e->sampler_tick.periods);

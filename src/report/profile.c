@@ -352,6 +352,19 @@ const char *rp_profile_rate_unit(const rp_profile *p)
     return p->engine == SAMPLER_ENGINE_SIGNAL ? "samples per CPU-second" : "ticks/s";
 }
 
+const char *rp_clock_name(unsigned clock)
+{
+    return clock == SAMPLER_CLOCK_PERCPU ? "percpu" : clock == SAMPLER_CLOCK_PERF ? "perf" : "timer";
+}
+
+const char *rp_clock_phrase(unsigned clock)
+{
+    return clock == SAMPLER_CLOCK_PERCPU ? "per-CPU perf events held by the clrprobe command, a BPF filter "
+                                           "signalling the process's running thread"
+           : clock == SAMPLER_CLOCK_PERF ? "perf events on each thread's task clock"
+                                         : "a CPU timer per thread";
+}
+
 const char *rp_profile_rate_low_reason(const rp_profile *p)
 {
     if (p->engine != SAMPLER_ENGINE_SIGNAL)
@@ -362,6 +375,11 @@ const char *rp_profile_rate_low_reason(const rp_profile *p)
     if (p->clock == SAMPLER_CLOCK_PERF)
         return "samples were lost, or threads were sampled by CPU timers where perf events were refused (see the "
                "notes; each sample holds the thread's CPU since the previous one: the CPU totals stay exact)";
+    if (p->clock == SAMPLER_CLOCK_PERCPU)
+        return "threads ran on CPUs the process was not allowed when sampling began, or often went to sleep "
+               "(the kernel delivers no tick in the moments a thread goes to sleep, and the period can be halved "
+               "at most to make up for it); each sample holds the thread's CPU since the previous one: the CPU "
+               "totals stay exact";
     if (rp_profile_asked_hz(p) > 200)
         return "the kernel checks CPU timers once per scheduler tick, so a thread gets at most HZ samples a second "
                "(250 or 1000, by the kernel's build), each holding the CPU since the previous one: the CPU totals "
@@ -1129,8 +1147,8 @@ int rp_profile_build_opts(const rp_trace *tr, enum rp_view view, const char *fil
             if (k->period_ns)
                 p->period_ns = k->period_ns;
             p->engine = (unsigned)k->engine;
-            if (k->engine == SAMPLER_ENGINE_SIGNAL && k->clock == SAMPLER_CLOCK_PERF)
-                p->clock = SAMPLER_CLOCK_PERF;
+            if (k->engine == SAMPLER_ENGINE_SIGNAL && k->clock > p->clock)
+                p->clock = (unsigned)k->clock;      /* (the best clock any tick had) */
             if (k->engine == SAMPLER_ENGINE_SIGNAL) {
                 if (p->ticks == 1)
                     first_tick = e->t - k->interval_ns;      /* (its first tick covers the time before it) */

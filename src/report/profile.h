@@ -214,6 +214,11 @@ int rp_profile_rate_low(const rp_profile *p);
  * ticks per second) or "samples per CPU-second" (the signal engine's
  * periods sampled per second of the threads' CPU); and what makes it low. */
 const char *rp_profile_rate_unit(const rp_profile *p);
+/* A signal engine's clock (SAMPLER_CLOCK_*): its short name, as jsonl and
+ * the html page give it ("percpu", "perf", "timer"), and what it is, as
+ * the text says it ("per-CPU perf events of the clrprobe command's"). */
+const char *rp_clock_name(unsigned clock);
+const char *rp_clock_phrase(unsigned clock);
 const char *rp_profile_rate_low_reason(const rp_profile *p);
 
 /* The --thread rule (docs/sampling.md): filter equals the thread's label,

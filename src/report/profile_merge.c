@@ -134,8 +134,8 @@ int rp_profile_merge(const rp_profile *parts, const char *const *roots, const ui
             out->truncated += parts[i].truncated;
             if (parts[i].engine == SAMPLER_ENGINE_SIGNAL)
                 out->engine = SAMPLER_ENGINE_SIGNAL;
-            if (parts[i].clock == SAMPLER_CLOCK_PERF)
-                out->clock = SAMPLER_CLOCK_PERF;
+            if (parts[i].clock > out->clock)
+                out->clock = parts[i].clock;
             out->sampler_flags |= parts[i].sampler_flags;
             if (!out->sampler_why[0])          /* (the first process's reason: the processes of one host) */
                 memcpy(out->sampler_why, parts[i].sampler_why, sizeof(out->sampler_why));

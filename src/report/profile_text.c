@@ -223,10 +223,8 @@ static void view_totals(const rp_profile *p, const char *indent, FILE *out)
 
 void rp_format_sampler(unsigned engine, unsigned clock, const char *why, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s; why: %s",
-             engine != SAMPLER_ENGINE_SIGNAL ? "suspend engine"
-             : clock == SAMPLER_CLOCK_PERF   ? "signal engine, perf events on each thread's task clock"
-                                             : "signal engine, a CPU timer per thread", why);
+    snprintf(buf, len, "%s%s; why: %s", engine != SAMPLER_ENGINE_SIGNAL ? "suspend engine" : "signal engine, ",
+             engine != SAMPLER_ENGINE_SIGNAL ? "" : rp_clock_phrase(clock), why);
 }
 
 /* "sampler: ..." (rp_format_sampler), from the trace's sampler_start
@@ -279,7 +277,7 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
         fprintf(out, "%srate: %.1f samples per CPU-second achieved of %.1f asked (%s; one every %.1f ms of a thread's "
                 "CPU time asked, each holding the CPU since the thread's previous one; they hold %.2f s of the %.2f s "
                 "the sampled threads used)%s%s\n", indent, p->rate_hz, rp_profile_asked_hz(p),
-                p->clock == SAMPLER_CLOCK_PERF ? "perf events on each thread's task clock" : "a CPU timer per thread",
+                rp_clock_phrase(p->clock),
                 (double)p->period_ns / 1e6,
                 (double)p->periods * (double)p->period_ns / 1e9, (double)p->thread_cpu_ns / 1e9,
                 rp_profile_rate_low(p) ? "; below 80% of the rate asked: " : "",

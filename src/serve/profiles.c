@@ -356,11 +356,12 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn
         case PROFILE_ALLOCS: argv[argc++] = "alloc"; view = "alloc"; break;
         case PROFILE_MUTEX: argv[argc++] = "contention"; view = "contention"; break;
         default:
-            /* the signal engine's CPU timers, not perf events: on a service that switches threads often the
-             * kernel's per-switch cost of a perf event per thread was most of a profile's (docs/serve.md) */
+            /* the per-CPU clock (exact, and nothing for the kernel to do when threads switch), else the CPU
+             * timers, never a perf event per thread: on a service that switches threads often the kernel's
+             * per-switch cost of those was most of a profile's (docs/serve.md) */
             argv[argc++] = "cpu";
             argv[argc++] = "--sampler";
-            argv[argc++] = "signal";
+            argv[argc++] = "percpu";
             break;
         }
     }

@@ -78,6 +78,8 @@
 /* What sends the signal engine's CPU samples (sampler_tick.clock). */
 #define SAMPLER_CLOCK_TIMER 0u       /* a CPU-clock timer per thread (checked at the scheduler tick) */
 #define SAMPLER_CLOCK_PERF 1u        /* a perf event per thread on its task clock (exact) */
+#define SAMPLER_CLOCK_PERCPU 2u      /* the clrprobe command's per-CPU events, a BPF filter signalling the
+                                        process's running thread (exact; no per-thread state) */
 /* sampler_start.flags */
 #define SAMPLER_FLAG_USER_ONLY 0x1u  /* perf events of user time only (exclude_kernel): the time threads
                                         spend in the kernel is not sampled */

@@ -476,25 +476,25 @@ sampler_said() {
         jq -r 'select(.kind=="sampler_start") | "\(.engine) \(.clock // "-") \(.user_time_only // false) \(.why)"'
 }
 
-# The default sampler where the process may open perf events (root here, or
-# perf_event_paranoid 1 or less): the signal engine with the perf clock,
-# and every format that has room for it says so and why: the trace's
-# sampler_start, the text, pprof's comments, html's totals, speedscope's
-# name, chrome's otherData.  The program's output and exit code are those
-# of a run without the agent.
-test_sampler_default_is_perf_where_allowed() {
+# The perf clock asked by name, where the process may open perf events
+# (root here, or perf_event_paranoid 1 or less; the default is the per-CPU
+# clock where the command may hold one: test_percpu.sh): the signal engine
+# with a perf event on each thread's task clock, and every format that has
+# room for it says so and why: the trace's sampler_start, the text, pprof's
+# comments, html's totals, speedscope's name, chrome's otherData.  The
+# program's output and exit code are those of a run without the agent.
+test_sampler_perf_where_allowed() {
     local paranoid
     paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
     [[ $(id -u) -eq 0 || $paranoid -le 1 ]] || skip "perf events are not fully allowed to this user"
     [[ $(awk '/^Seccomp:/ {print $2}' /proc/self/status) == 0 ]] || skip "a seccomp filter is on here"
     "$SAMPLE" shares 1 >plain.out 2>&1
     local plain_rc=$?
-    "$CLRPROBE" run -o d.clrp --collect cpu -- "$SAMPLE" shares 1 >d.out 2>d.err
+    "$CLRPROBE" run -o d.clrp --sampler perf --collect cpu -- "$SAMPLE" shares 1 >d.out 2>d.err
     assert_eq "$plain_rc" "$?" "exit code under the agent: $(cat d.err)"
     assert_eq "$(cat plain.out)" "$(cat d.out)" "the program's output under the agent"
-    assert_eq "signal perf false the default where perf events are allowed (perf_event_paranoid $paranoid$(
-        ((paranoid >= 2)) && echo ", and the process has CAP_PERFMON"))" "$(sampler_said d.clrp)" "the trace"
-    local line="sampler: signal engine, perf events on each thread's task clock; why: the default where perf events are allowed"
+    assert_eq "signal perf false asked (--sampler perf)" "$(sampler_said d.clrp)" "the trace"
+    local line="sampler: signal engine, perf events on each thread's task clock; why: asked (--sampler perf)"
     "$CLRPROBE" report d.clrp >d.txt 2>&1
     assert_contains d.txt "  $line" "the text"
     assert_contains d.txt "achieved of 100.0 asked (perf events on each thread's task clock" "the text's rate"
@@ -512,10 +512,13 @@ test_sampler_default_is_perf_where_allowed() {
 }
 
 # A seccomp filter that refuses perf_event_open (a container's default
-# profile does; tests/tools/deny_perf): by default the agent samples with
-# CPU timers and says why, naming the filter, at launch and after attach;
-# --sampler perf says it was asked and refused.  The program runs as it
-# does under the same filter without the agent.
+# profile does; tests/tools/deny_perf): under it the command holds no
+# per-CPU clock and the agent samples with CPU timers and says why, naming
+# the filter; --sampler perf says it was asked and refused.  After an attach
+# from outside the filter the command's per-CPU clock samples the process
+# (the filter is the process's, not the command's), and --sampler perf
+# gets the timers.  The program runs as it does under the same filter
+# without the agent.
 test_sampler_under_a_seccomp_filter_uses_timers() {
     "$DENY_PERF" EPERM "$SAMPLE" shares 1 >plain.out 2>&1
     local plain_rc=$? tpid
@@ -531,12 +534,18 @@ test_sampler_under_a_seccomp_filter_uses_timers() {
     "$DENY_PERF" EPERM "$SAMPLE" nre until stop 2 >target.out 2>target.err &
     tpid=$!
     at_exit "kill $tpid 2>/dev/null"
-    attach_when_ready "$tpid" -o t.clrp --collect cpu --duration 0.5 >/dev/null 2>t.err
+    attach_when_ready "$tpid" -o t.clrp --collect cpu --sampler perf --duration 0.5 >/dev/null 2>t.err
     assert_eq 0 "$?" "attach: $(cat t.err)"
+    attach_when_ready "$tpid" -o c.clrp --collect cpu --duration 0.5 >/dev/null 2>c.err
+    assert_eq 0 "$?" "attach: $(cat c.err)"
     touch stop
     wait "$tpid"
     assert_eq 0 "$?" "the target's exit code"
-    assert_contains "$(sampler_said t.clrp)" "signal timer false the default where perf events are refused: a seccomp filter" "after attach"
+    assert_contains "$(sampler_said t.clrp)" "signal timer false --sampler perf was asked, but perf events are refused: a seccomp filter" "after attach"
+    if [[ $(id -u) -eq 0 ]]; then
+        assert_contains "$(sampler_said c.clrp)" "signal percpu false the default where the clrprobe command may hold it" \
+            "after attach from outside the filter"
+    fi
 }
 
 # As a user without CAP_PERFMON at perf_event_paranoid 2 (the kernel's
@@ -553,7 +562,7 @@ test_sampler_as_another_user_user_time_only() {
         "$OTHER_SAMPLE" shares 2 >u.out 2>u.err
     assert_eq 0 "$?" "exit code: $(cat u.err)"
     cp "$OTHER_OUT/u.clrp" u.clrp || fail "no trace"
-    assert_eq "signal perf true the default where perf events are allowed, for user time only (perf_event_paranoid 2, without CAP_PERFMON): the time threads spend in the kernel is not sampled" \
+    assert_eq "signal perf true the default where perf events are allowed, for user time only (perf_event_paranoid 2, without CAP_PERFMON): the time threads spend in the kernel is not sampled; no per-CPU clock: loading BPF needs CAP_BPF and CAP_PERFMON (Operation not permitted): run clrprobe as root" \
         "$(sampler_said u.clrp)" "the trace"
     "$CLRPROBE" report u.clrp >u.txt 2>&1
     local rate

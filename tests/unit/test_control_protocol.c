@@ -67,7 +67,7 @@ TEST(control_protocol_send_trace_carries_the_fd)
 
     CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     CHECK_EQ(pipe(pipefd), 0);
-    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1]), 0);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1], -1), 0);
     memset(&msg, 0, sizeof(msg));
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
@@ -87,8 +87,51 @@ TEST(control_protocol_send_trace_carries_the_fd)
         close(got);
     }
     close(sv[1]);
-    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1]), -1);   /* the other end gone: an error, no SIGPIPE */
+    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1], -1), -1);   /* the other end gone: an error, no SIGPIPE */
     close(sv[0]);
     close(pipefd[0]);
     close(pipefd[1]);
+}
+
+/* With the per-CPU clock's page, the same message carries two descriptors,
+ * the trace's first: an agent that knows only the first closes the other. */
+TEST(control_protocol_send_trace_carries_the_clock_after_the_trace)
+{
+    int sv[2], trace[2], clock[2], got[2] = { -1, -1 };
+    char line[16] = "", cbuf[CMSG_SPACE(2 * sizeof(int))], b;
+    struct iovec iov = { line, sizeof(line) };
+    struct msghdr msg;
+    struct cmsghdr *cm;
+
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    CHECK_EQ(pipe(trace), 0);
+    CHECK_EQ(pipe(clock), 0);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], trace[1], clock[1]), 0);
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    CHECK_EQ(recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC), CP_CTL_TRACE_LEN);
+    cm = CMSG_FIRSTHDR(&msg);
+    CHECK(cm != NULL && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(2 * sizeof(int)));
+    if (cm)
+        memcpy(got, CMSG_DATA(cm), sizeof(got));
+    CHECK(got[0] >= 0 && got[1] >= 0);
+    if (got[0] >= 0 && got[1] >= 0) {
+        CHECK_EQ(write(got[0], "t", 1), 1);
+        CHECK_EQ(write(got[1], "c", 1), 1);
+        CHECK_EQ(read(trace[0], &b, 1), 1);
+        CHECK_EQ(b, 't');
+        CHECK_EQ(read(clock[0], &b, 1), 1);
+        CHECK_EQ(b, 'c');
+        close(got[0]);
+        close(got[1]);
+    }
+    close(sv[0]);
+    close(sv[1]);
+    close(trace[0]);
+    close(trace[1]);
+    close(clock[0]);
+    close(clock[1]);
 }

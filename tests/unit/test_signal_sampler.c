@@ -142,7 +142,7 @@ TEST(sig_config_sampler_and_wall)
     CHECK(CP_SAMPLER_BY_SIGNAL(cfg.sampler));
     CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0 && strstr(text, "sampler=perf") != NULL);
     CHECK_EQ(-1, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=timer", &cfg, err, sizeof(err)));
-    CHECK(strstr(err, "not auto, perf, signal or suspend") != NULL);
+    CHECK(strstr(err, "not auto, percpu, perf, signal or suspend") != NULL);
     CHECK_EQ(-1, cp_config_parse("v=1;sampler=signal;sampler=signal", &cfg, err, sizeof(err)));
     /* auto is the default, written as nothing; asked by name it reads back */
     cp_config_init(&cfg);
@@ -153,6 +153,21 @@ TEST(sig_config_sampler_and_wall)
     CHECK_EQ(CP_SAMPLER_AUTO, cfg.sampler);
     CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=suspend", &cfg, err, sizeof(err)));
     CHECK(!CP_SAMPLER_BY_SIGNAL(cfg.sampler));
+    CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=percpu", &cfg, err, sizeof(err)));
+    CHECK_EQ(CP_SAMPLER_PERCPU, cfg.sampler);
+    CHECK(CP_SAMPLER_BY_SIGNAL(cfg.sampler) && CP_SAMPLER_WANTS_PERCPU(cfg.sampler));
+    CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0 && strstr(text, ";sampler=percpu") != NULL);
+    /* the per-CPU clock's descriptor and the command's reason for none travel with the rest */
+    CHECK_EQ(0, cp_config_parse("v=1;output_fd=5;output_id=1:2;clock_fd=9;clock_why=needs%20root%3B%20sorry", &cfg,
+                                err, sizeof(err)));
+    CHECK_EQ(9, cfg.clock_fd);
+    CHECK_STR("needs root; sorry", cfg.clock_why);
+    CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0 && strstr(text, ";clock_fd=9;clock_why=needs%20root%3B%20sorry"));
+    CHECK_EQ(-1, cp_config_parse("v=1;output=/tmp/x;clock_fd=x", &cfg, err, sizeof(err)));
+    CHECK(strstr(err, "clock_fd 'x' is not a descriptor number") != NULL);
+    CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x", &cfg, err, sizeof(err)));
+    CHECK_EQ(-1, cfg.clock_fd);
+    CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0 && !strstr(text, "clock"));
 }
 
 /* The clock the signal sampler takes, and the reason it gives, for what
@@ -164,43 +179,81 @@ TEST(sig_clock_choice_and_reason)
     sig_clock_choice c;
     sig_perf_rights r = { .probe = SIG_PERF_ALLOWED, .paranoid = 2, .perfmon = 1 };
 
-    sig_clock_choose(CP_SAMPLER_AUTO, &r, &c);
+    sig_clock_choose(CP_SAMPLER_AUTO, NULL, &r, &c);
     CHECK_EQ(SAMPLER_CLOCK_PERF, c.clock);
     CHECK_EQ(0, c.flags);
     CHECK_STR("the default where perf events are allowed (perf_event_paranoid 2, and the process has CAP_PERFMON)",
               c.why);
     r.paranoid = 1;
     r.perfmon = 0;
-    sig_clock_choose(CP_SAMPLER_AUTO, &r, &c);
+    sig_clock_choose(CP_SAMPLER_AUTO, NULL, &r, &c);
     CHECK_STR("the default where perf events are allowed (perf_event_paranoid 1)", c.why);
-    sig_clock_choose(CP_SAMPLER_PERF, &r, &c);
+    sig_clock_choose(CP_SAMPLER_PERF, NULL, &r, &c);
     CHECK_EQ(SAMPLER_CLOCK_PERF, c.clock);
     CHECK_STR("asked (--sampler perf)", c.why);
 
     r = (sig_perf_rights){ .probe = SIG_PERF_USER_ONLY, .paranoid = 2 };
-    sig_clock_choose(CP_SAMPLER_AUTO, &r, &c);
+    sig_clock_choose(CP_SAMPLER_AUTO, NULL, &r, &c);
     CHECK_EQ(SAMPLER_CLOCK_PERF, c.clock);
     CHECK_EQ(SAMPLER_FLAG_USER_ONLY, c.flags);
     CHECK_STR("the default where perf events are allowed, for user time only (perf_event_paranoid 2, without "
               "CAP_PERFMON): the time threads spend in the kernel is not sampled", c.why);
 
     r = (sig_perf_rights){ .probe = SIG_PERF_REFUSED, .err = EACCES, .paranoid = 3 };
-    sig_clock_choose(CP_SAMPLER_AUTO, &r, &c);
+    sig_clock_choose(CP_SAMPLER_AUTO, NULL, &r, &c);
     CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
     CHECK_STR("the default where perf events are refused: perf_event_paranoid is 3: only a process with "
               "CAP_PERFMON may open them (sysctl kernel.perf_event_paranoid=2 allows them)", c.why);
     r = (sig_perf_rights){ .probe = SIG_PERF_REFUSED, .err = EPERM, .paranoid = 2, .seccomp = 2 };
-    sig_clock_choose(CP_SAMPLER_PERF, &r, &c);
+    sig_clock_choose(CP_SAMPLER_PERF, NULL, &r, &c);
     CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
     CHECK(strncmp(c.why, "--sampler perf was asked, but perf events are refused: a seccomp filter refuses "
                   "perf_event_open (", 95) == 0);
     r = (sig_perf_rights){ .probe = SIG_PERF_REFUSED, .err = ENOENT, .paranoid = -100 };
-    sig_clock_choose(CP_SAMPLER_AUTO, &r, &c);
+    sig_clock_choose(CP_SAMPLER_AUTO, NULL, &r, &c);
     CHECK(strstr(c.why, "this kernel has no perf events") != NULL);
 
-    sig_clock_choose(CP_SAMPLER_SIGNAL, NULL, &c);
+    sig_clock_choose(CP_SAMPLER_SIGNAL, NULL, NULL, &c);
     CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
     CHECK_STR("asked (--sampler signal)", c.why);
+}
+
+/* The command's per-CPU clock, given: taken by auto and percpu, never by
+ * an engine asked by name; not given: the process's own clock, and the
+ * command's reason after its own. */
+TEST(sig_clock_choice_percpu)
+{
+    sig_clock_choice c;
+    sig_perf_rights r = { .probe = SIG_PERF_ALLOWED, .paranoid = 2, .perfmon = 1 };
+    sig_percpu_offer given = { .given = 1, .why_not = "" };
+    sig_percpu_offer refused = { .given = 0, .why_not = "loading BPF needs CAP_BPF and CAP_PERFMON (Operation not "
+                                                          "permitted): run clrprobe as root" };
+
+    sig_clock_choose(CP_SAMPLER_AUTO, &given, NULL, &c);
+    CHECK_EQ(SAMPLER_CLOCK_PERCPU, c.clock);
+    CHECK_STR("the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON)", c.why);
+    sig_clock_choose(CP_SAMPLER_PERCPU, &given, NULL, &c);
+    CHECK_EQ(SAMPLER_CLOCK_PERCPU, c.clock);
+    CHECK_STR("asked (--sampler percpu)", c.why);
+    sig_clock_choose(CP_SAMPLER_PERF, &given, &r, &c);
+    CHECK_EQ(SAMPLER_CLOCK_PERF, c.clock);
+    CHECK_STR("asked (--sampler perf)", c.why);
+    sig_clock_choose(CP_SAMPLER_SIGNAL, &given, NULL, &c);
+    CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
+
+    sig_clock_choose(CP_SAMPLER_AUTO, &refused, &r, &c);
+    CHECK_EQ(SAMPLER_CLOCK_PERF, c.clock);
+    CHECK_STR("the default where perf events are allowed (perf_event_paranoid 2, and the process has CAP_PERFMON); "
+              "no per-CPU clock: loading BPF needs CAP_BPF and CAP_PERFMON (Operation not permitted): run clrprobe "
+              "as root", c.why);
+    sig_clock_choose(CP_SAMPLER_PERCPU, &refused, &r, &c);
+    CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
+    CHECK_STR("--sampler percpu was asked, but the clrprobe command holds no per-CPU clock (loading BPF needs CAP_BPF "
+              "and CAP_PERFMON (Operation not permitted): run clrprobe as root): CPU timers instead", c.why);
+    refused.why_not = "";
+    sig_clock_choose(CP_SAMPLER_AUTO, &refused, &r, &c);
+    CHECK_STR("the default where perf events are allowed (perf_event_paranoid 2, and the process has CAP_PERFMON)",
+              c.why);
 }
 
 /* A signal-engine sample: flags say CPU timer or wall, waiting or not. */

@@ -78,13 +78,13 @@ void control_send(profiler *p, const char *fmt, ...)
 
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
 {
-    char line[16], cbuf[CMSG_SPACE(sizeof(int))];
+    char line[16], cbuf[CMSG_SPACE(2 * sizeof(int))];
     struct iovec iov = { line, CP_CTL_TRACE_LEN };   /* "trace\n" and not a byte more */
     struct msghdr msg;
     struct cmsghdr *cm;
     struct pollfd pfd = { p->control->fd, POLLIN, 0 };
     ssize_t n;
-    int fd = -1, r;
+    int fd = -1, clock = -1, r;
 
     if (!p->control->connected) {
         snprintf(err, errlen, "no output and no control connection to receive the trace file on");
@@ -106,12 +106,17 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
     do {
         n = recvmsg(p->control->fd, &msg, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
+    /* the trace file, then (optionally) the per-CPU clock's page; any more are closed */
     for (cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm; cm = CMSG_NXTHDR(&msg, cm)) {
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        for (size_t i = 0; CMSG_LEN((i + 1) * sizeof(int)) <= cm->cmsg_len; i++) {
             int got;
-            memcpy(&got, CMSG_DATA(cm), sizeof(int));
+            memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
             if (fd < 0)
                 fd = got;
+            else if (clock < 0)
+                clock = got;
             else
                 close(got);
         }
@@ -120,9 +125,28 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
         fd < 0) {
         if (fd >= 0)
             close(fd);
+        if (clock >= 0)
+            close(clock);
         snprintf(err, errlen, "the clrprobe command did not send the trace file");
         return -1;
     }
+    if (clock >= 0)
+        control_give_clock(p, clock);
+    return fd;
+}
+
+void control_give_clock(profiler *p, int fd)
+{
+    if (p->control->has_clock)
+        close(p->control->clock_fd);
+    p->control->clock_fd = fd;
+    p->control->has_clock = fd >= 0;
+}
+
+int control_take_clock(profiler *p)
+{
+    int fd = p->control->has_clock ? p->control->clock_fd : -1;
+    p->control->has_clock = 0;
     return fd;
 }
 
@@ -334,6 +358,12 @@ void control_go_quiet(profiler *p)
         close(fd);
 }
 
+/* The session's end: a clock the sampler did not take is closed. */
+static void control_release(profiler *p)
+{
+    control_give_clock(p, -1);
+}
+
 /* Before a new session in a quiet instance: not connected, no thread. */
 static void control_reset(profiler *p)
 {
@@ -345,5 +375,5 @@ const agent_service control_service = {
     .name = "control",
     .state_size = sizeof(control_state),
     .when = AT_OPEN, .start = control_start, .stop = control_stop,
-    .reset = control_reset,
+    .release = control_release, .reset = control_reset,
 };

@@ -49,6 +49,8 @@ typedef struct control_state {
     int running;
     atomic_int stop;
     int quiet_fd;                    /* the quiet socket (control_go_quiet) */
+    int has_clock;                   /* clock_fd is the per-CPU clock's page the command handed over */
+    int clock_fd;                    /* (common/cpu_clock_page.h), until the sampler takes it */
 } control_state;
 
 /* Connects to path (from InitializeForAttach, or Initialize in a child of
@@ -58,8 +60,16 @@ typedef struct control_state {
 int control_connect(profiler *p, const char *path, const control_hooks *hooks, char *err, size_t errlen);
 
 /* Waits up to timeout_ms for the "trace" message and returns the file
- * descriptor it carries (close-on-exec), or -1 with a reason in err. */
+ * descriptor it carries (close-on-exec), or -1 with a reason in err.  A
+ * second descriptor with it is the per-CPU clock's page (control_take_clock). */
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen);
+
+/* The per-CPU clock's page the command handed this session: with the
+ * trace file, or left open across exec by `clrprobe run` (given by the
+ * session: control_give_clock).  The caller owns it from then on; -1 when
+ * there is none. */
+int control_take_clock(profiler *p);
+void control_give_clock(profiler *p, int fd);
 
 /* The agent stays for good, quiet: listens on the abstract socket
  * CP_QUIET_SOCKET_FMT (the mark by which `clrprobe attach` knows it is

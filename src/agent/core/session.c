@@ -334,6 +334,27 @@ int session_take_run_trace(const cp_config *cfg, int mine)
     return 1;
 }
 
+int session_take_run_clock(const cp_config *cfg, int mine)
+{
+    char path[64], link[64];
+    ssize_t n;
+
+    if (cfg->clock_fd < 0)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", cfg->clock_fd);
+    n = readlink(path, link, sizeof(link) - 1);
+    if (n <= 0)
+        return -1;
+    link[n] = '\0';
+    if (strcmp(link, "anon_inode:bpf-map") != 0)
+        return -1;                /* its number now holds something else: not ours to touch */
+    if (!mine || fcntl(cfg->clock_fd, F_SETFD, FD_CLOEXEC) < 0) {
+        close(cfg->clock_fd);
+        return -1;
+    }
+    return cfg->clock_fd;
+}
+
 /* Starts the writer on the trace file: the descriptor given (handed over
  * by `clrprobe attach` or by `clrprobe run` over its socket, created as
  * the command's user; or left open by `clrprobe run` for the process it
@@ -508,6 +529,8 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
      * since then changes nothing. */
     if (!m->control && p->cfg.output_fd >= 0)
         trace_fd = p->cfg.output_fd;
+    if (!m->control && p->cfg.clock_fd >= 0)
+        control_give_clock(p, session_take_run_clock(&p->cfg, 1));
     if (open_trace(p, trace_fd, &hdr, err, sizeof(err)) < 0)
         return session_fail(p, "%.*s", m->reason_max, err);
     if (start_services(p, AT_OPEN) < 0)

@@ -65,6 +65,12 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk);
  * not be calling the agent (the event mask is empty). */
 void session_reset(profiler *p);
 
+/* `clrprobe run` left the per-CPU clock's page open across exec for the
+ * process it started (cfg.clock_fd).  Taken only if it is a BPF map there:
+ * in that process (mine) it is made close-on-exec and returned; in another
+ * process that inherited it, it is closed.  -1 when it is not taken. */
+int session_take_run_clock(const cp_config *cfg, int mine);
+
 /* `clrprobe run` left the trace file open across exec for the process it
  * started (cfg.output_fd, and the file's identity).  In that process
  * (mine) the descriptor is made close-on-exec at once, so that what the

@@ -112,13 +112,45 @@ static void rights(const sig_perf_rights *r, char *buf, size_t len)
         snprintf(buf, len, " (perf_event_paranoid %d)", r->paranoid);
 }
 
-void sig_clock_choose(int sampler, const sig_perf_rights *r, sig_clock_choice *c)
+/* The per-CPU clock's part of the reason (auto): why the command holds
+ * none, after the reason for the clock chosen instead. */
+static void add_why_not(sig_clock_choice *c, const sig_percpu_offer *o)
+{
+    size_t n = strlen(c->why);
+
+    if (!o || o->given || !o->why_not || !o->why_not[0] || n + 8 >= sizeof(c->why))
+        return;
+    snprintf(c->why + n, sizeof(c->why) - n, "; no per-CPU clock: %s", o->why_not);
+}
+
+static void choose_own(int sampler, const sig_perf_rights *r, sig_clock_choice *c);
+
+void sig_clock_choose(int sampler, const sig_percpu_offer *o, const sig_perf_rights *r, sig_clock_choice *c)
+{
+    c->clock = SAMPLER_CLOCK_TIMER;
+    c->flags = 0;
+    if (o && o->given && (sampler == CP_SAMPLER_AUTO || sampler == CP_SAMPLER_PERCPU)) {
+        c->clock = SAMPLER_CLOCK_PERCPU;
+        snprintf(c->why, sizeof(c->why), "%s", sampler == CP_SAMPLER_PERCPU ? "asked (--sampler percpu)"
+                 : "the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON)");
+        return;
+    }
+    if (sampler == CP_SAMPLER_PERCPU) {
+        /* (never a perf event per thread: their cost at every switch is what was to be avoided) */
+        snprintf(c->why, sizeof(c->why), "--sampler percpu was asked, but the clrprobe command holds no per-CPU "
+                 "clock (%s): CPU timers instead", o && o->why_not && o->why_not[0] ? o->why_not : "not offered");
+        return;
+    }
+    choose_own(sampler, r, c);
+    add_why_not(c, o);
+}
+
+/* The process's own clocks: perf events where allowed, else timers. */
+static void choose_own(int sampler, const sig_perf_rights *r, sig_clock_choice *c)
 {
     char detail[224];
     int asked = sampler == CP_SAMPLER_PERF;
 
-    c->clock = SAMPLER_CLOCK_TIMER;
-    c->flags = 0;
     if (sampler == CP_SAMPLER_SIGNAL || !r) {
         snprintf(c->why, sizeof(c->why), "asked (--sampler signal)");
         return;

@@ -1,7 +1,9 @@
 /* sig_clock.h - which clock signals the signal sampler's threads, and why:
- * a perf event on each thread's task clock where the process may open one
- * (exact between the kernel's ticks: the default), else a CPU timer per
- * thread (checked only at the tick).  The choice and its reason go into the
+ * the clrprobe command's per-CPU clock where the command holds one for the
+ * process (src/cpuclock/: exact, and no work for the kernel when threads
+ * switch: the default), else a perf event on each thread's task clock where
+ * the process may open one (exact between the kernel's ticks), else a CPU
+ * timer per thread (checked only at the tick).  The choice and its reason go into the
  * trace (sampler_start) and every report says them (docs/sampling.md,
  * "Which engine you get"). */
 #ifndef CLRPROBE_AGENT_SIG_CLOCK_H
@@ -31,11 +33,20 @@ typedef struct sig_clock_choice {
     char why[400];             /* the reason, a phrase: "the default: perf events are allowed here (...)" */
 } sig_clock_choice;
 
+/* What the command gave: the per-CPU clock's page, or why it holds none
+ * (cfg.clock_why: "" when it was not asked to). */
+typedef struct sig_percpu_offer {
+    int given;
+    const char *why_not;
+} sig_percpu_offer;
+
 /* Tries this thread's perf event and reads what explains the outcome. */
 void sig_perf_rights_probe(sig_perf_rights *r);
 
-/* The choice for `sampler` (CP_SAMPLER_*: auto, signal or perf) given the
- * rights (not read for signal: may be NULL).  Pure: unit-tested. */
-void sig_clock_choose(int sampler, const sig_perf_rights *r, sig_clock_choice *c);
+/* The choice for `sampler` (CP_SAMPLER_*: auto, percpu, signal or perf)
+ * given what the command offers (NULL: nothing) and the rights (not read
+ * for signal, nor when the per-CPU clock is taken: may be NULL).  Pure:
+ * unit-tested. */
+void sig_clock_choose(int sampler, const sig_percpu_offer *o, const sig_perf_rights *r, sig_clock_choice *c);
 
 #endif

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -39,10 +40,107 @@ static int g_segv_masked;
  * ExceptionThrown goes on unblocking it while the library is loaded */
 static atomic_int g_unblock;
 static atomic_int g_perf_used;              /* a perf event was ever set to send us SIGPROF */
+static atomic_int g_percpu_used;            /* the per-CPU clock was ever asked to send us SIGPROF */
 
 void sig_engine_perf_used(void)
 {
     atomic_store(&g_perf_used, 1);
+}
+
+/* ---- the per-CPU clock's thread table ---- */
+
+#define TID_DEAD 0xffffffffull               /* a deleted entry (tid 0 is no thread) */
+
+static uint32_t tid_hash(uint32_t tid)
+{
+    return tid * 0x9e3779b1u;
+}
+
+int sig_engine_percpu_used(sig_engine *e)
+{
+    uint32_t size = 1;
+
+    while (size < 2 * e->nslots)
+        size <<= 1;
+    if (!(e->tids = calloc(size, sizeof(*e->tids))))
+        return -1;
+    e->tids_mask = size - 1;
+    e->tids_used = e->tids_dead = 0;
+    atomic_store(&g_percpu_used, 1);
+    return 0;
+}
+
+static void tid_insert(sig_engine *e, uint32_t tid, uint32_t index)
+{
+    uint64_t v = (uint64_t)tid << 32 | (index + 1);
+
+    for (uint32_t i = tid_hash(tid), n = 0; n <= e->tids_mask; i++, n++) {
+        _Atomic uint64_t *en = &e->tids[i & e->tids_mask];
+        uint64_t cur = atomic_load_explicit(en, memory_order_relaxed);
+        if (cur == 0 || cur == TID_DEAD || cur >> 32 == tid) {
+            if (cur == TID_DEAD)
+                e->tids_dead--;
+            else if (cur == 0)
+                e->tids_used++;
+            atomic_store_explicit(en, v, memory_order_release);
+            return;
+        }
+    }
+}
+
+/* Emptied and filled again with the active slots: a table full of deleted
+ * entries makes every lookup long (a handler that looks meanwhile may miss
+ * its thread: one sample dropped). */
+static void tid_rebuild(sig_engine *e)
+{
+    for (uint32_t i = 0; i <= e->tids_mask; i++)
+        atomic_store_explicit(&e->tids[i], 0, memory_order_relaxed);
+    e->tids_used = e->tids_dead = 0;
+    for (uint32_t i = 0; i < e->nslots; i++)
+        if (atomic_load(&e->slots[i].state) == SLOT_ACTIVE && e->slots[i].tid)
+            tid_insert(e, e->slots[i].tid, i);
+}
+
+void sig_engine_tid_put(sig_engine *e, uint32_t tid, uint32_t index)
+{
+    if (!e->tids || !tid)
+        return;
+    if (e->tids_used + 1 > (e->tids_mask + 1) / 2)
+        tid_rebuild(e);
+    tid_insert(e, tid, index);
+}
+
+void sig_engine_tid_del(sig_engine *e, uint32_t tid)
+{
+    if (!e->tids || !tid)
+        return;
+    for (uint32_t i = tid_hash(tid), n = 0; n <= e->tids_mask; i++, n++) {
+        _Atomic uint64_t *en = &e->tids[i & e->tids_mask];
+        uint64_t cur = atomic_load_explicit(en, memory_order_relaxed);
+        if (cur == 0)
+            return;
+        if (cur != TID_DEAD && cur >> 32 == tid) {
+            atomic_store_explicit(en, TID_DEAD, memory_order_release);
+            if (++e->tids_dead > (e->tids_mask + 1) / 4)
+                tid_rebuild(e);
+            return;
+        }
+    }
+}
+
+/* The handler's lookup: tid's slot index + 1, or 0. */
+static uint32_t tid_find(const sig_engine *e, uint32_t tid)
+{
+    if (!e->tids)
+        return 0;
+    for (uint32_t i = tid_hash(tid), n = 0; n <= e->tids_mask; i++, n++) {
+        uint64_t cur = atomic_load_explicit(&e->tids[i & e->tids_mask], memory_order_acquire);
+        if (cur == 0)
+            return 0;
+        if (cur != TID_DEAD && cur >> 32 == tid)
+            return (uint32_t)cur;
+    }
+    return 0;
 }
 
 uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s)
@@ -170,7 +268,10 @@ static void perf_rearm(const sig_engine *e, sig_slot *s, uint64_t late)
     ioctl(s->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
 }
 
-static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, int perf, ucontext_t *uc)
+/* What sent a CPU sample, and so how the next one is asked for. */
+enum sig_source { SRC_TIMER, SRC_PERF, SRC_PERCPU };
+
+static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, enum sig_source src, ucontext_t *uc)
 {
     uint64_t t0 = now_ns(), cpu0 = cp_own_cpu_ns(), cpu = 0;
     code_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
@@ -186,10 +287,12 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, int perf, uco
         uint64_t now = cpu0, since = now > s->cpu_at ? now - s->cpu_at : 0;
         /* (the first sample's reference is the arming, read by another thread: not the same instant) */
         uint64_t late = s->armed && since > s->armed && since - s->armed < e->period_ns ? since - s->armed : 0;
-        if (perf)
+        if (src == SRC_PERF)
             perf_rearm(e, s, late);
-        else
+        else if (src == SRC_TIMER)
             rearm(e, s, late);
+        else
+            atomic_fetch_add_explicit(&s->cpu_signals, 1, memory_order_relaxed);
         if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
             atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
             return;                      /* (its CPU goes to the thread's next sample) */
@@ -237,6 +340,14 @@ static int is_perf(const siginfo_t *si)
     return si->si_code >= POLL_IN && si->si_code <= POLL_HUP;
 }
 
+/* The per-CPU clock's signal (bpf_send_signal_thread: SI_KERNEL, no value;
+ * the kernel's own ITIMER_PROF looks the same, but a program that arms it
+ * without a SIGPROF handler of its own would be killed by it). */
+static int is_percpu(const siginfo_t *si)
+{
+    return si->si_code == SI_KERNEL;
+}
+
 /* Is this SIGPROF one of ours: a thread's CPU timer, a thread's perf event
  * (once the perf clock was used), or a wall-clock sample queued by our
  * collector (this process, with a slot's cookie)?  One of a slot freed
@@ -247,6 +358,8 @@ static int is_ours(const sig_engine *e, const siginfo_t *si)
 
     if (is_perf(si))
         return atomic_load(&g_perf_used);
+    if (is_percpu(si))
+        return atomic_load(&g_percpu_used);
 
     if (v >> 48 != COOKIE_MAGIC)
         return 0;
@@ -296,7 +409,12 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     atomic_fetch_add(&g_in_handler, 1);
     e = atomic_load(&g_engine);
     ours = si && is_ours(e, si);
-    if (e && ours) {
+    if (e && ours && is_percpu(si)) {
+        uint32_t tid = (uint32_t)syscall(SYS_gettid), at = e->percpu ? tid_find(e, tid) : 0;
+        sig_slot *s = at && at <= e->nslots ? &e->slots[at - 1] : NULL;
+        if (s && s->tid == tid && atomic_load(&s->state) == SLOT_ACTIVE)
+            take_sample(e, s, SIG_SAMPLE_CPU, SRC_PERCPU, ucv);
+    } else if (e && ours) {
         int perf = is_perf(si);
         uint64_t v = perf ? (si->si_fd >= 0 && (uint32_t)si->si_fd < e->perf_nfds && e->perf_cookie
                                  ? atomic_load(&e->perf_cookie[si->si_fd]) : 0)
@@ -307,7 +425,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
             /* (a perf event is the thread's own: checked as the wall samples are) */
             if (atomic_load(&s->state) == SLOT_ACTIVE && atomic_load(&s->gen) == (uint32_t)v &&
                 ((kind == SIG_SAMPLE_CPU && !perf) || (uint32_t)syscall(SYS_gettid) == s->tid))
-                take_sample(e, s, kind, perf, ucv);
+                take_sample(e, s, kind, perf ? SRC_PERF : SRC_TIMER, ucv);
         }
     }
     atomic_fetch_sub(&g_in_handler, 1);
@@ -377,7 +495,6 @@ void sig_engine_uninstall(sig_engine *e, int unloading)
 {
     struct sigaction ign, cur;
 
-    (void)e;
     if (!atomic_load(&g_installed))
         return;
     atomic_store(&g_engine, NULL);
@@ -392,9 +509,12 @@ void sig_engine_uninstall(sig_engine *e, int unloading)
             struct timespec ms = { 0, 1000000 };
             nanosleep(&ms, NULL);
         }
-        if (unloading) {
+        if (unloading || (e && e->percpu)) {
             /* a thread preempted on the handler's first instruction, its
-             * signal already delivered, is not counted yet: give it time */
+             * signal already delivered, is not counted yet: give it time;
+             * and a per-CPU tick that read the gate open just before it
+             * closed sends its signal within microseconds (it is ignored
+             * now, and must not come after the old disposition is back) */
             struct timespec grace = { 0, 20000000 };
             nanosleep(&grace, NULL);
         }

@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "agent/sampling/sig_ring.h"
+#include "common/cpu_clock_page.h"
 #include "unwind/code_map.h"
 
 #define SIG_SAMPLER_SIGNAL SIGPROF
@@ -70,6 +71,7 @@ typedef struct sig_slot {
     int has_timer;
     int timer_watch_only;         /* (perf clock) the timer never fires: it only tells the thread ended */
     int perf_fd;                  /* the perf event on its task clock that signals it (has_perf) */
+    _Atomic uint64_t cpu_signals; /* (counted by the handler) CPU samples it took, for the per-CPU clock's rate */
     int has_perf;
     uint64_t retired_at;          /* when it was retired (reused a while after) */
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
@@ -98,6 +100,16 @@ typedef struct sig_engine {
     int perf_user_only;           /* events of user time only (exclude_kernel): all the process may open */
     _Atomic uint64_t *perf_cookie;
     uint32_t perf_nfds;
+    /* The per-CPU clock (sig_clock.h): the clrprobe command's BPF program
+     * sends SIGPROF (si_code SI_KERNEL, nothing else in it) to the thread of
+     * the process that runs at each tick of a per-CPU event, while the
+     * page's gate is open (common/cpu_clock_page.h); the handler finds the
+     * thread's slot by its id in tids (sig_engine_tid_put). */
+    int percpu;
+    volatile cp_clock_page *page;
+    _Atomic uint64_t *tids;       /* open addressing: tid << 32 | (slot index + 1); 0 empty */
+    uint32_t tids_mask;           /* its size - 1 (a power of two) */
+    uint32_t tids_used, tids_dead;  /* (the writers': under sig_threads' lock) */
 } sig_engine;
 
 /* A thread's first period (the shortest: SIG_PERIOD_MIN_NS), drawn with
@@ -117,6 +129,17 @@ uint64_t sig_slot_cookie(const sig_engine *e, const sig_slot *s);
  * before its first event is armed): from then on a SIGPROF with a POLL_* code
  * is ours (one of a retired event is dropped, never handed to the program). */
 void sig_engine_perf_used(void);
+
+/* The per-CPU clock's signals were asked for once in this process: from
+ * then on a SIGPROF with SI_KERNEL is ours (one after the gate closed is
+ * dropped).  Sets up e's thread table (2 * nslots entries): 0, or -1. */
+int sig_engine_percpu_used(sig_engine *e);
+
+/* The thread table of the per-CPU clock: tid's slot is index (put), or none
+ * (del).  Writers are serialized by the caller; the handler reads without a
+ * lock and checks what it finds (the slot's tid, state and generation). */
+void sig_engine_tid_put(sig_engine *e, uint32_t tid, uint32_t index);
+void sig_engine_tid_del(sig_engine *e, uint32_t tid);
 
 /* Installs the handler for e (process-wide), after checking that nobody
  * else handles SIGPROF, and adds SIGPROF to the runtime's SIGSEGV handler's

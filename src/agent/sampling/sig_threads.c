@@ -209,6 +209,10 @@ static void perf_close(sig_slot *s)
 static int clock_arm(sig_threads *t, sig_slot *s)
 {
     s->timer_watch_only = 0;
+    if (t->eng->percpu) {                 /* the command's per-CPU clock signals it */
+        s->timer_watch_only = 1;
+        return timer_arm(t, s);
+    }
     if (t->eng->perf) {
         s->timer_watch_only = 1;
         if (timer_arm(t, s) < 0)
@@ -364,6 +368,7 @@ static sig_slot *slot_for(sig_threads *t, uint32_t tid)
 
 static void retire(sig_threads *t, sig_slot *s, uint64_t now)
 {
+    sig_engine_tid_del(t->eng, s->tid);
     perf_disable(t, s);
     timer_disarm(s);
     atomic_store(&s->state, SLOT_RETIRED);
@@ -453,6 +458,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
         pthread_mutex_unlock(&t->lock);
         return NULL;
     }
+    sig_engine_tid_put(e, tid, idx);
     pthread_mutex_unlock(&t->lock);
     return s;
 }
@@ -537,6 +543,8 @@ void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps)
 
 void sig_threads_stop_all(sig_threads *t)
 {
+    if (t->eng->page)
+        t->eng->page->gate = 0;          /* the per-CPU clock sends no more (sig_engine_uninstall waits) */
     pthread_mutex_lock(&t->lock);
     t->stopped = 1;
     for (uint32_t i = 0; i < t->used; i++) {

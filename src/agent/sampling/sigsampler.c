@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,16 @@ struct sigsampler {
     uint64_t frames[SIG_MAX_FRAMES];
     uint32_t il[SIG_MAX_FRAMES];     /* their IL offsets */
     int noted_timer, noted_full, noted_perf;   /* their notes were written */
+    /* the per-CPU clock: its page (mapped from page_fd), and the rate's
+     * control: the CPU samples delivered against the periods the sampled
+     * threads' CPU held, both decayed tick by tick */
+    int page_fd;
+    uint64_t cpu_signals_at;
+    double delivered, due;
 };
+
+#define RATE_DECAY 0.9               /* per tick: the delivery fraction follows the last few seconds */
+#define RATE_MIN_DUE 20.0            /* periods due before the fraction is believed */
 
 /* ---- the code map ---- */
 
@@ -229,10 +239,34 @@ static void signal_all(struct sigsampler *s)
 
 /* ---- ticks ---- */
 
+/* The per-CPU clock's period: the kernel cannot deliver a tick to a thread
+ * in the moments it goes to sleep with interrupts held off (tens of
+ * microseconds a wake-up in a VM), so a thread that wakes often gets fewer
+ * samples than its CPU is due; the fraction delivered over the last few
+ * seconds sets the period the agent asks the command for (the asked one
+ * times that fraction, within [P/2, P]: the command bounds it too). */
+static void control_rate(struct sigsampler *s, uint64_t cpu_signals, uint64_t thread_cpu)
+{
+    volatile cp_clock_page *pg = s->eng.page;
+    uint64_t period = pg->period_ns, got = cpu_signals - s->cpu_signals_at;
+    double f;
+
+    s->cpu_signals_at = cpu_signals;
+    if (period < s->period_ns / 2 || period > s->period_ns)
+        period = s->period_ns;                   /* (the command's word: in bounds, or the asked one) */
+    s->delivered = s->delivered * RATE_DECAY + (double)got;
+    s->due = s->due * RATE_DECAY + (double)thread_cpu / (double)period;
+    if (s->due < RATE_MIN_DUE)
+        return;
+    f = s->delivered / s->due;
+    f = f < 0.5 ? 0.5 : f > 1.0 ? 1.0 : f;
+    pg->want_period_ns = (uint64_t)((double)s->period_ns * f);
+}
+
 static void tick(struct sigsampler *s, uint64_t now)
 {
     profiler *p = s->p;
-    uint64_t signals = 0, periods = 0, dropped = 0, handler = 0, thread_cpu = 0, cpu = cp_own_cpu_ns();
+    uint64_t signals = 0, periods = 0, dropped = 0, handler = 0, thread_cpu = 0, cpu = cp_own_cpu_ns(), cpu_signals = 0;
     uint32_t threads = 0;
     emit e;
 
@@ -240,6 +274,7 @@ static void tick(struct sigsampler *s, uint64_t now)
         sig_slot *sl = &s->eng.slots[i];
         uint64_t sampled = atomic_load(&sl->sampled_ns);
         signals += atomic_load(&sl->signals);
+        cpu_signals += atomic_load(&sl->cpu_signals);
         periods += sampled;
         dropped += atomic_load(&sl->dropped);
         handler += atomic_load(&sl->handler_ns);
@@ -257,9 +292,12 @@ static void tick(struct sigsampler *s, uint64_t now)
             .interval_ns = now - s->tick_at, .signals = signals - s->signals_at,
             .periods = s->period_ns ? (periods - s->periods_at + s->period_ns / 2) / s->period_ns : 0, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
             .wall_period_ns = s->wall ? s->wall_period_ns : 0,
-            .clock = s->threads.perf_threads ? SAMPLER_CLOCK_PERF : SAMPLER_CLOCK_TIMER });
+            .clock = s->eng.percpu ? SAMPLER_CLOCK_PERCPU
+                     : s->threads.perf_threads ? SAMPLER_CLOCK_PERF : SAMPLER_CLOCK_TIMER });
         emit_end(&e);
     }
+    if (s->eng.page)
+        control_rate(s, cpu_signals, thread_cpu);
     s->tick_at = now;
     s->own_cpu_at = cpu;
     s->signals_at = signals;
@@ -366,6 +404,8 @@ static void *collector_main(void *arg)
     s->own_cpu_at = cp_own_cpu_ns();
     register_managed_threads(s);
     sig_threads_scan(&s->threads, now);
+    if (s->eng.page)
+        s->eng.page->gate = 1;          /* the handler is in place: the per-CPU clock may signal */
     next_drain = now + DRAIN_NS;
     next_tick = now + TICK_NS;
     next_wall = now + s->wall_period_ns;
@@ -424,6 +464,23 @@ static void *collector_main(void *arg)
 
 /* ---- the service ---- */
 
+/* The per-CPU clock's page (common/cpu_clock_page.h) mapped from the
+ * descriptor the command gave, if it is one of the version known; NULL. */
+static volatile cp_clock_page *map_page(int fd)
+{
+    void *m = mmap(NULL, sizeof(cp_clock_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    volatile cp_clock_page *pg = m;
+
+    if (m == MAP_FAILED)
+        return NULL;
+    if (pg->version != CP_CLOCK_PAGE_VERSION) {
+        munmap(m, sizeof(cp_clock_page));
+        return NULL;
+    }
+    pg->gate = 0;
+    return pg;
+}
+
 static void sigsampler_free(struct sigsampler *s)
 {
     if (s->installed) {
@@ -437,6 +494,13 @@ static void sigsampler_free(struct sigsampler *s)
             sig_ring_free(&s->eng.slots[i].ring);
         sig_threads_free(&s->threads);
     }
+    if (s->eng.page) {
+        s->eng.page->gate = 0;
+        munmap((void *)s->eng.page, sizeof(cp_clock_page));
+    }
+    if (s->page_fd >= 0)
+        close(s->page_fd);
+    free(s->eng.tids);
     cm_free(atomic_load(&s->eng.map));
     free_retired_maps(s, 1);
     cm_objects_free(&s->objects);
@@ -452,6 +516,7 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
     struct sigsampler *s;
     pthread_condattr_t ca;
     sig_perf_rights rights;
+    sig_percpu_offer offer;
     char failure[256];
     int rc;
 
@@ -460,12 +525,22 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
         profiler_note(p, "%s; sampling with the suspend engine", clock->why);
         return 1;
     }
-    if (p->cfg.sampler != CP_SAMPLER_SIGNAL)
-        sig_perf_rights_probe(&rights);
-    sig_clock_choose(p->cfg.sampler, p->cfg.sampler != CP_SAMPLER_SIGNAL ? &rights : NULL, clock);
-    if (!(s = calloc(1, sizeof(*s))))
+    if (!(s = calloc(1, sizeof(*s)))) {
+        int fd = control_take_clock(p);
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     s->p = p;
+    s->page_fd = control_take_clock(p);
+    if (s->page_fd >= 0 && CP_SAMPLER_WANTS_PERCPU(p->cfg.sampler))
+        s->eng.page = map_page(s->page_fd);
+    offer.given = s->eng.page != NULL;
+    offer.why_not = s->page_fd >= 0 && !offer.given ? "its page could not be mapped" : p->cfg.clock_why;
+    if (!offer.given && p->cfg.sampler != CP_SAMPLER_SIGNAL)
+        sig_perf_rights_probe(&rights);
+    sig_clock_choose(p->cfg.sampler, &offer, !offer.given && p->cfg.sampler != CP_SAMPLER_SIGNAL ? &rights : NULL,
+                     clock);
     s->period_ns = 1000000000u / (uint64_t)(p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT);
     s->wall = (p->cfg.collect & CP_COLLECT_WALL) != 0;
     s->wall_period_ns = s->period_ns > WALL_PERIOD_MIN_NS ? s->period_ns : WALL_PERIOD_MIN_NS;
@@ -481,8 +556,10 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
     s->eng.nslots = SLOTS;
     s->eng.perf = clock->clock == SAMPLER_CLOCK_PERF;
     s->eng.perf_user_only = (clock->flags & SAMPLER_FLAG_USER_ONLY) != 0;
+    s->eng.percpu = clock->clock == SAMPLER_CLOCK_PERCPU;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
     if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||
+        (s->eng.percpu && sig_engine_percpu_used(&s->eng) < 0) ||
         sig_threads_init(&s->threads, &s->eng, s->period_ns, 1) < 0) {
         sigsampler_free(s);
         return -1;

@@ -481,7 +481,8 @@ function header() {
   }
   s.appendChild(document.createTextNode(' (' + (D.view === 'wall' ? 'all samples, running or waiting' :
     D.engine === 'signal' ? 'a sample after every period of a thread\'s CPU time' +
-      (D.clock === 'perf' ? ' (perf events)' : '') + ', native and managed frames' :
+      (D.clock === 'perf' ? ' (perf events)' : D.clock === 'percpu' ? ' (per-CPU perf events)' : '') +
+      ', native and managed frames' :
     'samples of threads that were on a CPU') + ') \u00b7 '));
   s.appendChild(el('b', plural(D.samples, 'sample')));
   s.appendChild(document.createTextNode(' of ' + D.total_samples + ' recorded \u00b7 ' +
