@@ -24,7 +24,8 @@ typedef struct cp_clock_page {
     uint64_t sent;               /* signals the program sent (it adds to it) */
     uint64_t period_ns;          /* the events' period now (the command's) */
     uint64_t asked_period_ns;    /* the period the rate asked for gives (the command's) */
-    uint64_t want_period_ns;     /* the period the agent wants (0: the asked one) */
+    uint64_t want_period_ns;     /* the mean period the agent wants (0: the asked one; the command keeps
+                                    it within [asked/2, 3 asked/2]) */
     uint64_t reserved[3];
 } cp_clock_page;
 

@@ -22,6 +22,19 @@
 #define PROC_PID_INIT_INO 0xEFFFFFFCu   /* the first pid namespace's inode number (include/linux/proc_ns.h) */
 #define TUNE_EVERY_MS 200
 #define TUNE_STEP 0.01                  /* a period closer than 1% to the one in force is not applied */
+#define SPREAD 0.0346                   /* the CPUs' periods spread over +-1.7% of the mean */
+
+/* Event k's period for the mean `mean`: each CPU's its own, a little off
+ * the round figure (k times the golden ratio, modulo 1, over the spread;
+ * the first 1.7% short), so that a program that wakes on a round period of
+ * its own is not sampled at one phase of it on every tick (the per-thread
+ * clocks draw each period at random for the same reason). */
+static uint64_t period_of(uint64_t mean, int k)
+{
+    double u = (double)k * 0.6180339887498949;
+    u -= (double)(uint64_t)u;
+    return (uint64_t)((double)mean * (1.0 - SPREAD / 2 + SPREAD * u));
+}
 
 static int cpu_clock_watch(cpu_clock *c);
 
@@ -250,7 +263,7 @@ static int events_open(cpu_clock *c, char *why, size_t len)
         a.size = sizeof(a);
         a.type = PERF_TYPE_SOFTWARE;
         a.config = PERF_COUNT_SW_CPU_CLOCK;
-        a.sample_period = c->period_ns;
+        a.sample_period = period_of(c->period_ns, c->nevents);
         a.disabled = 1;
         fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd < 0 && (errno == ENODEV || errno == ENXIO))
@@ -325,22 +338,24 @@ int cpu_clock_open(cpu_clock *c, pid_t pid, uint64_t period_ns, char *why, size_
 
 int cpu_clock_tune(cpu_clock *c)
 {
-    uint64_t want = c->page ? c->page->want_period_ns : 0, lo = c->asked_ns / 2;
+    uint64_t want = c->page ? c->page->want_period_ns : 0, lo = c->asked_ns / 2, hi = c->asked_ns / 2 * 3;
     double diff;
 
     if (!want)
         want = c->asked_ns;
     if (want < lo)
         want = lo;
-    if (want > c->asked_ns)
-        want = c->asked_ns;
+    if (want > hi)
+        want = hi;
     diff = (double)want - (double)c->period_ns;
     if (diff < 0)
         diff = -diff;
     if (diff < TUNE_STEP * (double)c->period_ns)
         return 0;
-    for (int i = 0; i < c->nevents; i++)
-        ioctl(c->events[i], PERF_EVENT_IOC_PERIOD, &want);
+    for (int i = 0; i < c->nevents; i++) {
+        uint64_t period = period_of(want, i);
+        ioctl(c->events[i], PERF_EVENT_IOC_PERIOD, &period);
+    }
     c->period_ns = want;
     c->page->period_ns = want;
     return 1;

@@ -14,11 +14,13 @@
  * process most often has not.  The events live as long as the command
  * holds them: when it exits, so do they.
  *
- * The command applies the period the agent asks for (within [P/2, P] of the
- * asked one P): the kernel delivers no sample in the moments a thread is
- * going to sleep with interrupts held off (tens of microseconds a wake-up
- * in a VM), and the agent, which counts both, asks for the period that
- * makes up for them (cpu_clock_tune). */
+ * Each CPU's event has a period of its own within 1.7% of the mean (none a
+ * round figure: a program's own periodic work is not met at one phase).
+ * The command applies the period the agent asks for (within [P/2, 3P/2] of
+ * the asked one P): the kernel delivers no sample in the moments a thread
+ * is going to sleep with interrupts held off (tens of microseconds a
+ * wake-up in a VM), and the agent, which counts both, asks for the period
+ * that makes up for them (cpu_clock_tune). */
 #ifndef CLRPROBE_CPUCLOCK_CPUCLOCK_H
 #define CLRPROBE_CPUCLOCK_CPUCLOCK_H
 
@@ -39,7 +41,7 @@ typedef struct cpu_clock {
     int *events;                  /* the per-CPU events */
     int nevents;
     uint64_t asked_ns;            /* the period the rate asks for */
-    uint64_t period_ns;           /* the events' period now */
+    uint64_t period_ns;           /* the events' mean period now */
     /* the thread that applies the agent's period (cpu_clock_watch) */
     pthread_t watcher;
     int watching;
@@ -64,7 +66,7 @@ int cpu_clock_create(cpu_clock *c, uint64_t period_ns, char *why, size_t why_len
 int cpu_clock_start(cpu_clock *c, pid_t pid, char *why, size_t why_len);
 
 /* Applies the period the agent wants, if it differs (by 1% or more) from
- * the one in force, bounded to [asked/2, asked].  1 when it changed. */
+ * the one in force, bounded to [asked/2, 3 asked/2].  1 when it changed. */
 int cpu_clock_tune(cpu_clock *c);
 
 /* Closes the gate, stops the thread, closes everything. */

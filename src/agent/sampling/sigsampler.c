@@ -242,9 +242,12 @@ static void signal_all(struct sigsampler *s)
 /* The per-CPU clock's period: the kernel cannot deliver a tick to a thread
  * in the moments it goes to sleep with interrupts held off (tens of
  * microseconds a wake-up in a VM), so a thread that wakes often gets fewer
- * samples than its CPU is due; the fraction delivered over the last few
- * seconds sets the period the agent asks the command for (the asked one
- * times that fraction, within [P/2, P]: the command bounds it too). */
+ * samples than its CPU is due; and in a VM a thread's CPU clock leaves out
+ * the time the host took the virtual CPU away, which the ticks do not (a
+ * few per cent more samples than CPU, on a busy host).  The fraction
+ * delivered over the last few seconds sets the period the agent asks the
+ * command for: the asked one times that fraction, within [P/2, 3P/2] (the
+ * command bounds it too). */
 static void control_rate(struct sigsampler *s, uint64_t cpu_signals, uint64_t thread_cpu)
 {
     volatile cp_clock_page *pg = s->eng.page;
@@ -252,14 +255,14 @@ static void control_rate(struct sigsampler *s, uint64_t cpu_signals, uint64_t th
     double f;
 
     s->cpu_signals_at = cpu_signals;
-    if (period < s->period_ns / 2 || period > s->period_ns)
+    if (period < s->period_ns / 2 || period > s->period_ns / 2 * 3)
         period = s->period_ns;                   /* (the command's word: in bounds, or the asked one) */
     s->delivered = s->delivered * RATE_DECAY + (double)got;
     s->due = s->due * RATE_DECAY + (double)thread_cpu / (double)period;
     if (s->due < RATE_MIN_DUE)
         return;
     f = s->delivered / s->due;
-    f = f < 0.5 ? 0.5 : f > 1.0 ? 1.0 : f;
+    f = f < 0.5 ? 0.5 : f > 1.5 ? 1.5 : f;
     pg->want_period_ns = (uint64_t)((double)s->period_ns * f);
 }
 
