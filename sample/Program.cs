@@ -77,7 +77,7 @@ internal static class Program
           sigprof [SECONDS] burns CPU and handles SIGPROF itself from 1 s on (default 4 s)
           gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC
                             suspensions that hijack return addresses (default 2 s)
-          rates [SECONDS [EXCEPTIONS [KIB]]]  EXCEPTIONS thrown a second (default 200) and KIB KiB allocated
+          rates [SECONDS | until FILE] [EXCEPTIONS [KIB]]  EXCEPTIONS thrown a second (default 200) and KIB KiB allocated
                             a second (default 20480) by the main thread, a thread spinning, for SECONDS (default 10)
           phases [SECONDS]  burn in PhaseTargets.PhaseOne for half of SECONDS (default 1), then in PhaseTwo
           hostile           a thread named with terminal escapes, CR LF and a NUL burns a little CPU

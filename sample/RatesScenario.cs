@@ -38,10 +38,17 @@ public static class RatesScenario
 
     public static int Run(string[] args)
     {
-        double seconds = args.Length > 0 ? double.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture)
-                                         : DefaultSeconds;
+        // "until FILE": until FILE exists (looked for every 100 ms), not for a time
+        string? stopFile = args.Length > 1 && args[0] == "until" ? args[1] : null;
+        if (stopFile != null)
+        {
+            args = args[1..];
+        }
+        double seconds = stopFile == null && args.Length > 0
+            ? double.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture) : DefaultSeconds;
         long perSecond = args.Length > 1 ? long.Parse(args[1]) : 200;
         long kibPerSecond = args.Length > 2 ? long.Parse(args[2]) : 20480;
+        double looked = 0;
         var busy = new Thread(Busy) { Name = "clrprobe-busy", IsBackground = true };
         busy.Start();
         Console.WriteLine("rates started");
@@ -49,9 +56,17 @@ public static class RatesScenario
         var clock = Stopwatch.StartNew();
         long thrown = 0, arrays = 0;
         long before = GC.GetAllocatedBytesForCurrentThread();
-        while (clock.Elapsed.TotalSeconds < seconds)
+        while (stopFile != null || clock.Elapsed.TotalSeconds < seconds)
         {
             double t = clock.Elapsed.TotalSeconds;
+            if (stopFile != null && t - looked >= 0.1)
+            {
+                looked = t;
+                if (File.Exists(stopFile))
+                {
+                    break;
+                }
+            }
             while (thrown < (long)(t * perSecond))
             {
                 try

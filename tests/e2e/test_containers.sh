@@ -107,6 +107,18 @@ test_container_agent_loads_at_launch_on_debian11() {
     "$CLRPROBE" report run.clrp >run.txt 2>&1
     assert_contains run.txt "trace      complete" "the trace recorded in the container"
     assert_contains run.txt "ClrProbe.Sample" "the sample's methods"
+    # with the rights to load BPF, clrprobe run in the container holds the per-CPU clock, naming the
+    # process by its pid in the container's namespace (which it sees as its first)
+    ct_run "$n-bpf" --cap-add BPF,PERFMON --security-opt seccomp=unconfined -- \
+        /opt/clrprobe/clrprobe run -o /out/bpf.clrp --collect cpu --rate 1000 -- /usr/share/dotnet/dotnet /app/Sample.dll burn 2 300000 \
+        >bpf.out 2>bpf.err
+    assert_eq 0 "$?" "exit code under clrprobe run with CAP_BPF in the container: $(tail -2 bpf.err)"
+    "$CLRPROBE" report bpf.clrp >bpf.txt 2>&1
+    assert_contains bpf.txt "sampler: signal engine, per-CPU perf events held by the clrprobe command" \
+        "the per-CPU clock in the container: $(grep sampler: bpf.txt)"
+    local rate
+    rate=$(sed -n 's/.*rate: \([0-9.]*\) samples per CPU-second achieved.*/\1/p' bpf.txt)
+    awk -v r="$rate" 'BEGIN {exit !(r >= 900 && r <= 1100)}' || fail "in the container: $rate samples per CPU-second of 1000"
     # the profiler's variables set in the container, as an image would
     ct_run "$n-env" -e CORECLR_ENABLE_PROFILING=1 -e "CORECLR_PROFILER=$CLSID" \
         -e CORECLR_PROFILER_PATH=/opt/clrprobe/libclrprobe.so -e CLRPROBE_CONFIG=output=/out/env.clrp \
@@ -121,8 +133,8 @@ test_container_agent_loads_at_launch_on_debian11() {
 test_container_reached_from_the_host() {
     need_containers || return
     local n=clrprobe-t-$$ id row
-    ct_run "$n-plain" -- /usr/share/dotnet/dotnet /app/Sample.dll shares 8 >plain.out 2>/dev/null
-    ct_start "$n" target.out -- /usr/share/dotnet/dotnet /app/Sample.dll shares 8 || return
+    ct_run "$n-plain" -- /usr/share/dotnet/dotnet /app/Sample.dll shares 1 >plain.out 2>/dev/null   # (its output does not depend on the time)
+    ct_start "$n" target.out -- /usr/share/dotnet/dotnet /app/Sample.dll shares 20 || return
     ct_wait_dotnet "$n" target.out || return
     id=$(podman inspect --format '{{.Id}}' "$n")
     # ps: the host's pid, the container and the pid in it, the runtime
@@ -135,6 +147,12 @@ test_container_reached_from_the_host() {
     assert_eq 0 "$?" "attach exit code: $(tail -2 a.err)"
     assert_eq 600 "$(file_mode att.clrp)" "the trace's mode on the host"
     check_shares att.clrp "in a container"
+    # the default clock: the per-CPU clock the host's command holds, the process named by its host pid
+    "$CT_CLRPROBE" attach "$HOST_PID" -o pc.clrp --collect cpu,threads,wall --duration 2 >p.out 2>p.err
+    assert_eq 0 "$?" "attach (per-CPU clock) exit code: $(tail -2 p.err)"
+    assert_eq percpu "$("$CLRPROBE" report pc.clrp --format jsonl 2>/dev/null | jq -r 'select(.kind=="sampler_start") | .clock')" \
+        "the clock after an attach from the host"
+    check_shares pc.clrp "in a container, by the per-CPU clock"
     # a heap snapshot
     "$CT_CLRPROBE" heap "$HOST_PID" -o heap.clrp >h.out 2>h.err
     assert_eq 0 "$?" "heap exit code: $(tail -2 h.err)"

@@ -175,7 +175,10 @@ test_counters_bad_input() {
     assert_eq 1 "$?" "exit code for a process that is not .NET"
     assert_eq 1 "$(wc -l <err | tr -d ' ')" "one line on stderr: $(cat err)"
     assert_contains err "is not a .NET process" "the reason"
-    rates_target 6 || return
+    "$SAMPLE" rates until stop-first >target.out 2>target.err &
+    RATES_PID=$!
+    at_exit "kill $RATES_PID 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
     # a meter the process does not have: named, with those it has
     "$CLRPROBE" counters "$RATES_PID" --meters No.Such.Meter --duration 5 >out 2>err
     assert_eq 1 "$?" "exit code for a meter that does not exist"
@@ -186,8 +189,20 @@ test_counters_bad_input() {
     # the session it opened is closed: another one starts at once
     "$CLRPROBE" counters "$RATES_PID" --duration 1.5 --format csv >out 2>err
     assert_eq 0 "$?" "a session after the refused one: $(cat err)"
-    # the process exits while watched: what was seen, a message, exit code 0
-    "$CLRPROBE" counters "$RATES_PID" --format csv >watched.csv 2>err
+    # the process exits while watched (a program of its own that runs until told to stop, told once an
+    # interval was printed): what was seen, a message, exit code 0
+    touch stop-first
+    wait "$RATES_PID"
+    assert_eq 0 "$?" "the first program's exit code"
+    "$SAMPLE" rates until stop >target.out 2>target.err &
+    RATES_PID=$!
+    at_exit "kill $RATES_PID 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    "$CLRPROBE" counters "$RATES_PID" --format csv >watched.csv 2>err &
+    local cpid=$! i
+    for ((i = 0; i < 600 && $(wc -l <watched.csv) < 2; i++)); do sleep 0.1; done
+    touch stop
+    wait "$cpid"
     assert_eq 0 "$?" "exit code when the process exits: $(cat err)"
     assert_eq "clrprobe: counters: process $RATES_PID exited" "$(cat err)" "the message"
     [[ $(wc -l <watched.csv) -ge 2 ]] || fail "no interval before the exit"

@@ -43,17 +43,19 @@ assert_rate() {
         fail "$5: $1 samples per CPU-second of $2 asked ($3 samples)"
 }
 
-# The default where the command may hold it: every format that has room
-# for it says so and why (the trace's sampler_start, the text, html's data,
+# The default where the command may hold it: the known shares of `Sample
+# shares` (lib.sh's check_shares), and every format that has room for it
+# says so and why (the trace's sampler_start, the text, html's data,
 # speedscope's name, chrome's otherData, pprof's comments); the program's
 # output and exit code are those of a run without the agent.
 test_percpu_is_the_default_where_the_command_may_hold_it() {
-    "$SAMPLE" shares 1 >plain.out 2>&1
+    "$SAMPLE" shares 2 >plain.out 2>&1
     local plain_rc=$?
-    "$CLRPROBE" run -o d.clrp --collect cpu -- "$SAMPLE" shares 1 >d.out 2>d.err
+    "$CLRPROBE" run -o d.clrp --collect cpu,threads,wall -- "$SAMPLE" shares 2 >d.out 2>d.err
     assert_eq "$plain_rc" "$?" "exit code under the agent: $(cat d.err)"
     assert_eq "$(cat plain.out)" "$(cat d.out)" "the program's output under the agent"
     percpu_or_skip d.clrp
+    check_shares d.clrp "the per-CPU clock"
     local line="sampler: signal engine, per-CPU perf events held by the clrprobe command, a BPF filter signalling the process's running thread; why: the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON)"
     "$CLRPROBE" report d.clrp >d.txt 2>&1
     assert_contains d.txt "  $line" "the text"
