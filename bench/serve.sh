@@ -6,9 +6,10 @@
 # (/pid/PID/debug/pprof/profile?seconds=10: the agent attached for each
 # window, as a continuous profiler's scrape would); and, for the other way
 # serve could have been built, the agent attached for the whole run
-# (`clrprobe attach --collect cpu --sampler signal`, 100 Hz, the engine
-# serve's profiles use), and the same with perf events (`--sampler perf`,
-# attach's default where they are allowed), for the engine's choice.
+# (`clrprobe attach --collect cpu`, 100 Hz) with the per-CPU clock (the
+# clock serve's profiles use where serve runs as root), with CPU timers
+# (`--sampler signal`, serve's without root) and with perf events per
+# thread (`--sampler perf`), for the clock's choice.
 #
 # Side by side in one run, at the same time: a machine shared with other
 # guests moves a run's speed by several percent from one minute to the next,
@@ -31,7 +32,7 @@ WEB="$ROOT/build/web/Web"
 CLRPROBE="$ROOT/build/clrprobe"
 OUT=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$OUT"' EXIT
-CONFIGS=${SERVE_CONFIGS:-"plain metrics profile attached attached-perf"}   # (a subset: SERVE_CONFIGS="plain profile")
+CONFIGS=${SERVE_CONFIGS:-"plain metrics profile attached-percpu attached attached-perf"}   # (a subset: SERVE_CONFIGS="plain profile")
 
 for bin in "$WEB" "$CLRPROBE"; do
     [[ -x $bin ]] || { echo "serve.sh: $bin is missing; run 'make all' first" >&2; exit 1; }
@@ -67,9 +68,10 @@ pair() {
     served=$!
     until web=$(pgrep -P "$served" -x Web); do sleep 0.05; done
     case $cfg in
-        attached|attached-perf)
+        attached|attached-perf|attached-percpu)
             local engine=signal
             [[ $cfg == attached-perf ]] && engine=perf
+            [[ $cfg == attached-percpu ]] && engine=percpu
             (sleep 2; taskset -c "$b" "$CLRPROBE" attach "$web" --collect cpu --sampler "$engine" -o "$OUT/attached.clrp" \
                  2>/dev/null; times >"$OUT/attach.times") &
             scraper=$! ;;
@@ -129,8 +131,9 @@ for cfg in $CONFIGS; do
         plain) label="not served either (the two cores' own difference)" ;;
         metrics) label="served, /metrics scraped every second" ;;
         profile) label="served, a 10 s CPU profile every 15 s" ;;
-        attached) label="(the agent attached throughout, 100 Hz, CPU timers)" ;;
-        attached-perf) label="(the same with perf events, attach's default)" ;;
+        attached-percpu) label="(the agent attached throughout, 100 Hz, per-CPU clock)" ;;
+        attached) label="(the same with CPU timers)" ;;
+        attached-perf) label="(the same with perf events per thread)" ;;
     esac
     printf '  %-54s %7.3f %13s %7.3f %13s\n' "$label" "$(cut -d' ' -f1 "$OUT/$cfg" | median)" \
         "($(cut -d' ' -f1 "$OUT/$cfg" | spread))" "$(cut -d' ' -f2 "$OUT/$cfg" | median)" \
