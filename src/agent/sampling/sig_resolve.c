@@ -6,7 +6,6 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define STUB_NAME "[stub: runtime-generated code]"
@@ -23,7 +22,7 @@ int sig_resolver_init(sig_resolver *r, profiler *p)
     idmap_init(&r->functions);
     idmap_init(&r->addresses);
     idmap_init(&r->il_at);
-    if (!(r->frames = calloc(SIG_FRAME_CACHE, sizeof(*r->frames))) || ip_functions_init(&r->managed) < 0)
+    if (ip_functions_init(&r->managed) < 0)
         return -1;
     r->managed_ok = 1;
     r->next_id = 1;
@@ -44,7 +43,6 @@ void sig_resolver_free(sig_resolver *r)
     idmap_free(&r->functions);
     idmap_free(&r->addresses);
     idmap_free(&r->il_at);
-    free(r->frames);
     memset(r, 0, sizeof(*r));
 }
 
@@ -105,14 +103,12 @@ static uint64_t native_id(sig_resolver *r, const cm_range *range, uintptr_t at, 
     return id;
 }
 
-/* The ID of one address; *cacheable 0 for a dynamic method's (named again
- * each time: the runtime reuses a collected one's ID). */
-static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, uint64_t t, int *cacheable)
+/* The ID of one address. */
+static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, uint64_t t)
 {
     const cm_range *range;
     uint64_t id = 0;
 
-    *cacheable = 1;
     if (at == SW_MARK_HIJACK)
         return fixed_id(r, &r->hijack_id, HIJACK_NAME, t);
     if (idmap_get(&r->addresses, at, &id))
@@ -132,7 +128,6 @@ static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, ui
         if (fid) {
             if (!dynamic && idmap_put(&r->addresses, at, fid) < 0)
                 idmap_clear(&r->addresses);
-            *cacheable = !dynamic;
             return fid;
         }
         if (!range) {
@@ -200,32 +195,6 @@ static uint32_t il_of(sig_resolver *r, uint64_t id, uintptr_t at, size_t i)
     return il;
 }
 
-/* Frame i's ID and IL offset (il may be NULL), through the frame cache. */
-static uint64_t frame_of(sig_resolver *r, const code_map *m, uintptr_t at, size_t i, uint32_t *il, uint64_t t)
-{
-    uint64_t key = (uint64_t)at | (i > 0 ? 1ull << 63 : 0), id;
-    sig_frame_entry *e = &r->frames[(key * 0x9e3779b97f4a7c15ull) >> 49 & (SIG_FRAME_CACHE - 1)];
-    uint32_t offset;
-    int cacheable;
-
-    if (e->used && e->key == key) {
-        if (il)
-            *il = e->il;
-        return e->id;
-    }
-    id = resolve_one(r, m, at, t, &cacheable);
-    offset = il_of(r, id, at, i);
-    if (il)
-        *il = offset;
-    if (cacheable) {
-        e->key = key;
-        e->id = id;
-        e->il = offset;
-        e->used = 1;
-    }
-    return id;
-}
-
 size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
                    uint32_t *il, uint64_t t)
 {
@@ -236,7 +205,6 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
          * frees code, and its FunctionIDs are reused) */
         idmap_clear(&r->addresses);
         idmap_clear(&r->il_at);
-        memset(r->frames, 0, SIG_FRAME_CACHE * sizeof(*r->frames));
         r->map_serial = m->serial;
         r->unloads = ip_functions_unloads(r->p);
     }
@@ -253,12 +221,17 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
             /* the caller an OSR frame hides: only after two frames of one
              * method (its OSR code and its tier-0 frame: one call of it,
              * shown once, as the runtime's own stack walk shows it) */
-            if (i + 1 < n && k >= 2 && out[k - 1] == out[k - 2] && !(out[k - 1] & SIG_NATIVE_ID_BIT))
-                out[k - 1] = frame_of(r, m, frames[i + 1], base + i + 1, il ? &il[k - 1] : NULL, t);
+            if (i + 1 < n && k >= 2 && out[k - 1] == out[k - 2] && !(out[k - 1] & SIG_NATIVE_ID_BIT)) {
+                out[k - 1] = resolve_one(r, m, frames[i + 1], t);
+                if (il)
+                    il[k - 1] = il_of(r, out[k - 1], frames[i + 1], base + i + 1);
+            }
             i++;
             continue;
         }
-        out[k] = frame_of(r, m, frames[i], base + i, il ? &il[k] : NULL, t);
+        out[k] = resolve_one(r, m, frames[i], t);
+        if (il)
+            il[k] = il_of(r, out[k], frames[i], base + i);
         k++;
     }
     return k;

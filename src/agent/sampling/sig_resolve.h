@@ -32,21 +32,8 @@ typedef struct profiler profiler;
 
 #define SIG_NATIVE_ID_BIT (1ull << 63)
 
-/* One frame resolved: its address (bit 63: a return address), its ID and
- * IL offset.  A cache of these, direct-mapped, is what a frame met before
- * costs: one cache line, where the tables behind it take six (a sample's
- * 60 frames each time the collector wakes with cold caches: 40 us a sample
- * at 100 Hz, measured). */
-typedef struct sig_frame_entry {
-    uint64_t key, id;
-    uint32_t il, used;
-} sig_frame_entry;
-
-#define SIG_FRAME_CACHE 32768        /* entries (768 KiB) */
-
 typedef struct sig_resolver {
     profiler *p;
-    sig_frame_entry *frames;     /* direct-mapped, emptied with addresses */
     ip_functions managed;        /* managed code addresses -> FunctionIDs */
     int managed_ok;
     idmap functions;             /* a native function's key -> its ID */
