@@ -123,7 +123,7 @@ code_map *cm_build(cm_objects *cache, const pm_maps *maps, uint64_t serial)
 
     if (!m)
         return NULL;
-    m->serial = serial;
+    m->serial = m->kept_since = serial;
     if (!(m->r = calloc(maps->n ? maps->n : 1, sizeof(*m->r)))) {
         free(m);
         return NULL;
@@ -206,6 +206,20 @@ void cm_objects_free(cm_objects *c)
         o = next;
     }
     memset(c, 0, sizeof(*c));
+}
+
+void cm_keep(code_map *m, const code_map *old)
+{
+    m->kept_since = m->serial;
+    if (!old)
+        return;
+    for (size_t i = 0; i < old->n; i++) {
+        const cm_range *o = &old->r[i], *n = cm_find(m, o->start);
+        if (!n || n->end < o->end || n->kind != o->kind || n->obj != o->obj ||
+            (o->kind == CM_MANAGED_IMAGE && (!n->image || !o->image || strcmp(n->image, o->image) != 0)))
+            return;
+    }
+    m->kept_since = old->kept_since;
 }
 
 const cm_range *cm_find(const code_map *m, uintptr_t pc)

@@ -52,6 +52,9 @@ typedef struct code_map {
     size_t n;
     char *names;            /* CM_MANAGED_IMAGE names */
     uint64_t serial;        /* which snapshot this is (1, 2, ...) */
+    uint64_t kept_since;    /* the first snapshot whose every range this one still has, as it was
+                               (cm_keep; its own serial until then): what was found of an address in
+                               any snapshot from that one on still holds */
     struct code_map *retired;   /* the owner's list of replaced snapshots */
 } code_map;
 
@@ -64,6 +67,11 @@ typedef struct cm_objects {
 /* A snapshot of maps; objects not in the cache are read (their headers) and
  * added.  NULL when out of memory. */
 code_map *cm_build(cm_objects *cache, const pm_maps *maps, uint64_t serial);
+
+/* Sets m->kept_since from the snapshot m replaces: old's when every range
+ * of old is within a range of m of the same kind and object (code was only
+ * added: a JIT heap grown, a library loaded), else m's own serial. */
+void cm_keep(code_map *m, const code_map *old);
 
 /* An object's unwind table and symbols, built when first needed (a sample
  * met its code): until then the walk goes through its frames by their frame

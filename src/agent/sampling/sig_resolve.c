@@ -200,9 +200,10 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
 {
     size_t k = 0, skip, base = 0;
 
-    if (m->serial != r->map_serial || ip_functions_unloads(r->p) != r->unloads) {
-        /* (a library may have been replaced at the same place; an unload
-         * frees code, and its FunctionIDs are reused) */
+    if (r->map_serial < m->kept_since || ip_functions_unloads(r->p) != r->unloads) {
+        /* (a library may have been replaced at the same place: a map that
+         * only added code keeps what was found; an unload frees code, and
+         * its FunctionIDs are reused) */
         idmap_clear(&r->addresses);
         idmap_clear(&r->il_at);
         r->map_serial = m->serial;

@@ -41,7 +41,8 @@ typedef struct sig_resolver {
                                     one unload count */
     idmap il_at;                 /* (an address, bit 63: a return address) -> its IL offset + 1, as long as
                                     addresses (il_maps.h's lookup takes a lock and a search) */
-    uint64_t map_serial;         /* the code map `addresses` belongs to */
+    uint64_t map_serial;         /* the code map `addresses` was found in (a later one that kept every
+                                    range of it: code_map.h's kept_since) */
     uint64_t unloads;            /* and the runtime's unload count */
     uint64_t next_id;
     uint64_t stub_id, hijack_id, unknown_id, deferred_id;     /* the fixed names, once named */

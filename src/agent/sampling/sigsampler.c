@@ -42,6 +42,9 @@
 #define TICK_NS 250000000ull         /* threads, stacks, tick records every 250 ms */
 #define STACKS_REFRESH_NS 20000000ull  /* the maps read again for new threads' stacks at most this often */
 #define MAP_REFRESH_NS 250000000ull  /* a new code map at most this often when walks met unknown code */
+#define UNKNOWN_GAP_MAX 8000000000ull  /* (a walk that read a wrong return address meets "code" no map has:
+                                          reading /proc/self/maps again for it every 20 ms was a sixth of the
+                                          collector's time, and emptied its caches each time) */
 #define MAP_IDLE_REFRESH_NS 10000000000ull  /* and every 10 s anyway */
 #define WALL_PERIOD_MIN_NS 10000000ull /* wall-clock ticks at most 100 a second (a signal per thread each) */
 #define UNBLOCK_WAIT_MS 200          /* before a detach, threads left with SIGPROF blocked are waited for this long */
@@ -57,6 +60,8 @@ struct sigsampler {
     code_map *retired;               /* replaced maps, freed once no handler runs */
     uint64_t map_serial, map_at;
     uint64_t unknown_pcs;            /* walks that met an address outside the map since it was made */
+    uint64_t unknown_gap;            /* a new map for unknown code at most this often: STACKS_REFRESH_NS,
+                                        doubled (to UNKNOWN_GAP_MAX) each time a new map had nothing new */
     uint64_t period_ns, wall_period_ns;
     int wall;                        /* --collect wall: signal every thread at the rate */
     int installed;
@@ -87,6 +92,17 @@ struct sigsampler {
 
 /* ---- the code map ---- */
 
+/* Whether two maps have the same ranges (a refresh found nothing new). */
+static int same_ranges(const code_map *a, const code_map *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->r[i].start != b->r[i].start || a->r[i].end != b->r[i].end)
+            return 0;
+    return 1;
+}
+
 static int refresh_map(struct sigsampler *s, uint64_t now)
 {
     pm_maps maps;
@@ -95,6 +111,15 @@ static int refresh_map(struct sigsampler *s, uint64_t now)
     if (pm_read_self(&maps) != 0)
         return -1;
     m = cm_build(&s->objects, &maps, ++s->map_serial);
+    if (m) {
+        const code_map *before = atomic_load(&s->eng.map);
+        cm_keep(m, before);
+        /* nothing new: the next refresh for unknown code waits twice as long */
+        if (before && m->kept_since == before->kept_since && same_ranges(m, before))
+            s->unknown_gap = s->unknown_gap * 2 < UNKNOWN_GAP_MAX ? s->unknown_gap * 2 : UNKNOWN_GAP_MAX;
+        else
+            s->unknown_gap = STACKS_REFRESH_NS;
+    }
     if (m && sig_threads_need_stacks(&s->threads))
         sig_threads_find_stacks(&s->threads, &maps);
     pm_free(&maps);
@@ -171,7 +196,7 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
              * JIT code heap; a newer map names it (and helps the next walks) */
             uint64_t now = cp_monotonic_ns();
             s->unknown_pcs++;
-            if (now - s->map_at >= STACKS_REFRESH_NS && refresh_map(s, now) == 0)
+            if (now - s->map_at >= s->unknown_gap && refresh_map(s, now) == 0)
                 m = atomic_load(&s->eng.map);
         }
         if (!managed && !sl->named)
@@ -440,7 +465,8 @@ static void *collector_main(void *arg)
         if (now >= next_tick) {
             next_tick = now + TICK_NS;
             sig_threads_scan(&s->threads, now);
-            if ((s->unknown_pcs && now - s->map_at >= MAP_REFRESH_NS) || now - s->map_at >= MAP_IDLE_REFRESH_NS)
+            if ((s->unknown_pcs && now - s->map_at >= (s->unknown_gap > MAP_REFRESH_NS ? s->unknown_gap : MAP_REFRESH_NS)) ||
+                now - s->map_at >= MAP_IDLE_REFRESH_NS)
                 refresh_map(s, now);
             free_retired_maps(s, 0);
             sig_threads_recycle(&s->threads, now);
@@ -545,6 +571,7 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
     sig_clock_choose(p->cfg.sampler, &offer, !offer.given && p->cfg.sampler != CP_SAMPLER_SIGNAL ? &rights : NULL,
                      clock);
     s->period_ns = 1000000000u / (uint64_t)(p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT);
+    s->unknown_gap = STACKS_REFRESH_NS;
     s->wall = (p->cfg.collect & CP_COLLECT_WALL) != 0;
     s->wall_period_ns = s->period_ns > WALL_PERIOD_MIN_NS ? s->period_ns : WALL_PERIOD_MIN_NS;
     pthread_mutex_init(&s->wait_lock, NULL);
