@@ -206,6 +206,23 @@ static int decode_value(const char *p, size_t n, char *out, size_t outlen, const
     return 0;
 }
 
+/* A descriptor number (0..CP_OUTPUT_FD_MAX), the value of key, into *fd:
+ * 0, or -1 with the reason in err. */
+static int parse_fd(const char *key, const char *value, int *fd, char *err, size_t errlen)
+{
+    char *e;
+    long v;
+
+    errno = 0;
+    v = strtol(value, &e, 10);
+    if (value[0] < '0' || value[0] > '9' || *e || errno || v > CP_OUTPUT_FD_MAX) {
+        config_error(err, errlen, "%s '%.32s' is not a descriptor number (0..%d)", key, value, CP_OUTPUT_FD_MAX);
+        return -1;
+    }
+    *fd = (int)v;
+    return 0;
+}
+
 /* "DEV:INO", two unsigned decimal numbers: 0, or -1. */
 static int parse_file_id(const char *value, unsigned long long *dev, unsigned long long *ino)
 {
@@ -278,29 +295,13 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             }
             memcpy(cfg->output, value, strlen(value) + 1);
         } else if (strcmp(key, "output_fd") == 0) {
-            char *e;
-            long v;
             if (seen_fd++) goto duplicate;
-            errno = 0;
-            v = strtol(value, &e, 10);
-            if (value[0] < '0' || value[0] > '9' || *e || errno || v > CP_OUTPUT_FD_MAX) {
-                config_error(err, errlen, "output_fd '%.32s' is not a descriptor number (0..%d)", value,
-                             CP_OUTPUT_FD_MAX);
+            if (parse_fd(key, value, &cfg->output_fd, err, errlen) < 0)
                 return -1;
-            }
-            cfg->output_fd = (int)v;
         } else if (strcmp(key, "clock_fd") == 0) {
-            char *e;
-            long v;
             if (seen_clock++) goto duplicate;
-            errno = 0;
-            v = strtol(value, &e, 10);
-            if (value[0] < '0' || value[0] > '9' || *e || errno || v > CP_OUTPUT_FD_MAX) {
-                config_error(err, errlen, "clock_fd '%.32s' is not a descriptor number (0..%d)", value,
-                             CP_OUTPUT_FD_MAX);
+            if (parse_fd(key, value, &cfg->clock_fd, err, errlen) < 0)
                 return -1;
-            }
-            cfg->clock_fd = (int)v;
         } else if (strcmp(key, "clock_why") == 0) {
             if (seen_why++) goto duplicate;
             if (strlen(value) >= sizeof(cfg->clock_why)) {

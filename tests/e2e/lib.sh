@@ -168,6 +168,26 @@ check_shares() {
         "$2: sleeping thread in the wall view"
 }
 
+# assert_sampler_line_everywhere TRACE LINE: LINE ("sampler: ...") in every
+# format that has room for it: the text (its report kept as d.txt), html's
+# data (d.html), speedscope's name, chrome's otherData, pprof's comments.
+assert_sampler_line_everywhere() {
+    local trace=$1 line=$2
+    "$CLRPROBE" report "$trace" >d.txt 2>&1
+    assert_contains d.txt "  $line" "the text"
+    "$CLRPROBE" report "$trace" --format html -o d.html 2>/dev/null
+    assert_contains "$(html_first_view d.html)" "\"sampler\":\"${line#sampler: }" "html's data"
+    "$CLRPROBE" report "$trace" --format speedscope -o d.json 2>/dev/null
+    assert_contains "$(jq -r .name d.json)" "$line" "speedscope's name"
+    "$CLRPROBE" report "$trace" --format chrome -o d.chrome.json 2>/dev/null
+    assert_contains "$(jq -r .otherData.sampler d.chrome.json)" "${line#sampler: }" "chrome's otherData"
+    if command -v go >/dev/null; then
+        "$CLRPROBE" report "$trace" --format pprof -o d.pb.gz 2>/dev/null
+        HOME=${HOME:-$WORK} go tool pprof -comments d.pb.gz >comments.txt 2>/dev/null
+        assert_contains comments.txt "$line" "pprof's comments"
+    fi
+}
+
 # collapsed_share NEEDLE FILE: percentage of the counts of collapsed-stack
 # lines (`frames count`) whose stack contains NEEDLE; collapsed_total FILE:
 # the total count.
