@@ -16,7 +16,10 @@
  *
  * The handler (docs/sampling.md, "How the signal engine works"): takes only samples our
  * timers and our collector sent (SI_TIMER, or SI_QUEUE from this process,
- * with a value naming a slot and its generation), saves and restores errno,
+ * with a value naming a slot and its generation), our perf events (POLL_*,
+ * the event's descriptor naming the slot) and, once the command's per-CPU
+ * clock was used, SI_KERNEL for a thread it samples (found by its id:
+ * sig_engine_tid_put); it saves and restores errno,
  * calls nothing but the clock and the walk (stack_walk.h) over the code
  * map it is given, reads the stack only inside the slot's bounds, and
  * writes only into the slot's ring.  No allocation, no lock.

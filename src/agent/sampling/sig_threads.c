@@ -368,10 +368,10 @@ static sig_slot *slot_for(sig_threads *t, uint32_t tid)
 
 static void retire(sig_threads *t, sig_slot *s, uint64_t now)
 {
-    sig_engine_tid_del(t->eng, s->tid);
     perf_disable(t, s);
     timer_disarm(s);
     atomic_store(&s->state, SLOT_RETIRED);
+    sig_engine_tid_del(t->eng, s->tid);         /* (after: a rebuild of the table takes active slots only) */
     atomic_fetch_add(&s->gen, 1);               /* signals still on their way are ignored */
     s->retired_at = now;
     idmap_del(&t->by_tid, s->tid);
