@@ -95,12 +95,16 @@ static void cell(const rp_profile *p, uint64_t v, char *buf, size_t len)
  * "Thread LABEL: N samples, N.NN s of CPU time, top by self:" (title NULL;
  * in the other views the thread's total in the view's unit), with the
  * thread's label escaped. */
+/* The whole-profile tables list their first TOP_FULL_ROWS rows, then only
+ * the rows of 1% or more (up to the table's limit). */
+#define TOP_FULL_ROWS 10
+
 static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(const void *, const void *),
                      const char *title, long thread, size_t limit, FILE *out)
 {
     int w = rp_view_of(p->view)->counts_samples ? 8 : 11;
     char a[32], b[32];
-    size_t roots = 0;
+    size_t roots = 0, small = 0;
 
     rp_sort(st, p->nframes, sizeof(*st), cmp);
     if (title) {
@@ -124,6 +128,10 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
             roots++;                         /* (mostly the process's roots: under everything, saying nothing) */
             continue;
         }
+        if (title && shown >= TOP_FULL_ROWS && (cmp == by_self ? st[i].self : st[i].total) * 100 < n) {
+            small++;                         /* (the tail under 1%: the first screen keeps the hot lines in view) */
+            continue;
+        }
         shown++;
         cell(p, st[i].self, a, sizeof(a));
         cell(p, st[i].total, b, sizeof(b));
@@ -132,6 +140,9 @@ static void top_list(const rp_profile *p, fstat *st, uint64_t n, int (*cmp)(cons
         esc_puts(out, p->frames[st[i].frame]);
         putc('\n', out);
     }
+    if (small)
+        fprintf(out, "  (%zu more function%s under 1%% each; --format collapsed or html lists every frame)\n", small,
+                small == 1 ? "" : "s");
     if (roots)
         fprintf(out, "  (%zu frame%s under the program's own left out: thread starts and the runtime's dispatch loops; "
                 "--raw-frames shows them)\n", roots, roots == 1 ? "" : "s");
