@@ -33,6 +33,7 @@ internal static class Program
           churn until FILE  the same until FILE exists, then 5 more rounds
           shares [SECONDS]  CPU profile with known shares: 3:1 in two functions on one thread, a third
                             function on another, a sleeping thread (default 3 s)
+          shares until FILE the same until FILE exists
           stacks [SECONDS]  threads in known places for clrprobe stack: one in Monitor.Wait, one spinning,
                             one sleeping, for SECONDS (default 10)
           pool [SECONDS]    attach target: 4 thread-pool work items burn CPU for SECONDS (default 5)
@@ -150,6 +151,8 @@ internal static class Program
                 return OptionalSeconds(scenario, rest, out double seconds) ?? ProcessScenarios.Spin(seconds);
             case "burn":
                 return BurnScenario.Run(rest);
+            case "shares" when rest.Length == 2 && rest[0] == "until":
+                return SharesScenario.Run(0, rest[1]);
             case "shares":
                 return OptionalSeconds(scenario, rest, out double shareSeconds) ??
                        SharesScenario.Run(rest.Length == 0 ? SharesScenario.DefaultSeconds : shareSeconds);

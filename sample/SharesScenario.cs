@@ -1,4 +1,4 @@
-// SharesScenario.cs: "shares [SECONDS]" scenario - a CPU profile with known answers, for sampling tests.
+// SharesScenario.cs: "shares [SECONDS]" (or "shares until FILE") scenario - a CPU profile with known answers, for sampling tests.
 // Thread "clrprobe-burner" burns CPU in SharesTargets.BurnThreeQuarters and SharesTargets.BurnOneQuarter in a
 // 3:1 ratio of time; thread "clrprobe-busy" burns CPU in SharesTargets.BurnOther; thread "clrprobe-sleeper"
 // sleeps in SharesTargets.Sleep. Prints "shares started" when all three run, and a fixed line at the end.
@@ -65,7 +65,10 @@ internal static class SharesScenario
 {
     public const double DefaultSeconds = 3;
 
-    public static int Run(double seconds)
+    public static int Run(double seconds) => Run(seconds, null);
+
+    // Until stopFile exists (looked for every 100 ms) when it is given, else for seconds.
+    public static int Run(double seconds, string? stopFile)
     {
         long slice = Stopwatch.Frequency / 100;          // 10 ms
         using var ready = new CountdownEvent(3);
@@ -104,7 +107,17 @@ internal static class SharesScenario
         ready.Wait();
         Console.WriteLine("shares started");
         Console.Out.Flush();
-        Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        if (stopFile == null)
+        {
+            Thread.Sleep(TimeSpan.FromSeconds(seconds));
+        }
+        else
+        {
+            while (!File.Exists(stopFile))
+            {
+                Thread.Sleep(100);
+            }
+        }
         SharesTargets.Stop();
         burner.Join();
         busy.Join();

@@ -94,16 +94,26 @@ test_attach_process_killed_during_the_detach() {
 
 test_ten_attach_detach_cycles() {
     start_target spin.out spin 45
-    local threads_after_first lib i
+    local threads_after_first lib i cpu_ms samples total=0
     for i in 1 2 3 4 5 6 7 8 9 10; do
         "$CLRPROBE" attach -p "$TPID" -o cycle$i.clrp --duration 0.1 >c.out 2>c$i.err
         assert_eq 0 "$?" "attach/detach cycle $i"
         "$CLRPROBE" report cycle$i.clrp --format jsonl >cycle$i.jsonl 2>/dev/null
         assert_eq true "$(jq -r 'select(.kind=="trace") | .complete' cycle$i.jsonl)" "trace $i complete"
         assert_ge 1 "$(jcount cycle$i.jsonl 'select(.kind=="module_load" and .catchup)')" "trace $i caught up"
-        assert_ge 1 "$(jcount cycle$i.jsonl 'select(.kind=="sample")')" "trace $i has CPU samples"
+        # (samples when the target's threads had the CPU for 3 periods of
+        # the 100 Hz asked: on a loaded machine a 0.1 s attach may not)
+        cpu_ms=$(jq -s '[.[] | select(.kind=="sampler_tick") | .thread_cpu_ns] | add // 0 | . / 1e6 | floor' cycle$i.jsonl)
+        samples=$(jcount cycle$i.jsonl 'select(.kind=="sample")')
+        total=$((total + samples))
+        if ((cpu_ms >= 30)); then
+            assert_ge 1 "$samples" "trace $i has CPU samples ($cpu_ms ms of the target's CPU)"
+        else
+            echo "(cycle $i: $cpu_ms ms of the target's CPU, $samples samples)"
+        fi
         [[ $i -eq 1 ]] && threads_after_first=$(ls /proc/$TPID/task | wc -l)
     done
+    assert_ge 1 "$total" "CPU samples in the ten traces"
     # the runtime unloads the library just after the detach: wait for it (up to 10 s)
     assert_eq 0 "$(wait_unmapped "$TPID")" "the agent library is unloaded after the last detach"
     # (the runtime starts a thread of its own the first time it is sampled; ours are all gone)

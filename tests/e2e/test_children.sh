@@ -23,8 +23,13 @@ test_children_dotnet_run_traces_the_app() {
     assert_contains err "dotnet run only launched the app: it ran in Sample (pid $pid), whose trace is $PWD/${kids[0]}" \
         "which child holds the app"
     "$CLRPROBE" report -f collapsed "${kids[0]}" >kid.folded 2>/dev/null
-    assert_ge 50 "$(awk '/ProcessScenarios.Spin/ { n += $NF } END { print n + 0 }' kid.folded)" \
-        "samples of the app's Spin in the child's trace"
+    # (the app spins for a second of wall time: on a loaded machine it gets
+    # less of the CPU, so its share of the child's samples, and some)
+    local spin all
+    spin=$(awk '/ProcessScenarios.Spin/ { n += $NF } END { print n + 0 }' kid.folded)
+    all=$(awk '{ n += $NF } END { print n + 0 }' kid.folded)
+    assert_ge 10 "$spin" "samples of the app's Spin in the child's trace"
+    assert_ge "$((all * 3 / 4))" "$spin" "the app's Spin: most of the child's $all samples"
     "$CLRPROBE" report "${kids[0]}" >kid.txt 2>&1
     assert_contains kid.txt "trace      complete" "the child's trace is complete"
     # The parent's report lists the child; several traces or the directory
@@ -37,7 +42,7 @@ test_children_dotnet_run_traces_the_app() {
         "the parent's report says which child holds the app"
     "$CLRPROBE" report -f collapsed . >all.folded 2>all.err
     assert_eq 0 "$?" "report of the directory"
-    assert_ge 50 "$(awk -v r="Sample (pid $pid);" 'index($0, r) == 1 && /ProcessScenarios.Spin/ { n += $NF } END { print n + 0 }' all.folded)" \
+    assert_eq "$spin" "$(awk -v r="Sample (pid $pid);" 'index($0, r) == 1 && /ProcessScenarios.Spin/ { n += $NF } END { print n + 0 }' all.folded)" \
         "the app's samples under its process's root frame"
     assert_eq 0 "$(grep -cv '^\(dotnet\|Sample\) (pid [0-9]*);' all.folded)" "every stack starts with its process"
     "$CLRPROBE" report -f collapsed dr.clrp "${kids[0]}" >two.folded 2>/dev/null
