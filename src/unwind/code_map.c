@@ -166,6 +166,59 @@ code_map *cm_build(cm_objects *cache, const pm_maps *maps, uint64_t serial)
         m->n++;
     }
     qsort(m->r, m->n, sizeof(*m->r), range_cmp);
+    m->names_len = names_at;
+    return m;
+}
+
+code_map *cm_add_anon(const code_map *old, const pm_entry *e, uint64_t serial)
+{
+    size_t first = old->n, covered = 0;
+    code_map *m;
+
+    if (!(e->perms & PM_EXEC) || !is_anonymous(e->path) || e->end <= e->start)
+        return NULL;
+    /* old's ranges that meet e: anonymous ones wholly inside it only (a
+     * JIT heap that grew into one mapping with its neighbour) */
+    for (size_t i = 0; i < old->n; i++) {
+        const cm_range *r = &old->r[i];
+        if (r->end <= e->start || r->start >= e->end) {
+            if (r->start < e->start)
+                continue;
+            if (first == old->n)
+                first = i;               /* (where e goes: before the first range above it) */
+            continue;
+        }
+        if (r->kind != CM_ANON || r->start < e->start || r->end > e->end)
+            return NULL;
+        if (first == old->n)
+            first = i;
+        covered++;
+    }
+    if (!(m = calloc(1, sizeof(*m))))
+        return NULL;
+    m->r = calloc(old->n - covered + 1, sizeof(*m->r));
+    m->names = malloc(old->names_len + 1);
+    if (!m->r || !m->names) {
+        cm_free(m);
+        return NULL;
+    }
+    memcpy(m->names, old->names, old->names_len);
+    m->names_len = old->names_len;
+    for (size_t i = 0; i < old->n; i++) {
+        const cm_range *r = &old->r[i];
+        if (i == first)
+            m->r[m->n++] = (cm_range){ .start = e->start, .end = e->end, .kind = CM_ANON };
+        if (r->end > e->start && r->start < e->end)
+            continue;                    /* (inside e) */
+        m->r[m->n] = *r;
+        if (r->image)
+            m->r[m->n].image = m->names + (r->image - old->names);
+        m->n++;
+    }
+    if (first == old->n)
+        m->r[m->n++] = (cm_range){ .start = e->start, .end = e->end, .kind = CM_ANON };
+    m->serial = serial;
+    m->kept_since = old->kept_since;      /* (code only added) */
     return m;
 }
 

@@ -51,6 +51,7 @@ typedef struct code_map {
     cm_range *r;            /* sorted by start, not overlapping */
     size_t n;
     char *names;            /* CM_MANAGED_IMAGE names */
+    size_t names_len;       /* the bytes of names used */
     uint64_t serial;        /* which snapshot this is (1, 2, ...) */
     uint64_t kept_since;    /* the first snapshot whose every range this one still has, as it was
                                (cm_keep; its own serial until then): what was found of an address in
@@ -67,6 +68,13 @@ typedef struct cm_objects {
 /* A snapshot of maps; objects not in the cache are read (their headers) and
  * added.  NULL when out of memory. */
 code_map *cm_build(cm_objects *cache, const pm_maps *maps, uint64_t serial);
+
+/* old with one more executable anonymous mapping e (a JIT code heap found
+ * by pm_query_self when a walk met its code), replacing old's anonymous
+ * ranges wholly inside e; kept_since old's.  NULL when e is not such a
+ * mapping, meets another range of old (a cm_build is needed) or out of
+ * memory. */
+code_map *cm_add_anon(const code_map *old, const pm_entry *e, uint64_t serial);
 
 /* Sets m->kept_since from the snapshot m replaces: old's when every range
  * of old is within a range of m of the same kind and object (code was only

@@ -5,7 +5,22 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+/* PROCMAP_QUERY (linux/fs.h of Linux 6.11; older headers lack it): the
+ * kernel's ABI, 104 bytes. */
+struct pm_kernel_query {
+    uint64_t size, query_flags, query_addr;
+    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+    uint64_t vma_name_addr, build_id_addr;
+};
+#define PM_PROCMAP_QUERY _IOWR('f', 17, struct pm_kernel_query)
+#define PM_QUERY_READABLE 0x1u
+#define PM_QUERY_WRITABLE 0x2u
+#define PM_QUERY_EXECUTABLE 0x4u
+#define PM_QUERY_SHARED 0x8u
 
 static const char *hex(const char *s, const char *end, uint64_t *v)
 {
@@ -162,4 +177,41 @@ const pm_entry *pm_find(const pm_maps *m, uintptr_t addr)
             return &m->v[mid];
     }
     return NULL;
+}
+
+int pm_query_self(uintptr_t addr, pm_entry *e, char *path, size_t cap)
+{
+    struct pm_kernel_query q;
+    int fd, rc, err;
+
+    if (cap < 2)
+        return -1;
+    if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    memset(&q, 0, sizeof(q));
+    q.size = sizeof(q);
+    q.query_addr = addr;                /* (no flags: the mapping that covers it) */
+    q.vma_name_addr = (uint64_t)(uintptr_t)path;
+    q.vma_name_size = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    rc = ioctl(fd, PM_PROCMAP_QUERY, &q);
+    err = errno;
+    close(fd);
+    if (rc != 0)
+        return err == ENOENT ? 0 : err == ENOTTY || err == EINVAL ? -2 : -1;
+    if (q.vma_start > addr || q.vma_end <= addr)
+        return -1;
+    if (!q.vma_name_size)
+        path[0] = '\0';
+    path[cap - 1] = '\0';
+    memset(e, 0, sizeof(*e));
+    e->start = (uintptr_t)q.vma_start;
+    e->end = (uintptr_t)q.vma_end;
+    e->offset = q.vma_offset;
+    e->inode = q.inode;
+    e->dev_major = q.dev_major;
+    e->dev_minor = q.dev_minor;
+    e->perms = (q.vma_flags & PM_QUERY_READABLE ? PM_READ : 0) | (q.vma_flags & PM_QUERY_WRITABLE ? PM_WRITE : 0) |
+               (q.vma_flags & PM_QUERY_EXECUTABLE ? PM_EXEC : 0) | (q.vma_flags & PM_QUERY_SHARED ? 0 : PM_PRIVATE);
+    e->path = path;
+    return 1;
 }

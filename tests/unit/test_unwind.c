@@ -56,6 +56,105 @@ TEST(unwind_proc_maps_parse)
     pm_free(&m);
 }
 
+/* The kernel's one-mapping query gives what the maps file says, for this
+ * process's stack, code, heap, and an address with no mapping. */
+TEST(unwind_proc_maps_query_agrees_with_the_file)
+{
+    int local = 0, rc;
+    void *heap = malloc(1 << 20);
+    uintptr_t at[] = { (uintptr_t)&local, (uintptr_t)pm_parse, (uintptr_t)heap, (uintptr_t)malloc };
+    char path[4096];
+    pm_entry e;
+    pm_maps m;
+
+    rc = pm_query_self((uintptr_t)&local, &e, path, sizeof(path));
+    if (rc == -2) {
+        free(heap);
+        return;                  /* (a kernel before 6.11: the sampler reads the file; nothing to compare) */
+    }
+    CHECK_EQ(0, pm_read_self(&m));
+    for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+        const pm_entry *f = pm_find(&m, at[i]);
+        CHECK(f != NULL);
+        CHECK_EQ(1, pm_query_self(at[i], &e, path, sizeof(path)));
+        CHECK_EQ(f->start, e.start);
+        CHECK_EQ(f->end, e.end);
+        CHECK_EQ(f->perms, e.perms);
+        CHECK_EQ(f->offset, e.offset);
+        CHECK_EQ(f->inode, e.inode);
+        CHECK_STR(f->path, e.path);
+    }
+    CHECK_EQ(0, pm_query_self(4096, &e, path, sizeof(path)));      /* (nothing is mapped at 4 KiB) */
+    CHECK_EQ(-1, pm_query_self((uintptr_t)&local, &e, path, 1));   /* (no room for a path) */
+    pm_free(&m);
+    free(heap);
+}
+
+/* A JIT code heap found by the query joins a map without a new read: placed
+ * in order, anonymous ranges inside it replaced, kept_since kept; what
+ * only a new read can settle is refused. */
+TEST(unwind_code_map_adds_an_anonymous_mapping)
+{
+    char image[] = "/tmp/clrprobe-unit-XXXXXX", text[512];
+    int fd = mkstemp(image);
+    pm_maps maps;
+    cm_objects cache = { 0 };
+    code_map *m, *a, *b;
+    pm_entry e = { .start = 0x300000, .end = 0x310000, .perms = PM_READ | PM_EXEC, .path = "/memfd:doublemapper (deleted)" };
+
+    CHECK(fd >= 0);
+    CHECK_EQ(64, write(fd, "MZ" "..............................................................", 64));  /* (a PE image) */
+    close(fd);
+    snprintf(text, sizeof(text),
+             "100000-200000 r-xp 00000000 08:02 11  /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+             "300000-301000 r-xp 00000000 00:00 0\n"
+             "302000-303000 r-xs 00000000 00:01 7   /memfd:doublemapper (deleted)\n"
+             "400000-500000 r-xp 00000000 08:02 12  %s\n", image);
+    CHECK_EQ(0, pm_parse(text, strlen(text), &maps));
+    m = cm_build(&cache, &maps, 1);
+    CHECK(m != NULL);
+    CHECK_EQ(4, m->n);
+    /* the heap grew over both anonymous ranges */
+    a = cm_add_anon(m, &e, 2);
+    CHECK(a != NULL);
+    CHECK_EQ(3, a->n);
+    CHECK_EQ(2, a->serial);
+    CHECK_EQ(m->kept_since, a->kept_since);
+    CHECK(cm_find(a, 0x30f000) == &a->r[1]);
+    CHECK_EQ(CM_ANON, a->r[1].kind);
+    CHECK(cm_find(a, 0x150000) && cm_find(a, 0x150000)->kind == m->r[0].kind);
+    CHECK(cm_find(a, 0x450000) && cm_find(a, 0x450000)->image);
+    CHECK_STR(cm_find(m, 0x450000)->image, cm_find(a, 0x450000)->image);
+    CHECK(cm_find(a, 0x450000)->image != cm_find(m, 0x450000)->image);    /* (a's own copy) */
+    /* a new heap above everything, then one below everything */
+    e = (pm_entry){ .start = 0x600000, .end = 0x601000, .perms = PM_READ | PM_EXEC, .path = "" };
+    b = cm_add_anon(a, &e, 3);
+    CHECK(b != NULL);
+    CHECK_EQ(4, b->n);
+    CHECK(cm_find(b, 0x600800) == &b->r[3]);
+    cm_free(b);
+    e = (pm_entry){ .start = 0x1000, .end = 0x2000, .perms = PM_READ | PM_EXEC, .path = "" };
+    b = cm_add_anon(a, &e, 3);
+    CHECK(b != NULL);
+    CHECK(cm_find(b, 0x1800) == &b->r[0]);
+    CHECK(cm_find(b, 0x300000) == &b->r[2]);
+    cm_free(b);
+    /* refused: not executable, a file's code, over a file's range, cutting an anonymous range */
+    e = (pm_entry){ .start = 0x600000, .end = 0x601000, .perms = PM_READ | PM_WRITE, .path = "" };
+    CHECK(cm_add_anon(a, &e, 3) == NULL);
+    e = (pm_entry){ .start = 0x600000, .end = 0x601000, .perms = PM_READ | PM_EXEC, .path = "/usr/lib/libz.so.1" };
+    CHECK(cm_add_anon(a, &e, 3) == NULL);
+    e = (pm_entry){ .start = 0x1ff000, .end = 0x201000, .perms = PM_READ | PM_EXEC, .path = "" };
+    CHECK(cm_add_anon(a, &e, 3) == NULL);
+    e = (pm_entry){ .start = 0x308000, .end = 0x320000, .perms = PM_READ | PM_EXEC, .path = "" };
+    CHECK(cm_add_anon(a, &e, 3) == NULL);
+    cm_free(a);
+    cm_free(m);
+    cm_objects_free(&cache);
+    pm_free(&maps);
+    unlink(image);
+}
+
 /* ---- .eh_frame bytes made by hand ---- */
 
 typedef struct blob {

@@ -505,13 +505,14 @@ int sig_threads_need_stacks(sig_threads *t)
     return 0;
 }
 
-void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps)
+void sig_threads_find_stacks(sig_threads *t, sig_mapping_of find, void *ctx)
 {
     pthread_mutex_lock(&t->lock);
     for (uint32_t i = 0; i < t->used; i++) {
         sig_slot *s = &t->eng->slots[i];
         uintptr_t sp = atomic_load_explicit(&s->seen_sp, memory_order_acquire), self, lo, hi;
         const pm_entry *m;
+        pm_entry buf;
         if (atomic_load(&s->state) != SLOT_ACTIVE)
             continue;
         self = atomic_load(&s->seen_self);
@@ -524,7 +525,7 @@ void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps)
         }
         if (hi || !sp)
             continue;
-        m = pm_find(maps, sp);
+        m = find(ctx, sp, &buf);
         if (!m || (m->perms & (PM_READ | PM_WRITE)) != (PM_READ | PM_WRITE)) {
             atomic_store(&s->seen_sp, 0);       /* not on a stack we can read: ask again */
             continue;

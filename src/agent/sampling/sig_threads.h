@@ -56,8 +56,12 @@ void sig_threads_scan(sig_threads *t, uint64_t now);
 /* Does any slot wait for its stack to be found? */
 int sig_threads_need_stacks(sig_threads *t);
 
-/* Finds the stacks of threads whose handler reported where it was. */
-void sig_threads_find_stacks(sig_threads *t, const pm_maps *maps);
+/* The mapping that holds addr (buf may be filled and returned), or NULL. */
+typedef const pm_entry *(*sig_mapping_of)(void *ctx, uintptr_t addr, pm_entry *buf);
+
+/* Finds the stacks of threads whose handler reported where it was, each
+ * the mapping find gives for its stack pointer. */
+void sig_threads_find_stacks(sig_threads *t, sig_mapping_of find, void *ctx);
 
 /* Retires every slot (deletes every timer), and refuses registrations from
  * then on (a callback's, after the collector stopped on its own).  The

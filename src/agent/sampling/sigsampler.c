@@ -47,6 +47,8 @@
                                           collector's time, and emptied its caches each time) */
 #define MAP_IDLE_REFRESH_NS 10000000000ull  /* and every 10 s anyway */
 #define WALL_PERIOD_MIN_NS 10000000ull /* wall-clock ticks at most 100 a second (a signal per thread each) */
+#define NOT_CODE_KEPT 8              /* the last addresses found not to be code, not asked again */
+#define LEARN_MAX 4                  /* mappings asked per sample at most */
 #define UNBLOCK_WAIT_MS 200          /* before a detach, threads left with SIGPROF blocked are waited for this long */
 
 struct sigsampler {
@@ -62,6 +64,13 @@ struct sigsampler {
     uint64_t unknown_pcs;            /* walks that met an address outside the map since it was made */
     uint64_t unknown_gap;            /* a new map for unknown code at most this often: STACKS_REFRESH_NS,
                                         doubled (to UNKNOWN_GAP_MAX) each time a new map had nothing new */
+    /* the kernel's one-mapping query (pm_query_self): new JIT code and new
+     * threads' stacks found without reading the whole maps file; off when
+     * the kernel (or a filter) refuses it */
+    int query;
+    char query_path[4096];
+    uintptr_t not_code[NOT_CODE_KEPT];   /* addresses a walk met that the query found no code at */
+    unsigned not_code_at;
     uint64_t period_ns, wall_period_ns;
     int wall;                        /* --collect wall: signal every thread at the rate */
     int installed;
@@ -103,10 +112,35 @@ static int same_ranges(const code_map *a, const code_map *b)
     return 1;
 }
 
+/* m in place of the map the handlers use; the old one kept until no
+ * handler can still be reading it. */
+static void install_map(struct sigsampler *s, code_map *m)
+{
+    code_map *old = atomic_exchange(&s->eng.map, m);
+    if (old) {
+        old->retired = s->retired;
+        s->retired = old;
+    }
+}
+
+static const pm_entry *mapping_in_maps(void *ctx, uintptr_t addr, pm_entry *buf)
+{
+    return pm_find(ctx, addr);
+}
+
+static const pm_entry *mapping_asked(void *ctx, uintptr_t addr, pm_entry *buf)
+{
+    struct sigsampler *s = ctx;
+    int rc = pm_query_self(addr, buf, s->query_path, sizeof(s->query_path));
+    if (rc < 0)
+        s->query = 0;                /* (the maps file read from then on) */
+    return rc == 1 ? buf : NULL;
+}
+
 static int refresh_map(struct sigsampler *s, uint64_t now)
 {
     pm_maps maps;
-    code_map *m, *old;
+    code_map *m;
 
     if (pm_read_self(&maps) != 0)
         return -1;
@@ -121,17 +155,51 @@ static int refresh_map(struct sigsampler *s, uint64_t now)
             s->unknown_gap = STACKS_REFRESH_NS;
     }
     if (m && sig_threads_need_stacks(&s->threads))
-        sig_threads_find_stacks(&s->threads, &maps);
+        sig_threads_find_stacks(&s->threads, mapping_in_maps, &maps);
     pm_free(&maps);
     if (!m)
         return -1;
-    old = atomic_exchange(&s->eng.map, m);
-    if (old) {
-        old->retired = s->retired;
-        s->retired = old;
-    }
+    install_map(s, m);
     s->map_at = now;
     s->unknown_pcs = 0;
+    return 0;
+}
+
+/* The code a walk met outside the map, asked of the kernel one mapping at
+ * a time: new JIT code (an executable anonymous mapping) is added to the
+ * map; an address in no code (a wrong return address) is remembered and
+ * left.  0, or -1 when only a new map from the whole file will do (the
+ * query refused, new code of a file). */
+static int learn_code(struct sigsampler *s, const uintptr_t *frames, size_t n)
+{
+    int asked = 0;
+
+    for (size_t k = 0; k < n && asked < LEARN_MAX; k++) {
+        code_map *m = atomic_load(&s->eng.map), *added;
+        uintptr_t pc = frames[k];
+        int known = 0, rc;
+        pm_entry e;
+
+        if (pc < 4096 || !m || cm_find(m, pc))
+            continue;                    /* (the walk's marks, code known) */
+        for (unsigned i = 0; i < NOT_CODE_KEPT; i++)
+            known |= s->not_code[i] == pc;
+        if (known)
+            continue;
+        asked++;
+        if ((rc = pm_query_self(pc, &e, s->query_path, sizeof(s->query_path))) < 0) {
+            s->query = 0;
+            return -1;
+        }
+        if (rc == 0 || !(e.perms & PM_EXEC)) {
+            s->not_code[s->not_code_at++ % NOT_CODE_KEPT] = pc;
+            continue;
+        }
+        if (!(added = cm_add_anon(m, &e, s->map_serial + 1)))
+            return -1;
+        s->map_serial++;
+        install_map(s, added);
+    }
     return 0;
 }
 
@@ -194,10 +262,13 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
         if (((en->flags >> 8) & SW_UNKNOWN_PC) || (en->flags & SIG_SAMPLE_NO_STACK && n && m && !cm_find(m, frames[0]))) {
             /* code the map does not know: a library loaded since, a new
              * JIT code heap; a newer map names it (and helps the next walks) */
-            uint64_t now = cp_monotonic_ns();
-            s->unknown_pcs++;
-            if (now - s->map_at >= s->unknown_gap && refresh_map(s, now) == 0)
-                m = atomic_load(&s->eng.map);
+            if (!s->query || learn_code(s, frames, n) < 0) {
+                uint64_t now = cp_monotonic_ns();
+                s->unknown_pcs++;
+                if (now - s->map_at >= s->unknown_gap)
+                    refresh_map(s, now);
+            }
+            m = atomic_load(&s->eng.map);
         }
         if (!managed && !sl->named)
             name_native_thread(p, sl);
@@ -460,8 +531,13 @@ static void *collector_main(void *arg)
             continue;
         next_drain = now + DRAIN_NS;
         drain_all(s);
-        if (now - s->map_at >= STACKS_REFRESH_NS && sig_threads_need_stacks(&s->threads))
-            refresh_map(s, now);           /* (it finds the stacks of threads registered from elsewhere) */
+        if (sig_threads_need_stacks(&s->threads)) {
+            /* (threads registered from elsewhere: their stack pointers) */
+            if (s->query)
+                sig_threads_find_stacks(&s->threads, mapping_asked, s);
+            else if (now - s->map_at >= STACKS_REFRESH_NS)
+                refresh_map(s, now);
+        }
         if (now >= next_tick) {
             next_tick = now + TICK_NS;
             sig_threads_scan(&s->threads, now);
@@ -572,6 +648,7 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
                      clock);
     s->period_ns = 1000000000u / (uint64_t)(p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT);
     s->unknown_gap = STACKS_REFRESH_NS;
+    s->query = 1;
     s->wall = (p->cfg.collect & CP_COLLECT_WALL) != 0;
     s->wall_period_ns = s->period_ns > WALL_PERIOD_MIN_NS ? s->period_ns : WALL_PERIOD_MIN_NS;
     pthread_mutex_init(&s->wait_lock, NULL);
