@@ -16,7 +16,8 @@
 # process, /checkout and /refund in turn, which burn 3:1 in their own
 # methods: the profile's shares are checked); Sample bursty (async flows
 # that wake every 1-3 ms: a fixed 3 s, so only its rate counts).
-# Configurations: clrprobe's clocks (--collect cpu: the per-CPU clock, the
+# Configurations: the agent loaded with nothing but module loads to record
+# (the floor: what loading a profiler costs); clrprobe's clocks (--collect cpu: the per-CPU clock, the
 # default where the command may hold it; perf events per thread; CPU
 # timers), the suspend engine, the default `clrprobe run` (every event
 # kind, not just cpu), each at 100 and 1000 Hz; and the runtime's own
@@ -42,7 +43,7 @@ WEB="$ROOT/build/web/Web"
 CLRPROBE="$ROOT/build/clrprobe"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-CONFIGS=${CONFIGS:-"plain percpu100 percpu1000 perf100 perf1000 sig100 sig1000 sus100 default100 default1000 ep"}
+CONFIGS=${CONFIGS:-"plain loaded percpu100 percpu1000 perf100 perf1000 sig100 sig1000 sus100 default100 default1000 ep"}
 WORKLOADS=${WORKLOADS:-"burn2 burn50 web bursty"}
 
 for bin in "$SAMPLE" "$WEB" "$CLRPROBE"; do
@@ -65,6 +66,7 @@ config_prefix() {
     local run=("$CLRPROBE" run -o "$2")
     case $1 in
         plain) ;;
+        loaded) printf '%s\n' "${run[@]}" --collect modules -- ;;
         percpu100) printf '%s\n' "${run[@]}" --collect cpu --rate 100 -- ;;
         percpu1000) printf '%s\n' "${run[@]}" --collect cpu --rate 1000 -- ;;
         perf100) printf '%s\n' "${run[@]}" --collect cpu --sampler perf --rate 100 -- ;;
@@ -82,6 +84,7 @@ config_prefix() {
 label() {
     case $1 in
         plain) echo "unprofiled (the pairs' own noise)" ;;
+        loaded) echo "the agent loaded, module loads only" ;;
         percpu100) echo "per-CPU clock, 100 Hz (the default clock)" ;;
         percpu1000) echo "per-CPU clock, 1000 Hz" ;;
         perf100) echo "perf events per thread, 100 Hz" ;;
