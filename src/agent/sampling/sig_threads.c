@@ -463,6 +463,36 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     return s;
 }
 
+/* A thread found blocking every signal is asked again this long after
+ * (glibc's new threads block every signal until they run their own code). */
+#define SKIP_RECHECK_NS 2000000000ull
+
+/* Is tid one not to ask about before a later scan?  Under t->lock. */
+static int skipped(const sig_threads *t, uint32_t tid, uint64_t now)
+{
+    for (int i = 0; i < SIG_SKIP_KEPT; i++)
+        if (t->skip_tid[i] == tid && now < t->skip_until[i])
+            return 1;
+    return 0;
+}
+
+/* Remembers tid until `until`, in its own entry, an expired one or the
+ * one that expires first.  Under t->lock. */
+static void skip(sig_threads *t, uint32_t tid, uint64_t until)
+{
+    int at = 0;
+    for (int i = 0; i < SIG_SKIP_KEPT; i++) {
+        if (t->skip_tid[i] == tid) {
+            at = i;
+            break;
+        }
+        if (t->skip_until[i] < t->skip_until[at])
+            at = i;
+    }
+    t->skip_tid[at] = tid;
+    t->skip_until[at] = until;
+}
+
 void sig_threads_scan(sig_threads *t, uint64_t now)
 {
     sig_engine *e = t->eng;
@@ -481,14 +511,21 @@ void sig_threads_scan(sig_threads *t, uint64_t now)
     while ((de = readdir(d)) != NULL) {
         char *end;
         unsigned long tid = strtoul(de->d_name, &end, 10);
+        unsigned blocked;
         int known;
         if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end || tid == 0)
             continue;
         pthread_mutex_lock(&t->lock);
-        known = slot_for(t, (uint32_t)tid) != NULL;
+        known = slot_for(t, (uint32_t)tid) != NULL || skipped(t, (uint32_t)tid, now);
+        blocked = t->blocked;
         pthread_mutex_unlock(&t->lock);
-        if (!known)
-            sig_threads_add(t, (uint32_t)tid, 0, 0);
+        if (known)
+            continue;
+        sig_threads_add(t, (uint32_t)tid, 0, 0);
+        pthread_mutex_lock(&t->lock);
+        if (t->blocked != blocked)
+            skip(t, (uint32_t)tid, now + SKIP_RECHECK_NS);
+        pthread_mutex_unlock(&t->lock);
     }
     closedir(d);
 }

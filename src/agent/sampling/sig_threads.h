@@ -18,6 +18,8 @@
 #include "common/idmap.h"
 #include "unwind/proc_maps.h"
 
+#define SIG_SKIP_KEPT 16
+
 typedef struct sig_threads {
     sig_engine *eng;
     pthread_mutex_t lock;        /* registration: callbacks and the collector */
@@ -35,6 +37,10 @@ typedef struct sig_threads {
     int perf_errno;              /* (0 with failures: its descriptor would come too near the limit) */
     unsigned perf_threads;       /* threads sampled by the perf clock, ever */
     uint64_t fd_limit;           /* the process's descriptor limit (RLIMIT_NOFILE), at init */
+    /* threads a scan found blocking every signal (the agent's own among
+     * them): not asked again (their status file read) before skip_until */
+    uint32_t skip_tid[SIG_SKIP_KEPT];
+    uint64_t skip_until[SIG_SKIP_KEPT];
 } sig_threads;
 
 int sig_threads_init(sig_threads *t, sig_engine *e, uint64_t period_ns, int cpu_timers);

@@ -1,12 +1,12 @@
 /* sigsampler.c - the signal sampling engine's service and its collector
  * thread (sigsampler.h).
  *
- * The collector, thread "clrprobe-sigsamp", with every signal blocked:
+ * The collector, thread "clrprobe-signal", with every signal blocked:
  *   - at start: the code map (code_map.h: /proc/self/maps, the ELF objects'
  *     unwind tables), the handler installed, the managed threads
  *     (EnumThreads) and every other thread (/proc/self/task) registered,
  *     each with a timer on its CPU clock (sig_threads.h);
- *   - every DRAIN_NS: the rings drained, the samples' frames named
+ *   - every drain_ns (5 periods, 20 to 50 ms): the rings drained, the samples' frames named
  *     (sig_resolve.h, inside the unload gate) and written as sample records;
  *     with --collect wall, at the rate, SIGPROF sent to every thread;
  *   - every TICK_NS: ended threads retired and new ones registered, stacks
@@ -38,7 +38,9 @@
 #include <unistd.h>
 
 #define SLOTS 4096                   /* threads sampled at once, at most */
-#define DRAIN_NS 20000000ull         /* rings drained every 20 ms */
+#define DRAIN_NS 20000000ull         /* rings drained every 5 periods, but at least every 20 ms */
+#define DRAIN_MAX_NS 50000000ull     /* and at most every 50 ms: each wake-up costs tens of microseconds */
+#define DRAIN_PERIODS 5              /* (a busy thread's ring then holds 5 samples a drain, as at 250 Hz) */
 #define TICK_NS 250000000ull         /* threads, stacks, tick records every 250 ms */
 #define STACKS_REFRESH_NS 20000000ull  /* the maps read again for new threads' stacks at most this often */
 #define MAP_REFRESH_NS 250000000ull  /* a new code map at most this often when walks met unknown code */
@@ -72,6 +74,7 @@ struct sigsampler {
     uintptr_t not_code[NOT_CODE_KEPT];   /* addresses a walk met that the query found no code at */
     unsigned not_code_at;
     uint64_t period_ns, wall_period_ns;
+    uint64_t drain_ns;               /* the rings drained this often */
     int wall;                        /* --collect wall: signal every thread at the rate */
     int installed;
     unsigned blocking_before;        /* threads blocking SIGPROF before the engine was installed */
@@ -497,7 +500,7 @@ static void *collector_main(void *arg)
     profiler *p = s->p;
     uint64_t now = cp_monotonic_ns(), next_drain, next_tick, next_wall;
 
-    pthread_setname_np(pthread_self(), "clrprobe-sigsamp");
+    pthread_setname_np(pthread_self(), "clrprobe-signal");
     refresh_map(s, now);
     s->tick_at = now;
     s->own_cpu_at = cp_own_cpu_ns();
@@ -505,7 +508,7 @@ static void *collector_main(void *arg)
     sig_threads_scan(&s->threads, now);
     if (s->eng.page)
         s->eng.page->gate = 1;          /* the handler is in place: the per-CPU clock may signal */
-    next_drain = now + DRAIN_NS;
+    next_drain = now + s->drain_ns;
     next_tick = now + TICK_NS;
     next_wall = now + s->wall_period_ns;
     for (;;) {
@@ -529,7 +532,7 @@ static void *collector_main(void *arg)
         }
         if (now < next_drain)
             continue;
-        next_drain = now + DRAIN_NS;
+        next_drain = now + s->drain_ns;
         drain_all(s);
         if (sig_threads_need_stacks(&s->threads)) {
             /* (threads registered from elsewhere: their stack pointers) */
@@ -649,6 +652,8 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
     s->period_ns = 1000000000u / (uint64_t)(p->cfg.rate > 0 ? p->cfg.rate : CP_RATE_DEFAULT);
     s->unknown_gap = STACKS_REFRESH_NS;
     s->query = 1;
+    s->drain_ns = DRAIN_PERIODS * s->period_ns;
+    s->drain_ns = s->drain_ns < DRAIN_NS ? DRAIN_NS : s->drain_ns > DRAIN_MAX_NS ? DRAIN_MAX_NS : s->drain_ns;
     s->wall = (p->cfg.collect & CP_COLLECT_WALL) != 0;
     s->wall_period_ns = s->period_ns > WALL_PERIOD_MIN_NS ? s->period_ns : WALL_PERIOD_MIN_NS;
     pthread_mutex_init(&s->wait_lock, NULL);
