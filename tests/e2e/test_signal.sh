@@ -217,6 +217,22 @@ test_signal_blocked_thread_in_wall_view_only() {
     assert_contains e "--collect cpu,wall" "the message says how to record them"
 }
 
+# The collector's thread is named for the agent (as the flusher is), so that
+# a user's `top -H` or `ps -L` tells it from the program's own threads: a
+# name over the kernel's 15 bytes is refused and the thread keeps the
+# program's.
+test_signal_collector_thread_named() {
+    "$CLRPROBE" run -o n.clrp --collect cpu -- "$SAMPLE" spin 20 >n.out 2>n.err &
+    local runner=$! child
+    wait_for_text n.out 30 "spin started" || { fail "the sample did not start: $(cat n.err)"; return; }
+    child=$(pgrep -P "$runner" | head -1)
+    assert_eq 1 "$(cat /proc/$child/task/*/comm 2>/dev/null | grep -c '^clrprobe-signal$')" "the collector's thread"
+    assert_eq 1 "$(cat /proc/$child/task/*/comm 2>/dev/null | grep -c '^clrprobe-flush$')" "the flusher's thread"
+    kill "$child"
+    wait "$runner" 2>/dev/null
+    return 0
+}
+
 # The CPU view's total against the kernel's count for the process, read in
 # /proc/PID/stat just before the target exits: `burn 2` keeps two threads
 # busy, and the signal engine samples every thread (the runtime's native
