@@ -180,8 +180,9 @@ static int learn_code(struct sigsampler *s, const uintptr_t *frames, size_t n)
     for (size_t k = 0; k < n && asked < LEARN_MAX; k++) {
         code_map *m = atomic_load(&s->eng.map), *added;
         uintptr_t pc = frames[k];
-        int known = 0, rc;
-        pm_entry e;
+        int known = 0;
+        const pm_entry *e;
+        pm_entry buf;
 
         if (pc < 4096 || !m || cm_find(m, pc))
             continue;                    /* (the walk's marks, code known) */
@@ -190,15 +191,14 @@ static int learn_code(struct sigsampler *s, const uintptr_t *frames, size_t n)
         if (known)
             continue;
         asked++;
-        if ((rc = pm_query_self(pc, &e, s->query_path, sizeof(s->query_path))) < 0) {
-            s->query = 0;
-            return -1;
-        }
-        if (rc == 0 || !(e.perms & PM_EXEC)) {
+        e = mapping_asked(s, pc, &buf);
+        if (!s->query)
+            return -1;                   /* (refused: the file from now on) */
+        if (!e || !(e->perms & PM_EXEC)) {
             s->not_code[s->not_code_at++ % NOT_CODE_KEPT] = pc;
             continue;
         }
-        if (!(added = cm_add_anon(m, &e, s->map_serial + 1)))
+        if (!(added = cm_add_anon(m, e, s->map_serial + 1)))
             return -1;
         s->map_serial++;
         install_map(s, added);
