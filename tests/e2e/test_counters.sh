@@ -198,9 +198,15 @@ test_counters_bad_input() {
     RATES_PID=$!
     at_exit "kill $RATES_PID 2>/dev/null"
     wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    # (the file made here, before the background command opens it: the loop read a file not yet made
+    # once under load, ended at once and stopped the program before clrprobe saw it)
+    : >watched.csv
     "$CLRPROBE" counters "$RATES_PID" --format csv >watched.csv 2>err &
     local cpid=$! i
-    for ((i = 0; i < 600 && $(wc -l <watched.csv) < 2; i++)); do sleep 0.1; done
+    for ((i = 0; i < 600; i++)); do
+        [[ $(wc -l <watched.csv) -ge 2 ]] && break
+        sleep 0.1
+    done
     touch stop
     wait "$cpid"
     assert_eq 0 "$?" "exit code when the process exits: $(cat err)"

@@ -65,14 +65,17 @@ test_rate_is_honoured_and_checked() {
     awk -v r="$rate" 'BEGIN {exit !(r >= 10 && r <= 22)}' || fail "--rate 20 gave $rate ticks per second ($ticks ticks)"
     # the rate the reports state is the tick records' own: their number over
     # the window from the first to the last plus one period
-    local stated computed
+    local stated computed exact
     "$CLRPROBE" report r.clrp >r.txt 2>r.err
     stated=$(sed -n 's/.*rate: \([0-9.]*\) ticks\/s achieved of 20.0 asked (every 50.0 ms).*/\1/p' r.txt)
-    computed=$(jq -r 'select(.kind=="sampler_tick") | "\(.t) \(.period_ns)"' r.jsonl |
-        awk 'NR == 1 {f = $1} {l = $1; p = $2} END {printf "%.1f", NR / ((l - f + p) / 1e9)}')
-    echo "stated rate $stated, from the ticks $computed"
+    exact=$(jq -r 'select(.kind=="sampler_tick") | "\(.t) \(.period_ns)"' r.jsonl |
+        awk 'NR == 1 {f = $1} {l = $1; p = $2} END {printf "%.9f", NR / ((l - f + p) / 1e9)}')
+    computed=$(awk -v r="$exact" 'BEGIN {printf "%.1f", r}')
+    echo "stated rate $stated, from the ticks $computed ($exact)"
     assert_eq "$computed" "$stated" "the achieved rate in the text report"
-    if awk -v r="$stated" 'BEGIN {exit !(r < 18)}'; then
+    # (the warning is judged on the rate itself, not on its rounding: 17.97 is below 90% of 20 and is
+    # printed 18.0; under load with the sanitizers the rate came that close)
+    if awk -v r="$exact" 'BEGIN {exit !(r < 18)}'; then
         assert_contains r.txt "warning: below 90% of the rate asked" "the warning below 90%"
         assert_contains r.err "warning: r.clrp: sampled at $stated ticks/s" "the warning on stderr"
     else
