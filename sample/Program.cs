@@ -73,7 +73,7 @@ internal static class Program
                             rounds (default 20), with a CPU burner beside them; every result checked
           many [THREADS [SECONDS]]  THREADS threads (default 200) alternate ~1 ms of work and a 4 ms sleep
                             (default 2 s)
-          unloadburn [ROUNDS]  each round burns ~50 ms in a collectible copy of this assembly, then unloads
+          unloadburn [ROUNDS]  each round burns ~50 ms of CPU in a collectible copy of this assembly, then unloads
                             it (default 20 rounds)
           sigprof [SECONDS] burns CPU and handles SIGPROF itself from 1 s on (default 4 s)
           gcstress [SECONDS]  two threads in a loop of calls while a third allocates garbage: many GC

@@ -6,8 +6,8 @@
 //   io [ROUNDS]              file writes and reads, sleeps, Process.Start and a loopback TCP echo with a receive
 //                            timeout, on three threads while a fourth burns CPU: every result checked
 //   many [THREADS] [SECONDS] THREADS threads (default 200) alternate about 1 ms of work and a 4 ms sleep
-//   unloadburn [ROUNDS]      each round loads a collectible copy of this assembly, burns ~50 ms in its
-//                            HotTargets.Caller, unloads it and waits until it is collected
+//   unloadburn [ROUNDS]      each round loads a collectible copy of this assembly, burns ~50 ms of CPU (a fixed
+//                            amount of work) in its HotTargets.CallerFor, unloads it and waits until it is collected
 //   sigprof [SECONDS]        burns CPU; after 1 s it handles SIGPROF itself (PosixSignalRegistration), then
 //                            prints "sigprof registered"; at the end, how many SIGPROF it handled
 //   gcstress [SECONDS]       two threads call a small method in a loop (code the runtime suspends by hijacking its
@@ -107,6 +107,17 @@ public static class HotTargets
     {
         long until = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency), x = 1;
         while (Stopwatch.GetTimestamp() < until)
+        {
+            x = Spin(400_000, x);
+        }
+        return x;
+    }
+
+    // Spin called `calls` times: a fixed amount of CPU, however busy the machine (about 0.4 ms a call).
+    public static long CallerFor(int calls)
+    {
+        long x = 1;
+        for (int i = 0; i < calls; i++)
         {
             x = Spin(400_000, x);
         }
@@ -331,6 +342,8 @@ internal static class SignalScenarios
         echo.Join();
     }
 
+    private const int UnloadBurnCalls = 125;
+
     public static int UnloadBurn(int rounds)
     {
         if (rounds < 1 || rounds > 10000)
@@ -360,8 +373,10 @@ internal static class SignalScenarios
     {
         var context = new AssemblyLoadContext("clrprobe-unloadburn", isCollectible: true);
         Assembly copy = context.LoadFromAssemblyPath(path);
-        MethodInfo caller = copy.GetType("ClrProbe.Sample.HotTargets")!.GetMethod(nameof(HotTargets.Caller))!;
-        HotTargets.Sink ^= (long)caller.Invoke(null, new object[] { 0.05 })!;
+        // (a fixed amount of work, not a time: on a busy machine a time gets it less CPU than the loading and
+        // the collections around it, which are fixed)
+        MethodInfo caller = copy.GetType("ClrProbe.Sample.HotTargets")!.GetMethod(nameof(HotTargets.CallerFor))!;
+        HotTargets.Sink ^= (long)caller.Invoke(null, new object[] { UnloadBurnCalls })!;
         context.Unload();
         return new WeakReference(context);
     }

@@ -362,7 +362,7 @@ test_signal_trace_in_every_format() {
     assert_contains fmt.out "signal handlers and the collector used" "text: the signal engine's overhead line"
 }
 
-# `Sample unloadburn 20`: each round burns ~50 ms in HotTargets.Spin of a
+# `Sample unloadburn 20`: each round burns ~50 ms of CPU in HotTargets.Spin of a
 # collectible copy of the sample's assembly, then unloads it.  The agent
 # has the collector name what was sampled before each unload goes on
 # (ModuleUnloadStarted waits for a drain), so the samples taken in the
