@@ -52,6 +52,8 @@ internal static class Program
                             HashWork.Mix, on thread clrprobe-hasher (default 3 s)
           expr [SECONDS]    a compiled expression (a dynamic method, lambda_method...) called from
                             ExprWork.CallLoop on thread clrprobe-expr (default 3 s)
+          lcgchurn [ROUNDS] dynamic methods churn_even_K / churn_odd_K made, run (calling EvenWork /
+                            OddWork) and collected one after another on thread clrprobe-lcg (default 40)
           alloc [SECONDS | rounds N]  3:1 bytes in AllocTargets.AllocateLarge (byte[1000]) and AllocateSmall
                             (AllocItem), interleaved, dying young: 300 MiB a second for SECONDS (default 2; at
                             least 300 MiB), or N rounds of 4 MiB flat out; the truth on stderr
@@ -184,6 +186,9 @@ internal static class Program
             case "expr":
                 return OptionalSeconds(scenario, rest, out double exprSeconds) ??
                        ExprScenario.Run(rest.Length == 0 ? ExprScenario.DefaultSeconds : exprSeconds);
+            case "lcgchurn":
+                return OptionalInt(scenario, rest, LcgChurnScenario.DefaultRounds, out int lcgRounds) ??
+                       LcgChurnScenario.Run(lcgRounds);
             case "alloc":
                 return AllocArgs(rest);
             case "json":

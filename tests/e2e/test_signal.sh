@@ -187,6 +187,38 @@ test_signal_dynamic_method_named() {
         fail "lambda_method as the leaf but not under CallLoop in $leaf_elsewhere of its $total samples: $elsewhere"
 }
 
+# `Sample lcgchurn 30`: thirty dynamic methods made, run and collected in
+# turn, churn_even_K calling EvenWork and churn_odd_K OddWork; the runtime
+# gives each the ID (and often the code) of the one collected before it.
+# The names of dynamic methods are cached while the runtime tells their
+# unloads, and a sample taken before an unload that is named after it
+# says so rather than take the next method's name: no stack may have
+# churn_even_K above OddWork or churn_odd_K above EvenWork (before the
+# unloads were watched, 15-20 of some 70 such stacks did).
+test_signal_collected_dynamic_methods_keep_their_names() {
+    "$SAMPLE" lcgchurn 30 >plain.out 2>&1
+    assert_eq 0 "$?" "exit code unprofiled"
+    "$CLRPROBE" run -o lcg.clrp --sampler signal -- "$SAMPLE" lcgchurn 30 >prof.out 2>prof.err
+    assert_eq 0 "$?" "exit code: $(cat prof.err)"
+    cmp -s plain.out prof.out || { fail "the output changed"; diff plain.out prof.out | head; }
+    "$CLRPROBE" report lcg.clrp --format collapsed --thread clrprobe-lcg >lcg.txt 2>/dev/null
+    "$CLRPROBE" report lcg.clrp --format jsonl >lcg.jsonl
+    local ids named wrong work
+    # (the runtime reused an ID: else this test shows nothing)
+    ids=$(jq -r 'select(.kind=="function_name" and (.name | test("^churn_"))) | .id' lcg.jsonl | sort | uniq -c |
+        sort -rn | awk 'NR == 1 {print $1 + 0}')
+    assert_ge 2 "${ids:-0}" "names written for one reused dynamic method's ID"
+    wrong=$(grep -E 'churn_even_[0-9]+ \[dynamic\];ClrProbe\.Sample\.LcgChurnWork\.OddWork|churn_odd_[0-9]+ \[dynamic\];ClrProbe\.Sample\.LcgChurnWork\.EvenWork' lcg.txt)
+    assert_eq "" "$wrong" "a dynamic method named by the one that took its ID"
+    work=$(grep -E 'LcgChurnWork\.(Even|Odd)Work' lcg.txt | awk '{s += $NF} END {print s + 0}')
+    named=$(grep -E 'churn_(even|odd)_[0-9]+ \[dynamic\];ClrProbe\.Sample\.LcgChurnWork\.(Even|Odd)Work' lcg.txt |
+        awk '{s += $NF} END {print s + 0}')
+    echo "samples in the work: $work, under a dynamic method's name: $named"
+    # (most are named: the rings are drained every 50 ms, a round takes at least 40 ms of CPU)
+    assert_ge 10 "$work" "samples in EvenWork and OddWork"
+    assert_ge "$((work / 4))" "$named" "samples under a dynamic method's name (of $work)"
+}
+
 # The sleeping thread of `Sample shares` uses a few milliseconds of CPU (its
 # start, then microseconds every 20 ms): in the CPU view it has about as many
 # samples as its CPU time holds periods, a fraction of one and a few at most

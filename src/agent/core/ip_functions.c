@@ -35,15 +35,39 @@ static uint64_t unloads_now(profiler *p)
     return p->gate_ok ? __atomic_load_n(&p->gate.unloads, __ATOMIC_ACQUIRE) : 0;
 }
 
-/* Under f->lock: empties the caches after an unload. */
+static uint64_t dynamic_unloads_now(profiler *p)
+{
+    return atomic_load_explicit(&p->dynamic_unloads, memory_order_acquire);
+}
+
+/* Under f->lock: the dynamic methods' entries forgotten (the addresses in
+ * their code, their names' keys).  (A deleted slot keeps the others where
+ * they are: the walk over the slots sees each entry once.) */
+static void forget_dynamic(ip_functions *f)
+{
+    uint64_t key, v;
+
+    for (size_t i = 0; i < f->ips.cap; i++)
+        if (idmap_at(&f->ips, i, &key, &v) && (v & DYNAMIC_BIT))
+            idmap_del(&f->ips, key);
+    for (size_t i = 0; i < f->named.cap; i++)
+        if (idmap_at(&f->named, i, &key, &v) && v != NAMES_KEY_NAMED)
+            idmap_del(&f->named, key);
+}
+
+/* Under f->lock: empties the caches after a module's unload, forgets the
+ * dynamic methods after one of theirs. */
 static void check_unloads(profiler *p, ip_functions *f)
 {
-    uint64_t u = unloads_now(p);
+    uint64_t u = unloads_now(p), d = dynamic_unloads_now(p);
     if (u != f->unloads) {
         idmap_clear(&f->ips);
         idmap_clear(&f->named);
         f->unloads = u;
+    } else if (d != f->dynamic_unloads) {
+        forget_dynamic(f);
     }
+    f->dynamic_unloads = d;
 }
 
 /* Writes fid's name unless already written (a dynamic method: unless its
@@ -58,6 +82,8 @@ static void name_one(profiler *p, ip_functions *f, uint64_t fid, int dynamic, ui
     pthread_mutex_lock(&f->lock);
     idmap_get(&f->named, fid, &key);
     pthread_mutex_unlock(&f->lock);
+    if (dynamic && key && atomic_load(&p->dynamic_unloads_told))
+        return;                         /* (named since its last unload could be) */
     if (!names_function_once(p->names, (FunctionID)fid, dynamic, &key, name, sizeof(name), &module))
         return;
     pthread_mutex_lock(&f->lock);
@@ -116,6 +142,7 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
 {
     uint32_t todo[64];
     size_t at = 0;
+    int told = atomic_load(&p->dynamic_unloads_told);     /* (dynamic methods' names kept too) */
 
     while (at < n) {
         size_t ntodo = 0;
@@ -124,8 +151,8 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
         check_unloads(p, f);
         for (; at < n && ntodo < 64; at++) {
             uint64_t had = 0;
-            if (fids[at] && !(idmap_get(&f->named, fids[at], &had) && had == NAMES_KEY_NAMED))
-                todo[ntodo++] = (uint32_t)at;  /* new, or a dynamic method */
+            if (fids[at] && !(idmap_get(&f->named, fids[at], &had) && (had == NAMES_KEY_NAMED || told)))
+                todo[ntodo++] = (uint32_t)at;  /* new, or a dynamic method named again */
         }
         pthread_mutex_unlock(&f->lock);
         for (size_t k = 0; k < ntodo; k++) {

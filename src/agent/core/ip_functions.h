@@ -2,7 +2,9 @@
  * addresses (IPs) an EventPipe event carries: IP -> FunctionID with
  * GetFunctionFromIP3, cached, and a function_name record the first time a
  * function is met (again when a dynamic method's ID is reused), as the CPU
- * sampler names its frames.  Used on the thread that raised the event:
+ * sampler names its frames.  A dynamic method's name is cached too while
+ * the runtime tells their unloads (its entries are forgotten at each one);
+ * otherwise it is asked for each time and written when it changed.  Used on the thread that raised the event:
  * its frames are live code, so no unload can take them while we look;
  * the caches are emptied when a module unloads (IDs and code addresses are
  * reused then).  The lock guards the caches only; runtime calls are made
@@ -28,6 +30,7 @@ typedef struct ip_functions {
     idmap ips;                  /* IP -> FunctionID (0: not managed code), bit 0 set: dynamic */
     idmap named;                /* FunctionID -> the key of its name written (names_function_once) */
     uint64_t unloads;           /* the unload count the caches belong to */
+    uint64_t dynamic_unloads;   /* the dynamic methods' unload count their entries belong to */
 } ip_functions;
 
 int ip_functions_init(ip_functions *f);

@@ -64,6 +64,12 @@ typedef struct profiler {
     char main_profiler[4096];
     cu_gate gate;
     int gate_ok;
+    /* DynamicMethodUnloaded calls, and event masks set: the dynamic
+     * methods' names and code addresses cached are forgotten when it moves
+     * (ip_functions.c); they are cached only while the runtime tells their
+     * unloads (the mask took COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS) */
+    _Atomic uint64_t dynamic_unloads;
+    atomic_int dynamic_unloads_told;
     cu_table *modules, *assemblies, *appdomains, *threads_known;
     atomic_int gc_started;               /* a GarbageCollectionStarted was seen */
     atomic_int catchup_done;             /* ProfilerAttachComplete has returned (or will not run) */

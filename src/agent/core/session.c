@@ -223,6 +223,18 @@ static void detach_refused(profiler *p)
     trace_writer_close(p->writer, cp_gettid(), cp_monotonic_ns());
 }
 
+/* After the event mask is set: are dynamic methods' unloads told from now
+ * on?  Either way what was cached of them before is forgotten (unloads
+ * between two sessions were not told). */
+static void dynamic_unloads_watched(profiler *p)
+{
+    DWORD low = 0, high = 0;
+
+    atomic_store(&p->dynamic_unloads_told, SUCCEEDED(INFO(p)->GetEventMask2(p->info, &low, &high)) &&
+                 (high & COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS));
+    atomic_fetch_add_explicit(&p->dynamic_unloads, 1, memory_order_release);
+}
+
 /* The detach was refused because IL was rewritten (control.h): the agent
  * stays for good, so it goes quiet: the trace closed, no more events (the
  * callbacks return at once anyway while not recording), and no thread of
@@ -233,6 +245,7 @@ static void stay_quiet(profiler *p)
 
     detach_refused(p);
     hr = INFO(p)->SetEventMask2(p->info, 0, 0);
+    atomic_store(&p->dynamic_unloads_told, 0);
     if (FAILED(hr)) {
         /* (the runtime keeps calling us; each callback returns at once) */
     }
@@ -502,6 +515,7 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
     if (FAILED(hr))
         return session_fail(p, "the runtime refused the event mask 0x%x/0x%x (HRESULT 0x%08x)", (unsigned)low,
                             (unsigned)high, (unsigned)hr);
+    dynamic_unloads_watched(p);
     /* What the runtime allows only here (the method tracer's hooks at
      * launch): each service's prepare, whose failure is a note. */
     for (int i = 0; i < SERVICE_COUNT; i++)

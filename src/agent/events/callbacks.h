@@ -15,6 +15,7 @@ HRESULT cb_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID id, HRE
 HRESULT cb_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID id);
 HRESULT cb_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT hr);
 HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id);
+HRESULT cb_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID id);
 HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT hr);
 HRESULT cb_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID id);
 

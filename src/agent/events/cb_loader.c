@@ -112,6 +112,18 @@ HRESULT cb_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID id)
     return S_OK;
 }
 
+/* A dynamic method (LCG) is collected, before its code and ID are freed:
+ * the names and addresses cached for dynamic methods are forgotten (the ID
+ * and the code's place are reused by the next one). */
+HRESULT cb_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID id)
+{
+    profiler *p = profiler_from(This);
+
+    (void)id;
+    atomic_fetch_add_explicit(&p->dynamic_unloads, 1, memory_order_release);
+    return S_OK;
+}
+
 HRESULT cb_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID id, HRESULT hr)
 {
     profiler *p = profiler_from(This);

@@ -3,7 +3,8 @@
  * (what --collect names: app domains, assemblies, classes, JIT, threads,
  * suspensions, GCs).  Module loads are always watched: their unloads keep
  * the name cache honest (records are written only when modules are
- * collected), and the attach catch-up merges them. */
+ * collected), and the attach catch-up merges them; so are dynamic methods'
+ * unloads, for the names of dynamic methods the stacks meet. */
 #include "agent/core/service.h"
 #include "agent/events/callbacks.h"
 
@@ -19,6 +20,8 @@ static void events_event_mask(const cp_config *cfg, int attach, DWORD *low, DWOR
     if (cfg->collect & CP_COLLECT_SUSPENSIONS) *low |= COR_PRF_MONITOR_SUSPENDS;
     /* (the live view needs each GC's generations: a large object counts as alive only once a gen2 GC passed it) */
     if (cfg->collect & (CP_COLLECT_GC | CP_COLLECT_LIVE)) *high |= COR_PRF_HIGH_BASIC_GC;
+    /* (so that dynamic methods' names can be cached: a collected one's ID is reused) */
+    *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
 }
 
 static void events_callbacks(ICorProfilerCallbackVtbl *v)
@@ -29,6 +32,7 @@ static void events_callbacks(ICorProfilerCallbackVtbl *v)
     v->AssemblyUnloadStarted = cb_AssemblyUnloadStarted;
     v->ModuleLoadFinished = cb_ModuleLoadFinished;
     v->ModuleUnloadStarted = cb_ModuleUnloadStarted;
+    v->DynamicMethodUnloaded = cb_DynamicMethodUnloaded;
     v->ClassLoadFinished = cb_ClassLoadFinished;
     v->ClassUnloadStarted = cb_ClassUnloadStarted;
     v->JITCompilationStarted = cb_JITCompilationStarted;

@@ -323,7 +323,9 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, enum sig_sour
     en->flags = (uint16_t)(flags | (walk & 0xff) << 8);
     en->t = t0;
     en->cpu_ns = cpu;
-    en->unloads = e->unloads ? __atomic_load_n(e->unloads, __ATOMIC_ACQUIRE) : 0;
+    en->unloads = (uint32_t)(e->unloads ? __atomic_load_n(e->unloads, __ATOMIC_ACQUIRE) : 0);
+    en->dynamic_unloads = (uint32_t)(e->dynamic_unloads ? atomic_load_explicit(e->dynamic_unloads,
+                                                                                 memory_order_acquire) : 0);
     sig_ring_commit(&s->ring, en);
     if (kind == SIG_SAMPLE_CPU)
         atomic_fetch_add_explicit(&s->sampled_ns, cpu, memory_order_relaxed);

@@ -94,6 +94,7 @@ typedef struct sig_engine {
     uint64_t period_ns;           /* the CPU sampling period (each one is drawn around it) */
     _Atomic(code_map *) map;      /* what the handler walks with (a snapshot: code_map.h) */
     const uint64_t *unloads;      /* the runtime's unload count (catchup.h: read atomically), or NULL */
+    const _Atomic uint64_t *dynamic_unloads;   /* its dynamic methods' (profiler.h), or NULL */
     _Atomic int in_handler;       /* handlers running now */
     /* The perf clock (sig_clock.h): each thread's signals come from a perf
      * event on its task clock (sig_threads.c), which names itself only by

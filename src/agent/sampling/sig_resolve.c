@@ -13,6 +13,7 @@
 #define UNKNOWN_NAME "[unknown code]"
 #define DEFERRED_NAME "[CPU since a hardware fault (NullReferenceException), sampled when the agent's " \
                       "ExceptionThrown let the signal in]"
+#define COLLECTED_NAME "[dynamic method collected before its sample was named]"
 #define UNBLOCK_SYMBOL "sig_engine_thread_unblock"
 
 int sig_resolver_init(sig_resolver *r, profiler *p)
@@ -103,12 +104,14 @@ static uint64_t native_id(sig_resolver *r, const cm_range *range, uintptr_t at, 
     return id;
 }
 
-/* The ID of one address. */
-static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, uint64_t t)
+/* The ID of one address; *dynamic set when it is a dynamic method's. */
+static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, int dynamic_gone, int *dynamic_out,
+                            uint64_t t)
 {
     const cm_range *range;
     uint64_t id = 0;
 
+    *dynamic_out = 0;
     if (at == SW_MARK_HIJACK)
         return fixed_id(r, &r->hijack_id, HIJACK_NAME, t);
     if (idmap_get(&r->addresses, at, &id))
@@ -119,12 +122,15 @@ static uint64_t resolve_one(sig_resolver *r, const code_map *m, uintptr_t at, ui
     } else {
         /* managed code: JIT-compiled (anonymous memory, or newer than the
          * map), ReadyToRun (an image); kept here once named, but for
-         * dynamic methods, named again each time (the runtime reuses a
-         * collected one's ID) */
+         * dynamic methods, looked up each time (the runtime reuses a
+         * collected one's ID and code) */
         UINT_PTR ip = at;
         uint64_t fid = 0;
         uint8_t dynamic = 0;
         ip_functions_resolve_ex(r->p, &r->managed, &ip, 1, &fid, &dynamic, t);
+        *dynamic_out = dynamic;
+        if (fid && dynamic && dynamic_gone)
+            return fixed_id(r, &r->collected_id, COLLECTED_NAME, t);
         if (fid) {
             if (!dynamic && idmap_put(&r->addresses, at, fid) < 0)
                 idmap_clear(&r->addresses);
@@ -196,9 +202,10 @@ static uint32_t il_of(sig_resolver *r, uint64_t id, uintptr_t at, size_t i)
 }
 
 size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
-                   uint32_t *il, uint64_t t)
+                   uint32_t *il, int dynamic_gone, uint64_t t)
 {
     size_t k = 0, skip, base = 0;
+    int dynamic;
 
     if (r->map_serial < m->kept_since || ip_functions_unloads(r->p) != r->unloads) {
         /* (a library may have been replaced at the same place: a map that
@@ -223,16 +230,16 @@ size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, 
              * method (its OSR code and its tier-0 frame: one call of it,
              * shown once, as the runtime's own stack walk shows it) */
             if (i + 1 < n && k >= 2 && out[k - 1] == out[k - 2] && !(out[k - 1] & SIG_NATIVE_ID_BIT)) {
-                out[k - 1] = resolve_one(r, m, frames[i + 1], t);
+                out[k - 1] = resolve_one(r, m, frames[i + 1], dynamic_gone, &dynamic, t);
                 if (il)
-                    il[k - 1] = il_of(r, out[k - 1], frames[i + 1], base + i + 1);
+                    il[k - 1] = dynamic ? TRACE_IL_NONE : il_of(r, out[k - 1], frames[i + 1], base + i + 1);
             }
             i++;
             continue;
         }
-        out[k] = resolve_one(r, m, frames[i], t);
-        if (il)
-            il[k] = il_of(r, out[k], frames[i], base + i);
+        out[k] = resolve_one(r, m, frames[i], dynamic_gone, &dynamic, t);
+        if (il)      /* (a dynamic method's IL offset: no source to show it in, and its ID's IL changes) */
+            il[k] = dynamic ? TRACE_IL_NONE : il_of(r, out[k], frames[i], base + i);
         k++;
     }
     return k;

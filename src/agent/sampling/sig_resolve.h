@@ -45,7 +45,7 @@ typedef struct sig_resolver {
                                     range of it: code_map.h's kept_since) */
     uint64_t unloads;            /* and the runtime's unload count */
     uint64_t next_id;
-    uint64_t stub_id, hijack_id, unknown_id, deferred_id;     /* the fixed names, once named */
+    uint64_t stub_id, hijack_id, unknown_id, deferred_id, collected_id;   /* the fixed names, once named */
     char agent[256];             /* the agent's own library's file name (libclrprobe.so) */
 } sig_resolver;
 
@@ -55,11 +55,15 @@ void sig_resolver_free(sig_resolver *r);
 /* The IDs of n frames (stack_walk.h's addresses and marks, innermost
  * first) into out, naming the functions met for the first time (records
  * stamped t), and each ID's IL offset into il (il_maps.h; TRACE_IL_NONE
- * for native code; il may be NULL).  The caller holds the unload gate.
+ * for native code and dynamic methods; il may be NULL).  dynamic_gone: a
+ * dynamic method was collected since the sample was taken, so a frame in
+ * a dynamic method's code is named as such, not by the method there now
+ * (the runtime reuses the ID and the code's place).  The caller holds the
+ * unload gate.
  * Returns the number of IDs (an OSR mark's frame is kept only where it
  * belongs). */
 size_t sig_resolve(sig_resolver *r, const code_map *m, const uintptr_t *frames, size_t n, uint64_t *out,
-                   uint32_t *il, uint64_t t);
+                   uint32_t *il, int dynamic_gone, uint64_t t);
 
 /* The name of a native frame (exposed for the unit tests): "lib!sym",
  * "lib+0x1f40", "[stub: ...]" into buf. */

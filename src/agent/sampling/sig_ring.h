@@ -21,7 +21,8 @@ typedef struct sig_entry {
     uint16_t flags;          /* SIG_SAMPLE_* (sig_engine.h) | the walk's SW_* flags << 8 */
     uint64_t t;              /* CLOCK_MONOTONIC ns */
     uint64_t cpu_ns;         /* (CPU) the thread's CPU time since its previous CPU sample; 0 (wall) */
-    uint64_t unloads;        /* the runtime's unload count when it was taken */
+    uint32_t unloads;        /* the runtime's module unload count when it was taken (its low bits) */
+    uint32_t dynamic_unloads;   /* and its dynamic methods' (profiler.h; its low bits) */
 } sig_entry;
 
 #define SIG_ENTRY_WORDS (sizeof(sig_entry) / sizeof(uint64_t))

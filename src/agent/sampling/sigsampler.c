@@ -279,7 +279,11 @@ static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
         if (m) {
             if (p->gate_ok)
                 cu_gate_enter(&p->gate);
-            n = sig_resolve(&s->res, m, frames, n, s->frames, s->il, names_t);
+            /* (a dynamic method collected since the sample: its code's place
+             * and ID may be another's now) */
+            int dynamic_gone = (uint32_t)atomic_load_explicit(&p->dynamic_unloads, memory_order_acquire) !=
+                               en->dynamic_unloads;
+            n = sig_resolve(&s->res, m, frames, n, s->frames, s->il, dynamic_gone, names_t);
             if (p->gate_ok)
                 cu_gate_leave(&p->gate);
         } else {
@@ -670,6 +674,7 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
     s->eng.perf_user_only = (clock->flags & SAMPLER_FLAG_USER_ONLY) != 0;
     s->eng.percpu = clock->clock == SAMPLER_CLOCK_PERCPU;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
+    s->eng.dynamic_unloads = &p->dynamic_unloads;
     if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||
         (s->eng.percpu && sig_engine_percpu_used(&s->eng) < 0) ||
         sig_threads_init(&s->threads, &s->eng, s->period_ns, 1) < 0) {
