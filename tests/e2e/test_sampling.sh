@@ -184,12 +184,15 @@ test_cpu_total_matches_the_kernel() {
 # window a little narrower at the start (the runtime's start before
 # Initialize) and wider at the end (the exit, a few ms), so within 15%
 # (/proc counts in clock ticks).  Every format states that difference, and
-# for `burn 2` (two busy threads: nearly all of the process's CPU) the CPU
-# view holds at least 85% of it: the rest is the runtime's start-up and JIT
+# for `burn 2` (two busy threads: nearly all of the process's CPU) the
+# samples hold at least 85% of it: the rest is the runtime's start-up and JIT
 # threads, the sampler's own CPU and each thread's CPU before its first
-# sample, a few %.
+# sample, a few %.  (The CPU view's part and the part in samples of threads
+# that were "mostly waiting" together: on a busy machine a busy thread that
+# got less than a quarter of a CPU since its previous sample is counted
+# there; beside two busy processes 84% + 9%, the sampler 7%.)
 test_process_cpu_matches_proc() {
-    local proc rec text share
+    local proc rec text share waiting
     burn_until_exit pc.clrp suspend || return
     proc=$PROC_CPU
     "$CLRPROBE" report pc.clrp --format jsonl >pc.jsonl
@@ -202,8 +205,9 @@ test_process_cpu_matches_proc() {
     text=$(sed -n 's/^  the process used \([0-9.]*\) s of CPU time.*/\1/p' pc.txt)
     assert_eq "$(awk -v r="$rec" 'BEGIN {printf "%.2f", r}')" "$text" "the text report's process CPU"
     share=$(sed -n 's/^  the process used .*: \([0-9]*\)% in this view.*/\1/p' pc.txt)
-    echo "the CPU view holds $share% of it"
-    assert_ge 85 "$share" "the share of the process's CPU in the CPU view"
+    waiting=$(sed -n 's/^  the process used .*% in this view, \([0-9]*\)% in samples of threads that were mostly waiting.*/\1/p' pc.txt)
+    echo "the CPU view holds $share% of it, the samples of threads mostly waiting $waiting%"
+    assert_ge 85 "$((share + ${waiting:-0}))" "the share of the process's CPU in the samples ($share% + $waiting%)"
     "$CLRPROBE" report pc.clrp --format html -o pc.html
     assert_eq "$(jq -s '[.[] | select(.kind=="process_cpu") | .cpu_ns] | last - first' pc.jsonl)" \
         "$(html_first_view pc.html | grep -o '"process_cpu_ns":[0-9]*' | cut -d: -f2)" "the html page's process CPU"
