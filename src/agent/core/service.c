@@ -94,6 +94,7 @@ void services_reset(profiler *p)
             agent_services[i]->hook(__VA_ARGS__)
 
 void services_thread_assigned(profiler *p, ThreadID id, DWORD os_tid) { FOR_EACH_HOOK(thread_assigned, p, id, os_tid); }
+void services_thread_destroyed(profiler *p, ThreadID id) { FOR_EACH_HOOK(thread_destroyed, p, id); }
 void services_module_loaded(profiler *p, ModuleID id) { FOR_EACH_HOOK(module_loaded, p, id); }
 void services_module_unloading(profiler *p, ModuleID id) { FOR_EACH_HOOK(module_unloading, p, id); }
 void services_precompiled(profiler *p, FunctionID fid, const char *name, ModuleID module)

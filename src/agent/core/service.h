@@ -77,6 +77,7 @@ typedef struct agent_service {
     /* What another service's callback saw, for the services that follow it
      * too (each may be NULL; called in the list's order): */
     void (*thread_assigned)(profiler *p, ThreadID id, DWORD os_tid);   /* ThreadAssignedToOSThread */
+    void (*thread_destroyed)(profiler *p, ThreadID id);                /* ThreadDestroyed (on the thread, as it ends) */
     void (*module_loaded)(profiler *p, ModuleID id);                   /* ModuleLoadFinished, after an attach */
     void (*module_unloading)(profiler *p, ModuleID id);                /* ModuleUnloadStarted, first */
     void (*precompiled)(profiler *p, FunctionID fid, const char *name, ModuleID module);  /* ReadyToRun code found */
@@ -97,6 +98,7 @@ extern const agent_service *const agent_services[SERVICE_COUNT];
 
 /* The hooks above, called for every service that has one, in order. */
 void services_thread_assigned(profiler *p, ThreadID id, DWORD os_tid);
+void services_thread_destroyed(profiler *p, ThreadID id);
 void services_module_loaded(profiler *p, ModuleID id);
 void services_module_unloading(profiler *p, ModuleID id);
 void services_precompiled(profiler *p, FunctionID fid, const char *name, ModuleID module);

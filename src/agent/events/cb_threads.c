@@ -21,6 +21,8 @@ HRESULT cb_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID id)
 
     if (p->attached)
         cu_on_unload_gated(&p->gate, p->threads_known, id, 0);
+    if (atomic_load(&p->recording))
+        services_thread_destroyed(p, id);
     emit_id(p, TK_THREAD_DESTROY, id);
     return S_OK;
 }

@@ -682,6 +682,12 @@ static void sampler_thread_assigned(profiler *p, ThreadID id, DWORD os_tid)
     sigsampler_thread_assigned(p, id, os_tid);
 }
 
+/* the signal engine counts an ending thread's CPU to its end */
+static void sampler_thread_destroyed(profiler *p, ThreadID id)
+{
+    sigsampler_thread_ending(p, id);
+}
+
 /* the signal engine names what it sampled of a module's code while the
  * code is still there */
 static void sampler_module_unloading(profiler *p, ModuleID id)
@@ -704,6 +710,7 @@ const agent_service sampler_service = {
     .failed_note = "CPU sampling could not start (out of memory or threads)",
     .stop_before_detach = 1, .cpu_window = 1,
     .thread_assigned = sampler_thread_assigned,
+    .thread_destroyed = sampler_thread_destroyed,
     .module_unloading = sampler_module_unloading,
     .exception_thrown = sampler_exception_thrown,
 };

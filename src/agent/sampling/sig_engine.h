@@ -78,6 +78,7 @@ typedef struct sig_slot {
     int has_perf;
     uint64_t retired_at;          /* when it was retired (reused a while after) */
     uint64_t cpu_last;            /* the thread's CPU time at the last tick */
+    _Atomic uint64_t cpu_final;   /* its CPU time as it ended (sig_threads_ending), or 0 */
     uint64_t sampled_base;        /* sampled_ns when the thread took the slot */
     uint64_t cpu_counted;         /* its CPU counted in the ticks since then (thread_cpu_ns) */
     uint64_t task_clock_last;     /* its perf event's count at the last tick */

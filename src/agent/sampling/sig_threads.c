@@ -434,6 +434,7 @@ sig_slot *sig_threads_add(sig_threads *t, uint32_t tid, uint64_t managed, int on
     s->has_timer = 0;
     perf_close(s);                                /* (closed when it was freed; never open here) */
     s->named = 0;
+    atomic_store(&s->cpu_final, 0);
     s->cpu_last = cp_thread_cpu_of(tid);
     s->cpu_at = s->cpu_last;                      /* (the handler's, from its first sample on) */
     s->sampled_base = atomic_load(&s->sampled_ns);
@@ -576,6 +577,16 @@ void sig_threads_find_stacks(sig_threads *t, sig_mapping_of find, void *ctx)
         atomic_store(&s->lo, lo);
         atomic_store_explicit(&s->hi, hi, memory_order_release);
     }
+    pthread_mutex_unlock(&t->lock);
+}
+
+void sig_threads_ending(sig_threads *t, uint32_t tid, uint64_t cpu)
+{
+    sig_slot *s;
+
+    pthread_mutex_lock(&t->lock);
+    if ((s = slot_for(t, tid)) != NULL && cpu)
+        atomic_store(&s->cpu_final, cpu);
     pthread_mutex_unlock(&t->lock);
 }
 

@@ -69,6 +69,10 @@ typedef const pm_entry *(*sig_mapping_of)(void *ctx, uintptr_t addr, pm_entry *b
  * the mapping find gives for its stack pointer. */
 void sig_threads_find_stacks(sig_threads *t, sig_mapping_of find, void *ctx);
 
+/* Thread tid ends, having used cpu ns of CPU: the tick after counts its
+ * CPU to there (its clock cannot be read once it is gone). */
+void sig_threads_ending(sig_threads *t, uint32_t tid, uint64_t cpu);
+
 /* Retires every slot (deletes every timer), and refuses registrations from
  * then on (a callback's, after the collector stopped on its own).  The
  * handler must stay installed until this has returned. */

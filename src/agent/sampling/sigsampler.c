@@ -387,6 +387,8 @@ static void tick(struct sigsampler *s, uint64_t now)
         int active = atomic_load(&sl->state) == SLOT_ACTIVE;
         threads += active;
         uint64_t now_cpu = active ? cp_thread_cpu_of(sl->tid) : 0;
+        if (!now_cpu)
+            now_cpu = atomic_load(&sl->cpu_final);      /* (ended: its CPU as it ended, once) */
         thread_cpu += sig_slot_cpu_used(sl, sampled, now_cpu, sig_slot_task_clock(sl));
     }
     if (emit_begin_at(p, &e, TK_SAMPLER_TICK, now)) {
@@ -736,6 +738,19 @@ void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid)
     s = p->sampler->signal;
     if (s)          /* (before the collector's first scan too: it finds it registered) */
         sig_threads_add(&s->threads, tid, managed, tid == cp_gettid());
+    pthread_mutex_unlock(&p->sampler->signal_lock);
+}
+
+void sigsampler_thread_ending(profiler *p, uint64_t managed)
+{
+    struct sigsampler *s;
+    ThreadID current = 0;
+
+    pthread_mutex_lock(&p->sampler->signal_lock);
+    s = p->sampler->signal;
+    /* (only on the ending thread itself) */
+    if (s && SUCCEEDED(INFO(p)->GetCurrentThreadID(p->info, &current)) && current == (ThreadID)managed)
+        sig_threads_ending(&s->threads, cp_gettid(), cp_own_cpu_ns());
     pthread_mutex_unlock(&p->sampler->signal_lock);
 }
 

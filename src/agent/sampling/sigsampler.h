@@ -34,6 +34,13 @@ void sigsampler_stop(profiler *p);
  * on that thread at launch): sample it from now on. */
 void sigsampler_thread_assigned(profiler *p, uint64_t managed, uint32_t tid);
 
+/* ThreadDestroyed, on the managed thread that ends: its CPU to this
+ * moment, for the tick that follows (the thread is gone by then, and the
+ * per-CPU clock has no event of its own to read that from).  Only when
+ * called on that thread: the runtime destroys a thread that left it
+ * without ending on its finalizer thread. */
+void sigsampler_thread_ending(profiler *p, uint64_t managed);
+
 /* ModuleUnloadStarted (a collectible assembly's module): the samples taken
  * so far are named now, while the module's code and FunctionIDs still
  * exist (the collector drains every ring; the callback waits for it, at
