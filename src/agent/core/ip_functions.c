@@ -7,13 +7,13 @@
 
 #include <string.h>
 
-#define DYNAMIC_BIT 1u
-
 int ip_functions_init(ip_functions *f)
 {
     memset(f, 0, sizeof(*f));
     idmap_init(&f->ips);
     idmap_init(&f->named);
+    idmap_init(&f->dynamic_ips);
+    idmap_init(&f->dynamic_named);
     if (pthread_mutex_init(&f->lock, NULL) != 0)
         return -1;
     f->lock_ok = 1;
@@ -26,6 +26,8 @@ void ip_functions_free(ip_functions *f)
         pthread_mutex_destroy(&f->lock);
     idmap_free(&f->ips);
     idmap_free(&f->named);
+    idmap_free(&f->dynamic_ips);
+    idmap_free(&f->dynamic_named);
     memset(f, 0, sizeof(*f));
 }
 
@@ -40,33 +42,21 @@ static uint64_t dynamic_unloads_now(profiler *p)
     return atomic_load_explicit(&p->dynamic_unloads, memory_order_acquire);
 }
 
-/* Under f->lock: the dynamic methods' entries forgotten (the addresses in
- * their code, their names' keys).  (A deleted slot keeps the others where
- * they are: the walk over the slots sees each entry once.) */
-static void forget_dynamic(ip_functions *f)
-{
-    uint64_t key, v;
-
-    for (size_t i = 0; i < f->ips.cap; i++)
-        if (idmap_at(&f->ips, i, &key, &v) && (v & DYNAMIC_BIT))
-            idmap_del(&f->ips, key);
-    for (size_t i = 0; i < f->named.cap; i++)
-        if (idmap_at(&f->named, i, &key, &v) && v != NAMES_KEY_NAMED)
-            idmap_del(&f->named, key);
-}
-
-/* Under f->lock: empties the caches after a module's unload, forgets the
- * dynamic methods after one of theirs. */
+/* Under f->lock: empties the caches after a module's unload; the dynamic
+ * methods' after one of theirs (maps of their own, so that forgetting them
+ * costs what they hold, however often it comes). */
 static void check_unloads(profiler *p, ip_functions *f)
 {
     uint64_t u = unloads_now(p), d = dynamic_unloads_now(p);
     if (u != f->unloads) {
         idmap_clear(&f->ips);
         idmap_clear(&f->named);
-        f->unloads = u;
-    } else if (d != f->dynamic_unloads) {
-        forget_dynamic(f);
     }
+    if (u != f->unloads || d != f->dynamic_unloads) {
+        idmap_clear(&f->dynamic_ips);
+        idmap_clear(&f->dynamic_named);
+    }
+    f->unloads = u;
     f->dynamic_unloads = d;
 }
 
@@ -76,18 +66,22 @@ static void name_one(profiler *p, ip_functions *f, uint64_t fid, int dynamic, ui
 {
     char name[1024];
     ModuleID module = 0;
-    uint64_t key = 0;
+    uint64_t key = 0, gen;
     emit e;
 
     pthread_mutex_lock(&f->lock);
-    idmap_get(&f->named, fid, &key);
+    idmap_get(dynamic ? &f->dynamic_named : &f->named, fid, &key);
+    gen = f->dynamic_unloads;
     pthread_mutex_unlock(&f->lock);
     if (dynamic && key && atomic_load(&p->dynamic_unloads_told))
         return;                         /* (named since its last unload could be) */
     if (!names_function_once(p->names, (FunctionID)fid, dynamic, &key, name, sizeof(name), &module))
         return;
     pthread_mutex_lock(&f->lock);
-    idmap_put(&f->named, fid, key);
+    if (!dynamic)
+        idmap_put(&f->named, fid, key);
+    else if (gen == f->dynamic_unloads && gen == dynamic_unloads_now(p))
+        idmap_put(&f->dynamic_named, fid, key);         /* (not if one was unloaded meanwhile) */
     pthread_mutex_unlock(&f->lock);
     if (emit_begin_at(p, &e, TK_FUNC_NAME, t)) {
         rec_function_name_put(&e.r, &(rec_function_name){ .function = fid, .module = module, .name = name,
@@ -106,17 +100,19 @@ size_t ip_functions_resolve_ex(profiler *p, ip_functions *f, const UINT_PTR *ips
                                uint8_t *dynamic_out, uint64_t t)
 {
     for (size_t i = 0; i < n; i++) {
-        uint64_t v = 0;
-        int hit;
+        uint64_t v = 0, gen;
+        int hit, dynamic = 0;
 
         pthread_mutex_lock(&f->lock);
         check_unloads(p, f);
         hit = idmap_get(&f->ips, ips[i], &v);
+        if (!hit)
+            hit = dynamic = idmap_get(&f->dynamic_ips, ips[i], &v);
+        gen = f->dynamic_unloads;
         pthread_mutex_unlock(&f->lock);
         if (!hit) {
             FunctionID fid = 0;
             ReJITID rejit = 0;
-            int dynamic = 0;
             if (FAILED(INFO(p)->GetFunctionFromIP3(p->info, (LPCBYTE)ips[i], &fid, &rejit)))
                 fid = 0;
             if (fid) {
@@ -124,16 +120,19 @@ size_t ip_functions_resolve_ex(profiler *p, ip_functions *f, const UINT_PTR *ips
                 ModuleID m = 0;
                 dynamic = names_dynamic_function(p->names, fid, probe, sizeof(probe), &m);
             }
-            v = (uint64_t)fid | (dynamic ? DYNAMIC_BIT : 0);
+            v = (uint64_t)fid;
             pthread_mutex_lock(&f->lock);
-            idmap_put(&f->ips, ips[i], v);
+            if (!dynamic)
+                idmap_put(&f->ips, ips[i], v);
+            else if (gen == f->dynamic_unloads && gen == dynamic_unloads_now(p))
+                idmap_put(&f->dynamic_ips, ips[i], v);      /* (not if one was unloaded meanwhile) */
             pthread_mutex_unlock(&f->lock);
         }
-        out[i] = v & ~(uint64_t)DYNAMIC_BIT;
+        out[i] = v;
         if (dynamic_out)
-            dynamic_out[i] = (v & DYNAMIC_BIT) != 0;
+            dynamic_out[i] = (uint8_t)dynamic;
         if (out[i])
-            name_one(p, f, out[i], (v & DYNAMIC_BIT) != 0, t);
+            name_one(p, f, out[i], dynamic, t);
     }
     return n;
 }
@@ -151,7 +150,8 @@ void ip_functions_name(profiler *p, ip_functions *f, const uint64_t *fids, size_
         check_unloads(p, f);
         for (; at < n && ntodo < 64; at++) {
             uint64_t had = 0;
-            if (fids[at] && !(idmap_get(&f->named, fids[at], &had) && (had == NAMES_KEY_NAMED || told)))
+            if (fids[at] && !idmap_get(&f->named, fids[at], &had) &&
+                !(told && idmap_get(&f->dynamic_named, fids[at], &had)))
                 todo[ntodo++] = (uint32_t)at;  /* new, or a dynamic method named again */
         }
         pthread_mutex_unlock(&f->lock);

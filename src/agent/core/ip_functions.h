@@ -27,10 +27,12 @@ typedef struct profiler profiler;
 typedef struct ip_functions {
     pthread_mutex_t lock;
     int lock_ok;
-    idmap ips;                  /* IP -> FunctionID (0: not managed code), bit 0 set: dynamic */
+    idmap ips;                  /* IP -> FunctionID (0: not managed code), but in dynamic methods */
     idmap named;                /* FunctionID -> the key of its name written (names_function_once) */
+    idmap dynamic_ips;          /* the same for dynamic methods: emptied at each of their unloads */
+    idmap dynamic_named;
     uint64_t unloads;           /* the unload count the caches belong to */
-    uint64_t dynamic_unloads;   /* the dynamic methods' unload count their entries belong to */
+    uint64_t dynamic_unloads;   /* the dynamic methods' unload count (profiler.h) theirs belong to */
 } ip_functions;
 
 int ip_functions_init(ip_functions *f);
