@@ -12,6 +12,7 @@
 #define MAX_RANGES 4                /* code ranges of one version (hot, cold) */
 #define MAP_MAX 65536               /* entries of one version's map read at most */
 #define MISSES_MAX 65536            /* addresses without a map remembered */
+#define SMALL_MAP 64                /* entries of a map read on the stack (768 bytes) */
 
 typedef struct il_entry {
     uint32_t native_start, native_end, il;
@@ -163,9 +164,11 @@ static const il_version *find(const il_maps *m, uint64_t fid, uintptr_t at)
 }
 
 /* Outside the lock: reads the version of fid that holds at (its ranges and
- * map) into *v and map[]; returns the map's length, or -1. */
+ * map) into *v and *map: small[] (small_cap entries) when the map fits, which
+ * most do (one call of the runtime, not two), else memory of its own that
+ * the caller frees; returns the map's length, or -1. */
 static long read_version(profiler *p, uint64_t fid, uintptr_t at, il_version *v,
-                         COR_DEBUG_IL_TO_NATIVE_MAP **map)
+                         COR_DEBUG_IL_TO_NATIVE_MAP *small, ULONG32 small_cap, COR_DEBUG_IL_TO_NATIVE_MAP **map)
 {
     FunctionID f = 0;
     ReJITID rejit = 0;
@@ -184,6 +187,7 @@ static long read_version(profiler *p, uint64_t fid, uintptr_t at, il_version *v,
     for (ULONG32 i = 0; i < nstarts; i++) {
         COR_PRF_CODE_INFO ci[MAX_RANGES];
         ULONG32 nci = 0, nmap = 0;
+        HRESULT hr;
 
         if (FAILED(INFO(p)->GetCodeInfo4(p->info, starts[i], MAX_RANGES, &nci, ci)) || nci == 0)
             continue;
@@ -195,7 +199,13 @@ static long read_version(profiler *p, uint64_t fid, uintptr_t at, il_version *v,
         }
         if (offset_in(v, at) < 0)
             continue;
-        if (FAILED(INFO(p)->GetILToNativeMapping3(p->info, starts[i], 0, &nmap, NULL)) || nmap == 0)
+        hr = INFO(p)->GetILToNativeMapping3(p->info, starts[i], small_cap, &nmap, small);
+        if (SUCCEEDED(hr) && nmap > 0 && nmap <= small_cap) {
+            *map = small;
+            return (long)nmap;
+        }
+        /* (larger: the runtime said how large, or is asked) */
+        if ((FAILED(hr) && FAILED(INFO(p)->GetILToNativeMapping3(p->info, starts[i], 0, &nmap, NULL))) || nmap == 0)
             return -1;
         if (nmap > MAP_MAX)
             nmap = MAP_MAX;
@@ -217,7 +227,7 @@ uint32_t il_maps_offset(profiler *p, il_maps *m, uint64_t fid, uintptr_t ip, int
     uintptr_t at = ip;
     const il_version *found;
     il_version v;
-    COR_DEBUG_IL_TO_NATIVE_MAP *map = NULL;
+    COR_DEBUG_IL_TO_NATIVE_MAP small[SMALL_MAP], *map = NULL;
     uint64_t unloads;
     uint32_t il = TRACE_IL_NONE;
     long n;
@@ -243,13 +253,14 @@ uint32_t il_maps_offset(profiler *p, il_maps *m, uint64_t fid, uintptr_t ip, int
     }
     pthread_mutex_unlock(&m->lock);
 
-    n = read_version(p, fid, at, &v, &map);
+    n = read_version(p, fid, at, &v, small, SMALL_MAP, &map);
 
     pthread_mutex_lock(&m->lock);
     if (m->unloads != unloads_now(p)) {
         /* an unload while we read: what we read may belong to freed code */
         pthread_mutex_unlock(&m->lock);
-        free(map);
+        if (map != small)
+            free(map);
         return TRACE_IL_NONE;
     }
     if (n < 0) {
@@ -262,7 +273,8 @@ uint32_t il_maps_offset(profiler *p, il_maps *m, uint64_t fid, uintptr_t ip, int
         uint64_t prev = 0;
         if (make_room(m, (uint32_t)n) < 0) {
             pthread_mutex_unlock(&m->lock);
-            free(map);
+            if (map != small)
+                free(map);
             return TRACE_IL_NONE;
         }
         v.first = m->nentries;
@@ -279,7 +291,8 @@ uint32_t il_maps_offset(profiler *p, il_maps *m, uint64_t fid, uintptr_t ip, int
             il = lookup(m, &v, (uint32_t)offset_in(&v, at));
     }
     pthread_mutex_unlock(&m->lock);
-    free(map);
+    if (map != small)
+        free(map);
     return il;
 }
 

@@ -586,6 +586,10 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
 
     sb_init(&sb, buf, cap);
     *module = 0;
+    /* (the cache first: a method named before, as its precompiled code was
+     * found, is met again when it is compiled at a higher tier) */
+    if (cached(n, &n->functions, f, &sb, &gen, module))
+        return;
     hr = n->info->lpVtbl->GetFunctionInfo2(n->info, f, 0, &cls, &mod, &tk, MAX_TYPE_ARGS, &nmargs, margs);
     if (FAILED(hr)) {
         nmargs = 0;
@@ -597,8 +601,6 @@ void names_function(names *n, FunctionID f, char *buf, size_t cap, ModuleID *mod
         }
     }
     *module = mod;
-    if (cached(n, &n->functions, f, &sb, &gen, NULL))
-        return;
     if (names_dynamic_function(n, f, buf, cap, module))
         return;                               /* (never cached, see names.h) */
     imp = open_import(n, mod);
