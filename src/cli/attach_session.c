@@ -159,7 +159,8 @@ void attach_on_line(attach_session *s, const char *line)
     if (cp_ctl_args(line, CP_CTL_HELLO)) {
         s->hello = 1;
         if (cp_ctl_send_trace(s->ch.fd, s->handover_fd >= 0 ? s->handover_fd : s->out.fd,
-                              s->has_clock ? s->clock.map_fd : -1) < 0)
+                              s->has_clock ? s->clock.map_fd : -1,
+                              s->has_clock && s->clock.stacks ? s->clock.ring_fd : -1) < 0)
             cli_error("cannot hand the trace file to the agent: %s", strerror(errno));
     } else if ((args = cp_ctl_args(line, CP_CTL_ERROR)) != NULL) {
         snprintf(s->agent_error, sizeof(s->agent_error), "%s", args);
@@ -611,6 +612,7 @@ static void open_clock(attach_session *s, cp_config *cfg)
     if (!(cfg->collect & CP_COLLECT_CPU) || !CP_SAMPLER_WANTS_PERCPU(cfg->sampler))
         return;
     if (cpu_clock_open(&s->clock, s->pid, 1000000000ull / (uint64_t)(cfg->rate > 0 ? cfg->rate : CP_RATE_DEFAULT),
+                       CP_SAMPLER_WANTS_KSTACK(cfg->sampler),
                        why, sizeof(why)) == 0)
         s->has_clock = 1;
     else

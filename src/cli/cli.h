@@ -41,19 +41,21 @@ int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
 
 /* --help's lines for --sampler, which run and attach share. */
 #define CLI_HELP_SAMPLER \
-    "      --sampler ENGINE  how CPU samples are taken (default: auto): percpu, this command holds a\n" \
-    "                        perf event on each CPU whose BPF filter signals the program's thread\n" \
-    "                        running there after each period, and the handler walks its native\n" \
-    "                        and managed frames where it is (every thread, none stopped, exact on\n" \
-    "                        short bursts and above 250 Hz, nothing for the kernel to do when\n" \
-    "                        threads switch; needs root: CAP_BPF and CAP_PERFMON; CPU timers where\n" \
-    "                        it cannot be had); perf, the same with a perf event on each thread's\n" \
-    "                        task clock (its cost grows with how often threads switch); signal,\n" \
-    "                        a timer on each thread's CPU clock, checked at the kernel's tick;\n" \
-    "                        suspend, the runtime is suspended and each managed thread's managed\n" \
-    "                        frames are walked at a safe point; auto, percpu where this command\n" \
-    "                        may hold it, else perf where the process may open perf events, else\n" \
-    "                        signal (the report says which, and why: docs/sampling.md)\n"
+    "      --sampler ENGINE  how CPU samples are taken (default: auto): kstack, this command holds a\n" \
+    "                        perf event on each CPU whose BPF program takes the stack of the\n" \
+    "                        program's thread running there after each period (the kernel's\n" \
+    "                        frame-pointer walk: native and managed frames; every thread, none\n" \
+    "                        stopped or signalled, exact on short bursts, nothing for the kernel\n" \
+    "                        to do when threads switch; needs root: CAP_BPF and CAP_PERFMON, and\n" \
+    "                        Linux 5.8, else percpu; CPU timers where it cannot be had); percpu,\n" \
+    "                        the same events signal the thread, whose handler walks its frames\n" \
+    "                        where it is; perf, a perf event on each thread's task clock signals\n" \
+    "                        it (its cost grows with how often threads switch); signal, a timer\n" \
+    "                        on each thread's CPU clock, checked at the kernel's tick; suspend,\n" \
+    "                        the runtime is suspended and each managed thread's managed frames\n" \
+    "                        are walked at a safe point; auto, kstack where this command may hold\n" \
+    "                        it, else perf where the process may open perf events, else signal\n" \
+    "                        (the report says which, and why: docs/sampling.md)\n"
 
 /* The agent options, as long options (their short codes are what
  * cli_agent_option takes), for a subcommand's getopt table. */

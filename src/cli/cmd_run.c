@@ -124,6 +124,18 @@ typedef struct run_role {
     char list_value[CP_CONFIG_MAX_TEXT];
 } run_role;
 
+/* fd moved above the standard descriptors (the program's own), or -1. */
+static int above_stdio(int fd)
+{
+    int high;
+
+    if (fd < 0 || fd > STDERR_FILENO)
+        return fd;
+    high = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    close(fd);
+    return high;
+}
+
 /* In the child, when the run holds a per-CPU clock for it: waits until the
  * parent has set it up for this pid ("ok" on go_fd), or says why not (the
  * reason, or nothing if the parent went away); the page's descriptor is
@@ -144,6 +156,9 @@ static void wait_for_clock(cp_config *cfg, int go_fd)
         return;
     close(cfg->clock_fd);
     cfg->clock_fd = -1;
+    if (cfg->stack_fd >= 0)
+        close(cfg->stack_fd);
+    cfg->stack_fd = -1;
     snprintf(cfg->clock_why, sizeof(cfg->clock_why), "%s", used ? said : "the clrprobe command went away");
 }
 
@@ -157,7 +172,8 @@ static void exec_child(char **argv, const char *agent, cp_config *cfg, const run
     cfg->pid = (long)getpid();
     wait_for_clock(cfg, go_fd);
     close(go_fd);
-    if (cfg->clock_fd >= 0 && fcntl(cfg->clock_fd, F_SETFD, 0) < 0) {
+    if ((cfg->clock_fd >= 0 && fcntl(cfg->clock_fd, F_SETFD, 0) < 0) ||
+        (cfg->stack_fd >= 0 && fcntl(cfg->stack_fd, F_SETFD, 0) < 0)) {
         e = errno;
         goto fail;
     }
@@ -391,17 +407,17 @@ int cmd_run(int argc, char **argv)
      * hold one: the page now, for the program to inherit (never as one of
      * its standard descriptors), the events once its pid is known. */
     if ((cfg.collect & CP_COLLECT_CPU) && CP_SAMPLER_WANTS_PERCPU(cfg.sampler)) {
-        if (cpu_clock_create(&clock, 1000000000ull / (uint64_t)cfg.rate, clock_why, sizeof(clock_why)) == 0) {
-            if (clock.map_fd <= STDERR_FILENO) {
-                int high = fcntl(clock.map_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-                close(clock.map_fd);
-                clock.map_fd = high;
-            }
-            if (clock.map_fd < 0 || pipe2(go, O_CLOEXEC) < 0) {
+        if (cpu_clock_create(&clock, 1000000000ull / (uint64_t)cfg.rate, CP_SAMPLER_WANTS_KSTACK(cfg.sampler),
+                             clock_why, sizeof(clock_why)) == 0) {
+            clock.map_fd = above_stdio(clock.map_fd);
+            if (clock.stacks)
+                clock.ring_fd = above_stdio(clock.ring_fd);
+            if (clock.map_fd < 0 || (clock.stacks && clock.ring_fd < 0) || pipe2(go, O_CLOEXEC) < 0) {
                 snprintf(clock_why, sizeof(clock_why), "%s", strerror(errno));
                 cpu_clock_close(&clock);
             } else {
                 cfg.clock_fd = clock.map_fd;
+                cfg.stack_fd = clock.stacks ? clock.ring_fd : -1;
             }
         }
         if (cfg.clock_fd < 0)
@@ -472,7 +488,7 @@ int cmd_run(int argc, char **argv)
         }
         close(go[1]);
         if (cfg.clock_fd >= 0 && clock.map_fd < 0)
-            cfg.clock_fd = -1;
+            cfg.clock_fd = cfg.stack_fd = -1;
     }
     /* The processes the program starts get a per-CPU clock each when the
      * program got one: a descriptor per CPU each, so this command (not the
@@ -484,6 +500,7 @@ int cmd_run(int argc, char **argv)
             setrlimit(RLIMIT_NOFILE, &nofile);
         }
         follow.clock_period_ns = clock.asked_ns;
+        follow.clock_stacks = CP_SAMPLER_WANTS_KSTACK(cfg.sampler);
     }
     /* Our own messages must not turn into a SIGPIPE death that would hide
      * the child's exit status (e.g. stderr piped to a reader that quit). */

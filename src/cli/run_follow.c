@@ -236,9 +236,9 @@ static void accept_child(run_follow *f)
     cpu_clock_init(&k->clock);
     if (f->clock_period_ns) {
         char why[CP_CLOCK_WHY_MAX];           /* (the child then samples by a clock of its own) */
-        cpu_clock_open(&k->clock, k->pid, f->clock_period_ns, why, sizeof(why));
+        cpu_clock_open(&k->clock, k->pid, f->clock_period_ns, f->clock_stacks, why, sizeof(why));
     }
-    if (cp_ctl_send_trace(conn, fd, k->clock.map_fd) < 0) {
+    if (cp_ctl_send_trace(conn, fd, k->clock.map_fd, k->clock.stacks ? k->clock.ring_fd : -1) < 0) {
         cpu_clock_close(&k->clock);
         close(fd);
         unlinkat(f->dirfd, k->file, 0);

@@ -56,6 +56,7 @@ typedef struct run_follow {
     size_t n;
     unsigned refused;                /* connections refused (limit, or a file could not be made) */
     uint64_t clock_period_ns;        /* each child gets a per-CPU clock at this period (0: none; set by the run) */
+    int clock_stacks;                /* and its BPF program takes the stacks (the stack engine) */
 } run_follow;
 
 /* Listens for the children of a run whose trace is trace_target (absolute,

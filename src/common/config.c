@@ -61,6 +61,7 @@ void cp_config_init(cp_config *cfg)
     cfg->sampler = CP_SAMPLER_DEFAULT;
     cfg->output_fd = -1;
     cfg->clock_fd = -1;
+    cfg->stack_fd = -1;
 }
 
 int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
@@ -75,8 +76,10 @@ int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
         *sampler = CP_SAMPLER_AUTO;
     else if (strcmp(text, "percpu") == 0)
         *sampler = CP_SAMPLER_PERCPU;
+    else if (strcmp(text, "kstack") == 0)
+        *sampler = CP_SAMPLER_KSTACK;
     else {
-        config_error(err, errlen, "sampler '%.32s' is not auto, percpu, perf, signal or suspend", text);
+        config_error(err, errlen, "sampler '%.32s' is not auto, kstack, percpu, perf, signal or suspend", text);
         return -1;
     }
     return 0;
@@ -85,7 +88,8 @@ int cp_sampler_parse(const char *text, int *sampler, char *err, size_t errlen)
 const char *cp_sampler_name(int sampler)
 {
     return sampler == CP_SAMPLER_SUSPEND ? "suspend" : sampler == CP_SAMPLER_PERF ? "perf"
-         : sampler == CP_SAMPLER_AUTO    ? "auto" : sampler == CP_SAMPLER_PERCPU ? "percpu" : "signal";
+         : sampler == CP_SAMPLER_AUTO    ? "auto" : sampler == CP_SAMPLER_PERCPU ? "percpu"
+         : sampler == CP_SAMPLER_KSTACK  ? "kstack" : "signal";
 }
 
 int cp_collect_parse(const char *list, uint32_t *mask, char *err, size_t errlen)
@@ -243,7 +247,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
     char value[CP_PATH_MAX];
     int seen_v = 0, seen_output = 0, seen_collect = 0, seen_pid = 0, seen_ctl = 0, seen_rate = 0, seen_run = 0, seen_heap = 0,
         seen_count = 0, seen_method = 0, seen_max = 0, seen_sampler = 0, seen_trace = 0, seen_calls = 0,
-        seen_main = 0, seen_fd = 0, seen_id = 0, seen_clock = 0, seen_why = 0;
+        seen_main = 0, seen_fd = 0, seen_id = 0, seen_clock = 0, seen_stack = 0, seen_why = 0;
     const char *p = text;
 
     cp_config_init(cfg);
@@ -301,6 +305,10 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
         } else if (strcmp(key, "clock_fd") == 0) {
             if (seen_clock++) goto duplicate;
             if (parse_fd(key, value, &cfg->clock_fd, err, errlen) < 0)
+                return -1;
+        } else if (strcmp(key, "stack_fd") == 0) {
+            if (seen_stack++) goto duplicate;
+            if (parse_fd(key, value, &cfg->stack_fd, err, errlen) < 0)
                 return -1;
         } else if (strcmp(key, "clock_why") == 0) {
             if (seen_why++) goto duplicate;
@@ -430,7 +438,7 @@ int cp_config_parse(const char *text, cp_config *cfg, char *err, size_t errlen)
             cfg->trace_calls = v;
         } else {
             config_error(err, errlen, "unknown key '%s' (valid keys: v, output, output_fd, output_id, collect, rate, sampler, pid, ctl, "
-                         "run, main_profiler, clock_fd, clock_why, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)",
+                         "run, main_profiler, clock_fd, stack_fd, clock_why, heap_every, heap_count, heap_method, heap_max_objects, trace, trace_calls)",
                          key);
             return -1;
         }
@@ -511,6 +519,12 @@ int cp_config_format(const cp_config *cfg, char *buf, size_t buflen)
     }
     if (cfg->clock_fd >= 0) {
         int k = snprintf(buf + n, buflen - (size_t)n, ";clock_fd=%d", cfg->clock_fd);
+        if (k < 0 || (size_t)k >= buflen - (size_t)n)
+            return -1;
+        n += k;
+    }
+    if (cfg->stack_fd >= 0) {
+        int k = snprintf(buf + n, buflen - (size_t)n, ";stack_fd=%d", cfg->stack_fd);
         if (k < 0 || (size_t)k >= buflen - (size_t)n)
             return -1;
         n += k;

@@ -68,14 +68,19 @@ enum cp_sampler {
     CP_SAMPLER_SUSPEND = 1,      /* SuspendRuntime + DoStackSnapshot of every managed thread */
     CP_SAMPLER_PERF = 2,         /* the signal engine, each thread's signals sent by a perf event on its
                                     task clock instead of a CPU timer (exact between scheduler ticks) */
-    CP_SAMPLER_AUTO = 3,         /* the default: percpu where the command may hold it, else perf where the
+    CP_SAMPLER_AUTO = 3,         /* the default: kstack where the command may hold it (percpu on a kernel
+                                    without BPF ring buffers), else perf where the
                                     process may open perf events, else signal, else suspend
                                     (agent/sampling/sig_clock.h) */
     CP_SAMPLER_PERCPU = 4,       /* the signal engine, the signals sent by the command's per-CPU clock
                                     (src/cpuclock/: per-CPU events and a BPF filter, no per-thread state) */
+    CP_SAMPLER_KSTACK = 5,       /* the command's per-CPU clock, each stack taken by its BPF program (the
+                                    kernel's frame-pointer walk) into a ring the agent drains: no signal */
 };
 /* Does the command hold a per-CPU clock for this sampler (where it may)? */
-#define CP_SAMPLER_WANTS_PERCPU(s) ((s) == CP_SAMPLER_AUTO || (s) == CP_SAMPLER_PERCPU)
+#define CP_SAMPLER_WANTS_PERCPU(s) ((s) == CP_SAMPLER_AUTO || (s) == CP_SAMPLER_PERCPU || (s) == CP_SAMPLER_KSTACK)
+/* Does the command's per-CPU clock take the stacks itself (no signal)? */
+#define CP_SAMPLER_WANTS_KSTACK(s) ((s) == CP_SAMPLER_AUTO || (s) == CP_SAMPLER_KSTACK)
 /* Does the engine sample with signals (the signal engine, by either clock)? */
 #define CP_SAMPLER_BY_SIGNAL(s) ((s) != CP_SAMPLER_SUSPEND)
 #define CP_SAMPLER_DEFAULT CP_SAMPLER_AUTO
@@ -110,6 +115,7 @@ typedef struct cp_config {
                                          mapped, for the trace to name ("" : none, or not known) */
     int clock_fd;                /* `clrprobe run`: the per-CPU clock's page (common/cpu_clock_page.h), this
                                     inherited descriptor, in the process pid only (-1: none) */
+    int stack_fd;                /* and with it, for the stack engine, the ring of stacks (-1: none) */
     char clock_why[CP_CLOCK_WHY_MAX];  /* why the command holds no per-CPU clock for this process ("" : it
                                           does, or was not asked to) */
 } cp_config;

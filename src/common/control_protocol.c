@@ -1,6 +1,6 @@
 /* control_protocol.c - the one function of the control protocol that is
  * more than a constant (control_protocol.h): sending the trace file's
- * descriptor (and the per-CPU clock's page), used by `clrprobe attach` and by `clrprobe run` for the
+ * descriptor (and the per-CPU clock's page and stack ring), used by `clrprobe attach` and by `clrprobe run` for the
  * processes it follows. */
 #include "common/control_protocol.h"
 
@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-int cp_ctl_send_trace(int conn, int fd, int clock_fd)
+int cp_ctl_send_trace(int conn, int fd, int clock_fd, int stack_fd)
 {
-    char cbuf[CMSG_SPACE(2 * sizeof(int))];
-    int fds[2] = { fd, clock_fd }, nfds = clock_fd >= 0 ? 2 : 1;
+    char cbuf[CMSG_SPACE(3 * sizeof(int))];
+    int fds[3] = { fd, clock_fd, stack_fd }, nfds = clock_fd < 0 ? 1 : stack_fd < 0 ? 2 : 3;
     struct iovec iov = { (void *)CP_CTL_TRACE, CP_CTL_TRACE_LEN };
     struct msghdr msg;
     struct cmsghdr *cm;

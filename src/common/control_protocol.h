@@ -120,10 +120,11 @@ static inline const char *cp_ctl_args(const char *line, const char *word)
 }
 
 /* The command's side of the fd-carrying message: sends CP_CTL_TRACE with
- * fd, and clock_fd after it unless it is -1 (SCM_RIGHTS), on the
+ * fd, clock_fd after it unless it is -1, and stack_fd (the stack
+ * engine's ring) after that unless it is -1 (SCM_RIGHTS), on the
  * connection conn, in one sendmsg, never raising SIGPIPE.  0, or -1 (errno
  * set) when it did not all go (control_protocol.c). */
-int cp_ctl_send_trace(int conn, int fd, int clock_fd);
+int cp_ctl_send_trace(int conn, int fd, int clock_fd, int stack_fd);
 
 /* Whether line (without its newline) is exactly the message word. */
 static inline int cp_ctl_is(const char *line, const char *word)

@@ -97,11 +97,41 @@ static int page_open(cpu_clock *c, char *why, size_t len)
     return 0;
 }
 
+/* The stack ring: room for about 500 ms of records from every CPU at the
+ * rate, within [256 KiB, 64 MiB].  The agent drains it every 20-50 ms, but
+ * its collector is one thread of the process among all the others: on a
+ * CPU shared with a hundred busy threads the scheduler may let it wait a
+ * few hundred ms (a full ring's samples are lost, counted in the page's
+ * `lost`). */
+#define RING_MIN (256u << 10)
+#define RING_MAX (64u << 20)
+#define RING_HDR 8u                     /* the ring's own header of each record */
+
+static int ring_open(cpu_clock *c, char *why, size_t len)
+{
+    union bpf_attr a;
+    long conf = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t rate = c->asked_ns ? 1000000000ull / c->asked_ns : 100, per = sizeof(cp_stack_record) + RING_HDR;
+    uint64_t want = (uint64_t)(conf > 0 ? conf : 1) * (rate / 2 + 1) * per, size = RING_MIN;
+
+    while (size < want && size < RING_MAX)
+        size <<= 1;
+    memset(&a, 0, sizeof(a));
+    a.map_type = BPF_MAP_TYPE_RINGBUF;
+    a.max_entries = (uint32_t)size;
+    if ((c->ring_fd = (int)sys_bpf(BPF_MAP_CREATE, &a)) < 0) {
+        refused(why, len, "a BPF ring buffer (Linux 5.8)", errno);
+        return -1;
+    }
+    c->ring_bytes = size;              /* (the page says so once the stacker is in place) */
+    return 0;
+}
+
 /* ---- the target's numbers ---- */
 
 /* How the programs name pid: by its number in the first pid namespace when
  * this process sees that one, else by its number in its own namespace. */
-static int target_of(pid_t pid, clock_target *t, char *why, size_t len)
+static int target_of(pid_t pid, int own_ns, clock_target *t, char *why, size_t len)
 {
     struct stat self, ns;
     char path[64], buf[4096];
@@ -109,7 +139,7 @@ static int target_of(pid_t pid, clock_target *t, char *why, size_t len)
 
     memset(t, 0, sizeof(*t));
     t->tgid = (uint32_t)pid;
-    if (stat("/proc/self/ns/pid", &self) == 0 && self.st_ino == PROC_PID_INIT_INO)
+    if (!own_ns && stat("/proc/self/ns/pid", &self) == 0 && self.st_ino == PROC_PID_INIT_INO)
         return 0;
     snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
     if (stat(path, &ns) != 0) {
@@ -173,8 +203,12 @@ static int programs_open(cpu_clock *c, const clock_target *t, char *why, size_t 
     struct bpf_insn prog[CLOCK_PROG_MAX];
     size_t n;
 
+    /* the stacker where asked and the kernel takes it (Linux 5.8: its ring), else the sampler */
+    if (c->stacks && (c->sampler_fd = load(BPF_PROG_TYPE_PERF_EVENT, prog, clock_prog_stacker(t, prog))) >= 0)
+        c->page->ring_bytes = c->ring_bytes;
+    c->stacks = c->sampler_fd >= 0;
     n = clock_prog_sampler(t, prog);
-    if ((c->sampler_fd = load(BPF_PROG_TYPE_PERF_EVENT, prog, n)) < 0) {
+    if (!c->stacks && (c->sampler_fd = load(BPF_PROG_TYPE_PERF_EVENT, prog, n)) < 0) {
         refused(why, len, "loading the BPF sampler", errno);
         return -1;
     }
@@ -246,7 +280,7 @@ static int cpus_of(pid_t pid, unsigned char *set)
 static int events_open(cpu_clock *c, char *why, size_t len)
 {
     unsigned char set[CPU_CLOCK_MAX_CPUS / 8];
-    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    long conf = sysconf(_SC_NPROCESSORS_ONLN);
     int ncpu = conf > 0 && conf < CPU_CLOCK_MAX_CPUS ? (int)conf : CPU_CLOCK_MAX_CPUS;
 
     cpus_of(c->pid, set);
@@ -296,14 +330,15 @@ static int events_open(cpu_clock *c, char *why, size_t len)
 void cpu_clock_init(cpu_clock *c)
 {
     memset(c, 0, sizeof(*c));
-    c->map_fd = c->sampler_fd = c->guard_fd = c->exec_link = c->exit_link = -1;
+    c->map_fd = c->sampler_fd = c->guard_fd = c->exec_link = c->exit_link = c->ring_fd = -1;
     c->stop_fd[0] = c->stop_fd[1] = -1;
 }
 
-int cpu_clock_create(cpu_clock *c, uint64_t period_ns, char *why, size_t why_len)
+int cpu_clock_create(cpu_clock *c, uint64_t period_ns, int stacks, char *why, size_t why_len)
 {
     cpu_clock_init(c);
     c->asked_ns = c->period_ns = period_ns;
+    c->stacks = stacks && ring_open(c, why, why_len) == 0;     /* (else the signal: older kernels) */
     if (page_open(c, why, why_len) < 0) {
         cpu_clock_close(c);
         return -1;
@@ -316,9 +351,11 @@ int cpu_clock_start(cpu_clock *c, pid_t pid, char *why, size_t why_len)
     clock_target t;
 
     c->pid = pid;
-    if (target_of(pid, &t, why, why_len) < 0)
+    /* (the stacker's records name threads as the agent does: in its own namespace) */
+    if (target_of(pid, c->stacks, &t, why, why_len) < 0)
         goto fail;
     t.map_fd = c->map_fd;
+    t.ring_fd = c->ring_fd;
     t.signal = SIGPROF;
     if (programs_open(c, &t, why, why_len) < 0 || events_open(c, why, why_len) < 0)
         goto fail;
@@ -329,9 +366,9 @@ fail:
     return -1;
 }
 
-int cpu_clock_open(cpu_clock *c, pid_t pid, uint64_t period_ns, char *why, size_t why_len)
+int cpu_clock_open(cpu_clock *c, pid_t pid, uint64_t period_ns, int stacks, char *why, size_t why_len)
 {
-    if (cpu_clock_create(c, period_ns, why, why_len) < 0)
+    if (cpu_clock_create(c, period_ns, stacks, why, why_len) < 0)
         return -1;
     return cpu_clock_start(c, pid, why, why_len);
 }
@@ -424,6 +461,9 @@ void cpu_clock_close(cpu_clock *c)
     c->page = NULL;
     if (c->map_fd >= 0)
         close(c->map_fd);
+    if (c->ring_fd >= 0)
+        close(c->ring_fd);
+    c->ring_fd = -1;
     c->map_fd = c->sampler_fd = c->guard_fd = c->exec_link = c->exit_link = -1;
     c->stop_fd[0] = c->stop_fd[1] = -1;
 }

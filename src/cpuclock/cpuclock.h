@@ -20,7 +20,14 @@
  * the asked one P): the kernel delivers no sample in the moments a thread
  * is going to sleep with interrupts held off (tens of microseconds a
  * wake-up in a VM), and the agent, which counts both, asks for the period
- * that makes up for them (cpu_clock_tune). */
+ * that makes up for them (cpu_clock_tune).
+ *
+ * The stack engine (stacks): the program on the events is the stacker,
+ * which writes the stacks of threads in user code into a BPF ring buffer
+ * (ring_fd, given to the agent with the page) and signals only threads in
+ * the kernel; where the kernel refuses it (before Linux 5.8) the sampler
+ * instead, and the page's ring_bytes stays 0 (the agent then takes the
+ * signals). */
 #ifndef CLRPROBE_CPUCLOCK_CPUCLOCK_H
 #define CLRPROBE_CPUCLOCK_CPUCLOCK_H
 
@@ -35,6 +42,9 @@
 typedef struct cpu_clock {
     pid_t pid;                    /* the process, as this process sees it */
     int map_fd;                   /* the page's map: what the agent is given */
+    int stacks;                   /* the stack engine: the stacker and its ring, no signal */
+    int ring_fd;                  /* (stacks) the ring's map: given to the agent too */
+    uint64_t ring_bytes;
     volatile cp_clock_page *page; /* mapped here too */
     int sampler_fd, guard_fd;     /* the programs */
     int exec_link, exit_link;     /* the guard attached to sched_process_exec and _exit */
@@ -57,12 +67,14 @@ void cpu_clock_init(cpu_clock *c);
  * a phrase in why saying what was refused and what would allow it
  * ("loading BPF needs CAP_BPF and CAP_PERFMON (...): run clrprobe as
  * root").  Nothing is left open on failure. */
-int cpu_clock_open(cpu_clock *c, pid_t pid, uint64_t period_ns, char *why, size_t why_len);
+int cpu_clock_open(cpu_clock *c, pid_t pid, uint64_t period_ns, int stacks, char *why, size_t why_len);
 
 /* The same in two steps, for a process not started yet (`clrprobe run`):
  * the page first (map_fd, for the process to inherit), then the rest once
- * its pid is known.  Each: 0, or -1 with why, the clock closed. */
-int cpu_clock_create(cpu_clock *c, uint64_t period_ns, char *why, size_t why_len);
+ * its pid is known.  Each: 0, or -1 with why, the clock closed.
+ * stacks: the stack engine (the stacker writes each period's stack into a
+ * ring the agent maps, ring_fd; no signal), else the signal one. */
+int cpu_clock_create(cpu_clock *c, uint64_t period_ns, int stacks, char *why, size_t why_len);
 int cpu_clock_start(cpu_clock *c, pid_t pid, char *why, size_t why_len);
 
 /* Applies the period the agent wants, if it differs (by 1% or more) from

@@ -354,12 +354,15 @@ const char *rp_profile_rate_unit(const rp_profile *p)
 
 const char *rp_clock_name(unsigned clock)
 {
-    return clock == SAMPLER_CLOCK_PERCPU ? "percpu" : clock == SAMPLER_CLOCK_PERF ? "perf" : "timer";
+    return clock == SAMPLER_CLOCK_KSTACK ? "kstack" : clock == SAMPLER_CLOCK_PERCPU ? "percpu"
+           : clock == SAMPLER_CLOCK_PERF ? "perf" : "timer";
 }
 
 const char *rp_clock_phrase(unsigned clock)
 {
-    return clock == SAMPLER_CLOCK_PERCPU ? "per-CPU perf events held by the clrprobe command, a BPF filter "
+    return clock == SAMPLER_CLOCK_KSTACK ? "per-CPU perf events held by the clrprobe command, whose BPF program "
+                                           "takes the running thread's stack (a signal only in a system call)"
+           : clock == SAMPLER_CLOCK_PERCPU ? "per-CPU perf events held by the clrprobe command, a BPF filter "
                                            "signalling the process's running thread"
            : clock == SAMPLER_CLOCK_PERF ? "perf events on each thread's task clock"
                                          : "a CPU timer per thread";
@@ -375,7 +378,7 @@ const char *rp_profile_rate_low_reason(const rp_profile *p)
     if (p->clock == SAMPLER_CLOCK_PERF)
         return "samples were lost, or threads were sampled by CPU timers where perf events were refused (see the "
                "notes; each sample holds the thread's CPU since the previous one: the CPU totals stay exact)";
-    if (p->clock == SAMPLER_CLOCK_PERCPU)
+    if (p->clock == SAMPLER_CLOCK_PERCPU || p->clock == SAMPLER_CLOCK_KSTACK)
         return "threads ran on CPUs the process was not allowed when sampling began, or often went to sleep "
                "(the kernel delivers no tick in the moments a thread goes to sleep, and the period can be halved "
                "at most to make up for it); each sample holds the thread's CPU since the previous one: the CPU "

@@ -234,7 +234,8 @@ static void view_totals(const rp_profile *p, const char *indent, FILE *out)
 
 void rp_format_sampler(unsigned engine, unsigned clock, const char *why, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s; why: %s", engine != SAMPLER_ENGINE_SIGNAL ? "suspend engine" : "signal engine, ",
+    snprintf(buf, len, "%s%s; why: %s", engine != SAMPLER_ENGINE_SIGNAL ? "suspend engine"
+                                       : clock == SAMPLER_CLOCK_KSTACK ? "stack engine, " : "signal engine, ",
              engine != SAMPLER_ENGINE_SIGNAL ? "" : rp_clock_phrase(clock), why);
 }
 
@@ -286,10 +287,10 @@ void rp_write_profile_totals(const rp_profile *p, const char *indent, FILE *out)
         fprintf(out, "%s%s\n", indent, process);
     if (p->ticks && p->engine == SAMPLER_ENGINE_SIGNAL)
         fprintf(out, "%srate: %.1f samples per CPU-second achieved of %.1f asked (%s; one every %.1f ms of a thread's "
-                "CPU time asked, each holding the CPU since the thread's previous one; they hold %.2f s of the %.2f s "
+                "CPU time asked, each holding %s; they hold %.2f s of the %.2f s "
                 "the sampled threads used)%s%s\n", indent, p->rate_hz, rp_profile_asked_hz(p),
-                rp_clock_phrase(p->clock),
-                (double)p->period_ns / 1e6,
+                rp_clock_phrase(p->clock), (double)p->period_ns / 1e6,
+                p->clock == SAMPLER_CLOCK_KSTACK ? "one period" : "the CPU since the thread's previous one",
                 (double)p->periods * (double)p->period_ns / 1e9, (double)p->thread_cpu_ns / 1e9,
                 rp_profile_rate_low(p) ? "; below 80% of the rate asked: " : "",
                 rp_profile_rate_low(p) ? rp_profile_rate_low_reason(p) : "");
@@ -347,7 +348,11 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
         fprintf(out, "\nWhere time goes (%s view: %" PRIu64 " samples of %" PRIu64 "%s; %s)\n",
                 p->view == RP_VIEW_CPU ? "CPU" : "wall-clock", count, p->total_count, taken,
                 p->engine == SAMPLER_ENGINE_SIGNAL
-                    ? (p->view == RP_VIEW_CPU ? "signal sampler: a sample after every period of a thread's CPU time, "
+                    ? (p->view == RP_VIEW_CPU && p->clock == SAMPLER_CLOCK_KSTACK
+                           ? "stack sampler: a stack after every period of a thread's CPU time, taken by the kernel "
+                             "(by a signal in a system call), "
+                             "native and managed frames"
+                       : p->view == RP_VIEW_CPU ? "signal sampler: a sample after every period of a thread's CPU time, "
                                                 "native and managed frames"
                                               : "signal sampler: every thread at the rate, running or waiting")
                     : (p->view == RP_VIEW_CPU ? "threads that were on a CPU for at least a quarter of the time since "
@@ -360,10 +365,13 @@ void rp_write_profile_text(const rp_profile *p, FILE *out)
                 "others running or ready to run\n", p->waiting, p->nsamples,
                 100.0 * (double)p->waiting / (double)p->nsamples);
     if (p->ticks && p->engine == SAMPLER_ENGINE_SIGNAL)
-        fprintf(out, "  sampler overhead: no thread stopped but for its own sample; signal handlers and the "
-                "collector used %.1f ms of CPU in all (%.2f%% of the sampled threads' CPU), %" PRIu64 " samples "
+        fprintf(out, "  sampler overhead: %s used %.1f ms of CPU in all (%.2f%% of the sampled threads' CPU), %" PRIu64 " samples "
                 "lost (ring full), %" PRIu64 " of those shown cut short (a stack that could not be walked to "
-                "its start)\n", (double)p->sampler_cpu_ns / 1e6,
+                "its start)\n", p->clock == SAMPLER_CLOCK_KSTACK
+                    ? "no thread stopped; the kernel takes the stacks, and signals a thread only in a system call; "
+                      "signal handlers and the collector"
+                    : "no thread stopped but for its own sample; signal handlers and the collector",
+                (double)p->sampler_cpu_ns / 1e6,
                 p->thread_cpu_ns ? 100.0 * (double)p->sampler_cpu_ns / (double)p->thread_cpu_ns : 0.0, p->failed,
                 p->truncated);
     else if (p->ticks)

@@ -356,12 +356,13 @@ int profile_make(int pid, profile_kind kind, unsigned seconds, profile_wanted_fn
         case PROFILE_ALLOCS: argv[argc++] = "alloc"; view = "alloc"; break;
         case PROFILE_MUTEX: argv[argc++] = "contention"; view = "contention"; break;
         default:
-            /* the per-CPU clock (exact, and nothing for the kernel to do when threads switch), else the CPU
-             * timers, never a perf event per thread: on a service that switches threads often the kernel's
-             * per-switch cost of those was most of a profile's (docs/serve.md) */
+            /* the per-CPU clock taking the stacks (exact, no signal, and nothing for the kernel to do when
+             * threads switch; its signals on an older kernel), else the CPU timers, never a perf event per
+             * thread: on a service that switches threads often the kernel's per-switch cost of those was
+             * most of a profile's (docs/serve.md) */
             argv[argc++] = "cpu";
             argv[argc++] = "--sampler";
-            argv[argc++] = "percpu";
+            argv[argc++] = "kstack";
             break;
         }
     }

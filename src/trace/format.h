@@ -80,6 +80,8 @@
 #define SAMPLER_CLOCK_PERF 1u        /* a perf event per thread on its task clock (exact) */
 #define SAMPLER_CLOCK_PERCPU 2u      /* the clrprobe command's per-CPU events, a BPF filter signalling the
                                         process's running thread (exact; no per-thread state) */
+#define SAMPLER_CLOCK_KSTACK 3u      /* the same events, their BPF program taking the running thread's stack
+                                        itself (the kernel's frame-pointer walk): no signal */
 /* sampler_start.flags */
 #define SAMPLER_FLAG_USER_ONLY 0x1u  /* perf events of user time only (exclude_kernel): the time threads
                                         spend in the kernel is not sampled */

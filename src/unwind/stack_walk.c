@@ -54,12 +54,15 @@
 #define W sizeof(uintptr_t)
 #define OSR_SCAN_WORDS 512          /* words of a tier-0 frame searched for its pair */
 
-/* The aligned word at a, when [a, a + 8) lies in [lo, hi). */
-NO_ASAN static inline int read_word(uintptr_t a, uintptr_t lo, uintptr_t hi, uintptr_t *v)
+/* Where the stack's words are read: in place (delta 0: the handler, on
+ * the thread), or in a copy of [sp, hi) at sp + delta (sw_walk_copy).
+ * The frame carries it (a walk's reads all go through its frame). */
+/* The aligned word at a, when [a, a + 8) lies in [lo, hi), read at a + d. */
+NO_ASAN static inline int read_word_at(uintptr_t a, uintptr_t lo, uintptr_t hi, uintptr_t d, uintptr_t *v)
 {
     if (a < lo || a >= hi || hi - a < W || (a & (W - 1)))
         return 0;
-    *v = *(const volatile uintptr_t *)a;
+    *v = *(const volatile uintptr_t *)(a + d);
     return 1;
 }
 
@@ -67,7 +70,10 @@ typedef struct frame {
     uintptr_t pc, sp, fp;
     int exact;                 /* pc is where the thread is (not a return address) */
     int all_regs;              /* the interrupted frame: every register of regs is known */
+    uintptr_t delta;           /* the stack's words are read at their address + delta (0: in place) */
 } frame;
+
+#define read_word(a, lo, hi, v) read_word_at((a), (lo), (hi), f->delta, (v))
 
 /* The value of a DWARF register in this frame, if known. */
 static int reg_value(const frame *f, const sw_regs *regs, unsigned reg, uintptr_t *v)
@@ -154,7 +160,7 @@ static int prev_managed_next(const code_map *map, uintptr_t pc)
 /* The return address (minus one) of a [saved rbp == next][return address]
  * pair between the link at fp and the next link, highest first; 0 if
  * none. */
-NO_ASAN static uintptr_t osr_hidden_return(uintptr_t fp, uintptr_t next, uintptr_t hi)
+NO_ASAN static uintptr_t osr_hidden_return(const frame *f, uintptr_t fp, uintptr_t next, uintptr_t hi)
 {
     uintptr_t low = fp + 2 * W, v, ret;
     if (next > hi || next < low + 2 * W || (next & (W - 1)))
@@ -167,10 +173,26 @@ NO_ASAN static uintptr_t osr_hidden_return(uintptr_t fp, uintptr_t next, uintptr
     return 0;
 }
 
+static size_t walk(const code_map *map, const sw_regs *regs, int all_regs, uintptr_t delta, uintptr_t stack_hi,
+                   uintptr_t *out, size_t max, unsigned *flags);
+
 NO_ASAN size_t sw_walk(const code_map *map, const sw_regs *regs, uintptr_t stack_hi, uintptr_t *out, size_t max,
                        unsigned *flags)
 {
-    frame f = { regs->r[CFI_REG_RA], regs->r[CFI_REG_RSP], regs->r[CFI_REG_RBP], 1, 1 };
+    return walk(map, regs, 1, 0, stack_hi, out, max, flags);
+}
+
+size_t sw_walk_copy(const code_map *map, const sw_regs *regs, const uint64_t *copy, size_t bytes, uintptr_t *out,
+                    size_t max, unsigned *flags)
+{
+    return walk(map, regs, 0, (uintptr_t)copy - regs->r[CFI_REG_RSP], regs->r[CFI_REG_RSP] + bytes, out, max,
+                flags);
+}
+
+NO_ASAN static size_t walk(const code_map *map, const sw_regs *regs, int all_regs, uintptr_t delta,
+                           uintptr_t stack_hi, uintptr_t *out, size_t max, unsigned *flags)
+{
+    frame f = { regs->r[CFI_REG_RA], regs->r[CFI_REG_RSP], regs->r[CFI_REG_RBP], 1, all_regs, delta };
     uintptr_t lo = f.sp, hi = stack_hi;
     size_t n = 0;
     int prev_managed = 0;
@@ -232,7 +254,7 @@ NO_ASAN size_t sw_walk(const code_map *map, const sw_regs *regs, uintptr_t stack
             osr = 0;
             rc = fp_step(&f, hi);
             if (rc == 0 && managed && prev_managed_next(map, f.pc))
-                osr = osr_hidden_return(fp, f.fp, hi);
+                osr = osr_hidden_return(&f, fp, f.fp, hi);
             prev_managed = managed;
         }
         if (rc > 0) {

@@ -51,4 +51,12 @@ typedef struct sw_regs {
 size_t sw_walk(const code_map *map, const sw_regs *regs, uintptr_t stack_hi, uintptr_t *out, size_t max,
                unsigned *flags);
 
+/* The same walk over a copy of a stack's top, made elsewhere (the stack
+ * engine: the kernel copied it when the period ended): bytes of it from
+ * regs' RSP up, at copy; of the registers only RSP, RBP and the pc
+ * (CFI_REG_RA) are known.  The walk ends where it would read past the
+ * copy (SW_BROKEN).  Not for a signal handler: it sets a thread-local. */
+size_t sw_walk_copy(const code_map *map, const sw_regs *regs, const uint64_t *copy, size_t bytes, uintptr_t *out,
+                    size_t max, unsigned *flags);
+
 #endif

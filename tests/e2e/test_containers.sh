@@ -114,8 +114,8 @@ test_container_agent_loads_at_launch_on_debian11() {
         >bpf.out 2>bpf.err
     assert_eq 0 "$?" "exit code under clrprobe run with CAP_BPF in the container: $(tail -2 bpf.err)"
     "$CLRPROBE" report bpf.clrp >bpf.txt 2>&1
-    assert_contains bpf.txt "sampler: signal engine, per-CPU perf events held by the clrprobe command" \
-        "the per-CPU clock in the container: $(grep sampler: bpf.txt)"
+    assert_contains bpf.txt "sampler: stack engine, per-CPU perf events held by the clrprobe command" \
+        "the per-CPU clock's stacks in the container: $(grep sampler: bpf.txt)"
     local rate
     rate=$(sed -n 's/.*rate: \([0-9.]*\) samples per CPU-second achieved.*/\1/p' bpf.txt)
     awk -v r="$rate" 'BEGIN {exit !(r >= 900 && r <= 1100)}' || fail "in the container: $rate samples per CPU-second of 1000"
@@ -151,7 +151,7 @@ test_container_reached_from_the_host() {
     # the default clock: the per-CPU clock the host's command holds, the process named by its host pid
     "$CT_CLRPROBE" attach "$HOST_PID" -o pc.clrp --collect cpu,threads,wall --duration 2 >p.out 2>p.err
     assert_eq 0 "$?" "attach (per-CPU clock) exit code: $(tail -2 p.err)"
-    assert_eq percpu "$("$CLRPROBE" report pc.clrp --format jsonl 2>/dev/null | jq -r 'select(.kind=="sampler_start") | .clock')" \
+    assert_eq kstack "$("$CLRPROBE" report pc.clrp --format jsonl 2>/dev/null | jq -r 'select(.kind=="sampler_start") | .clock')" \
         "the clock after an attach from the host"
     check_shares pc.clrp "in a container, by the per-CPU clock"
     # a heap snapshot

@@ -581,7 +581,7 @@ test_sampler_under_a_seccomp_filter_uses_timers() {
     assert_eq 0 "$?" "the target's exit code"
     assert_contains "$(sampler_said t.clrp)" "signal timer false --sampler perf was asked, but perf events are refused: a seccomp filter" "after attach"
     if [[ $(id -u) -eq 0 ]]; then
-        assert_contains "$(sampler_said c.clrp)" "signal percpu false the default where the clrprobe command may hold it" \
+        assert_contains "$(sampler_said c.clrp)" "signal kstack false the default where the clrprobe command may hold it" \
             "after attach from outside the filter"
     fi
 }

@@ -43,7 +43,7 @@ static void *serve(void *arg)
     if (conn < 0)
         return NULL;
     fd = cp_file_create(s->trace, 0);
-    if (cp_ctl_send_trace(conn, fd, -1) == 0)
+    if (cp_ctl_send_trace(conn, fd, -1, -1) == 0)
         send(conn, CP_CTL_DETACH, CP_CTL_DETACH_LEN, MSG_NOSIGNAL);
     close(fd);
     for (;;) {

@@ -3,7 +3,11 @@
  * with the kernel's helpers played by the test: the sampler signals the
  * running thread only when it is the target's and the gate is open, and
  * counts what it sent; the guard closes the gate only for the target's main
- * thread; both by the first pid namespace's numbers and by a namespace's. */
+ * thread; both by the first pid namespace's numbers and by a namespace's;
+ * the stacker writes the target's running thread's stack into the ring
+ * with its registers and the stack's top when it was in user code, or
+ * counts it lost when the ring is full, and signals it when it was in the
+ * kernel. */
 #include "unit.h"
 
 #include <signal.h>
@@ -20,7 +24,21 @@ typedef struct world {
     cp_clock_page page;
     int sent, signal;
     int helpers_called;
+    /* the stacker's: the interrupted registers (struct pt_regs), the user
+     * stack the kernel's walk finds, the user memory at bp, the ring */
+    uint64_t regs[21];
+    uint64_t stack[8];
+    size_t nstack;
+    uint64_t user_at, user_words[CP_STACK_AT_SP];
+    uint64_t now;
+    cp_stack_record rec;
+    int ring_full, reserved, submitted;
 } world;
+
+#define REG_BP 4          /* pt_regs' words: bp, ip, cs, sp */
+#define REG_IP 16
+#define REG_CS 17
+#define REG_SP 19
 
 /* Runs prog (n instructions) against w; returns r0, or -1 on an instruction
  * the interpreter does not know (a test failure). */
@@ -32,6 +50,7 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
 
     memset(stack, 0, sizeof(stack));
     r[10] = (uint64_t)(uintptr_t)(stack + sizeof(stack));
+    r[1] = (uint64_t)(uintptr_t)w->regs;                /* the context */
     while (pc < n) {
         const struct bpf_insn *in = &prog[pc];
         uint8_t cls = BPF_CLASS(in->code);
@@ -41,6 +60,8 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
                 return -1;
             if (in->src_reg == BPF_PSEUDO_MAP_VALUE)
                 r[in->dst_reg] = (uint64_t)(uintptr_t)&w->page;
+            else if (in->src_reg == BPF_PSEUDO_MAP_FD)
+                r[in->dst_reg] = (uint64_t)(int64_t)in->imm;     /* (the ring: its descriptor) */
             else
                 r[in->dst_reg] = (uint32_t)in->imm | (uint64_t)(uint32_t)prog[pc + 1].imm << 32;
             pc += 2;
@@ -52,6 +73,7 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
             case BPF_MOV: r[in->dst_reg] = src; break;
             case BPF_ADD: r[in->dst_reg] += src; break;
             case BPF_RSH: r[in->dst_reg] >>= src; break;
+            case BPF_AND: r[in->dst_reg] &= src; break;
             default: return -1;
             }
             break;
@@ -69,9 +91,14 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
             *(uint32_t *)(uintptr_t)(r[in->dst_reg] + (int64_t)in->off) = (uint32_t)in->imm;
             break;
         case BPF_STX:
-            if (BPF_MODE(in->code) != BPF_XADD || BPF_SIZE(in->code) != BPF_DW)
+            if (BPF_SIZE(in->code) != BPF_DW)
                 return -1;
-            *(uint64_t *)(uintptr_t)(r[in->dst_reg] + (int64_t)in->off) += r[in->src_reg];
+            if (BPF_MODE(in->code) == BPF_XADD)
+                *(uint64_t *)(uintptr_t)(r[in->dst_reg] + (int64_t)in->off) += r[in->src_reg];
+            else if (BPF_MODE(in->code) == BPF_MEM)
+                *(uint64_t *)(uintptr_t)(r[in->dst_reg] + (int64_t)in->off) = r[in->src_reg];
+            else
+                return -1;
             break;
         case BPF_JMP:
             if (BPF_OP(in->code) == BPF_EXIT)
@@ -88,6 +115,33 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
                     w->sent++;
                     w->signal = (int)r[1];
                     r[0] = 0;
+                } else if (in->imm == BPF_FUNC_ringbuf_reserve) {
+                    if (r[1] != 9 || r[2] != sizeof(cp_stack_record) || r[3] != 0)
+                        return -1;
+                    r[0] = w->ring_full ? 0 : (uint64_t)(uintptr_t)&w->rec;
+                    w->reserved += !w->ring_full;
+                } else if (in->imm == BPF_FUNC_ringbuf_submit) {
+                    if (r[1] != (uint64_t)(uintptr_t)&w->rec)
+                        return -1;
+                    w->submitted++;
+                    r[0] = 0;
+                } else if (in->imm == BPF_FUNC_ktime_get_ns) {
+                    r[0] = w->now;
+                } else if (in->imm == BPF_FUNC_get_stack) {
+                    if (r[1] != (uint64_t)(uintptr_t)w->regs || r[4] != BPF_F_USER_STACK ||
+                        r[2] != (uint64_t)(uintptr_t)w->rec.frames || r[3] != sizeof(w->rec.frames))
+                        return -1;
+                    memcpy(w->rec.frames, w->stack, w->nstack * sizeof(uint64_t));
+                    r[0] = w->nstack * sizeof(uint64_t);
+                } else if (in->imm == BPF_FUNC_probe_read_user) {
+                    int ok = r[3] && r[3] == w->user_at && r[2] == sizeof(w->user_words);
+                    if (r[1] != (uint64_t)(uintptr_t)w->rec.at_sp)
+                        return -1;
+                    if (ok)
+                        memcpy(w->rec.at_sp, w->user_words, sizeof(w->user_words));
+                    else
+                        memset(w->rec.at_sp, 0, r[2] <= sizeof(w->rec.at_sp) ? r[2] : 0);
+                    r[0] = ok ? 0 : (uint64_t)-14;
                 } else {
                     return -1;
                 }
@@ -98,6 +152,7 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
             {
                 int taken;
                 switch (BPF_OP(in->code)) {
+                case BPF_JA: taken = 1; break;
                 case BPF_JEQ: taken = r[in->dst_reg] == src; break;
                 case BPF_JNE: taken = r[in->dst_reg] != src; break;
                 default: return -1;
@@ -116,7 +171,7 @@ static int64_t run(const struct bpf_insn *prog, size_t n, world *w)
 
 static clock_target target(int ns)
 {
-    clock_target t = { .tgid = 4242, .ns = ns, .ns_dev = 4, .ns_ino = 4026532000u, .map_fd = 7,
+    clock_target t = { .tgid = 4242, .ns = ns, .ns_dev = 4, .ns_ino = 4026532000u, .map_fd = 7, .ring_fd = 9,
                        .signal = SIGPROF };
     return t;
 }
@@ -190,4 +245,72 @@ TEST(clock_prog_guard_closes_the_gate_for_the_main_thread_only)
         CHECK_EQ(0, w.page.gate);
         CHECK_EQ(0, w.sent);
     }
+}
+
+TEST(clock_prog_stacker_writes_the_target_threads_stack_or_counts_it_lost)
+{
+    clock_target t = target(1);                  /* (the stacker always numbers by the target's namespace) */
+    struct bpf_insn prog[CLOCK_PROG_MAX];
+    size_t n = clock_prog_stacker(&t, prog);
+    world w;
+
+    CHECK(n > 0 && n <= CLOCK_PROG_MAX);
+    memset(&w, 0, sizeof(w));
+    w.ns_dev = t.ns_dev;
+    w.ns_ino = t.ns_ino;
+    w.pid_tgid = 99ull << 32 | 120;              /* (the first namespace's numbers: not the record's) */
+    w.ns_pid_tgid = 4242ull << 32 | 4250;
+    w.now = 123456789;
+    w.stack[0] = 0x401000;
+    w.stack[1] = 0x402010;
+    w.stack[2] = 0x403020;
+    w.nstack = 3;
+    w.regs[REG_CS] = 0x33;                       /* user code */
+    w.regs[REG_BP] = 0x7ffd0000;
+    w.regs[REG_SP] = 0x7ffcff00;
+    w.regs[REG_IP] = 0x401000;
+    w.user_at = 0x7ffcff00;
+    for (int i = 0; i < CP_STACK_AT_SP; i++)
+        w.user_words[i] = 1000 + (uint64_t)i;
+    /* the gate closed: nothing, not even a reservation */
+    CHECK_EQ(0, run(prog, n, &w));
+    CHECK_EQ(0, w.reserved);
+    /* open: one record, every field */
+    w.page.gate = 1;
+    CHECK_EQ(0, run(prog, n, &w));
+    CHECK_EQ(1, w.submitted);
+    CHECK_EQ(0, w.sent);
+    CHECK_EQ(4242ull << 32 | 4250, w.rec.ids);
+    CHECK_EQ(123456789, w.rec.t);
+    CHECK_EQ(24, w.rec.bytes);
+    CHECK_EQ(0x402010, w.rec.frames[1]);
+    CHECK_EQ(0x7ffd0000, w.rec.bp);
+    CHECK_EQ(0x7ffcff00, w.rec.sp);
+    CHECK_EQ(0x401000, w.rec.ip);
+    CHECK_EQ(1000, w.rec.at_sp[0]);
+    CHECK_EQ(1000 + CP_STACK_AT_SP - 1, w.rec.at_sp[CP_STACK_AT_SP - 1]);
+    CHECK_EQ(1, w.page.sent);
+    CHECK_EQ(0, w.page.lost);
+    /* in the kernel (a system call): no record, the signal instead */
+    w.regs[REG_CS] = 0x10;
+    CHECK_EQ(0, run(prog, n, &w));
+    CHECK_EQ(1, w.submitted);
+    CHECK_EQ(1, w.reserved);
+    CHECK_EQ(1, w.sent);
+    CHECK_EQ(SIGPROF, w.signal);
+    CHECK_EQ(2, w.page.sent);
+    /* the ring full: counted lost */
+    w.regs[REG_CS] = 0x33;
+    w.ring_full = 1;
+    CHECK_EQ(0, run(prog, n, &w));
+    CHECK_EQ(1, w.submitted);
+    CHECK_EQ(2, w.page.sent);
+    CHECK_EQ(1, w.page.lost);
+    /* another process's thread: nothing */
+    w.ring_full = 0;
+    w.ns_pid_tgid = 4243ull << 32 | 4250;
+    CHECK_EQ(0, run(prog, n, &w));
+    CHECK_EQ(1, w.submitted);
+    CHECK_EQ(1, w.sent);
+    CHECK_EQ(1, w.page.lost);
 }

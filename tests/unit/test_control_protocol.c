@@ -67,7 +67,7 @@ TEST(control_protocol_send_trace_carries_the_fd)
 
     CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     CHECK_EQ(pipe(pipefd), 0);
-    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1], -1), 0);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1], -1, -1), 0);
     memset(&msg, 0, sizeof(msg));
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
@@ -87,7 +87,7 @@ TEST(control_protocol_send_trace_carries_the_fd)
         close(got);
     }
     close(sv[1]);
-    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1], -1), -1);   /* the other end gone: an error, no SIGPIPE */
+    CHECK_EQ(cp_ctl_send_trace(sv[0], pipefd[1], -1, -1), -1);   /* the other end gone: an error, no SIGPIPE */
     close(sv[0]);
     close(pipefd[0]);
     close(pipefd[1]);
@@ -106,7 +106,7 @@ TEST(control_protocol_send_trace_carries_the_clock_after_the_trace)
     CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     CHECK_EQ(pipe(trace), 0);
     CHECK_EQ(pipe(clock), 0);
-    CHECK_EQ(cp_ctl_send_trace(sv[0], trace[1], clock[1]), 0);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], trace[1], clock[1], -1), 0);
     memset(&msg, 0, sizeof(msg));
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
@@ -134,4 +134,42 @@ TEST(control_protocol_send_trace_carries_the_clock_after_the_trace)
     close(trace[1]);
     close(clock[0]);
     close(clock[1]);
+}
+
+/* With the stack engine's ring too: three descriptors, in that order. */
+TEST(control_protocol_send_trace_carries_the_stack_ring_after_the_clock)
+{
+    int sv[2], p[3][2], got[3] = { -1, -1, -1 };
+    char line[16] = "", cbuf[CMSG_SPACE(3 * sizeof(int))], b;
+    struct iovec iov = { line, sizeof(line) };
+    struct msghdr msg;
+    struct cmsghdr *cm;
+
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(pipe(p[i]), 0);
+    CHECK_EQ(cp_ctl_send_trace(sv[0], p[0][1], p[1][1], p[2][1]), 0);
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    CHECK_EQ(recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC), CP_CTL_TRACE_LEN);
+    cm = CMSG_FIRSTHDR(&msg);
+    CHECK(cm != NULL && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(3 * sizeof(int)));
+    if (cm)
+        memcpy(got, CMSG_DATA(cm), sizeof(got));
+    for (int i = 0; i < 3; i++) {
+        CHECK(got[i] >= 0);
+        if (got[i] < 0)
+            continue;
+        CHECK_EQ(write(got[i], "tcs" + i, 1), 1);
+        CHECK_EQ(read(p[i][0], &b, 1), 1);
+        CHECK_EQ(b, "tcs"[i]);
+        close(got[i]);
+    }
+    close(sv[0]);
+    close(sv[1]);
+    for (int i = 0; i < 3; i++)
+        close(p[i][0]), close(p[i][1]);
 }

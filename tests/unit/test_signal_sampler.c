@@ -142,7 +142,10 @@ TEST(sig_config_sampler_and_wall)
     CHECK(CP_SAMPLER_BY_SIGNAL(cfg.sampler));
     CHECK(cp_config_format(&cfg, text, sizeof(text)) > 0 && strstr(text, "sampler=perf") != NULL);
     CHECK_EQ(-1, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=timer", &cfg, err, sizeof(err)));
-    CHECK(strstr(err, "not auto, percpu, perf, signal or suspend") != NULL);
+    CHECK(strstr(err, "not auto, kstack, percpu, perf, signal or suspend") != NULL);
+    CHECK_EQ(0, cp_config_parse("v=1;output=/tmp/x.clrp;sampler=kstack", &cfg, err, sizeof(err)));
+    CHECK_EQ(CP_SAMPLER_KSTACK, cfg.sampler);
+    CHECK(CP_SAMPLER_WANTS_KSTACK(cfg.sampler) && CP_SAMPLER_WANTS_PERCPU(cfg.sampler));
     CHECK_EQ(-1, cp_config_parse("v=1;sampler=signal;sampler=signal", &cfg, err, sizeof(err)));
     /* auto is the default, written as nothing; asked by name it reads back */
     cp_config_init(&cfg);
@@ -218,8 +221,9 @@ TEST(sig_clock_choice_and_reason)
     CHECK_STR("asked (--sampler signal)", c.why);
 }
 
-/* The command's per-CPU clock, given: taken by auto and percpu, never by
- * an engine asked by name; not given: the process's own clock, and the
+/* The command's per-CPU clock, given: taken by auto, kstack and percpu
+ * (its stacks by auto and kstack when its ring came with it), never by an
+ * engine asked by name; not given: the process's own clock, and the
  * command's reason after its own. */
 TEST(sig_clock_choice_percpu)
 {
@@ -229,9 +233,24 @@ TEST(sig_clock_choice_percpu)
     sig_percpu_offer refused = { .given = 0, .why_not = "loading BPF needs CAP_BPF and CAP_PERFMON (Operation not "
                                                           "permitted): run clrprobe as root" };
 
+    sig_percpu_offer stacks = { .given = 1, .stacks = 1, .why_not = "" };
+
+    /* the stacker's ring given: the stack engine, by default and asked */
+    sig_clock_choose(CP_SAMPLER_AUTO, &stacks, NULL, &c);
+    CHECK_EQ(SAMPLER_CLOCK_KSTACK, c.clock);
+    CHECK_STR("the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON)", c.why);
+    sig_clock_choose(CP_SAMPLER_KSTACK, &stacks, NULL, &c);
+    CHECK_EQ(SAMPLER_CLOCK_KSTACK, c.clock);
+    CHECK_STR("asked (--sampler kstack)", c.why);
+    /* the page without a ring (a kernel before BPF ring buffers): its signals */
+    sig_clock_choose(CP_SAMPLER_KSTACK, &given, NULL, &c);
+    CHECK_EQ(SAMPLER_CLOCK_PERCPU, c.clock);
+    CHECK_STR("--sampler kstack was asked, but this kernel takes no stacks into a BPF ring buffer (Linux 5.8): the "
+              "per-CPU clock's signals instead", c.why);
     sig_clock_choose(CP_SAMPLER_AUTO, &given, NULL, &c);
     CHECK_EQ(SAMPLER_CLOCK_PERCPU, c.clock);
-    CHECK_STR("the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON)", c.why);
+    CHECK_STR("the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON), on a kernel without BPF "
+              "ring buffers (Linux 5.8)", c.why);
     sig_clock_choose(CP_SAMPLER_PERCPU, &given, NULL, &c);
     CHECK_EQ(SAMPLER_CLOCK_PERCPU, c.clock);
     CHECK_STR("asked (--sampler percpu)", c.why);
@@ -246,6 +265,8 @@ TEST(sig_clock_choice_percpu)
     CHECK_STR("the default where perf events are allowed (perf_event_paranoid 2, and the process has CAP_PERFMON); "
               "no per-CPU clock: loading BPF needs CAP_BPF and CAP_PERFMON (Operation not permitted): run clrprobe "
               "as root", c.why);
+    sig_clock_choose(CP_SAMPLER_KSTACK, &refused, &r, &c);
+    CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
     sig_clock_choose(CP_SAMPLER_PERCPU, &refused, &r, &c);
     CHECK_EQ(SAMPLER_CLOCK_TIMER, c.clock);
     CHECK_STR("--sampler percpu was asked, but the clrprobe command holds no per-CPU clock (loading BPF needs CAP_BPF "

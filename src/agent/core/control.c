@@ -78,13 +78,13 @@ void control_send(profiler *p, const char *fmt, ...)
 
 int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
 {
-    char line[16], cbuf[CMSG_SPACE(2 * sizeof(int))];
+    char line[16], cbuf[CMSG_SPACE(3 * sizeof(int))];
     struct iovec iov = { line, CP_CTL_TRACE_LEN };   /* "trace\n" and not a byte more */
     struct msghdr msg;
     struct cmsghdr *cm;
     struct pollfd pfd = { p->control->fd, POLLIN, 0 };
     ssize_t n;
-    int fd = -1, clock = -1, r;
+    int fd = -1, clock = -1, stacks = -1, r;
 
     if (!p->control->connected) {
         snprintf(err, errlen, "no output and no control connection to receive the trace file on");
@@ -117,6 +117,8 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
                 fd = got;
             else if (clock < 0)
                 clock = got;
+            else if (stacks < 0)
+                stacks = got;
             else
                 close(got);
         }
@@ -127,11 +129,15 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
             close(fd);
         if (clock >= 0)
             close(clock);
+        if (stacks >= 0)
+            close(stacks);
         snprintf(err, errlen, "the clrprobe command did not send the trace file");
         return -1;
     }
     if (clock >= 0)
         control_give_clock(p, clock);
+    if (stacks >= 0)
+        control_give_stacks(p, stacks);
     return fd;
 }
 
@@ -141,6 +147,21 @@ void control_give_clock(profiler *p, int fd)
         close(p->control->clock_fd);
     p->control->clock_fd = fd;
     p->control->has_clock = fd >= 0;
+}
+
+void control_give_stacks(profiler *p, int fd)
+{
+    if (p->control->has_stacks)
+        close(p->control->stack_fd);
+    p->control->stack_fd = fd;
+    p->control->has_stacks = fd >= 0;
+}
+
+int control_take_stacks(profiler *p)
+{
+    int fd = p->control->has_stacks ? p->control->stack_fd : -1;
+    p->control->has_stacks = 0;
+    return fd;
 }
 
 int control_take_clock(profiler *p)
@@ -362,6 +383,7 @@ void control_go_quiet(profiler *p)
 static void control_release(profiler *p)
 {
     control_give_clock(p, -1);
+    control_give_stacks(p, -1);
 }
 
 /* Before a new session in a quiet instance: not connected, no thread. */

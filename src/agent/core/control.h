@@ -51,6 +51,8 @@ typedef struct control_state {
     int quiet_fd;                    /* the quiet socket (control_go_quiet) */
     int has_clock;                   /* clock_fd is the per-CPU clock's page the command handed over */
     int clock_fd;                    /* (common/cpu_clock_page.h), until the sampler takes it */
+    int has_stacks;                  /* stack_fd is the stack engine's ring, handed over with the page */
+    int stack_fd;
 } control_state;
 
 /* Connects to path (from InitializeForAttach, or Initialize in a child of
@@ -70,6 +72,9 @@ int control_receive_trace(profiler *p, int timeout_ms, char *err, size_t errlen)
  * there is none. */
 int control_take_clock(profiler *p);
 void control_give_clock(profiler *p, int fd);
+/* The same for the stack engine's ring (a third descriptor with the trace). */
+int control_take_stacks(profiler *p);
+void control_give_stacks(profiler *p, int fd);
 
 /* The agent stays for good, quiet: listens on the abstract socket
  * CP_QUIET_SOCKET_FMT (the mark by which `clrprobe attach` knows it is

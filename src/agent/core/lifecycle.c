@@ -47,6 +47,7 @@ HRESULT cb_Initialize(ICorProfilerCallback11 *This, IUnknown *unk)
     if (p->cfg.pid && p->cfg.pid != (long)getpid()) {
         session_take_run_trace(&p->cfg, 0);   /* (the program's trace, if inherited: not ours) */
         session_take_run_clock(&p->cfg, 0);   /* (and its clock) */
+        session_take_run_stacks(&p->cfg, 0);
         /* A process the profiled program started.  Followed (run=) it asks
          * the run for a trace file, and stays silent when the run is over;
          * else (--no-follow) it stays silent. */

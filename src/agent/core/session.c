@@ -347,25 +347,37 @@ int session_take_run_trace(const cp_config *cfg, int mine)
     return 1;
 }
 
-int session_take_run_clock(const cp_config *cfg, int mine)
+/* An inherited descriptor that should be a BPF map: taken (close-on-exec)
+ * when it is one and mine, closed when it is one and not mine. */
+static int take_run_map(int fd, int mine)
 {
     char path[64], link[64];
     ssize_t n;
 
-    if (cfg->clock_fd < 0)
+    if (fd < 0)
         return -1;
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", cfg->clock_fd);
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
     n = readlink(path, link, sizeof(link) - 1);
     if (n <= 0)
         return -1;
     link[n] = '\0';
     if (strcmp(link, "anon_inode:bpf-map") != 0)
         return -1;                /* its number now holds something else: not ours to touch */
-    if (!mine || fcntl(cfg->clock_fd, F_SETFD, FD_CLOEXEC) < 0) {
-        close(cfg->clock_fd);
+    if (!mine || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+        close(fd);
         return -1;
     }
-    return cfg->clock_fd;
+    return fd;
+}
+
+int session_take_run_clock(const cp_config *cfg, int mine)
+{
+    return take_run_map(cfg->clock_fd, mine);
+}
+
+int session_take_run_stacks(const cp_config *cfg, int mine)
+{
+    return take_run_map(cfg->stack_fd, mine);
 }
 
 /* Starts the writer on the trace file: the descriptor given (handed over
@@ -543,8 +555,10 @@ HRESULT session_open(profiler *p, session_mode mode, IUnknown *unk)
      * since then changes nothing. */
     if (!m->control && p->cfg.output_fd >= 0)
         trace_fd = p->cfg.output_fd;
-    if (!m->control && p->cfg.clock_fd >= 0)
+    if (!m->control && p->cfg.clock_fd >= 0) {
         control_give_clock(p, session_take_run_clock(&p->cfg, 1));
+        control_give_stacks(p, session_take_run_stacks(&p->cfg, 1));
+    }
     if (open_trace(p, trace_fd, &hdr, err, sizeof(err)) < 0)
         return session_fail(p, "%.*s", m->reason_max, err);
     if (start_services(p, AT_OPEN) < 0)

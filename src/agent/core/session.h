@@ -70,6 +70,8 @@ void session_reset(profiler *p);
  * in that process (mine) it is made close-on-exec and returned; in another
  * process that inherited it, it is closed.  -1 when it is not taken. */
 int session_take_run_clock(const cp_config *cfg, int mine);
+/* The same for the stack engine's ring (cfg.stack_fd). */
+int session_take_run_stacks(const cp_config *cfg, int mine);
 
 /* `clrprobe run` left the trace file open across exec for the process it
  * started (cfg.output_fd, and the file's identity).  In that process

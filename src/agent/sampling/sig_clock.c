@@ -129,16 +129,26 @@ void sig_clock_choose(int sampler, const sig_percpu_offer *o, const sig_perf_rig
 {
     c->clock = SAMPLER_CLOCK_TIMER;
     c->flags = 0;
-    if (o && o->given && (sampler == CP_SAMPLER_AUTO || sampler == CP_SAMPLER_PERCPU)) {
-        c->clock = SAMPLER_CLOCK_PERCPU;
-        snprintf(c->why, sizeof(c->why), "%s", sampler == CP_SAMPLER_PERCPU ? "asked (--sampler percpu)"
+    if (o && o->given && o->stacks) {
+        c->clock = SAMPLER_CLOCK_KSTACK;
+        snprintf(c->why, sizeof(c->why), "%s", sampler == CP_SAMPLER_KSTACK ? "asked (--sampler kstack)"
                  : "the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON)");
         return;
     }
-    if (sampler == CP_SAMPLER_PERCPU) {
+    if (o && o->given && (sampler == CP_SAMPLER_AUTO || sampler == CP_SAMPLER_PERCPU || sampler == CP_SAMPLER_KSTACK)) {
+        c->clock = SAMPLER_CLOCK_PERCPU;
+        snprintf(c->why, sizeof(c->why), "%s", sampler == CP_SAMPLER_PERCPU ? "asked (--sampler percpu)"
+                 : sampler == CP_SAMPLER_KSTACK ? "--sampler kstack was asked, but this kernel takes no stacks into "
+                                                  "a BPF ring buffer (Linux 5.8): the per-CPU clock's signals instead"
+                 : "the default where the clrprobe command may hold it (CAP_BPF and CAP_PERFMON), on a kernel "
+                   "without BPF ring buffers (Linux 5.8)");
+        return;
+    }
+    if (sampler == CP_SAMPLER_PERCPU || sampler == CP_SAMPLER_KSTACK) {
         /* (never a perf event per thread: their cost at every switch is what was to be avoided) */
-        snprintf(c->why, sizeof(c->why), "--sampler percpu was asked, but the clrprobe command holds no per-CPU "
-                 "clock (%s): CPU timers instead", o && o->why_not && o->why_not[0] ? o->why_not : "not offered");
+        snprintf(c->why, sizeof(c->why), "--sampler %s was asked, but the clrprobe command holds no per-CPU "
+                 "clock (%s): CPU timers instead", sampler == CP_SAMPLER_KSTACK ? "kstack" : "percpu",
+                 o && o->why_not && o->why_not[0] ? o->why_not : "not offered");
         return;
     }
     choose_own(sampler, r, c);

@@ -37,6 +37,7 @@ typedef struct sig_clock_choice {
  * (cfg.clock_why: "" when it was not asked to). */
 typedef struct sig_percpu_offer {
     int given;
+    int stacks;                /* its BPF program takes the stacks (the stack engine), with a ring mapped */
     const char *why_not;
 } sig_percpu_offer;
 

@@ -297,7 +297,7 @@ static void take_sample(sig_engine *e, sig_slot *s, unsigned kind, enum sig_sour
             atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
             return;                      /* (its CPU goes to the thread's next sample) */
         }
-        cpu = since;
+        cpu = e->kstack && e->page ? e->page->period_ns : since;
         s->cpu_at = now;
     } else if (!(en = sig_ring_reserve(&s->ring, SIG_MAX_FRAMES, &frames))) {
         atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);

@@ -111,6 +111,9 @@ typedef struct sig_engine {
      * page's gate is open (common/cpu_clock_page.h); the handler finds the
      * thread's slot by its id in tids (sig_engine_tid_put). */
     int percpu;
+    int kstack;                   /* the stack engine: the program takes user-code stacks itself and
+                                     signals a thread only in the kernel; every CPU sample, the
+                                     handler's too, holds one period (the page's) */
     volatile cp_clock_page *page;
     _Atomic uint64_t *tids;       /* open addressing: tid << 32 | (slot index + 1); 0 empty */
     uint32_t tids_mask;           /* its size - 1 (a power of two) */

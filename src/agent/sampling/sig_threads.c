@@ -366,6 +366,7 @@ static sig_slot *slot_for(sig_threads *t, uint32_t tid)
     return idmap_get(&t->by_tid, tid, &v) ? &t->eng->slots[v - 1] : NULL;
 }
 
+
 static void retire(sig_threads *t, sig_slot *s, uint64_t now)
 {
     perf_disable(t, s);
@@ -492,6 +493,25 @@ static void skip(sig_threads *t, uint32_t tid, uint64_t until)
     }
     t->skip_tid[at] = tid;
     t->skip_until[at] = until;
+}
+
+sig_slot *sig_threads_met(sig_threads *t, uint32_t tid, uint64_t now)
+{
+    sig_slot *s;
+    int skip_it;
+
+    pthread_mutex_lock(&t->lock);
+    s = slot_for(t, tid);
+    skip_it = !s && skipped(t, tid, now);
+    pthread_mutex_unlock(&t->lock);
+    if (s || skip_it)
+        return s;
+    if ((s = sig_threads_add(t, tid, 0, 0)) == NULL) {
+        pthread_mutex_lock(&t->lock);
+        skip(t, tid, now + SKIP_RECHECK_NS);     /* (the agent's own threads: every signal blocked) */
+        pthread_mutex_unlock(&t->lock);
+    }
+    return s;
 }
 
 void sig_threads_scan(sig_threads *t, uint64_t now)

@@ -99,6 +99,9 @@ unsigned sig_threads_count_blocking(void);
  * holds the CPU since the thread's previous one, some of it in the tick
  * before.  Without the ended threads' last CPU, 50 threads that each end
  * a part of a period after their last tick made the rate read 8% high. */
+/* tid's slot; a thread met for the first time is registered (one that
+ * cannot be, as a scan finds it, is left alone for a while): NULL then. */
+sig_slot *sig_threads_met(sig_threads *t, uint32_t tid, uint64_t now);
 uint64_t sig_slot_cpu_used(sig_slot *sl, uint64_t sampled, uint64_t now_cpu, uint64_t task_clock);
 
 /* The count of the slot's perf event (its thread's task clock while the

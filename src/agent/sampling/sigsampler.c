@@ -25,9 +25,11 @@
 #include "agent/sampling/sig_engine.h"
 #include "agent/sampling/sig_resolve.h"
 #include "agent/sampling/sig_threads.h"
+#include "agent/sampling/kstack.h"
 #include "unwind/stack_walk.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <stdio.h>
@@ -98,6 +100,20 @@ struct sigsampler {
     uint64_t cpu_signals_at;
     double delivered, due;
     uint32_t rate_ticks;             /* ticks the control has seen (the first is left out) */
+    /* the stack engine: the kernel's ring of stacks (cpu_clock_page.h),
+     * mapped from stack_fd: the consumer's position (ours), the producer's
+     * and the data, twice over (the kernel's, read-only) */
+    int stack_fd;
+    void *ring_cons_map, *ring_data_map;
+    size_t ring_data_len;
+    uint64_t *ring_cons;
+    const uint64_t *ring_prod;
+    const unsigned char *ring_data;
+    uint64_t ring_bytes;
+    uint64_t kstack_unowned;         /* stacks of threads not sampled (the agent's own, which block every
+                                        signal; threads gone before they could be registered) */
+    uint64_t lost_at;                /* the page's lost (the ring full) at the last tick */
+    uintptr_t kframes[CP_STACK_FRAMES + 2];
 };
 
 #define RATE_DECAY 0.9               /* per tick: the delivery fraction follows the last few seconds */
@@ -251,60 +267,137 @@ static void name_native_thread(profiler *p, sig_slot *sl)
  * oldest sample of this pass), so that they are in force for every sample
  * of the pass, whichever ring it came from. */
 
-static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
+/* One sample of sl's thread (en; its frames at frames) as a sample
+ * record, its frames named; *m the code map, renewed when the frames met
+ * code it does not know. */
+static void emit_sample(struct sigsampler *s, sig_slot *sl, const sig_entry *en, const uintptr_t *frames,
+                        uint64_t names_t, code_map **m)
 {
     profiler *p = s->p;
+    uint64_t managed = atomic_load(&sl->managed), thread;
+    size_t n = en->nframes;
+    emit e;
+
+    if (((en->flags >> 8) & SW_UNKNOWN_PC) || (en->flags & SIG_SAMPLE_NO_STACK && n && *m && !cm_find(*m, frames[0]))) {
+        /* code the map does not know: a library loaded since, a new
+         * JIT code heap; a newer map names it (and helps the next walks) */
+        if (!s->query || learn_code(s, frames, n) < 0) {
+            uint64_t now = cp_monotonic_ns();
+            s->unknown_pcs++;
+            if (now - s->map_at >= s->unknown_gap)
+                refresh_map(s, now);
+        }
+        *m = atomic_load(&s->eng.map);
+    }
+    if (!managed && !sl->named)
+        name_native_thread(p, sl);
+    thread = managed ? managed : TRACE_NATIVE_THREAD_BIT | sl->tid;
+    if (*m) {
+        if (p->gate_ok)
+            cu_gate_enter(&p->gate);
+        /* (a dynamic method collected since the sample: its code's place
+         * and ID may be another's now) */
+        int dynamic_gone = (uint32_t)atomic_load_explicit(&p->dynamic_unloads, memory_order_acquire) !=
+                           en->dynamic_unloads;
+        n = sig_resolve(&s->res, *m, frames, n, s->frames, s->il, dynamic_gone, names_t);
+        if (p->gate_ok)
+            cu_gate_leave(&p->gate);
+    } else {
+        n = 0;
+    }
+    if (emit_begin_at(p, &e, TK_SAMPLE, en->t)) {
+        rec_sample_put(&e.r, &(rec_sample){
+            .thread = thread, .os_tid = sl->tid,
+            .cpu_ns = (en->flags & SIG_SAMPLE_CPU) ? en->cpu_ns : 0,
+            .nframes = (uint16_t)n, .frames = s->frames, .flags = trace_flags(en->flags),
+            .nil = (uint16_t)n, .il = s->il });
+        emit_end(&e);
+    }
+}
+
+/* Drains one ring; the function names it writes are stamped names_t (the
+ * oldest sample of this pass), so that they are in force for every sample
+ * of the pass, whichever ring it came from. */
+static void drain_slot(struct sigsampler *s, sig_slot *sl, uint64_t names_t)
+{
     code_map *m = atomic_load(&s->eng.map);
     const sig_entry *en;
 
     while ((en = sig_ring_peek(&sl->ring)) != NULL) {
-        const uintptr_t *frames = (const uintptr_t *)(en + 1);
-        uint64_t managed = atomic_load(&sl->managed), thread;
-        size_t n = en->nframes;
-        emit e;
-
-        if (((en->flags >> 8) & SW_UNKNOWN_PC) || (en->flags & SIG_SAMPLE_NO_STACK && n && m && !cm_find(m, frames[0]))) {
-            /* code the map does not know: a library loaded since, a new
-             * JIT code heap; a newer map names it (and helps the next walks) */
-            if (!s->query || learn_code(s, frames, n) < 0) {
-                uint64_t now = cp_monotonic_ns();
-                s->unknown_pcs++;
-                if (now - s->map_at >= s->unknown_gap)
-                    refresh_map(s, now);
-            }
-            m = atomic_load(&s->eng.map);
-        }
-        if (!managed && !sl->named)
-            name_native_thread(p, sl);
-        thread = managed ? managed : TRACE_NATIVE_THREAD_BIT | sl->tid;
-        if (m) {
-            if (p->gate_ok)
-                cu_gate_enter(&p->gate);
-            /* (a dynamic method collected since the sample: its code's place
-             * and ID may be another's now) */
-            int dynamic_gone = (uint32_t)atomic_load_explicit(&p->dynamic_unloads, memory_order_acquire) !=
-                               en->dynamic_unloads;
-            n = sig_resolve(&s->res, m, frames, n, s->frames, s->il, dynamic_gone, names_t);
-            if (p->gate_ok)
-                cu_gate_leave(&p->gate);
-        } else {
-            n = 0;
-        }
-        if (emit_begin_at(p, &e, TK_SAMPLE, en->t)) {
-            rec_sample_put(&e.r, &(rec_sample){
-                .thread = thread, .os_tid = sl->tid,
-                .cpu_ns = (en->flags & SIG_SAMPLE_CPU) ? en->cpu_ns : 0,
-                .nframes = (uint16_t)n, .frames = s->frames, .flags = trace_flags(en->flags),
-                .nil = (uint16_t)n, .il = s->il });
-            emit_end(&e);
-        }
+        emit_sample(s, sl, en, (const uintptr_t *)(en + 1), names_t, &m);
         sig_ring_pop(&sl->ring, en);
+    }
+}
+
+/* ---- the stack engine's ring ---- */
+
+/* The next record in the kernel's ring, or NULL (empty, or the next one
+ * still being written); *len its length with the ring's flags. */
+static const cp_stack_record *kstack_peek(struct sigsampler *s, uint32_t *len)
+{
+    uint64_t cons = *s->ring_cons, prod = __atomic_load_n(s->ring_prod, __ATOMIC_ACQUIRE);
+    const unsigned char *h;
+
+    if (cons >= prod)
+        return NULL;
+    h = s->ring_data + (cons & (s->ring_bytes - 1));
+    *len = __atomic_load_n((const uint32_t *)h, __ATOMIC_ACQUIRE);
+    if (*len & BPF_RINGBUF_BUSY_BIT)
+        return NULL;
+    return (const cp_stack_record *)(h + BPF_RINGBUF_HDR_SZ);
+}
+
+static void kstack_pop(struct sigsampler *s, uint32_t len)
+{
+    uint64_t size = ((uint64_t)(len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT)) + BPF_RINGBUF_HDR_SZ + 7) & ~7ull;
+    __atomic_store_n(s->ring_cons, *s->ring_cons + size, __ATOMIC_RELEASE);
+}
+
+/* The stacks the kernel took since the last drain, as sample records of
+ * their threads (a thread met for the first time is registered); each
+ * holds one period of its thread's CPU. */
+static void drain_stacks(struct sigsampler *s, uint64_t names_t)
+{
+    profiler *p = s->p;
+    code_map *m = atomic_load(&s->eng.map);
+    uint64_t period = s->eng.page->period_ns ? s->eng.page->period_ns : s->period_ns, now = cp_monotonic_ns();
+    uint32_t dyn = (uint32_t)atomic_load_explicit(&p->dynamic_unloads, memory_order_acquire);
+    const cp_stack_record *r;
+    uint32_t len;
+
+    while ((r = kstack_peek(s, &len)) != NULL) {
+        uint32_t tid = (uint32_t)r->ids;
+        size_t n = r->bytes > 0 ? (size_t)r->bytes / sizeof(uint64_t) : 0;
+        unsigned walk;
+        sig_slot *sl;
+
+        if ((len & BPF_RINGBUF_DISCARD_BIT) || (len & ~BPF_RINGBUF_BUSY_BIT) != sizeof(cp_stack_record) ||
+            (uint32_t)(r->ids >> 32) != (uint32_t)s->eng.pid) {
+            kstack_pop(s, len);
+            continue;
+        }
+        if (n > CP_STACK_FRAMES)
+            n = CP_STACK_FRAMES;
+        n = kstack_frames(m, r, n, s->kframes, sizeof(s->kframes) / sizeof(s->kframes[0]), &walk);
+        sig_entry en = { .nframes = (uint16_t)n, .t = r->t, .cpu_ns = period, .dynamic_unloads = dyn,
+                         .flags = (uint16_t)(SIG_SAMPLE_CPU | (n ? 0 : SIG_SAMPLE_NO_STACK) | walk << 8) };
+        kstack_pop(s, len);
+        if (!(sl = sig_threads_met(&s->threads, tid, now))) {
+            s->kstack_unowned++;
+            continue;
+        }
+        atomic_fetch_add(&sl->signals, 1);
+        atomic_fetch_add(&sl->cpu_signals, 1);
+        atomic_fetch_add(&sl->sampled_ns, period);
+        emit_sample(s, sl, &en, s->kframes, names_t, &m);
     }
 }
 
 static void drain_all(struct sigsampler *s)
 {
     uint64_t oldest = UINT64_MAX;
+    const cp_stack_record *r;
+    uint32_t len;
 
     for (uint32_t i = 0; i < s->threads.used; i++) {
         sig_slot *sl = &s->eng.slots[i];
@@ -312,8 +405,12 @@ static void drain_all(struct sigsampler *s)
         if (atomic_load(&sl->state) != SLOT_FREE && (en = sig_ring_peek(&sl->ring)) != NULL && en->t < oldest)
             oldest = en->t;
     }
+    if (s->ring_data && (r = kstack_peek(s, &len)) != NULL && r->t < oldest)
+        oldest = r->t;
     if (oldest == UINT64_MAX)
         return;
+    if (s->ring_data)
+        drain_stacks(s, oldest);
     for (uint32_t i = 0; i < s->threads.used; i++) {
         sig_slot *sl = &s->eng.slots[i];
         if (atomic_load(&sl->state) != SLOT_FREE)
@@ -380,6 +477,7 @@ static void tick(struct sigsampler *s, uint64_t now)
 {
     profiler *p = s->p;
     uint64_t signals = 0, periods = 0, dropped = 0, handler = 0, thread_cpu = 0, cpu = cp_own_cpu_ns(), cpu_signals = 0;
+    uint64_t lost = s->ring_data && s->eng.page ? s->eng.page->lost : 0;
     uint32_t threads = 0;
     emit e;
 
@@ -402,12 +500,12 @@ static void tick(struct sigsampler *s, uint64_t now)
         rec_sampler_tick_put(&e.r, &(rec_sampler_tick){
             .suspend_ns = 0,
             .sampler_cpu_ns = (cpu - s->own_cpu_at) + (handler - s->handler_at),
-            .threads = threads, .failed = (uint32_t)(dropped - s->dropped_at),
+            .threads = threads, .failed = (uint32_t)(dropped - s->dropped_at + lost - s->lost_at),
             .period_ns = s->period_ns, .engine = SAMPLER_ENGINE_SIGNAL,
             .interval_ns = now - s->tick_at, .signals = signals - s->signals_at,
             .periods = s->period_ns ? (periods - s->periods_at + s->period_ns / 2) / s->period_ns : 0, .thread_cpu_ns = thread_cpu, .handler_ns = handler - s->handler_at,
             .wall_period_ns = s->wall ? s->wall_period_ns : 0,
-            .clock = s->eng.percpu ? SAMPLER_CLOCK_PERCPU
+            .clock = s->ring_data ? SAMPLER_CLOCK_KSTACK : s->eng.percpu ? SAMPLER_CLOCK_PERCPU
                      : s->threads.perf_threads ? SAMPLER_CLOCK_PERF : SAMPLER_CLOCK_TIMER });
         emit_end(&e);
     }
@@ -418,6 +516,7 @@ static void tick(struct sigsampler *s, uint64_t now)
     s->signals_at = signals;
     s->periods_at = periods;
     s->dropped_at = dropped;
+    s->lost_at = lost;
     s->handler_at = handler;
 }
 
@@ -602,6 +701,46 @@ static volatile cp_clock_page *map_page(int fd)
     return pg;
 }
 
+/* The stack engine's ring (common/cpu_clock_page.h) mapped from the
+ * descriptor the command gave, of the size the page says.  0, or -1. */
+static int map_ring(struct sigsampler *s)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t bytes = s->eng.page->ring_bytes;
+    void *cons, *data;
+
+    if (pg <= 0 || bytes < (uint64_t)pg || bytes > (1ull << 30) || (bytes & (bytes - 1)))
+        return -1;
+    cons = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, s->stack_fd, 0);
+    if (cons == MAP_FAILED)
+        return -1;
+    data = mmap(NULL, (size_t)pg + 2 * (size_t)bytes, PROT_READ, MAP_SHARED, s->stack_fd, pg);
+    if (data == MAP_FAILED) {
+        munmap(cons, (size_t)pg);
+        return -1;
+    }
+    s->ring_cons_map = cons;
+    s->ring_data_map = data;
+    s->ring_data_len = (size_t)pg + 2 * (size_t)bytes;
+    s->ring_cons = cons;
+    s->ring_prod = data;
+    s->ring_data = (const unsigned char *)data + pg;
+    s->ring_bytes = bytes;
+    return 0;
+}
+
+static void unmap_ring(struct sigsampler *s)
+{
+    if (s->ring_cons_map)
+        munmap(s->ring_cons_map, (size_t)sysconf(_SC_PAGESIZE));
+    if (s->ring_data_map)
+        munmap(s->ring_data_map, s->ring_data_len);
+    s->ring_cons_map = s->ring_data_map = NULL;
+    s->ring_cons = NULL;
+    s->ring_prod = NULL;
+    s->ring_data = NULL;
+}
+
 static void sigsampler_free(struct sigsampler *s)
 {
     if (s->installed) {
@@ -621,6 +760,9 @@ static void sigsampler_free(struct sigsampler *s)
     }
     if (s->page_fd >= 0)
         close(s->page_fd);
+    unmap_ring(s);
+    if (s->stack_fd >= 0)
+        close(s->stack_fd);
     free(s->eng.tids);
     cm_free(atomic_load(&s->eng.map));
     free_retired_maps(s, 1);
@@ -650,14 +792,24 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
         int fd = control_take_clock(p);
         if (fd >= 0)
             close(fd);
+        if ((fd = control_take_stacks(p)) >= 0)
+            close(fd);
         return -1;
     }
     s->p = p;
     s->page_fd = control_take_clock(p);
-    if (s->page_fd >= 0 && CP_SAMPLER_WANTS_PERCPU(p->cfg.sampler))
-        s->eng.page = map_page(s->page_fd);
+    s->stack_fd = control_take_stacks(p);
+    offer.why_not = p->cfg.clock_why;
+    if (s->page_fd >= 0 && CP_SAMPLER_WANTS_PERCPU(p->cfg.sampler) && !(s->eng.page = map_page(s->page_fd)))
+        offer.why_not = "its page could not be mapped";
+    /* (the stacker sends no signal: its page is of no use without its ring) */
+    if (s->eng.page && s->eng.page->ring_bytes && (s->stack_fd < 0 || map_ring(s) < 0)) {
+        munmap((void *)s->eng.page, sizeof(cp_clock_page));
+        s->eng.page = NULL;
+        offer.why_not = "its ring of stacks could not be mapped";
+    }
     offer.given = s->eng.page != NULL;
-    offer.why_not = s->page_fd >= 0 && !offer.given ? "its page could not be mapped" : p->cfg.clock_why;
+    offer.stacks = s->ring_data != NULL;
     if (!offer.given && p->cfg.sampler != CP_SAMPLER_SIGNAL)
         sig_perf_rights_probe(&rights);
     sig_clock_choose(p->cfg.sampler, &offer, !offer.given && p->cfg.sampler != CP_SAMPLER_SIGNAL ? &rights : NULL,
@@ -681,7 +833,8 @@ int sigsampler_start(profiler *p, sig_clock_choice *clock)
     s->eng.nslots = SLOTS;
     s->eng.perf = clock->clock == SAMPLER_CLOCK_PERF;
     s->eng.perf_user_only = (clock->flags & SAMPLER_FLAG_USER_ONLY) != 0;
-    s->eng.percpu = clock->clock == SAMPLER_CLOCK_PERCPU;
+    s->eng.percpu = clock->clock == SAMPLER_CLOCK_PERCPU || clock->clock == SAMPLER_CLOCK_KSTACK;
+    s->eng.kstack = clock->clock == SAMPLER_CLOCK_KSTACK;
     s->eng.unloads = p->gate_ok ? &p->gate.unloads : NULL;
     s->eng.dynamic_unloads = &p->dynamic_unloads;
     if (!(s->eng.slots = calloc(SLOTS, sizeof(*s->eng.slots))) ||
