@@ -44,9 +44,10 @@ int cli_agent_option(int c, const char *optarg, struct cp_config *cfg);
     "      --sampler ENGINE  how CPU samples are taken (default: auto): kstack, this command holds a\n" \
     "                        perf event on each CPU whose BPF program takes the stack of the\n" \
     "                        program's thread running there after each period (the kernel's\n" \
-    "                        frame-pointer walk: native and managed frames; every thread, none\n" \
-    "                        stopped or signalled, exact on short bursts, nothing for the kernel\n" \
-    "                        to do when threads switch; needs root: CAP_BPF and CAP_PERFMON, and\n" \
+    "                        frame-pointer walk, and the stack's top walked by the unwind tables:\n" \
+    "                        native and managed frames; every thread, none stopped, a signal only\n" \
+    "                        in a system call, exact on short bursts, nothing for the kernel to\n" \
+    "                        do when threads switch; needs root: CAP_BPF and CAP_PERFMON, and\n" \
     "                        Linux 5.8, else percpu; CPU timers where it cannot be had); percpu,\n" \
     "                        the same events signal the thread, whose handler walks its frames\n" \
     "                        where it is; perf, a perf event on each thread's task clock signals\n" \
