@@ -475,7 +475,7 @@ int sig_engine_install(sig_engine *e, char *why, size_t why_len)
     if (sigaction(SIG_SAMPLER_SIGNAL, &sa, NULL) != 0) {
         snprintf(why, why_len, "cannot install a SIGPROF handler: %s", strerror(errno));
         atomic_store(&g_engine, NULL);
-        sig_engine_uninstall(e, 0);
+        sig_engine_uninstall(e, 0, 0);
         return -1;
     }
     return 0;
@@ -493,7 +493,7 @@ int sig_engine_installed(void)
            cur.sa_sigaction == on_signal;
 }
 
-void sig_engine_uninstall(sig_engine *e, int unloading)
+void sig_engine_uninstall(sig_engine *e, int unloading, int exiting)
 {
     struct sigaction ign, cur;
 
@@ -511,7 +511,10 @@ void sig_engine_uninstall(sig_engine *e, int unloading)
             struct timespec ms = { 0, 1000000 };
             nanosleep(&ms, NULL);
         }
-        if (unloading || (e && e->percpu)) {
+        /* (at the process's exit, with nobody's handler to put back: left
+         * ignored, where a late signal is harmless) */
+        int stay_ignored = exiting && !unloading && !is_handler(&g_old_prof);
+        if (!stay_ignored && (unloading || (e && e->percpu))) {
             /* a thread preempted on the handler's first instruction, its
              * signal already delivered, is not counted yet: give it time;
              * and a per-CPU tick that read the gate open just before it
@@ -524,7 +527,8 @@ void sig_engine_uninstall(sig_engine *e, int unloading)
             struct timespec ms = { 0, 1000000 };    /* (a thread stopped in a debugger: not forever) */
             nanosleep(&ms, NULL);
         }
-        sigaction(SIG_SAMPLER_SIGNAL, &g_old_prof, NULL);
+        if (!stay_ignored)
+            sigaction(SIG_SAMPLER_SIGNAL, &g_old_prof, NULL);
     } else if (unloading) {
         /* Someone replaced our handler while we sampled; a handler that
          * keeps the one it replaced and calls it (as .NET's own

@@ -167,8 +167,11 @@ int sig_engine_quiet(void);
  * runs.  Every timer must have been deleted before.  unloading: the library
  * may be unloaded next (a detach): wait 20 ms more, for a thread that was
  * about to enter the handler (one that enters later finds no engine and
- * leaves at once, but its code must still be there). */
-void sig_engine_uninstall(sig_engine *e, int unloading);
+ * leaves at once, but its code must still be there).  exiting: the runtime
+ * is shutting down, and the process with it: SIGPROF stays ignored where
+ * it was not handled before (no per-CPU tick's late signal can then end
+ * the process, and its exit waits for no grace). */
+void sig_engine_uninstall(sig_engine *e, int unloading, int exiting);
 
 /* Unblocks SIGPROF on the calling thread (after the runtime's SIGSEGV
  * handler left it blocked): one system call.  It goes on doing so after

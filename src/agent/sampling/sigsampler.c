@@ -673,7 +673,8 @@ static void *collector_main(void *arg)
     drain_served(s, UINT64_MAX);             /* (nobody waits for a collector that stopped) */
     /* stop: no timer, no handler, then what is left in the rings */
     sig_threads_stop_all(&s->threads);
-    sig_engine_uninstall(&s->eng, p->attached);    /* (a launched agent is never unloaded) */
+    sig_engine_uninstall(&s->eng, p->attached,      /* (a launched agent is never unloaded) */
+                         atomic_load(&p->session.shutting_down));
     s->installed = 0;
     if (p->attached)
         wait_unblocked(s);
@@ -745,7 +746,7 @@ static void sigsampler_free(struct sigsampler *s)
 {
     if (s->installed) {
         sig_threads_stop_all(&s->threads);
-        sig_engine_uninstall(&s->eng, s->p->attached);
+        sig_engine_uninstall(&s->eng, s->p->attached, 0);
     }
     if (s->res_ok)
         sig_resolver_free(&s->res);
