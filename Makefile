@@ -150,7 +150,8 @@ $(STANDIN): tests/apm/standin_agent.c src/api/guids.c src/api/corprof.h src/api/
 	$(CC) $(PROJECT_CFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-z,defs -o $@ \
 	    tests/apm/standin_agent.c src/api/guids.c
 
-# A command run under a seccomp filter that refuses perf_event_open (tests/tools/deny_perf/).
+# A command run under a seccomp filter that refuses perf_event_open, or event
+# limits (tests/tools/deny_perf/).
 DENY_PERF := $(BUILD)/tests/deny_perf
 $(DENY_PERF): tests/tools/deny_perf/deny_perf.c
 	@mkdir -p $(dir $@)

@@ -549,6 +549,27 @@ test_sampler_perf_where_allowed() {
     assert_contains d.txt "achieved of 100.0 asked (perf events on each thread's task clock" "the text's rate"
 }
 
+# No event limits: PERF_EVENT_IOC_REFRESH (an event that disables itself
+# after an overflow) hangs Linux 6.16 and 6.17 when the event is a clock.
+# Under a filter that ends the process at the first such ioctl, the perf
+# clock samples at the rate asked and the program runs as without the agent.
+test_sampler_perf_uses_no_event_limits() {
+    local paranoid
+    paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)
+    [[ $(id -u) -eq 0 || $paranoid -le 1 ]] || skip "perf events are not fully allowed to this user"
+    [[ $(awk '/^Seccomp:/ {print $2}' /proc/self/status) == 0 ]] || skip "a seccomp filter is on here"
+    "$SAMPLE" shares 1 >plain.out 2>&1
+    local plain_rc=$?
+    "$DENY_PERF" --refresh KILL "$CLRPROBE" run -o l.clrp --sampler perf --collect cpu -- \
+        "$SAMPLE" shares 1 >l.out 2>l.err
+    assert_eq "$plain_rc" "$?" "exit code under the agent, event limits refused: $(cat l.err)"
+    assert_eq "$(cat plain.out)" "$(cat l.out)" "the program's output under the agent"
+    assert_eq "signal perf false asked (--sampler perf)" "$(sampler_said l.clrp)" "the trace"
+    local rate
+    rate=$("$CLRPROBE" report l.clrp 2>/dev/null | awk '/^  rate: / {print $2}')
+    assert_ge 90 "${rate%.*}" "samples per CPU-second of 100 asked"
+}
+
 # A seccomp filter that refuses perf_event_open (a container's default
 # profile does; tests/tools/deny_perf): under it the command holds no
 # per-CPU clock and the agent samples with CPU timers and says why, naming

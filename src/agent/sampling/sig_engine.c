@@ -254,8 +254,11 @@ static void rearm(const sig_engine *e, sig_slot *s, uint64_t late)
     syscall(SYS_timer_settime, (int)s->timer, 0, &its, NULL);
 }
 
-/* The perf clock: the next period drawn as the timer's is, and the event
- * enabled again for one more overflow.  The task clock counts only while
+/* The perf clock: the next period drawn as the timer's is.  The event
+ * stays enabled from one overflow to the next: no event limit
+ * (PERF_EVENT_IOC_REFRESH), whose self-disabling inside the clock's
+ * hrtimer interrupt hangs Linux 6.16 and 6.17 (docs/sampling.md); setting
+ * the period restarts the count from here.  The task clock counts only while
  * the event is scheduled in with the thread, a little less than the
  * thread's CPU clock (each wake-up's switch: a tenth of the CPU of a thread
  * that wakes every millisecond or two, in a VM): that shortfall of the last
@@ -265,7 +268,6 @@ static void perf_rearm(const sig_engine *e, sig_slot *s, uint64_t late)
 {
     uint64_t next = next_period(e, s, late);
     ioctl(s->perf_fd, PERF_EVENT_IOC_PERIOD, &next);
-    ioctl(s->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
 }
 
 /* What sent a CPU sample, and so how the next one is asked for. */

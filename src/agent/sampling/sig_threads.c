@@ -176,7 +176,7 @@ static int perf_open(sig_threads *t, sig_slot *s)
     s->perf_fd = fd;
     s->has_perf = 1;
     atomic_store(&t->eng->perf_cookie[fd], sig_slot_cookie(t->eng, s));
-    if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) < 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
         t->perf_errno = errno;
         atomic_store(&t->eng->perf_cookie[fd], 0);
         close(fd);
@@ -187,8 +187,9 @@ static int perf_open(sig_threads *t, sig_slot *s)
     return 0;
 }
 
-/* No more signals from the slot's event (its descriptor stays open until
- * the slot is free: a handler may still be about to enable it, sig_engine.c). */
+/* No more signals from the slot's event, for good: the handler only sets
+ * its period, which never enables it (its descriptor stays open until the
+ * slot is free: a handler may still be about to set it, sig_engine.c). */
 static void perf_disable(sig_threads *t, sig_slot *s)
 {
     if (!s->has_perf)
@@ -621,20 +622,6 @@ void sig_threads_stop_all(sig_threads *t)
         if (atomic_load(&s->state) == SLOT_ACTIVE)
             retire(t, s, 0);
     }
-    pthread_mutex_unlock(&t->lock);
-    if (!t->eng->perf)
-        return;
-    /* A handler that found its slot active just before may enable its
-     * event once more: once none runs (or after 100 ms), every event is
-     * disabled again, for good. */
-    for (int i = 0; i < 100 && !sig_engine_quiet(); i++) {
-        struct timespec ms = { 0, 1000000 };
-        nanosleep(&ms, NULL);
-    }
-    pthread_mutex_lock(&t->lock);
-    for (uint32_t i = 0; i < t->used; i++)
-        if (t->eng->slots[i].has_perf)
-            ioctl(t->eng->slots[i].perf_fd, PERF_EVENT_IOC_DISABLE, 0);
     pthread_mutex_unlock(&t->lock);
 }
 
