@@ -11,6 +11,7 @@
  *   hresult.c  HRESULT -> sentence
  *   procfs.c   what /proc says about a process (parsers pure, readers not)
  *   locate.c   which socket belongs to a pid
+ *   trust.c    whether a socket is the process's own (owner, listener)
  *   list.c     every live .NET process whose socket we can see
  *   transport.c connect, one request/one reply with a deadline
  *   commands.c ipc_attach_profiler_send/_reply, ipc_process_info
@@ -54,6 +55,12 @@ typedef enum ipc_status {
 
 /* A short name of a status ("no process", "timeout", ...), for logs/tests. */
 const char *ipc_status_name(int status);
+
+/* Where the sentences about skipped sockets go (one line each, no
+ * newline): a diagnostics socket named for a process but made by another
+ * user, or listened on by another process, is skipped and named once
+ * (trust.c).  NULL (the default): nowhere. */
+void ipc_set_warning(void (*fn)(const char *line));
 
 /* ------------------------------------------------------------------------
  * Wire constants.

@@ -96,4 +96,20 @@ int ipc_read_reply_until(int fd, int pid, const ipc_wait *w, uint8_t *reply, siz
 int ipc_request_until(int pid, const ipc_wait *w, const uint8_t *msg, size_t len,
                       uint8_t *reply, size_t cap, size_t *reply_len, char *err, size_t errlen);
 
+/* Whether a diagnostics socket is the target's own (trust.c).
+ * ipc_parse_status_uids: the effective and file-system uids of a
+ * /proc/PID/status text (0, or -1); ipc_process_uids reads them (IPC_OK or
+ * a status); ipc_socket_owner_ok: whether a socket of that owner can be
+ * the process's; ipc_fake_text: the sentence naming a socket skipped for
+ * its owner; ipc_warn_once: that sentence on the warning line, once per
+ * socket (dev, inode); ipc_check_peer_process: whether the listener at the
+ * other end of the connected fd is process pid (IPC_OK, or
+ * IPC_ERR_NO_SOCKET naming the listener: nothing must be sent then). */
+int ipc_parse_status_uids(const char *text, unsigned *euid, unsigned *fsuid);
+int ipc_process_uids(int pid, unsigned *euid, unsigned *fsuid);
+int ipc_socket_owner_ok(unsigned owner, unsigned euid, unsigned fsuid);
+void ipc_fake_text(const char *path, int pid, unsigned owner, unsigned uid, char *out, size_t cap);
+void ipc_warn_once(uint64_t dev, uint64_t ino, const char *line);
+int ipc_check_peer_process(int fd, int pid, const char *path, char *err, size_t errlen);
+
 #endif

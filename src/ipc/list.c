@@ -2,7 +2,8 @@
  * our $TMPDIR and in /tmp, and those in containers (other mount or network
  * namespaces) by their runtime's mapping and their socket in their own
  * TMPDIR: stale sockets (the process is gone, or the pid now belongs to a
- * later process) are skipped, one socket is kept per pid. */
+ * later process) and another user's (trust.c) are skipped, one socket is
+ * kept per pid. */
 #include "ipc/ipc_internal.h"
 
 #include <dirent.h>
@@ -61,6 +62,7 @@ static int scan_dir(const char *dir, found_list_t *l)
     struct dirent *de;
     struct stat st;
     uint64_t key, starttime;
+    unsigned euid, fsuid;
     int pid, cur;
     DIR *d = opendir(dir);
 
@@ -79,8 +81,14 @@ static int scan_dir(const char *dir, found_list_t *l)
         if (ipc_process_starttime(pid, &starttime) != IPC_OK)
             continue;
         cur = ipc_socket_currency(pid, key, (int64_t)st.st_mtime, starttime);
-        if (!cur)
+        if (!cur || ipc_process_uids(pid, &euid, &fsuid) != IPC_OK)
             continue;
+        if (!ipc_socket_owner_ok((unsigned)st.st_uid, euid, fsuid)) {
+            char line[IPC_PATH_MAX + 256];
+            ipc_fake_text(full, pid, (unsigned)st.st_uid, fsuid, line, sizeof(line));
+            ipc_warn_once((uint64_t)st.st_dev, (uint64_t)st.st_ino, line);
+            continue;                    /* another user's socket named for the process */
+        }
         memset(&ep, 0, sizeof(ep));
         ep.pid = pid;
         ep.key = key;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define SOCKET_PREFIX "dotnet-diagnostic-"
 #define SOCKET_SUFFIX "-socket"
@@ -58,8 +59,15 @@ int ipc_parse_socket_name(const char *name, int *pid, uint64_t *key)
 typedef struct socket_query {
     int pid, inner;
     uint64_t starttime;
+    unsigned euid, fsuid;        /* whose sockets can be the process's own (trust.c) */
     char dir[IPC_PATH_MAX + 64];
 } socket_query;
+
+/* What pick_socket skipped for its owner: the first such socket. */
+typedef struct socket_fake {
+    uint64_t dev, ino;
+    char text[IPC_PATH_MAX + 256];
+} socket_fake;
 
 static int query_of(int pid, socket_query *q, char *err, size_t errlen)
 {
@@ -73,14 +81,21 @@ static int query_of(int pid, socket_query *q, char *err, size_t errlen)
         return ipc_errorf(rc, err, errlen, IPC_MSG_NO_PROCESS, pid);
     if (rc != IPC_OK)
         return ipc_errorf(rc, err, errlen, "cannot read /proc/%d/stat", pid);
+    rc = ipc_process_uids(pid, &q->euid, &q->fsuid);
+    if (rc == IPC_ERR_NO_PROCESS)
+        return ipc_errorf(rc, err, errlen, IPC_MSG_NO_PROCESS, pid);
+    if (rc != IPC_OK)
+        return ipc_errorf(rc, err, errlen, "cannot read /proc/%d/status", pid);
     q->pid = pid;
     q->inner = ipc_inner_pid(pid);
     ipc_boot_time();    /* (read here: a child in another namespace may have no /proc) */
     return ipc_process_tmpdir(pid, q->dir, sizeof(q->dir), err, errlen);
 }
 
-/* The socket q asks for in q->dir, as the process's file system has it. */
-static int pick_socket(const socket_query *q, char *out, size_t cap, char *err, size_t errlen)
+/* The socket q asks for in q->dir, as the process's file system has it;
+ * one made by another user than the process's is skipped (the first such
+ * into *fake, its text empty when none). */
+static int pick_socket(const socket_query *q, char *out, size_t cap, socket_fake *fake, char *err, size_t errlen)
 {
     char full[PATH_MAX], best_name[256] = "";
     const char *dir = q->dir;
@@ -91,6 +106,7 @@ static int pick_socket(const socket_query *q, char *out, size_t cap, char *err, 
     struct stat st;
     DIR *d;
 
+    fake->text[0] = '\0';
     d = opendir(dir);
     if (!d) {
         if (errno == EACCES || errno == EPERM)
@@ -111,6 +127,15 @@ static int pick_socket(const socket_query *q, char *out, size_t cap, char *err, 
             stale++;
             continue;
         }
+        if (!ipc_socket_owner_ok((unsigned)st.st_uid, q->euid, q->fsuid)) {
+            if (!fake->text[0]) {
+                snprintf(full, sizeof(full), "%s/%s", strcmp(dir, "/") ? dir : "", de->d_name);
+                ipc_fake_text(full, pid, (unsigned)st.st_uid, q->fsuid, fake->text, sizeof(fake->text));
+                fake->dev = (uint64_t)st.st_dev;
+                fake->ino = (uint64_t)st.st_ino;
+            }
+            continue;
+        }
         if (cur > best || (cur == best && (int64_t)st.st_mtime > best_mtime)) {
             best = cur;
             best_mtime = (int64_t)st.st_mtime;
@@ -120,6 +145,8 @@ static int pick_socket(const socket_query *q, char *out, size_t cap, char *err, 
     closedir(d);
 
     if (!best) {
+        if (fake->text[0])
+            return ipc_errorf(IPC_ERR_NO_SOCKET, err, errlen, IPC_MSG_NO_SOCKET " (%s)", pid, fake->text);
         if (stale)
             return ipc_errorf(IPC_ERR_NO_SOCKET, err, errlen,
                               IPC_MSG_NO_SOCKET " (only stale sockets of an earlier process %d are in %s)",
@@ -144,8 +171,11 @@ typedef struct socket_job {
 static void socket_in_namespaces(void *arg, ipc_ns_result *res)
 {
     socket_job *j = arg;
+    socket_fake fake;
 
-    res->status = pick_socket(&j->q, res->text, sizeof(res->text), res->err, sizeof(res->err));
+    res->status = pick_socket(&j->q, res->text, sizeof(res->text), &fake, res->err, sizeof(res->err));
+    if (res->status == IPC_OK && fake.text[0])
+        snprintf(res->err, sizeof(res->err), "%s", fake.text);   /* (a fake skipped: named by the parent) */
     if (res->status != IPC_OK || !j->connect)
         return;
     res->fds[0] = ipc_connect_until(res->text, &j->w, res->err, sizeof(res->err));
@@ -155,18 +185,37 @@ static void socket_in_namespaces(void *arg, ipc_ns_result *res)
     }
 }
 
+/* A connected fd whose listener is not process pid is closed (nothing was
+ * sent on it): the status that says so. */
+static int checked(int fd, int pid, const char *path, char *err, size_t errlen)
+{
+    int rc;
+
+    if (fd < 0)
+        return fd;
+    if ((rc = ipc_check_peer_process(fd, pid, path, err, errlen)) != IPC_OK) {
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
 static int socket_of(int pid, int connect, const ipc_wait *w, char *out, size_t cap, char *err, size_t errlen)
 {
     socket_job j;
     ipc_ns_result res;
+    socket_fake fake;
     int rc = query_of(pid, &j.q, err, errlen);
 
     if (rc != IPC_OK)
         return rc;
     if (!ipc_ns_foreign(pid)) {
         char path[IPC_PATH_MAX];
-        rc = pick_socket(&j.q, connect ? path : out, connect ? sizeof(path) : cap, err, errlen);
-        return rc == IPC_OK && connect ? ipc_connect_until(path, w, err, errlen) : rc;
+        rc = pick_socket(&j.q, connect ? path : out, connect ? sizeof(path) : cap, &fake, err, errlen);
+        if (rc == IPC_OK && fake.text[0])
+            ipc_warn_once(fake.dev, fake.ino, fake.text);
+        return rc == IPC_OK && connect ? checked(ipc_connect_until(path, w, err, errlen), pid, path, err, errlen)
+                                       : rc;
     }
     j.connect = connect;
     if (w)
@@ -174,8 +223,10 @@ static int socket_of(int pid, int connect, const ipc_wait *w, char *out, size_t 
     rc = ipc_ns_run(pid, socket_in_namespaces, &j, &res, err, errlen);
     if (rc != IPC_OK)
         return rc;
+    if (res.err[0])
+        ipc_warn_once((uint64_t)pid << 32, 0, res.err);   /* (a fake in a container: once per process) */
     if (connect)
-        return res.fds[0];
+        return checked(res.fds[0], pid, res.text, err, errlen);
     if (strlen(res.text) + 1 > cap)
         return ipc_errorf(IPC_ERR_TOO_LONG, err, errlen, "the diagnostics socket path of process %d is too long",
                           pid);

@@ -319,6 +319,54 @@ PY
     at_exit "kill $SQUAT_PID 2>/dev/null"
 }
 
+# forge_diag_socket PID DIR LOG [USER]: a process (of nobody's with USER
+# "other", after other_user_setup; root's otherwise) binds the diagnostics
+# socket name of process PID in DIR ("dotnet-diagnostic-PID-KEY-socket",
+# the key its start time, public in /proc/PID/stat), accepts, never
+# answers, and appends what it receives to LOG.  Waits until it listens;
+# sets FORGED (the socket's path) and FORGER_PID (killed, and the socket
+# removed, when the test ends).
+forge_diag_socket() {
+    local pid=$1 dir=$2 log=$3 user=${4:-root} key
+    [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the forger"
+    key=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}')
+    FORGED="$dir/dotnet-diagnostic-$pid-$key-socket"
+    cat >"$WORK/forge.py" <<'PY'
+import os, socket, sys, threading
+path, log, ready = sys.argv[1], sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(path)
+s.listen(64)
+with open(ready + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(ready + ".tmp", ready)
+held = []
+def serve(c):
+    while True:
+        data = c.recv(4096)
+        if not data:
+            return
+        with open(log, "ab") as f:
+            f.write(data)
+while True:
+    c, _ = s.accept()
+    held.append(c)
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+    chmod 644 "$WORK/forge.py"
+    local ready="$dir/.forge-ready-$pid"
+    rm -f "$ready"
+    if [[ $user == other ]]; then
+        cp "$WORK/forge.py" "$OTHER_DIR/forge.py" && chmod 644 "$OTHER_DIR/forge.py"
+        as_other_user /usr/bin/python3 "$OTHER_DIR/forge.py" "$FORGED" "$log" "$ready" &
+    else
+        /usr/bin/python3 "$WORK/forge.py" "$FORGED" "$log" "$ready" &
+    fi
+    wait_for_text "$ready" 20 "" && FORGER_PID=$(cat "$ready")
+    [[ -n ${FORGER_PID:-} ]] || { fail "the forger did not start"; return 1; }
+    at_exit "kill $FORGER_PID 2>/dev/null; rm -f '$FORGED' '$ready'"
+}
+
 # In a sanitized run (make asan) a .NET program needs ASan's runtime
 # preloaded for the sanitized agent (tests/run.sh); $SAMPLE and `dotnet` are
 # wrappers that do it.  A test that starts the sample otherwise (with another

@@ -138,6 +138,46 @@ test_ps_other_users_not_shown() {
     assert_contains ps.err "no .NET processes found" "nothing found"
 }
 
+# Anyone may bind a diagnostics socket's name for any pid.  Root's `ps`
+# believes only a socket made by the process's user, and root's `attach`
+# sends nothing to one whose listener is not the process itself: a socket
+# nobody forged for a root process is skipped and named once (its owner),
+# one root forged for another root process is refused before a byte is
+# sent, and the real .NET process beside them is listed as before.
+test_ps_forged_sockets_are_not_believed() {
+    other_user_setup
+    ps_setup forged "$OTHER_DIR/tmp"
+    chmod 1777 "$PS_TMP"                 # (a /tmp of its own: anyone may bind in it)
+    ps_start live -- spin 30
+    local live=$PS_PID
+    sleep 60 &
+    local victim=$!
+    PS_PIDS+=("$victim")
+    install -m 666 /dev/null "$OTHER_OUT/sent.log"
+    forge_diag_socket "$victim" "$PS_TMP" "$OTHER_OUT/sent.log" other
+    "$CLRPROBE" ps >ps.out 2>ps.err
+    assert_eq 0 "$?" "exit code: $(cat ps.err)"
+    [[ -z $(ps_line ps.out "$victim") ]] || fail "root's sleep $victim is listed through nobody's socket"
+    assert_contains "$(ps_line ps.out "$live")" "spin 30" "the real .NET process"
+    assert_contains ps.err "skipped $FORGED: made by uid 65534 (nobody), not by process $victim's user uid 0 (root)" \
+        "the fake named"
+    assert_eq 1 "$(grep -c "skipped $FORGED" ps.err)" "lines naming it"
+    expect_error any "made by uid 65534 (nobody)" env TMPDIR="$PS_TMP" "$CLRPROBE" attach "$victim" -o a.clrp \
+        --duration 1
+    assert_eq 0 "$(stat -c %s "$OTHER_OUT/sent.log")" "bytes sent to nobody's socket"
+    kill "$FORGER_PID"
+    rm -f "$FORGED"
+
+    # root's own fake (the owner is right): its listener is not the process
+    install -m 600 /dev/null root-sent.log
+    forge_diag_socket "$victim" "$PS_TMP" "$PWD/root-sent.log"
+    expect_error any "is not process $victim's own: process $FORGER_PID of uid 0 (root) listens on it" \
+        env TMPDIR="$PS_TMP" "$CLRPROBE" attach "$victim" -o b.clrp --duration 1
+    "$CLRPROBE" ps >ps2.out 2>ps2.err
+    [[ -z $(ps_line ps2.out "$victim") ]] || fail "root's sleep $victim is listed through a socket it does not hold"
+    assert_eq 0 "$(stat -c %s root-sent.log)" "bytes sent to a socket the process does not hold"
+}
+
 test_ps_usage() {
     "$CLRPROBE" ps --help >help.out 2>help.err
     assert_eq 0 "$?" "--help exit code"

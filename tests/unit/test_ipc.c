@@ -5,6 +5,7 @@
  * the ProcessInfo fallback). */
 #include "unit.h"
 #include "ipc/ipc.h"
+#include "ipc/ipc_internal.h"
 #include "api/corprof.h"
 #include "common/identity.h"
 
@@ -462,6 +463,25 @@ TEST(ipc_proc_parsers)
     CHECK_EQ(ipc_parse_socket_name("dotnet-diagnostic-5-socket", &pid, &key), -1);
     CHECK_EQ(ipc_parse_socket_name("dotnet-diagnostic-5--socket", &pid, &key), -1);
     CHECK_EQ(ipc_parse_socket_name("clr-debug-pipe-5-5-in", &pid, &key), -1);
+}
+
+/* Whose sockets can be a process's own: its /proc status's uids. */
+TEST(ipc_status_uids_and_socket_owner)
+{
+    unsigned e = 9, f = 9;
+
+    CHECK_EQ(ipc_parse_status_uids("Name:\tSample\nUmask:\t0022\nState:\tS (sleeping)\n"
+                                   "Uid:\t1000\t1001\t1002\t1003\nGid:\t0\t0\t0\t0\n", &e, &f), 0);
+    CHECK_EQ(e, 1001);
+    CHECK_EQ(f, 1003);
+    CHECK_EQ(ipc_parse_status_uids("Uid:\t0\t0\t0\t0\n", &e, &f), 0);
+    CHECK_EQ(e, 0);
+    CHECK_EQ(ipc_parse_status_uids("Name:\tx\nUid:\t5\t6\n", &e, &f), -1);
+    CHECK_EQ(ipc_parse_status_uids("Name:\tUid:\t1 2 3 4\n", &e, &f), -1);   /* (not at a line's start) */
+    CHECK_EQ(ipc_parse_status_uids("", &e, &f), -1);
+    CHECK(ipc_socket_owner_ok(1003, 1001, 1003));
+    CHECK(ipc_socket_owner_ok(1001, 1001, 1003));
+    CHECK(!ipc_socket_owner_ok(65534, 0, 0));
 }
 
 TEST(ipc_socket_path_errors)
