@@ -246,6 +246,37 @@ int pdb_is_windows_pdb(const uint8_t *data, size_t len)
     return data && len >= sizeof(msf) - 1 && memcmp(data, msf, sizeof(msf) - 1) == 0;
 }
 
+int pdb_streams_end(const uint8_t *d, size_t len, uint64_t *end)
+{
+    uint64_t off, vlen, last;
+    uint32_t nstreams;
+
+    if (len < 20 || rd32(d) != 0x424a5342)
+        return -1;
+    vlen = rd32(d + 12);
+    off = 16 + vlen;
+    if (vlen > 256 || off + 4 > len)
+        return -1;
+    nstreams = rd16(d + off + 2);
+    off += 4;
+    last = off;
+    for (uint32_t i = 0; i < nstreams; i++) {
+        size_t nlen;
+
+        if (off + 8 > len)
+            return -1;
+        for (nlen = 0; nlen < 32 && off + 8 + nlen < len && d[off + 8 + nlen]; nlen++)
+            ;
+        if (nlen == 32 || off + 8 + nlen >= len)
+            return -1;
+        if ((uint64_t)rd32(d + off) + rd32(d + off + 4) > last)
+            last = (uint64_t)rd32(d + off) + rd32(d + off + 4);
+        off += 8 + ((nlen + 4) & ~(size_t)3);
+    }
+    *end = last > off ? last : off;
+    return 0;
+}
+
 static int read_streams(pdb_file *p, int *have_tables, char *err, size_t errlen)
 {
     const uint8_t *d = p->data;

@@ -25,6 +25,12 @@ typedef struct pdb_point {
 /* 1 if data starts like a Windows (MSF 7.00) PDB. */
 int pdb_is_windows_pdb(const uint8_t *data, size_t len);
 
+/* Where the last stream of a portable PDB ends, from its first len bytes
+ * (its metadata root and stream headers must be among them): 0 with *end,
+ * or -1 when they are not a portable PDB's.  The bytes past it are none of
+ * the PDB's: a reader need not read them. */
+int pdb_streams_end(const uint8_t *data, size_t len, uint64_t *end);
+
 /* Opens the portable PDB data[0..len): NULL with a short reason in err
  * that follows "FILE is": ("not a portable PDB (a Windows PDB?)", "a damaged portable PDB (...)",
  * "not opened (no memory)") when it cannot. */

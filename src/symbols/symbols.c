@@ -6,10 +6,14 @@
  * the CodeView entry records (GUID + stamp); one that does not, a Windows
  * PDB or a damaged one is refused with a reason and the search goes on.
  * Files are opened without blocking (O_NONBLOCK: a FIFO is refused, not
- * waited on), only regular files of at most SYM_FILE_MAX bytes are read,
- * whole, into memory; nothing is written. */
+ * waited on), only regular files of at most SYM_FILE_MAX bytes are read
+ * into memory: an assembly whole, a PDB up to the end of its last stream
+ * (what follows is none of the PDB's: padding costs nothing); and all a
+ * cache reads shares one budget (SYM_BUDGET: what would pass it is named
+ * and skipped).  Nothing is written. */
 #include "symbols/symbols.h"
 #include "symbols/pdb.h"
+#include "symbols/le_bytes.h"
 #include "symbols/pe_debug.h"
 
 #include <errno.h>
@@ -23,11 +27,14 @@
 #include <unistd.h>
 
 #define SYM_FILE_MAX (1ull << 30)   /* larger assemblies or PDBs are not read */
+#define SYM_BUDGET (256ull << 20)   /* the bytes of assemblies and PDBs a cache holds at once, in all */
+#define PDB_HEAD 4096               /* a PDB's first bytes: its metadata root and stream headers */
 #define CACHE_BUCKETS 256
 #define REASON_MAX 1024
 
 struct sym_module {
     uint8_t *bytes;             /* the PDB's bytes (the file, or the inflated embedded PDB) */
+    size_t len;
     pdb_file *pdb;
     char *source;               /* "embedded" or the PDB file's path */
 };
@@ -42,6 +49,7 @@ typedef struct cache_entry {
 struct sym_cache {
     char *dir;
     cache_entry *buckets[CACHE_BUCKETS];
+    uint64_t used;              /* bytes of the PDBs kept (SYM_BUDGET) */
 };
 
 /* ---- small helpers ---- */
@@ -76,12 +84,48 @@ static size_t stem_len(const char *path)
     return n;
 }
 
-/* Reads a whole regular file: 0 with *out (malloc'd) and *len, else -1 with
- * errno set (EINVAL: not a regular file, EFBIG: too large). */
-static int read_whole(const char *path, uint8_t **out, size_t *len)
+/* Reads up to want bytes from fd's start: what is there (a file that
+ * shrinks meanwhile: less).  0 or -1 (errno). */
+static int read_prefix(int fd, uint8_t *buf, size_t want, size_t *got)
+{
+    *got = 0;
+    while (*got < want) {
+        ssize_t r = pread(fd, buf + *got, want - *got, (off_t)*got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        *got += (size_t)r;
+    }
+    return 0;
+}
+
+/* How much of the file of size bytes open at fd a PDB reader needs: up to
+ * the end of its last stream (0 when unreadable: then its head only). */
+static uint64_t pdb_extent(int fd, uint64_t size)
+{
+    uint8_t head[PDB_HEAD];
+    size_t got;
+    uint64_t end;
+
+    if (read_prefix(fd, head, size < PDB_HEAD ? (size_t)size : PDB_HEAD, &got) != 0)
+        return 0;
+    if (pdb_streams_end(head, got, &end) != 0)
+        return got;
+    return end < size ? end : size;
+}
+
+/* Reads a regular file, whole or (pdb) as far as a PDB reader needs, at
+ * most budget bytes: 0 with *out (malloc'd) and *len, else -1 with errno
+ * set (EINVAL: not a regular file, EFBIG: larger than SYM_FILE_MAX,
+ * EDQUOT: more than budget; then *len is what it would take). */
+static int read_whole(const char *path, int pdb, uint64_t budget, uint8_t **out, size_t *len)
 {
     struct stat st;
     uint8_t *buf;
+    uint64_t want;
     size_t got = 0;
     int fd, e;
 
@@ -100,25 +144,23 @@ static int read_whole(const char *path, uint8_t **out, size_t *len)
         errno = EFBIG;
         goto fail;
     }
-    buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+    want = pdb ? pdb_extent(fd, (uint64_t)st.st_size) : (uint64_t)st.st_size;
+    if (want > budget) {
+        *len = (size_t)want;
+        errno = EDQUOT;
+        goto fail;
+    }
+    buf = malloc(want ? (size_t)want : 1);
     if (!buf) {
         errno = ENOMEM;
         goto fail;
     }
-    while (got < (size_t)st.st_size) {      /* a file that shrinks meanwhile: what is there */
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            e = errno;
-            free(buf);
-            close(fd);
-            errno = e;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
+    if (read_prefix(fd, buf, (size_t)want, &got) != 0) {
+        e = errno;
+        free(buf);
+        close(fd);
+        errno = e;
+        return -1;
     }
     close(fd);
     *out = buf;
@@ -133,7 +175,14 @@ fail:
 
 static const char *read_error(int e)
 {
-    return e == EINVAL ? "not a regular file" : e == EFBIG ? "larger than 1 GiB" : strerror(e);
+    return e == EINVAL ? "not a regular file" : e == EFBIG ? "larger than 1 GiB"
+         : e == EDQUOT ? "skipped: past the 256 MiB that one report reads of assemblies and PDBs in all"
+         : strerror(e);
+}
+
+static uint64_t left(const sym_cache *c, uint64_t held)
+{
+    return c->used + held < SYM_BUDGET ? SYM_BUDGET - c->used - held : 0;
 }
 
 static sym_module *module_new(uint8_t *bytes, size_t len, const char *source, char *err, size_t errlen)
@@ -151,6 +200,7 @@ static sym_module *module_new(uint8_t *bytes, size_t len, const char *source, ch
         return NULL;
     }
     m->bytes = bytes;
+    m->len = len;
     return m;
 }
 
@@ -180,14 +230,15 @@ static void keep_reason(char *reason, const char *fmt, ...)
 
 /* The PDB file at path for the assembly: a module, or NULL (a reason kept
  * unless the file does not exist). */
-static sym_module *try_file(const char *path, const char *asm_name, const pe_debug_info *dbg, char *reason)
+static sym_module *try_file(const char *path, const char *asm_name, const pe_debug_info *dbg, uint64_t budget,
+                            char *reason)
 {
     uint8_t *bytes;
     size_t len;
     char err[256];
     sym_module *m;
 
-    if (read_whole(path, &bytes, &len) != 0) {
+    if (read_whole(path, 1, budget, &bytes, &len) != 0) {
         if (errno != ENOENT && errno != ENOTDIR)
             keep_reason(reason, "cannot read %s: %s", path, read_error(errno));
         return NULL;
@@ -213,8 +264,9 @@ static sym_module *try_file(const char *path, const char *asm_name, const pe_deb
 }
 
 /* The symbols of the assembly at path: a module, or NULL with *why (malloc'd). */
-static sym_module *find_symbols(const char *dir, const char *path, char **why)
+static sym_module *find_symbols(const sym_cache *c, const char *path, char **why)
 {
+    const char *dir = c->dir;
     char reason[REASON_MAX] = "", err[256];
     const char *asm_name = base_name(path);
     size_t asm_len, dir_len = (size_t)(asm_name - path);
@@ -225,7 +277,7 @@ static sym_module *find_symbols(const char *dir, const char *path, char **why)
     uint8_t *file;
 
     *why = NULL;
-    if (read_whole(path, &file, &asm_len) != 0) {
+    if (read_whole(path, 0, left(c, 0), &file, &asm_len) != 0) {
         *why = str_printf("cannot read %s: %s", path, read_error(errno));
         return NULL;
     }
@@ -242,7 +294,10 @@ static sym_module *find_symbols(const char *dir, const char *path, char **why)
     if (dbg->has_embedded) {
         uint8_t *pdb;
         size_t pdb_len;
-        if (pe_debug_inflate_embedded(file, asm_len, dbg, &pdb, &pdb_len, err, sizeof(err)) != 0)
+        if (dbg->embedded_len >= 8 && dbg->embedded_off + 8 <= asm_len &&
+            (uint64_t)rd32(file + dbg->embedded_off + 4) > left(c, asm_len))
+            keep_reason(reason, "the PDB embedded in %s: %s", asm_name, read_error(EDQUOT));
+        else if (pe_debug_inflate_embedded(file, asm_len, dbg, &pdb, &pdb_len, err, sizeof(err)) != 0)
             keep_reason(reason, "the PDB embedded in %s: %s", asm_name, err);
         else if (!(m = module_new(pdb, pdb_len, "embedded", err, sizeof(err)))) {
             free(pdb);
@@ -274,7 +329,7 @@ static sym_module *find_symbols(const char *dir, const char *path, char **why)
         for (int j = 0; j < i; j++)
             seen |= cands[j] && strcmp(cands[i], cands[j]) == 0;
         if (!seen)
-            m = try_file(cands[i], asm_name, dbg, reason);
+            m = try_file(cands[i], asm_name, dbg, left(c, asm_len), reason);
     }
     if (!m) {
         if (reason[0])
@@ -362,7 +417,9 @@ sym_module *sym_cache_module(sym_cache *c, const char *assembly_path, const char
                 *why = no_memory;
             return NULL;
         }
-        e->module = find_symbols(c->dir, assembly_path, &e->why);
+        e->module = find_symbols(c, assembly_path, &e->why);
+        if (e->module)
+            c->used += e->module->len;
         if (!e->module && !e->why) {        /* out of memory: not cached, tried again next time */
             free(e->path);
             free(e);

@@ -213,6 +213,55 @@ EOF
     done
 }
 
+# PDBs made huge (1 GiB each, sparse: a few KB on disk) cost the report
+# only what their streams hold: past the last stream nothing is read, so
+# the program's padded PDB still gives its lines, and two padded ones in
+# --symbols (another build's, refused) cost nothing either; all the
+# report reads shares one 256 MiB budget, so a PDB whose stream claims
+# 300 MiB is skipped, and the note names why.  Peak memory stays far under
+# the 3 GiB the files' sizes add up to.
+test_lines_padded_pdbs_in_bounded_memory() {
+    [[ -x /usr/bin/time ]] || { fail "/usr/bin/time is missing (Debian package time, installed by make setup)"; return; }
+    copy_app
+    "$CLRPROBE" run -o l.clrp -- env ${SANITIZER_PRELOAD:+LD_PRELOAD=$SANITIZER_PRELOAD ASAN_OPTIONS=detect_leaks=0} \
+        ./app/Sample lines 1 >/dev/null 2>err
+    assert_eq 0 "$?" "exit code"
+    mkdir syms
+    cp app/Sample.pdb syms/System.Private.CoreLib.pdb
+    cp app/Sample.pdb syms/System.Console.pdb
+    cp app/Sample.pdb real.pdb
+    truncate -s 1G app/Sample.pdb syms/System.Private.CoreLib.pdb syms/System.Console.pdb
+    local kb
+    /usr/bin/time -o rss.txt -f '%M' "$CLRPROBE" report l.clrp --lines --symbols syms --format collapsed >c.txt 2>c.err
+    assert_eq 0 "$?" "report --lines: $(cat c.err)"
+    kb=$(tail -1 rss.txt)
+    echo "peak RSS with three 1 GiB PDBs: $kb KB"
+    [[ $kb =~ ^[0-9]+$ && $kb -lt 524288 ]] || fail "report --lines with three 1 GiB PDBs took '$kb' KB (512 MB at most)"
+    assert_ge 1 "$(grep -c 'LinesTargets.Loops (LinesScenario.cs:' c.txt)" "the padded PDB's lines"
+    # a PDB whose #Blob stream claims 300 MiB, in a 1 GiB file
+    python3 - real.pdb app/Sample.pdb <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 16 + struct.unpack_from('<I', b, 12)[0]
+n = struct.unpack_from('<H', b, off + 2)[0]
+off += 4
+for i in range(n):
+    name = bytes(b[off + 8:b.index(0, off + 8)]).decode()
+    if name == '#Blob':
+        struct.pack_into('<I', b, off + 4, 300 << 20)
+    off += 8 + ((len(name) + 4) & ~3)
+open(sys.argv[2], 'wb').write(b)
+EOF
+    truncate -s 1G app/Sample.pdb
+    /usr/bin/time -o rss.txt -f '%M' "$CLRPROBE" report l.clrp --lines >t.txt 2>t.err
+    assert_eq 0 "$?" "report --lines, the PDB over the budget: $(cat t.err)"
+    kb=$(tail -1 rss.txt)
+    [[ $kb =~ ^[0-9]+$ && $kb -lt 524288 ]] || fail "report --lines with a PDB over the budget took '$kb' KB"
+    assert_contains t.txt "Sample.pdb: skipped: past the 256 MiB that one report reads of assemblies and PDBs in all" \
+        "the note names the PDB over the budget"
+    assert_ge 1 "$(grep -c 'LateLines.cs' t.txt)" "Late's lines still (its PDB is embedded)"
+}
+
 # Allocation stacks have lines too: `Sample alloc`'s byte arrays are all
 # allocated on one line of AllocTargets.AllocateLarge's loop.  Optimised
 # code maps only as finely as the JIT records: its tier-1 code has the
