@@ -286,6 +286,15 @@ int cli_listen_private(const char *kind, const char *name, int backlog, int *dir
 
 int cli_private_give(int dirfd, const char *name, uid_t uid)
 {
+    struct stat st;
+
+    /* Made as that user already (inside a container's namespaces, as its
+     * process's user: ipc/nsjoin.c): the socket is the user's, and the
+     * directory too, so nothing in it is ours to chown. */
+    if (fstat(dirfd, &st) < 0)
+        return -1;
+    if (st.st_uid == uid)
+        return 0;
     /* The directory stays ours (0711: the user may pass through it, not
      * list or change it), so name is still our socket here; and even a
      * link put in its place would not be followed. */

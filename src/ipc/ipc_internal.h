@@ -106,6 +106,7 @@ int ipc_request_until(int pid, const ipc_wait *w, const uint8_t *msg, size_t len
  * other end of the connected fd is process pid (IPC_OK, or
  * IPC_ERR_NO_SOCKET naming the listener: nothing must be sent then). */
 int ipc_parse_status_uids(const char *text, unsigned *euid, unsigned *fsuid);
+int ipc_parse_status_ids(const char *text, const char *key, unsigned *eff, unsigned *fs);   /* "Uid:", "Gid:" */
 int ipc_process_uids(int pid, unsigned *euid, unsigned *fsuid);
 int ipc_socket_owner_ok(unsigned owner, unsigned euid, unsigned fsuid);
 void ipc_fake_text(const char *path, int pid, unsigned owner, unsigned uid, char *out, size_t cap);

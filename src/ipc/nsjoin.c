@@ -10,10 +10,15 @@
  * container.  The child hands back what it made: descriptors (a connected or
  * listening socket, a directory) and a line of text, over a socket pair;
  * a descriptor works the same from here, whichever namespace made it.
+ * Once inside, the child takes the target's user and group (its effective
+ * ones, as our user namespace sees them) and drops every other: what it
+ * makes there is the target's user's, and only where that user may make
+ * it; a /tmp that user mounted over a directory of root's gets nothing.
  * docs/containers.md, "From the host". */
 #include "ipc/ipc_internal.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -47,12 +52,42 @@ int ipc_ns_foreign(int pid)
     return pid > 0 && (differs(pid, "mnt") || differs(pid, "net"));
 }
 
+/* The target's effective uid and gid, from our /proc: 0, or -1. */
+static int target_ids(int pid, unsigned *uid, unsigned *gid)
+{
+    char path[64], *text;
+    size_t len;
+    unsigned fs;
+    int rc;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (ipc_read_file(path, &text, &len) < 0)
+        return -1;
+    rc = ipc_parse_status_ids(text, "Uid:", uid, &fs) == 0 && ipc_parse_status_ids(text, "Gid:", gid, &fs) == 0
+       ? 0 : -1;
+    free(text);
+    return rc;
+}
+
+/* Becomes user uid, group gid, no supplementary groups (and so loses every
+ * capability, and the kernel makes us undumpable: the target's user cannot
+ * trace what we hold).  0, or -1 (errno). */
+static int become(unsigned uid, unsigned gid)
+{
+    if (uid == (unsigned)geteuid() && gid == (unsigned)getegid())
+        return 0;
+    if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+        return -1;
+    return 0;
+}
+
 /* The child: joins, works, sends, exits.  Never returns. */
 static void child(int pid, int sock, ipc_ns_fn fn, void *arg)
 {
     ipc_ns_result res;
     char path[64], cbuf[CMSG_SPACE(sizeof(int) * IPC_NS_MAX_FDS)];
-    int net = -1, mnt = -1, root, fail = 0;
+    int net = -1, mnt = -1, root, fail = 0, ids;
+    unsigned uid = 0, gid = 0;
     struct iovec iov;
     struct msghdr msg;
 
@@ -62,6 +97,7 @@ static void child(int pid, int sock, ipc_ns_fn fn, void *arg)
     /* (opened before joining: afterwards /proc is the container's) */
     snprintf(path, sizeof(path), "/proc/%d/root", pid);
     root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ids = target_ids(pid, &uid, &gid);
     if (differs(pid, "net")) {
         snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
         net = open(path, O_RDONLY | O_CLOEXEC);
@@ -80,6 +116,10 @@ static void child(int pid, int sock, ipc_ns_fn fn, void *arg)
         fail = 1;
     } else if (fchdir(root) < 0 || chroot(".") < 0 || chdir("/") < 0) {
         snprintf(res.err, sizeof(res.err), "cannot take process %d's root as ours: %s", pid, strerror(errno));
+        fail = 1;
+    } else if (ids < 0 || become(uid, gid) < 0) {
+        snprintf(res.err, sizeof(res.err), "cannot take process %d's user (uid %u, gid %u) in its namespaces: %s",
+                 pid, uid, gid, ids < 0 ? "its /proc status is unreadable" : strerror(errno));
         fail = 1;
     }
     if (fail)

@@ -27,18 +27,28 @@ void ipc_set_warning(void (*fn)(const char *line))
     g_warn = fn;
 }
 
+int ipc_parse_status_ids(const char *text, const char *key, unsigned *eff, unsigned *fs)
+{
+    char line[8];
+    const char *p;
+    unsigned r, e, s, f;
+    size_t n = strlen(key);
+
+    if (n + 2 > sizeof(line))
+        return -1;
+    line[0] = '\n';
+    memcpy(line + 1, key, n + 1);
+    p = strncmp(text, key, n) == 0 ? text - 1 : strstr(text, line);
+    if (!p || sscanf(p + 1 + n, "%u %u %u %u", &r, &e, &s, &f) != 4)
+        return -1;
+    *eff = e;
+    *fs = f;
+    return 0;
+}
+
 int ipc_parse_status_uids(const char *text, unsigned *euid, unsigned *fsuid)
 {
-    const char *p = strstr(text, "\nUid:");
-    unsigned r, e, s, f;
-
-    if (!p && strncmp(text, "Uid:", 4) == 0)
-        p = text - 1;
-    if (!p || sscanf(p + 5, "%u %u %u %u", &r, &e, &s, &f) != 4)
-        return -1;
-    *euid = e;
-    *fsuid = f;
-    return 0;
+    return ipc_parse_status_ids(text, "Uid:", euid, fsuid);
 }
 
 int ipc_process_uids(int pid, unsigned *euid, unsigned *fsuid)

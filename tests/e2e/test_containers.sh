@@ -236,6 +236,73 @@ test_container_user_namespace() {
     assert_eq 0 "$?" "the container's exit code"
 }
 
+# A process of another user in that user's own user, mount and network
+# namespaces (unshare, no privilege needed), its /tmp a bind mount of a
+# directory of root's that the user may enter but not write: root's `stack`
+# and `heap` make nothing there, even when the process ends while they
+# wait on it (root could not enter its namespaces again to clean up).
+# Inside a process's namespaces clrprobe works as the process's user, so
+# it can make only what that user could: here nothing, and it says why.
+# (The program is outside /tmp, which the bind mount hides.)
+test_container_users_own_namespace_gets_nothing_of_roots() {
+    [[ $(id -u) -eq 0 ]] || skip "needs root"
+    command -v setpriv >/dev/null && unshare --help 2>/dev/null | grep -q -- --map-root-user ||
+        skip "needs setpriv and unshare --map-root-user (util-linux)"
+    [[ -d /var/tmp ]] || skip "no /var/tmp"
+    local dir rootonly cmd
+    dir=$(mktemp -d /var/tmp/clrprobe-ns.XXXXXX) || { fail "cannot make a directory in /var/tmp"; return; }
+    rootonly=$(mktemp -d /tmp/clrprobe-rootonly.XXXXXX) || { fail "cannot make a directory in /tmp"; return; }
+    at_exit "rm -rf '$dir' '$rootonly'"
+    chmod 755 "$dir" "$rootonly"
+    cp "$CLRPROBE" "$AGENT" "$dir/" && cp -r "$ROOT/build/sample" "$dir/sample" && chmod -R a+rX "$dir" ||
+        { fail "cannot copy clrprobe and the sample to $dir"; return; }
+    install -d -m 700 -o 65534 -g 65534 "$dir/out" "$dir/out/tmp"
+    cat >"$dir/ns.sh" <<'SH'
+#!/bin/sh
+# ns.sh PIDFILE ROOTONLY TMPDIR COMMAND...: COMMAND with ROOTONLY as /tmp
+echo $$ >"$1"
+mount --bind "$2" /tmp || exit 9
+TMPDIR=$3
+export TMPDIR
+shift 3
+if [ -n "${SANITIZER_PRELOAD:-}" ]; then
+    LD_PRELOAD=$SANITIZER_PRELOAD ASAN_OPTIONS=detect_leaks=0
+    export LD_PRELOAD ASAN_OPTIONS
+fi
+exec "$@"
+SH
+    chmod 755 "$dir/ns.sh"
+    for cmd in stack heap; do
+        rm -f "$dir/out/pid" "$dir/out/$cmd.out"
+        (cd "$dir" && setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-root-user --mount \
+            --net "$dir/ns.sh" "$dir/out/pid" "$rootonly" "$dir/out/tmp" "$dir/sample/Sample" spin 60 \
+            >"$dir/out/$cmd.out" 2>&1 &)
+        wait_for_text "$dir/out/$cmd.out" 30 "started" ||
+            { cat "$dir/out/$cmd.out"; skip "no process in a user namespace of its own here (unprivileged user namespaces off?)"; }
+        local tpid s
+        tpid=$(cat "$dir/out/pid")
+        at_exit "kill -9 $tpid 2>/dev/null"
+        kill -STOP "$tpid"                 # (it never answers: the command waits on it)
+        if [[ $cmd == stack ]]; then
+            "$dir/clrprobe" stack "$tpid" --timeout 20s >c.out 2>c.err &
+        else
+            "$dir/clrprobe" heap "$tpid" -o h.clrp >c.out 2>c.err &
+        fi
+        s=$!
+        # until the command made something there, or gave up
+        for _ in $(seq 300); do
+            [[ -n $(ls -A "$rootonly") ]] && break
+            kill -0 "$s" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$tpid"                    # (its namespaces are gone with it)
+        wait "$s"
+        echo "$cmd: exit $?: $(cat c.err)"
+        assert_eq "" "$(ls -A "$rootonly")" "what root's $cmd left in the directory under the user's /tmp"
+        assert_contains c.err "Permission denied" "why $cmd could not"
+    done
+}
+
 # make deb's package, installed with apt in the container (no network: its
 # dependencies are Debian 11's own), runs there.
 test_container_debian_package_installs() {

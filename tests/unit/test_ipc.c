@@ -479,6 +479,10 @@ TEST(ipc_status_uids_and_socket_owner)
     CHECK_EQ(ipc_parse_status_uids("Name:\tx\nUid:\t5\t6\n", &e, &f), -1);
     CHECK_EQ(ipc_parse_status_uids("Name:\tUid:\t1 2 3 4\n", &e, &f), -1);   /* (not at a line's start) */
     CHECK_EQ(ipc_parse_status_uids("", &e, &f), -1);
+    CHECK_EQ(ipc_parse_status_ids("Uid:\t1\t2\t3\t4\nGid:\t10\t20\t30\t40\n", "Gid:", &e, &f), 0);
+    CHECK_EQ(e, 20);
+    CHECK_EQ(f, 40);
+    CHECK_EQ(ipc_parse_status_ids("Uid:\t1\t2\t3\t4\n", "Gid:", &e, &f), -1);
     CHECK(ipc_socket_owner_ok(1003, 1001, 1003));
     CHECK(ipc_socket_owner_ok(1001, 1001, 1003));
     CHECK(!ipc_socket_owner_ok(65534, 0, 0));
