@@ -100,6 +100,34 @@ YML
     cmp -s plain.out target.out || fail "the program's output changed"
 }
 
+# A diagnostics socket nobody forged for a root process (its pid and start
+# time are public) is not served: root's serve neither lists the process
+# nor reads it, names the socket once on its stderr, and sends it nothing;
+# the real .NET process beside it is served as before.
+test_serve_forged_socket_is_not_served() {
+    other_user_setup
+    local tmp="$OTHER_DIR/tmp" live victim
+    install -d -m 1777 "$tmp"
+    TMPDIR="$tmp" "$SAMPLE" spin 60 >live.out 2>&1 &
+    live=$!
+    at_exit "kill $live 2>/dev/null"
+    wait_for_text live.out 30 "spin started" || { fail "the sample did not start"; return; }
+    sleep 60 &
+    victim=$!
+    at_exit "kill $victim 2>/dev/null"
+    install -m 666 /dev/null "$OTHER_OUT/sent.log"
+    forge_diag_socket "$victim" "$tmp" "$OTHER_OUT/sent.log" other || return
+    TMPDIR="$tmp" serve_start --pids "$live,$victim" || return
+    until_reading "$live" || { fail "serve does not read process $live: $(get /processes)"; return; }
+    assert_eq "" "$(get /processes | jq -r --argjson p "$victim" '.[] | select(.pid == $p) | .pid')" \
+        "root's sleep $victim in /processes"
+    assert_eq 0 "$(get /metrics | grep -c "pid=\"$victim\"")" "series of root's sleep $victim"
+    assert_eq 404 "$(get "/pid/$victim/debug/pprof/profile?seconds=1" -o /dev/null -w '%{http_code}')" \
+        "a profile of root's sleep"
+    assert_eq 1 "$(grep -c "skipped $FORGED: made by uid 65534 (nobody)" serve.err)" "lines naming the fake: $(cat serve.err)"
+    assert_eq 0 "$(stat -c %s "$OTHER_OUT/sent.log")" "bytes sent to nobody's socket"
+}
+
 test_serve_bad_requests_and_ends() {
     "$SAMPLE" rates 30 >target.out 2>/dev/null &
     local pid=$! code
