@@ -38,8 +38,11 @@ int ipc_parse_status_ids(const char *text, const char *key, unsigned *eff, unsig
         return -1;
     line[0] = '\n';
     memcpy(line + 1, key, n + 1);
-    p = strncmp(text, key, n) == 0 ? text - 1 : strstr(text, line);
-    if (!p || sscanf(p + 1 + n, "%u %u %u %u", &r, &e, &s, &f) != 4)
+    if (strncmp(text, key, n) == 0)
+        p = text + n;
+    else if ((p = strstr(text, line)) != NULL)
+        p += 1 + n;
+    if (!p || sscanf(p, "%u %u %u %u", &r, &e, &s, &f) != 4)
         return -1;
     *eff = e;
     *fs = f;
