@@ -76,17 +76,19 @@ pair() {
                  2>/dev/null; times >"$OUT/attach.times") &
             scraper=$! ;;
         metrics|profile)
-            taskset -c "$b" "$CLRPROBE" serve --listen 127.0.0.1:0 --pids "$web" 2>"$OUT/serve.err" &
+            taskset -c "$b" "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$OUT/serve.token" --pids "$web" \
+                2>"$OUT/serve.err" &
             serve=$!
             until port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' "$OUT/serve.err") && [[ -n $port ]]; do
                 sleep 0.05
             done
+            auth="Authorization: Bearer $(cat "$OUT/serve.token")"
             if [[ $cfg == metrics ]]; then
                 (while kill -0 "$web" 2>/dev/null; do
-                     taskset -c "$b" curl -s -o /dev/null "http://127.0.0.1:$port/metrics"; sleep 1; done) &
+                     taskset -c "$b" curl -s -H "$auth" -o /dev/null "http://127.0.0.1:$port/metrics"; sleep 1; done) &
             else
                 (sleep 2; while kill -0 "$web" 2>/dev/null; do
-                     taskset -c "$b" curl -s -o /dev/null --max-time 40 \
+                     taskset -c "$b" curl -s -H "$auth" -o /dev/null --max-time 40 \
                          "http://127.0.0.1:$port/pid/$web/debug/pprof/profile?seconds=10"
                      sleep 5; done) &
             fi

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "common/duration.h"
 #include "serve/endpoints.h"
+#include "serve/token.h"
 
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -19,7 +20,8 @@
 #define EXIT_INTERRUPTED_SERVE 130
 
 static const char serve_usage[] =
-    "usage: clrprobe serve [--listen ADDR:PORT] [--meters LIST] [--interval TIME] [--pids LIST]\n"
+    "usage: clrprobe serve [--listen ADDR:PORT] [--token-file FILE | --no-auth] [--meters LIST]\n"
+    "                      [--interval TIME] [--pids LIST]\n"
     "\n"
     "Serves over HTTP, for every .NET process this user can reach on the host (the\n"
     "processes of its containers too, as root), the runtime metrics clrprobe counters\n"
@@ -40,11 +42,20 @@ static const char serve_usage[] =
     "Each process gets its own metrics session (as clrprobe counters; a process is\n"
     "let finish its first 2 s of start-up first), kept while it runs.  Ctrl-C or\n"
     "SIGTERM stops serving and ends every session; a second one leaves at once.\n"
+    "Every request must carry 'Authorization: Bearer TOKEN' (else 401): the token is\n"
+    "read from a file only this user can read, made with a new random token when it\n"
+    "does not exist (its path said on stderr); Prometheus: authorization:\n"
+    "credentials_file; curl -H \"Authorization: Bearer $(cat FILE)\".\n"
     "\n"
     "options:\n"
     "  --listen ADDR:PORT  where to listen (default 127.0.0.1:9440; [::1]:9440 for IPv6;\n"
     "                      port 0: any free one, said on stderr).  Anyone who can reach\n"
-    "                      it can read the metrics: listen wider only behind a firewall\n"
+    "                      it can try: listen wider only behind a firewall\n"
+    "  --token-file FILE   the token's file (default /run/clrprobe/serve.token as root,\n"
+    "                      else $XDG_RUNTIME_DIR/clrprobe/serve.token): a regular file of\n"
+    "                      this user's, mode 0600, made when missing\n"
+    "  --no-auth           ask no credentials: whoever reaches the port reads every\n"
+    "                      process's metrics and command line and has serve attach to it\n"
     "  --meters LIST       meters, as clrprobe counters takes them (default System.Runtime)\n"
     "  --interval TIME     how often the processes aggregate, whole seconds (default 1s)\n"
     "  --pids LIST         only these processes (pids separated by commas, as this host\n"
@@ -110,10 +121,14 @@ int cmd_serve(int argc, char **argv)
         { "meters", required_argument, NULL, 'm' },
         { "interval", required_argument, NULL, 'i' },
         { "pids", required_argument, NULL, 'P' },
+        { "token-file", required_argument, NULL, 'T' },
+        { "no-auth", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char addr[64] = "127.0.0.1", err[512];
+    char addr[64] = "127.0.0.1", err[1024], token[TOKEN_CAP] = "", token_path[1024] = "";
+    const char *token_file = NULL;
+    int no_auth = 0, created = 0;
     const char *meters = "System.Runtime";
     unsigned port = SERVE_DEFAULT_PORT;
     double refresh_s = 1;
@@ -162,6 +177,12 @@ int cmd_serve(int argc, char **argv)
             } while (*end);
             break;
         }
+        case 'T':
+            token_file = optarg;
+            break;
+        case 'N':
+            no_auth = 1;
+            break;
         case 'h':
             fputs(serve_usage, stdout);
             return 0;
@@ -173,6 +194,22 @@ int cmd_serve(int argc, char **argv)
     if (optind < argc) {
         cli_error("serve: unexpected argument '%s' (see clrprobe serve --help)", argv[optind]);
         return EXIT_USAGE;
+    }
+    if (no_auth && token_file) {
+        cli_error("serve: --no-auth and --token-file exclude each other");
+        return EXIT_USAGE;
+    }
+    if (!no_auth) {
+        if (token_file)
+            snprintf(token_path, sizeof(token_path), "%s", token_file);
+        else if (token_default_path(token_path, sizeof(token_path), err, sizeof(err)) < 0) {
+            cli_error("serve: %s", err);
+            return 1;
+        }
+        if (token_load(token_path, token, sizeof(token), &created, err, sizeof(err)) < 0) {
+            cli_error("serve: %s", err);
+            return 1;
+        }
     }
 
     /* signals are taken by sigwait below; the threads started now inherit the mask */
@@ -188,17 +225,25 @@ int cmd_serve(int argc, char **argv)
         return 1;
     }
     /* (listening first: a serve that cannot listen never touches a process) */
-    if (!(http = http_start(addr, port, endpoints_handle, f, err, sizeof(err))) || fleet_run(f) < 0) {
+    if (!(http = http_start(addr, port, no_auth ? NULL : token, endpoints_handle, f, err, sizeof(err))) ||
+        fleet_run(f) < 0) {
         cli_error("serve: %s", http ? "cannot start a thread" : err);
         http_stop(http);
         fleet_stop(f);
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
+    memset(token, 0, sizeof(token));       /* (the server keeps its own copy) */
+    if (no_auth)
+        cli_error("serve: --no-auth: no credentials asked: whoever reaches %s:%u reads every .NET process's "
+                  "metrics and command line, and has serve attach to it for profiles, stacks and heap snapshots",
+                  addr, http_port(http));
+    else
+        cli_error("serve: every request must send 'Authorization: Bearer TOKEN'; the token is in %s (%s, mode 0600)",
+                  token_path, created ? "made now" : "read");
     if (!loopback(addr))
-        cli_error("serve: listening on %s, not on this host's loopback: whoever reaches it can read the metrics "
-                  "of every .NET process this user can; put a firewall or an authenticating proxy in front",
-                  addr);
+        cli_error("serve: listening on %s, not on this host's loopback: whoever reaches it can try; put a firewall "
+                  "in front%s", addr, no_auth ? ", or drop --no-auth" : "");
     cli_error("serve: serving http://%s%s%s:%u/metrics and /processes (and /pid/PID/debug/pprof/...) for the "
               ".NET processes this user can reach; Ctrl-C stops", strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
               http_port(http));

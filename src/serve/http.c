@@ -2,6 +2,7 @@
  * The library's header gives the types; each function is reached through
  * a pointer of its own type, found once at start. */
 #include "serve/http.h"
+#include "serve/token.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -40,6 +41,7 @@ struct http_server {
     http_handler fn;
     void *ctx;
     unsigned port;
+    char token[TOKEN_CAP];      /* asked of every request ("": none asked) */
 };
 
 static int load(char *err, size_t errlen)
@@ -120,6 +122,8 @@ static enum MHD_Result answer(struct MHD_Connection *c, const http_response *res
     mhd.add_response_header(r, "Content-Type", res->content_type ? res->content_type : "text/plain; charset=utf-8");
     if (res->encoding)
         mhd.add_response_header(r, "Content-Encoding", res->encoding);
+    if (res->status == 401)
+        mhd.add_response_header(r, "WWW-Authenticate", "Bearer realm=\"clrprobe serve\"");
     mhd.add_response_header(r, "Cache-Control", "no-store");
     mhd.add_response_header(r, "X-Content-Type-Options", "nosniff");
     ok = mhd.queue_response(c, res->status, r);
@@ -140,6 +144,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version;
     (void)upload_data;
     (void)con_cls;
+    /* the credentials before anything else: a caller without them learns
+     * nothing, not even which paths exist */
+    if (s->token[0] &&
+        !token_matches(s->token, mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))) {
+        http_text(&res, 401, NULL, "unauthorized: send the header 'Authorization: Bearer TOKEN' with serve's token\n");
+        return answer(c, &res, head);
+    }
     if (strcmp(method, "GET") && !head) {
         http_text(&res, 405, NULL, "only GET and HEAD are served\n");
         return answer(c, &res, 0);
@@ -159,7 +170,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return answer(c, &res, head);
 }
 
-http_server *http_start(const char *addr, unsigned port, http_handler fn, void *ctx, char *err, size_t errlen)
+http_server *http_start(const char *addr, unsigned port, const char *token, http_handler fn, void *ctx, char *err,
+                        size_t errlen)
 {
     struct sockaddr_in6 a6;
     struct sockaddr_in a4;
@@ -194,6 +206,12 @@ http_server *http_start(const char *addr, unsigned port, http_handler fn, void *
     }
     s->fn = fn;
     s->ctx = ctx;
+    if (token && strlen(token) >= sizeof(s->token)) {
+        snprintf(err, errlen, "the token is too long");
+        free(s);
+        return NULL;
+    }
+    snprintf(s->token, sizeof(s->token), "%s", token ? token : "");
     s->daemon = mhd.start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, s,
                                  MHD_OPTION_SOCK_ADDR, sa,
                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,

@@ -42,9 +42,12 @@ int http_client_gone(const http_request *req);
 typedef struct http_server http_server;
 
 /* Serves on addr ("127.0.0.1", "::1", "0.0.0.0", "::") and port (0: any
- * free one) until http_stop.  NULL with err set when libmicrohttpd is not
- * installed or the address cannot be bound. */
-http_server *http_start(const char *addr, unsigned port, http_handler fn, void *ctx, char *err, size_t errlen);
+ * free one) until http_stop; when token is not NULL, every request must
+ * carry "Authorization: Bearer TOKEN" (else 401, before anything else is
+ * looked at).  NULL with err set when libmicrohttpd is not installed or
+ * the address cannot be bound. */
+http_server *http_start(const char *addr, unsigned port, const char *token, http_handler fn, void *ctx, char *err,
+                        size_t errlen);
 
 /* The port it listens on. */
 unsigned http_port(const http_server *s);

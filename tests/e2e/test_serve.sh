@@ -11,23 +11,27 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# serve_start ARGS...: `clrprobe serve --listen 127.0.0.1:0 ARGS` (SERVE_PID), its port in SERVE_PORT.
-# (The tests always name their processes with --pids: serve must not touch
-# the other .NET processes of the machine, other users' and other tests'.)
+# serve_start ARGS...: `clrprobe serve --listen 127.0.0.1:0 --token-file serve.token ARGS`
+# (SERVE_PID), its port in SERVE_PORT, its token in SERVE_TOKEN and as curl's
+# header in AUTH.  (The tests always name their processes with --pids: serve
+# must not touch the other .NET processes of the machine, other users' and
+# other tests'.)
 serve_start() {
-    "$CLRPROBE" serve --listen 127.0.0.1:0 "$@" 2>serve.err &
+    "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$PWD/serve.token" "$@" 2>serve.err &
     SERVE_PID=$!
     at_exit "kill $SERVE_PID 2>/dev/null"
     wait_for_text serve.err 20 "/metrics and /processes" || { fail "serve did not start: $(cat serve.err)"; return 1; }
     SERVE_PORT=$(sed -n 's/.*serving http:\/\/127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' serve.err)
     [[ -n $SERVE_PORT ]] || { fail "no port in: $(cat serve.err)"; return 1; }
+    SERVE_TOKEN=$(cat serve.token)
+    AUTH=(-H "Authorization: Bearer $SERVE_TOKEN")
 }
 
 # get PATH [CURL ARGS...]: the body of http://127.0.0.1:SERVE_PORT/PATH
 get() {
     local path=$1
     shift
-    curl -s --max-time 10 "$@" "http://127.0.0.1:$SERVE_PORT$path"
+    curl -s --max-time 10 "${AUTH[@]}" "$@" "http://127.0.0.1:$SERVE_PORT$path"
 }
 
 # until_reading PID: waits (30 s at most) until serve reads PID's metrics.
@@ -69,6 +73,8 @@ global:
   evaluation_interval: 1s
 scrape_configs:
   - job_name: clrprobe
+    authorization:
+      credentials_file: $PWD/serve.token
     static_configs:
       - targets: ["127.0.0.1:$SERVE_PORT"]
 YML
@@ -128,6 +134,74 @@ test_serve_forged_socket_is_not_served() {
     assert_eq 0 "$(stat -c %s "$OTHER_OUT/sent.log")" "bytes sent to nobody's socket"
 }
 
+# Credentials by default: as another user (nobody), every path of root's
+# serve answers 401 without the token, with a wrong one of the same length,
+# a shorter one or another scheme, and says nothing of the processes; with
+# the token, a profile is served.  The token file serve made is 0600 and
+# holds 64 hex digits, which are neither on serve's command line nor on its
+# stderr.  A token file another user could read or replace is refused, one
+# line why; --no-auth asks nothing and says what that exposes.
+test_serve_asks_credentials_of_everyone() {
+    other_user_setup
+    "$SAMPLE" rates 30 >target.out 2>/dev/null &
+    local pid=$! path code bad wrong
+    at_exit "kill $pid 2>/dev/null"
+    wait_for_text target.out 30 "rates started" || { fail "the sample did not start"; return; }
+    serve_start --pids "$pid" || return
+    until_reading "$pid" || { fail "serve does not read process $pid"; return; }
+    assert_eq "600 0" "$(stat -c '%a %u' serve.token)" "the token file made"
+    [[ $SERVE_TOKEN =~ ^[0-9a-f]{64}$ ]] || fail "the token is not 64 hex digits: '$SERVE_TOKEN'"
+    tr '\0' ' ' <"/proc/$SERVE_PID/cmdline" | grep -q "$SERVE_TOKEN" && fail "the token is on serve's command line"
+    grep -q "$SERVE_TOKEN" serve.err && fail "the token is on serve's stderr"
+    wrong=$(printf '%s' "$SERVE_TOKEN" | tr '0-9a-f' '1-9a-f0')
+    for path in /metrics /processes "/pid/$pid/debug/pprof/profile?seconds=1" "/pid/$pid/debug/pprof/heap" \
+        "/pid/$pid/debug/pprof/goroutine" "/pid/$pid/debug/pprof/allocs?seconds=1" \
+        "/pid/$pid/debug/pprof/mutex?seconds=1" /nothing-here; do
+        for bad in "" "Bearer $wrong" "Bearer ${SERVE_TOKEN:0:63}" "Bearer ${SERVE_TOKEN}x" "Basic $SERVE_TOKEN" \
+            "bearer $SERVE_TOKEN"; do
+            code=$(as_other_user curl -s --max-time 10 ${bad:+-H "Authorization: $bad"} -o "$OTHER_OUT/body" \
+                -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT$path")
+            assert_eq 401 "$code" "nobody on $path with '${bad:0:12}...'"
+            grep -q -e "$pid" -e Sample "$OTHER_OUT/body" && fail "the refusal of $path names the process"
+        done
+    done
+    code=$(as_other_user curl -s --max-time 30 -H "Authorization: Bearer $SERVE_TOKEN" -o "$OTHER_OUT/p.pb.gz" \
+        -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/pid/$pid/debug/pprof/profile?seconds=1")
+    assert_eq 200 "$code" "a profile with the token"
+    kill -TERM "$SERVE_PID"
+    wait "$SERVE_PID"
+    # token files that are not this user's alone
+    printf '%s\n' "$SERVE_TOKEN" >open.token
+    chmod 644 open.token
+    expect_error 1 "the token file $PWD/open.token must be this user's (uid 0) and readable by it alone (it is uid 0's, mode 0644)" \
+        "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$PWD/open.token"
+    install -m 600 -o 65534 open.token nobodys.token
+    expect_error 1 "(it is uid 65534's, mode 0600)" "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$PWD/nobodys.token"
+    ln -s serve.token link.token
+    expect_error 1 "cannot read the token file $PWD/link.token: it is a symbolic link" \
+        "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$PWD/link.token"
+    mkfifo fifo.token
+    expect_error 1 "the token file $PWD/fifo.token is not a regular file" \
+        timeout 10 "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$PWD/fifo.token"
+    install -m 600 /dev/null short.token
+    echo short >short.token
+    expect_error 1 "the token in $PWD/short.token must be 16 to" \
+        "$CLRPROBE" serve --listen 127.0.0.1:0 --token-file "$PWD/short.token"
+    expect_error 2 "serve: --no-auth and --token-file exclude each other" \
+        "$CLRPROBE" serve --no-auth --token-file "$PWD/serve.token"
+    # --no-auth: nothing asked, and said
+    "$CLRPROBE" serve --listen 127.0.0.1:0 --no-auth --pids "$pid" 2>open.err &
+    local open=$! port
+    at_exit "kill $open 2>/dev/null"
+    wait_for_text open.err 20 "/metrics and /processes" || { fail "serve --no-auth did not start"; return; }
+    assert_contains open.err "serve: --no-auth: no credentials asked: whoever reaches 127.0.0.1:" "what --no-auth exposes"
+    port=$(sed -n 's/.*serving http:\/\/127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' open.err)
+    assert_eq 200 "$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/processes")" \
+        "/processes without a token under --no-auth"
+    kill -TERM "$open"
+    wait "$open"
+}
+
 test_serve_bad_requests_and_ends() {
     "$SAMPLE" rates 30 >target.out 2>/dev/null &
     local pid=$! code
@@ -175,7 +249,7 @@ except Exception: pass' "$SERVE_PORT"
     kill -TERM "$SERVE_PID"
     wait "$SERVE_PID"
     assert_eq 0 "$?" "serve's exit code after SIGTERM"
-    assert_eq 1 "$(wc -l <serve.err | tr -d ' ')" "serve's stderr: $(cat serve.err)"
+    assert_eq 2 "$(wc -l <serve.err | tr -d ' ')" "serve's stderr: $(cat serve.err)"
 }
 
 test_serve_bad_input() {
@@ -183,21 +257,21 @@ test_serve_bad_input() {
         "$CLRPROBE" serve --listen localhost
     expect_error 2 "serve: --interval takes whole seconds (1s to 1h), not '1.5s'" "$CLRPROBE" serve --interval 1.5s
     expect_error 2 "serve: unexpected argument 'x'" "$CLRPROBE" serve x
-    expect_error 1 "serve: 'nohost' is not an IPv4 or IPv6 address" "$CLRPROBE" serve --listen nohost:1
+    expect_error 1 "serve: 'nohost' is not an IPv4 or IPv6 address" "$CLRPROBE" serve --listen nohost:1 --no-auth
     expect_error 2 "serve: --pids takes up to 64 process ids separated by commas, not '12,x'" \
         "$CLRPROBE" serve --pids 12,x
     # a port that is taken
     serve_start --pids 999999999 || return
     expect_error 1 "serve: cannot listen on 127.0.0.1:$SERVE_PORT (the port is taken, or needs privileges)" \
-        "$CLRPROBE" serve --listen "127.0.0.1:$SERVE_PORT"
+        "$CLRPROBE" serve --listen "127.0.0.1:$SERVE_PORT" --no-auth
     kill -TERM "$SERVE_PID"
     wait "$SERVE_PID"
     # listening wider is said
-    "$CLRPROBE" serve --listen 0.0.0.0:0 --pids 999999999 2>wide.err &
+    "$CLRPROBE" serve --listen 0.0.0.0:0 --token-file "$PWD/wide.token" --pids 999999999 2>wide.err &
     local wide=$!
     at_exit "kill $wide 2>/dev/null"
     wait_for_text wide.err 20 "/metrics and /processes" || fail "serve on 0.0.0.0 did not start"
-    assert_contains wide.err "serve: listening on 0.0.0.0, not on this host's loopback: whoever reaches it can read" \
+    assert_contains wide.err "serve: listening on 0.0.0.0, not on this host's loopback: whoever reaches it can try" \
         "the warning"
     kill -TERM "$wide"
     wait "$wide"
@@ -214,24 +288,27 @@ test_serve_pprof_profiles_for_go_tool_pprof() {
     until_reading "$pid" || { fail "serve does not read process $pid"; return; }
     base="http://127.0.0.1:$SERVE_PORT/pid/$pid/debug/pprof"
     # go tool pprof fetches a CPU profile over HTTP and finds the hot method (the busy thread's)
-    PPROF_TMPDIR=$PWD HOME=$PWD go tool pprof -top -seconds 3 "$base/profile" >cpu.top 2>cpu.err
+    curl -s --max-time 30 "${AUTH[@]}" -o cpu.pb.gz "$base/profile?seconds=3"
+    PPROF_TMPDIR=$PWD HOME=$PWD go tool pprof -top cpu.pb.gz >cpu.top 2>cpu.err
     assert_eq 0 "$?" "go tool pprof: $(tail -3 cpu.err)"
     head -12 cpu.top
     grep -q '^Type: cpu$' cpu.top || fail "not a CPU profile"
     top=$(awk '/flat%/ {getline; print $NF; exit}' cpu.top)
     assert_eq ClrProbe.Sample.RatesScenario.Busy "$top" "the top function"
     # allocations: Go's sample types, the program's 20 MiB a second in byte arrays
-    pprof_get() {   # ARGS... URL: go tool pprof fetching over HTTP
-        PPROF_TMPDIR=$PWD HOME=$PWD go tool pprof "$@" 2>&1
+    pprof_get() {   # ARGS... URL: the profile fetched with serve's token, then read by go tool pprof
+        local url=${*: -1} args=("${@:1:$#-1}")
+        curl -s --max-time 30 "${AUTH[@]}" -o fetched.pb.gz "$url" || return 1
+        PPROF_TMPDIR=$PWD HOME=$PWD go tool pprof "${args[@]}" fetched.pb.gz 2>&1
     }
-    pprof_get -seconds 2 -sample_index=alloc_space -top "$base/allocs" >allocs.top || fail "allocs: $(head -3 allocs.top)"
+    pprof_get -sample_index=alloc_space -top "$base/allocs?seconds=2" >allocs.top || fail "allocs: $(head -3 allocs.top)"
     grep -q '^Type: alloc_space$' allocs.top || fail "allocs: not alloc_space: $(head -5 allocs.top)"
     awk '/flat%/ {getline; print $NF; exit}' allocs.top | grep -qx 'System.Byte\[\]' || fail "allocs: the top type"
     # the live heap: a snapshot's inuse_space by type
     pprof_get -top "$base/heap" >heap.top || fail "heap: $(head -3 heap.top)"
     grep -q '^Type: inuse_space$' heap.top || fail "heap: not inuse_space: $(head -5 heap.top)"
     # lock waits: none in this program, so an empty profile of Go's mutex types
-    pprof_get -seconds 1 -raw "$base/mutex" >mutex.raw || fail "mutex: $(head -3 mutex.raw)"
+    pprof_get -raw "$base/mutex?seconds=1" >mutex.raw || fail "mutex: $(head -3 mutex.raw)"
     grep -q '^contentions/count delay/nanoseconds' mutex.raw || fail "mutex: sample types: $(head -8 mutex.raw)"
     # every thread's stack now, as Go's goroutine profile: the busy thread in Busy
     pprof_get -traces "$base/goroutine" >threads.txt || fail "goroutine: $(head -3 threads.txt)"
@@ -239,16 +316,16 @@ test_serve_pprof_profiles_for_go_tool_pprof() {
     grep -q '^Type: goroutine$' threads.txt || fail "goroutine: not a goroutine profile: $(head -5 threads.txt)"
     # two requests for one process at once: the second waits for the first (never two agents)
     t0=$(date +%s%N)
-    curl -s --max-time 60 -o a.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >a.code &
+    curl -s --max-time 60 "${AUTH[@]}" -o a.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >a.code &
     local first=$!
-    curl -s --max-time 60 -o b.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >b.code
+    curl -s --max-time 60 "${AUTH[@]}" -o b.pb.gz -w '%{http_code}\n' "$base/profile?seconds=2" >b.code
     wait "$first"
     t1=$(date +%s%N)
     assert_eq 200 "$(cat a.code)" "the first of two requests"
     assert_eq 200 "$(cat b.code)" "the second of two requests"
     (( (t1 - t0) / 1000000 >= 4000 )) || fail "two 2 s profiles of one process took $(( (t1 - t0) / 1000000 )) ms: they overlapped"
     assert_eq "" "$(ls -A tmp)" "files left in serve's TMPDIR"
-    assert_eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/metrics")" "/metrics after"
+    assert_eq 200 "$(get /metrics -o /dev/null -w '%{http_code}')" "/metrics after"
     wait "$pid"
     assert_eq 0 "$?" "the program's exit code"
     cmp -s plain.out target.out || fail "the program's output changed"
@@ -273,14 +350,14 @@ time.sleep(20)' "$SERVE_PORT" &
     sleep 0.5
     assert_eq 200 "$(get /metrics -o /dev/null -w '%{http_code}')" "/metrics beside a stalled client"
     # a client that goes away during a profile: the recording ends in its time, the next one is served
-    curl -s --max-time 1 -o /dev/null "$base/profile?seconds=2"
+    curl -s --max-time 1 "${AUTH[@]}" -o /dev/null "$base/profile?seconds=2"
     t0=$(date +%s%N)
-    code=$(curl -s --max-time 30 -o again.pb.gz -w '%{http_code}' "$base/profile?seconds=1")
+    code=$(curl -s --max-time 30 "${AUTH[@]}" -o again.pb.gz -w '%{http_code}' "$base/profile?seconds=1")
     assert_eq 200 "$code" "a profile after a client that vanished"
     go tool pprof -top again.pb.gz >/dev/null 2>&1 || fail "that profile does not decode"
     echo "the next profile came after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
     # the process exits during a profile: an HTTP error that says so, and serve lives on
-    code=$(curl -s --max-time 40 -o exited.txt -w '%{http_code}' "$base/profile?seconds=15")
+    code=$(curl -s --max-time 40 "${AUTH[@]}" -o exited.txt -w '%{http_code}' "$base/profile?seconds=15")
     echo "profile across the exit: $code $(head -c 200 exited.txt | tr -cd "[:print:]")"
     assert_eq 502 "$code" "the status of a profile the process did not live through"
     assert_contains exited.txt "process $pid exited during the profile" "its reason"
