@@ -163,9 +163,10 @@ check_shares() {
     assert_share "$(collapsed_share SharesTargets.BurnOneQuarter cpu.txt)" \
         "$(awk -v b="$n_burner" -v n="$n" 'BEGIN {printf "%.1f", 25 * b / n}')" "$n" "$SHARES_BIAS" \
         "$2: BurnOneQuarter share (1/4 of the burner's $n_burner samples)"
-    # the two burning threads hold nearly all of the CPU samples (the rest: the loop between two calls,
-    # the start, the runtime's threads: SHARES_BIAS)
-    awk -v a="$((n_busy + n_burner))" -v n="$n" -v b="$SHARES_BIAS" 'BEGIN {exit !(a >= (1 - 2 * b) * n)}' ||
+    # the two burning threads hold nearly all of the CPU samples (the rest: the loop between two calls and
+    # the runtime's threads, SHARES_BIAS of the run; and the start, whose CPU is the same whatever the
+    # run's length: up to 200 ms, 20 samples at 100 Hz, in a sanitized run beside busy processes)
+    awk -v a="$((n_busy + n_burner))" -v n="$n" -v b="$SHARES_BIAS" 'BEGIN {exit !(a >= (1 - 2 * b) * n - 20)}' ||
         fail "$2: the busy and burner threads hold $((n_busy + n_burner)) of the $n CPU samples"
     # each thread's own split: all of the busy thread in BurnOther, the burner's 3:1
     n=$n_busy
