@@ -204,3 +204,20 @@ ssize_t cp_read_small(const char *path, char *buf, size_t cap)
     buf[n] = '\0';
     return n;
 }
+
+ssize_t cp_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+
+    while (got < n) {
+        ssize_t r = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}

@@ -12,6 +12,7 @@
 #define CLRPROBE_COMMON_FILES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -63,5 +64,9 @@ int cp_file_check_fresh(int fd, const char *what, int ours, char *err, size_t er
 /* Reads a small file (a /proc entry) into buf: at most cap - 1 bytes,
  * NUL-terminated.  Its length, or -1 (cannot be opened or read). */
 ssize_t cp_read_small(const char *path, char *buf, size_t cap);
+
+/* Reads n bytes of fd at off (pread, again after EINTR and short reads):
+ * how many it read (fewer at the file's end: it may have shrunk), or -1. */
+ssize_t cp_pread_full(int fd, void *buf, size_t n, uint64_t off);
 
 #endif

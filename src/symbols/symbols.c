@@ -15,6 +15,7 @@
 #include "symbols/pdb.h"
 #include "symbols/le_bytes.h"
 #include "symbols/pe_debug.h"
+#include "common/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,18 +89,10 @@ static size_t stem_len(const char *path)
  * shrinks meanwhile: less).  0 or -1 (errno). */
 static int read_prefix(int fd, uint8_t *buf, size_t want, size_t *got)
 {
-    *got = 0;
-    while (*got < want) {
-        ssize_t r = pread(fd, buf + *got, want - *got, (off_t)*got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        *got += (size_t)r;
-    }
-    return 0;
+    ssize_t n = cp_pread_full(fd, buf, want, 0);
+
+    *got = n > 0 ? (size_t)n : 0;
+    return n < 0 ? -1 : 0;
 }
 
 /* How much of the file of size bytes open at fd a PDB reader needs: up to

@@ -120,19 +120,7 @@ damaged:
  * it has shrunk); -1 on an error. */
 static ssize_t read_at(int fd, uint8_t *buf, size_t n, size_t off)
 {
-    size_t got = 0;
-
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
+    return cp_pread_full(fd, buf, n, off);
 }
 
 int trace_open(const char *path, trace_file *tf, char *err, size_t errlen)

@@ -281,20 +281,18 @@ as_other_user() {
     (cd "$OTHER_DIR" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@")
 }
 
-# squat_as_other_user NAME LOG [ANSWER]: after other_user_setup, a process of
-# nobody's binds the abstract Unix socket @NAME first (as any local user
-# may), answers every connection with the line ANSWER (if given) and then
-# never again, and appends what it receives to LOG (in $OTHER_OUT).  Waits
-# until it listens; sets SQUAT_PID (killed when the test ends).
-squat_as_other_user() {
-    local name=$1 log=$2 answer=${3:-}
-    [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the squatter"
-    cat >"$OTHER_DIR/squat.py" <<'PY'
+# listener_py FILE: writes the tests' hostile listener, run as FILE ADDRESS
+# LOG ANSWER READY: binds ADDRESS (a path; an abstract name when it does not
+# start with /), writes its pid to READY once it listens, answers each
+# connection with the line ANSWER (if not empty), and appends what it
+# receives to LOG.
+listener_py() {
+    cat >"$1" <<'PY'
 import os, socket, sys, threading
 name, log, answer, ready = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind("\0" + name)
-s.listen(8)
+s.bind(name if name.startswith("/") else "\0" + name)
+s.listen(64)
 with open(ready + ".tmp", "w") as f:
     f.write(str(os.getpid()))
 os.rename(ready + ".tmp", ready)
@@ -313,6 +311,18 @@ while True:
     held.append(c)
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
+    chmod 644 "$1"
+}
+
+# squat_as_other_user NAME LOG [ANSWER]: after other_user_setup, a process of
+# nobody's binds the abstract Unix socket @NAME first (as any local user
+# may), answers every connection with the line ANSWER (if given) and then
+# never again, and appends what it receives to LOG (in $OTHER_OUT).  Waits
+# until it listens; sets SQUAT_PID (killed when the test ends).
+squat_as_other_user() {
+    local name=$1 log=$2 answer=${3:-}
+    [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the squatter"
+    listener_py "$OTHER_DIR/squat.py"
     rm -f "$OTHER_OUT/squat.ready"
     as_other_user /usr/bin/python3 "$OTHER_DIR/squat.py" "$name" "$OTHER_OUT/$log" "$answer" "$OTHER_OUT/squat.ready" &
     wait_for_text "$OTHER_OUT/squat.ready" 20 "" && SQUAT_PID=$(cat "$OTHER_OUT/squat.ready")
@@ -332,36 +342,14 @@ forge_diag_socket() {
     [[ -x /usr/bin/python3 ]] || skip "needs /usr/bin/python3 for the forger"
     key=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $20}')
     FORGED="$dir/dotnet-diagnostic-$pid-$key-socket"
-    cat >"$WORK/forge.py" <<'PY'
-import os, socket, sys, threading
-path, log, ready = sys.argv[1], sys.argv[2], sys.argv[3]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(path)
-s.listen(64)
-with open(ready + ".tmp", "w") as f:
-    f.write(str(os.getpid()))
-os.rename(ready + ".tmp", ready)
-held = []
-def serve(c):
-    while True:
-        data = c.recv(4096)
-        if not data:
-            return
-        with open(log, "ab") as f:
-            f.write(data)
-while True:
-    c, _ = s.accept()
-    held.append(c)
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-PY
-    chmod 644 "$WORK/forge.py"
+    listener_py "$WORK/forge.py"
     local ready="$dir/.forge-ready-$pid"
     rm -f "$ready"
     if [[ $user == other ]]; then
         cp "$WORK/forge.py" "$OTHER_DIR/forge.py" && chmod 644 "$OTHER_DIR/forge.py"
-        as_other_user /usr/bin/python3 "$OTHER_DIR/forge.py" "$FORGED" "$log" "$ready" &
+        as_other_user /usr/bin/python3 "$OTHER_DIR/forge.py" "$FORGED" "$log" "" "$ready" &
     else
-        /usr/bin/python3 "$WORK/forge.py" "$FORGED" "$log" "$ready" &
+        /usr/bin/python3 "$WORK/forge.py" "$FORGED" "$log" "" "$ready" &
     fi
     wait_for_text "$ready" 20 "" && FORGER_PID=$(cat "$ready")
     [[ -n ${FORGER_PID:-} ]] || { fail "the forger did not start"; return 1; }
